@@ -1,0 +1,204 @@
+"""Reading an input file into raw text records with the line each starts on.
+
+Formats: CSV, TSV, JSON Lines (by extension) and whitespace-separated TREC files. Every cell
+comes back as a string ("" where a value is missing); typing and checking are in ``schemas``.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from judge_app.io.errors import ImportFileError, Problem
+
+DELIMITERS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
+JSON_LINES = {".jsonl", ".ndjson"}
+
+
+def file_format(path: Path) -> str:
+    """'csv', 'tsv', 'jsonl' or 'trec', from the file name's extension."""
+    suffix = path.suffix.lower()
+    if suffix in DELIMITERS:
+        return "csv" if DELIMITERS[suffix] == "," else "tsv"
+    if suffix in JSON_LINES:
+        return "jsonl"
+    return "trec"
+
+
+@dataclass
+class Records:
+    """The cells of a file as strings, one row per record, and where each record starts."""
+
+    path: Path
+    frame: pd.DataFrame
+    _line_numbers: Callable[[], np.ndarray] = field(repr=False)
+    _lines: np.ndarray | None = field(default=None, repr=False)
+
+    def line(self, row: int) -> int:
+        """The 1-based line on which record ``row`` (0-based position) starts."""
+        if self._lines is None:
+            self._lines = self._line_numbers()
+        return int(self._lines[row])
+
+    def problem(self, row: int | None, column: str | None, reason: str) -> Problem:
+        return Problem(str(self.path), None if row is None else self.line(row), column, reason)
+
+
+def read_text(path: Path) -> str:
+    """The file's text: UTF-8 with or without a BOM, or ImportFileError saying why not."""
+    name = str(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ImportFileError([Problem(name, None, None, "file not found")]) from None
+    except IsADirectoryError:
+        raise ImportFileError([Problem(name, None, None, "is a folder, not a file")]) from None
+    except OSError as error:
+        raise ImportFileError([Problem(name, None, None, f"cannot read: {error.strerror}")]) from None
+    if b"\x00" in data:
+        line = data.count(b"\n", 0, data.index(b"\x00")) + 1
+        raise ImportFileError([Problem(name, line, None, "binary file: contains NUL bytes")])
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        byte = data[error.start]
+        raise ImportFileError(
+            [Problem(name, line, None, f"not UTF-8: byte 0x{byte:02x} at character {column}")]
+        ) from None
+    if not text.strip():
+        raise ImportFileError([Problem(name, None, None, "file is empty")])
+    return text
+
+
+def read_records(path: Path, fmt: str | None = None) -> Records:
+    """Parse a CSV/TSV/JSONL file with a header (or keys) naming its columns."""
+    fmt = fmt or file_format(path)
+    text = read_text(path)
+    if fmt == "jsonl":
+        return _read_json_lines(path, text)
+    return _read_delimited(path, text, "," if fmt == "csv" else "\t")
+
+
+_PANDAS_LINE = re.compile(r"line (\d+)")
+
+
+def _read_delimited(path: Path, text: str, sep: str) -> Records:
+    text = text.replace("\r\n", "\n")
+    try:
+        frame = pd.read_csv(
+            io.StringIO(text),
+            sep=sep,
+            dtype=str,
+            keep_default_na=False,
+            na_filter=False,
+            skip_blank_lines=True,
+            engine="c",
+        )
+    except (pd.errors.ParserError, ValueError, csv.Error) as error:
+        message = str(error).strip().splitlines()[-1]
+        found = _PANDAS_LINE.search(message)
+        line = int(found.group(1)) if found else None
+        reason = message.split("C error: ")[-1]
+        raise ImportFileError([Problem(str(path), line, None, reason)]) from None
+    except pd.errors.EmptyDataError:
+        raise ImportFileError([Problem(str(path), None, None, "file is empty")]) from None
+    frame = frame.fillna("")
+    frame.columns = [str(column).strip() for column in frame.columns]
+    return Records(path, frame, lambda: _delimited_line_numbers(text, sep, len(frame)))
+
+
+def _delimited_line_numbers(text: str, sep: str, rows: int) -> np.ndarray:
+    """The starting line of each data record, skipping the header and blank lines."""
+    starts: list[int] = []
+    previous_end = 0
+    reader = csv.reader(io.StringIO(text), delimiter=sep)
+    try:
+        for record in reader:
+            if record and any(record):
+                starts.append(previous_end + 1)
+            previous_end = reader.line_num
+    except csv.Error:
+        pass
+    lines = np.array(starts[1:], dtype=np.int64)
+    if len(lines) != rows:  # the csv module read the file differently: count plain lines
+        lines = np.arange(2, rows + 2, dtype=np.int64)
+    return lines
+
+
+def _read_json_lines(path: Path, text: str) -> Records:
+    rows: list[dict[str, str]] = []
+    lines: list[int] = []
+    problems: list[Problem] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as error:
+            problems.append(Problem(str(path), number, None, f"not JSON: {error.msg}"))
+            continue
+        if not isinstance(value, dict):
+            problems.append(Problem(str(path), number, None, "not a JSON object"))
+            continue
+        row = {}
+        for key, cell in value.items():
+            if isinstance(cell, (dict, list)):
+                problems.append(Problem(str(path), number, key, "a list or object, not a value"))
+            row[str(key).strip()] = _json_cell(cell)
+        rows.append(row)
+        lines.append(number)
+    if problems:
+        raise ImportFileError(problems)
+    frame = pd.DataFrame(rows, dtype=object).fillna("")
+    line_array = np.array(lines, dtype=np.int64)
+    return Records(path, frame, lambda: line_array)
+
+
+def _json_cell(cell: object) -> str:
+    if cell is None:
+        return ""
+    if isinstance(cell, bool):
+        return "true" if cell else "false"
+    return str(cell)
+
+
+def read_whitespace(path: Path, fields: int, names: list[str]) -> Records:
+    """Parse a TREC file: ``fields`` whitespace-separated values a line, no header.
+
+    Lines beginning with ``#`` are comments.
+    """
+    text = read_text(path)
+    rows: list[list[str]] = []
+    lines: list[int] = []
+    problems: list[Problem] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        parts = line.split()
+        if not parts or parts[0].startswith("#"):
+            continue
+        if len(parts) != fields:
+            problems.append(
+                Problem(str(path), number, None, f"expected {fields} fields, found {len(parts)}")
+            )
+            if len(problems) >= 20:
+                break
+            continue
+        rows.append(parts)
+        lines.append(number)
+    if problems:
+        raise ImportFileError(problems)
+    frame = pd.DataFrame(rows, columns=names, dtype=object)
+    line_array = np.array(lines, dtype=np.int64)
+    return Records(path, frame, lambda: line_array)

@@ -1,0 +1,149 @@
+"""Opening a judge_app database: the one object the rest of the code uses."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
+from sqlalchemy.orm import Session, sessionmaker
+
+from judge_app.store import schema
+from judge_app.store.errors import StoreError
+
+BUSY_TIMEOUT_MS = 30_000
+
+
+def database_url(path_or_url: str | Path) -> URL:
+    """An SQLAlchemy URL for a file path (SQLite) or a URL given as text."""
+    text = str(path_or_url)
+    if "://" in text:
+        try:
+            return make_url(text)
+        except ArgumentError as error:
+            raise StoreError(f"{text!r} is not a database URL: {error}") from None
+    return URL.create("sqlite+pysqlite", database=str(Path(text).expanduser().resolve()))
+
+
+class Database:
+    """An open judge_app database: an engine and the transactions made on it.
+
+    ``transaction()`` is one unit of work that writes (on SQLite it begins IMMEDIATE, so two
+    processes queue for the lock instead of failing half-way); ``reading()`` is a read-only
+    snapshot.
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._writer = sessionmaker(engine, expire_on_commit=False)
+        self._reader = sessionmaker(
+            engine.execution_options(sqlite_begin="DEFERRED"), expire_on_commit=False
+        )
+
+    @property
+    def url(self) -> URL:
+        return self.engine.url
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.engine.dialect.name == "sqlite"
+
+    def describe(self) -> str:
+        """The database as a user would name it: a file path or a URL without password."""
+        if self.is_sqlite:
+            return self.url.database or ":memory:"
+        return self.url.render_as_string(hide_password=True)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Session]:
+        """One unit of work: committed when the block ends, rolled back if it raises."""
+        with _translated_errors(self), self._writer.begin() as session:
+            yield session
+
+    @contextmanager
+    def reading(self) -> Iterator[Session]:
+        """A session for reads; nothing it does is committed."""
+        with _translated_errors(self), self._reader() as session:
+            yield session
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def __enter__(self) -> Database:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@contextmanager
+def _translated_errors(database: Database) -> Iterator[None]:
+    try:
+        yield
+    except OperationalError as error:
+        raise StoreError(f"{database.describe()}: {error.orig}") from error
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: sqlite3.Connection, _record: object) -> None:
+        dbapi_connection.isolation_level = None  # transactions are begun below, not by pysqlite
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=FULL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection) -> None:  # type: ignore[no-untyped-def]
+        mode = connection.get_execution_options().get("sqlite_begin", "IMMEDIATE")
+        if mode is not None:
+            connection.exec_driver_sql(f"BEGIN {mode}")
+
+
+def open_database(path_or_url: str | Path) -> Database:
+    """Open (creating if needed) a judge_app database and bring its schema to the newest.
+
+    A SQLite file is opened with foreign keys, WAL, ``synchronous=FULL`` and a busy timeout;
+    a copy is kept before a migration; a database from a newer judge_app is refused.
+    """
+    url = database_url(path_or_url)
+    if url.get_backend_name() == "sqlite":
+        _check_sqlite_file(url)
+        engine = create_engine(url)
+        _configure_sqlite(engine)
+    else:
+        try:
+            engine = create_engine(url, pool_pre_ping=True)
+        except (ArgumentError, ImportError) as error:
+            raise StoreError(f"cannot use {url.render_as_string()}: {error}") from None
+    database = Database(engine)
+    try:
+        schema.upgrade(engine)
+    except DBAPIError as error:
+        engine.dispose()
+        raise StoreError(f"cannot open {database.describe()}: {error.orig}") from None
+    except BaseException:
+        engine.dispose()
+        raise
+    return database
+
+
+def _check_sqlite_file(url: URL) -> None:
+    """Refuse paths that cannot hold a database, before SQLite makes an empty file there."""
+    if not url.database or url.database == ":memory:":
+        return
+    path = Path(url.database)
+    if path.is_dir():
+        raise StoreError(f"{path} is a folder, not a database file")
+    if not path.parent.is_dir():
+        raise StoreError(f"cannot create {path}: folder {path.parent} does not exist")
+    if path.exists() and path.stat().st_size > 0:
+        with path.open("rb") as handle:
+            if handle.read(16) != b"SQLite format 3\x00":
+                raise StoreError(f"{path} is not a SQLite database (it does not start like one)")

@@ -1,0 +1,11 @@
+"""Errors of the store."""
+
+from judge_app.errors import JudgeAppError
+
+
+class StoreError(JudgeAppError):
+    """A database cannot be opened or a change cannot be made; the message says why."""
+
+
+class SchemaTooNewError(StoreError):
+    """The database was written by a newer judge_app than this one."""

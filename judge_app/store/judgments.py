@@ -1,0 +1,207 @@
+"""Writing one rater's judgments: grade, skip, clear, note, and undo/redo from the history.
+
+Every function takes a Session and does not commit: the caller's ``db.transaction()`` is the
+unit of work. Each change appends one row to ``judgment_event``; a call that changes nothing
+appends nothing and returns None.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import exists, select
+from sqlalchemy.orm import Session, aliased
+
+from judge_app.store.errors import StoreError
+from judge_app.store.models import GRADE_MAX, GRADE_MIN, Judgment, JudgmentEvent, utcnow
+
+UNDOABLE_ACTIONS = ("set", "skip", "clear", "note")
+
+
+@dataclass(frozen=True)
+class JudgmentState:
+    """What a rater said of a pair: a grade, or skipped (grade None); with an optional note."""
+
+    grade: int | None
+    skipped: bool = False
+    note: str | None = None
+
+
+def validate_grade(grade: object) -> int:
+    """The grade as an int, or StoreError if it is not a whole number from 0 to 5."""
+    if isinstance(grade, bool) or not isinstance(grade, int):
+        raise StoreError(f"grade {grade!r} is not a whole number from {GRADE_MIN} to {GRADE_MAX}")
+    if not GRADE_MIN <= grade <= GRADE_MAX:
+        raise StoreError(f"grade {grade} is outside {GRADE_MIN}–{GRADE_MAX}")
+    return grade
+
+
+def current_state(
+    session: Session, rater_id: int, query_id: int, document_id: int
+) -> JudgmentState | None:
+    """The rater's judgment of the pair, or None if there is none."""
+    judgment = _find(session, rater_id, query_id, document_id)
+    if judgment is None:
+        return None
+    return JudgmentState(judgment.grade, judgment.skipped, judgment.note)
+
+
+def set_grade(
+    session: Session,
+    rater_id: int,
+    query_id: int,
+    document_id: int,
+    grade: int,
+    *,
+    duration_ms: int | None = None,
+) -> JudgmentEvent | None:
+    """Grade a pair (keeping its note)."""
+    grade = validate_grade(grade)
+    old = current_state(session, rater_id, query_id, document_id)
+    new = JudgmentState(grade, False, old.note if old else None)
+    return _change(session, (rater_id, query_id, document_id), old, new, "set", duration_ms)
+
+
+def skip(
+    session: Session,
+    rater_id: int,
+    query_id: int,
+    document_id: int,
+    *,
+    reason: str | None = None,
+    duration_ms: int | None = None,
+) -> JudgmentEvent | None:
+    """Mark a pair as "cannot judge"; a reason, if given, becomes its note."""
+    old = current_state(session, rater_id, query_id, document_id)
+    note = reason if reason is not None else (old.note if old else None)
+    new = JudgmentState(None, True, note)
+    return _change(session, (rater_id, query_id, document_id), old, new, "skip", duration_ms)
+
+
+def clear(session: Session, rater_id: int, query_id: int, document_id: int) -> JudgmentEvent | None:
+    """Remove the rater's judgment of a pair (its history stays)."""
+    old = current_state(session, rater_id, query_id, document_id)
+    return _change(session, (rater_id, query_id, document_id), old, None, "clear")
+
+
+def set_note(
+    session: Session, rater_id: int, query_id: int, document_id: int, note: str | None
+) -> JudgmentEvent | None:
+    """Set or remove (empty or None) the note of a graded or skipped pair."""
+    old = current_state(session, rater_id, query_id, document_id)
+    if old is None:
+        raise StoreError("grade or skip the result before adding a note")
+    new = JudgmentState(old.grade, old.skipped, note or None)
+    return _change(session, (rater_id, query_id, document_id), old, new, "note")
+
+
+def undo(session: Session, rater_id: int) -> JudgmentEvent | None:
+    """Revert the rater's latest change not yet undone; None when there is nothing to undo."""
+    undone = aliased(JudgmentEvent)
+    target = session.scalars(
+        select(JudgmentEvent)
+        .where(
+            JudgmentEvent.rater_id == rater_id,
+            JudgmentEvent.action.in_((*UNDOABLE_ACTIONS, "redo")),
+            ~exists().where(undone.reverts == JudgmentEvent.id, undone.action == "undo"),
+        )
+        .order_by(JudgmentEvent.id.desc())
+        .limit(1)
+    ).first()
+    if target is None:
+        return None
+    return _revert(session, target, "undo")
+
+
+def redo(session: Session, rater_id: int) -> JudgmentEvent | None:
+    """Re-apply the rater's latest undone change, unless a new change came after the undo."""
+    last_change = (
+        select(JudgmentEvent.id)
+        .where(JudgmentEvent.rater_id == rater_id, JudgmentEvent.action.in_(UNDOABLE_ACTIONS))
+        .order_by(JudgmentEvent.id.desc())
+        .limit(1)
+        .scalar_subquery()
+    )
+    redone = aliased(JudgmentEvent)
+    target = session.scalars(
+        select(JudgmentEvent)
+        .where(
+            JudgmentEvent.rater_id == rater_id,
+            JudgmentEvent.action == "undo",
+            JudgmentEvent.id > last_change,
+            ~exists().where(redone.reverts == JudgmentEvent.id, redone.action == "redo"),
+        )
+        .order_by(JudgmentEvent.id.desc())
+        .limit(1)
+    ).first()
+    if target is None:
+        return None
+    return _revert(session, target, "redo")
+
+
+def _revert(session: Session, event: JudgmentEvent, action: str) -> JudgmentEvent:
+    key = (event.rater_id, event.query_id, event.document_id)
+    old = current_state(session, *key)
+    new = _state(event.old_grade, event.old_skipped, event.old_note)
+    return _change(session, key, old, new, action, reverts=event.id, force=True)
+
+
+def _state(grade: int | None, skipped: bool | None, note: str | None) -> JudgmentState | None:
+    return None if skipped is None else JudgmentState(grade, skipped, note)
+
+
+def _find(session: Session, rater_id: int, query_id: int, document_id: int) -> Judgment | None:
+    return session.scalars(
+        select(Judgment).where(
+            Judgment.rater_id == rater_id,
+            Judgment.query_id == query_id,
+            Judgment.document_id == document_id,
+        )
+    ).first()
+
+
+def _change(
+    session: Session,
+    key: tuple[int, int, int],
+    old: JudgmentState | None,
+    new: JudgmentState | None,
+    action: str,
+    duration_ms: int | None = None,
+    *,
+    reverts: int | None = None,
+    force: bool = False,
+) -> JudgmentEvent | None:
+    """Write ``new`` as the pair's judgment and append the event; None if nothing changes."""
+    if old == new and not force:
+        return None
+    rater_id, query_id, document_id = key
+    now = utcnow()
+    judgment = _find(session, *key)
+    if new is None:
+        if judgment is not None:
+            session.delete(judgment)
+    else:
+        if judgment is None:
+            judgment = Judgment(rater_id=rater_id, query_id=query_id, document_id=document_id)
+            session.add(judgment)
+        judgment.grade, judgment.skipped, judgment.note = new.grade, new.skipped, new.note
+        judgment.judged_at = now
+        if action in ("set", "skip"):
+            judgment.duration_ms = duration_ms
+    event = JudgmentEvent(
+        rater_id=rater_id,
+        query_id=query_id,
+        document_id=document_id,
+        action=action,
+        old_grade=old.grade if old else None,
+        old_skipped=old.skipped if old else None,
+        old_note=old.note if old else None,
+        new_grade=new.grade if new else None,
+        new_skipped=new.skipped if new else None,
+        new_note=new.note if new else None,
+        at=now,
+        reverts=reverts,
+    )
+    session.add(event)
+    session.flush()
+    return event

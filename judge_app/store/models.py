@@ -1,0 +1,177 @@
+"""SQLAlchemy 2 models of the judging store (DESIGN section 2)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from sqlalchemy import (
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+GRADE_MIN, GRADE_MAX = 0, 5
+
+
+def utcnow() -> datetime:
+    """The current time in UTC as a naive datetime: every timestamp in the store is UTC."""
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+def _grade_check(column: str) -> str:
+    return f"{column} IS NULL OR ({column} >= {GRADE_MIN} AND {column} <= {GRADE_MAX})"
+
+
+class Query(Base):
+    __tablename__ = "query"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    external_id: Mapped[str] = mapped_column(String(255), unique=True)
+    text: Mapped[str | None] = mapped_column(Text)
+    description: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Document(Base):
+    __tablename__ = "document"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    external_id: Mapped[str] = mapped_column(String(255), unique=True)
+    title: Mapped[str | None] = mapped_column(Text)
+    url: Mapped[str | None] = mapped_column(Text)
+    body: Mapped[str | None] = mapped_column(Text)
+
+
+class Run(Base):
+    __tablename__ = "run"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(255), unique=True)
+    description: Mapped[str | None] = mapped_column(Text)
+    imported_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class Result(Base):
+    __tablename__ = "result"
+    __table_args__ = (
+        UniqueConstraint("run_id", "query_id", "document_id"),
+        UniqueConstraint("run_id", "query_id", "rank"),
+        CheckConstraint("rank >= 1", name="rank_positive"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("run.id", ondelete="CASCADE"))
+    query_id: Mapped[int] = mapped_column(ForeignKey("query.id"), index=True)
+    document_id: Mapped[int] = mapped_column(ForeignKey("document.id"))
+    rank: Mapped[int] = mapped_column(Integer)
+    score: Mapped[float | None] = mapped_column(Float)
+
+
+class Rater(Base):
+    __tablename__ = "rater"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(255), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+
+
+class Judgment(Base):
+    """One rater's current judgment of one (query, document) pair.
+
+    A row exists only while the pair is graded or skipped: clearing a judgment deletes
+    the row, and its history stays in ``judgment_event``.
+    """
+
+    __tablename__ = "judgment"
+    __table_args__ = (
+        UniqueConstraint("rater_id", "query_id", "document_id"),
+        CheckConstraint(_grade_check("grade"), name="grade_range"),
+        CheckConstraint(
+            "(skipped AND grade IS NULL) OR (NOT skipped AND grade IS NOT NULL)",
+            name="grade_or_skipped",
+        ),
+        CheckConstraint("duration_ms IS NULL OR duration_ms >= 0", name="duration_positive"),
+        Index(None, "query_id", "document_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    rater_id: Mapped[int] = mapped_column(ForeignKey("rater.id"))
+    query_id: Mapped[int] = mapped_column(ForeignKey("query.id"))
+    document_id: Mapped[int] = mapped_column(ForeignKey("document.id"))
+    grade: Mapped[int | None] = mapped_column(Integer)
+    skipped: Mapped[bool] = mapped_column(Boolean, default=False)
+    note: Mapped[str | None] = mapped_column(Text)
+    judged_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    duration_ms: Mapped[int | None] = mapped_column(Integer)
+
+
+class JudgmentEvent(Base):
+    """Append-only history: one row per change of a judgment, with its state before and after.
+
+    A state is (grade, skipped, note); ``old_skipped``/``new_skipped`` are NULL where the
+    judgment did not exist before (or no longer exists after) the change. ``reverts`` points
+    at the event an undo or redo reverted.
+    """
+
+    __tablename__ = "judgment_event"
+    __table_args__ = (
+        CheckConstraint(_grade_check("old_grade"), name="old_grade_range"),
+        CheckConstraint(_grade_check("new_grade"), name="new_grade_range"),
+        CheckConstraint(
+            "action IN ('set', 'skip', 'clear', 'note', 'undo', 'redo', 'import', 'merge')",
+            name="action_known",
+        ),
+        Index(None, "rater_id", "id"),
+        Index(None, "query_id", "document_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    rater_id: Mapped[int] = mapped_column(ForeignKey("rater.id"))
+    query_id: Mapped[int] = mapped_column(ForeignKey("query.id"))
+    document_id: Mapped[int] = mapped_column(ForeignKey("document.id"))
+    action: Mapped[str] = mapped_column(String(16))
+    old_grade: Mapped[int | None] = mapped_column(Integer)
+    old_skipped: Mapped[bool | None] = mapped_column(Boolean)
+    old_note: Mapped[str | None] = mapped_column(Text)
+    new_grade: Mapped[int | None] = mapped_column(Integer)
+    new_skipped: Mapped[bool | None] = mapped_column(Boolean)
+    new_note: Mapped[str | None] = mapped_column(Text)
+    at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    reverts: Mapped[int | None] = mapped_column(ForeignKey("judgment_event.id"), index=True)
+
+
+class Assignment(Base):
+    __tablename__ = "assignment"
+
+    rater_id: Mapped[int] = mapped_column(ForeignKey("rater.id"), primary_key=True)
+    query_id: Mapped[int] = mapped_column(ForeignKey("query.id"), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer)
+
+
+class Setting(Base):
+    __tablename__ = "setting"
+
+    key: Mapped[str] = mapped_column(String(255), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)

@@ -1,0 +1,121 @@
+"""Schema versions: Alembic run in code on the connection the store opened."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Connection, Engine, inspect
+
+from judge_app.store.errors import SchemaTooNewError, StoreError
+
+
+@contextmanager
+def _alembic_config(connection: Connection | None = None) -> Iterator[Config]:
+    """An Alembic Config pointing at the migrations shipped inside the package."""
+    with resources.as_file(resources.files("judge_app.migrations")) as location:
+        config = Config()
+        config.set_main_option("script_location", str(location))
+        config.attributes["connection"] = connection
+        yield config
+
+
+def head_revision() -> str:
+    """The newest schema revision this code knows."""
+    with _alembic_config() as config:
+        heads = ScriptDirectory.from_config(config).get_heads()
+    if len(heads) != 1:
+        raise RuntimeError(f"migrations must have exactly one head, found {heads}")
+    return heads[0]
+
+
+def current_revision(engine: Engine) -> str | None:
+    """The revision the database is at, or None for a database without judge_app tables."""
+    with engine.connect() as connection:
+        revisions = MigrationContext.configure(connection).get_current_heads()
+        if not revisions:
+            tables = set(inspect(connection).get_table_names())
+            if tables:
+                raise StoreError(
+                    f"{engine.url.render_as_string(hide_password=True)} is not a judge_app "
+                    f"database: it has tables ({', '.join(sorted(tables)[:5])}) but no schema "
+                    "version"
+                )
+            return None
+    return revisions[0]
+
+
+def _known_revisions() -> set[str]:
+    with _alembic_config() as config:
+        return {script.revision for script in ScriptDirectory.from_config(config).walk_revisions()}
+
+
+def upgrade(engine: Engine) -> None:
+    """Bring the schema to head; refuse a database from a newer judge_app.
+
+    An existing SQLite file is copied aside before any migration changes it.
+    """
+    current = current_revision(engine)
+    head = head_revision()
+    if current == head:
+        return
+    if current is not None and current not in _known_revisions():
+        raise SchemaTooNewError(
+            f"{_describe(engine)} has schema revision {current}, which is newer than this "
+            f"judge_app knows (its newest is {head}). Upgrade judge_app to open it; the file "
+            "was not changed."
+        )
+    if current is not None and engine.dialect.name == "sqlite":
+        backup_sqlite(engine, current)
+    sqlite = engine.dialect.name == "sqlite"
+    with engine.connect() as connection:
+        if sqlite:
+            _set_sqlite_foreign_keys(connection, False)  # batch migrations recreate tables
+        try:
+            with connection.begin(), _alembic_config(connection) as config:
+                command.upgrade(config, "head")
+                if sqlite and connection.exec_driver_sql("PRAGMA foreign_key_check").first():
+                    raise StoreError(f"upgrading {_describe(engine)} would break foreign keys")
+        finally:
+            if sqlite:
+                _set_sqlite_foreign_keys(connection, True)
+
+
+def _set_sqlite_foreign_keys(connection: Connection, on: bool) -> None:
+    """Switch SQLite's foreign keys, which it allows only outside a transaction."""
+    connection.execution_options(sqlite_begin=None)
+    connection.exec_driver_sql(f"PRAGMA foreign_keys={'ON' if on else 'OFF'}")
+    connection.commit()
+    connection.execution_options(sqlite_begin="IMMEDIATE")
+
+
+def _describe(engine: Engine) -> str:
+    return engine.url.database if engine.dialect.name == "sqlite" else engine.url.render_as_string()
+
+
+def backup_path(path: Path, revision: str) -> Path:
+    """Where the copy of a database file taken before migrating it from ``revision`` lives."""
+    return path.with_name(f"{path.name}.before-upgrade-from-{revision}.bak")
+
+
+def backup_sqlite(engine: Engine, revision: str) -> Path:
+    """Copy a SQLite database with SQLite's online backup (consistent even in WAL mode)."""
+    path = Path(engine.url.database or "")
+    target = backup_path(path, revision)
+    source = sqlite3.connect(path)
+    try:
+        destination = sqlite3.connect(target)
+        try:
+            source.backup(destination)
+        finally:
+            destination.close()
+    finally:
+        source.close()
+    return target
