@@ -58,3 +58,7 @@ class ProblemList:
     def raise_if_any(self) -> None:
         if self.total:
             raise ImportFileError(self.problems, self.total)
+
+
+class ExportError(JudgeAppError):
+    """Data that cannot be written in the asked format; nothing was written."""

@@ -106,15 +106,16 @@ def _configure_sqlite(engine: Engine) -> None:
             connection.exec_driver_sql(f"BEGIN {mode}")
 
 
-def open_database(path_or_url: str | Path) -> Database:
-    """Open (creating if needed) a judge_app database and bring its schema to the newest.
+def open_database(path_or_url: str | Path, *, create: bool = True) -> Database:
+    """Open a judge_app database (creating a missing SQLite file if ``create``) and bring
+    its schema to the newest.
 
     A SQLite file is opened with foreign keys, WAL, ``synchronous=FULL`` and a busy timeout;
     a copy is kept before a migration; a database from a newer judge_app is refused.
     """
     url = database_url(path_or_url)
     if url.get_backend_name() == "sqlite":
-        _check_sqlite_file(url)
+        _check_sqlite_file(url, create)
         engine = create_engine(url)
         _configure_sqlite(engine)
     else:
@@ -134,11 +135,13 @@ def open_database(path_or_url: str | Path) -> Database:
     return database
 
 
-def _check_sqlite_file(url: URL) -> None:
+def _check_sqlite_file(url: URL, create: bool) -> None:
     """Refuse paths that cannot hold a database, before SQLite makes an empty file there."""
     if not url.database or url.database == ":memory:":
         return
     path = Path(url.database)
+    if not create and not path.exists():
+        raise StoreError(f"there is no database at {path} (create one with: judge-app init {path})")
     if path.is_dir():
         raise StoreError(f"{path} is a folder, not a database file")
     if not path.parent.is_dir():

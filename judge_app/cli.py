@@ -1,0 +1,234 @@
+"""The ``judge-app`` command line.
+
+Exit codes: 0 success, 1 a data error (the message on stderr, never a traceback), 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+
+import pandas as pd
+
+from judge_app.errors import JudgeAppError
+from judge_app.io.exports import write_judgments_csv, write_qrels
+from judge_app.metrics.aggregation import aggregate_grades, parse_method
+from judge_app.store import Database, open_database, reads
+from judge_app.store.imports import ImportProgress, import_files
+from judge_app.store.people import all_query_ids, assign_queries, find_rater
+from judge_app.store.settings import scale
+
+DEMO_RUNS = ("runs/bm25.txt", "runs/neural.csv")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="judge-app",
+        description="Relevance judging and ranking evaluation. DB is a SQLite file path or a "
+        "database URL (postgresql+psycopg://user@host/db).",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    init = commands.add_parser("init", help="create a database (or upgrade an existing one)")
+    init.add_argument("db", metavar="DB")
+
+    load = commands.add_parser(
+        "import",
+        help="import queries, documents, a run and judgments (all or nothing)",
+        description="Import files into DB in one transaction: a problem in any file changes "
+        "nothing. Formats follow the file extension: .csv, .tsv, .jsonl; anything else is read "
+        "as a TREC run or TREC qrels.",
+    )
+    load.add_argument("db", metavar="DB")
+    load.add_argument("--queries", type=Path, metavar="FILE", help="query_id,text[,description]")
+    load.add_argument("--documents", type=Path, metavar="FILE", help="doc_id[,title,url,body]")
+    load.add_argument("--run", type=Path, metavar="FILE", help="query_id,doc_id,rank[,score] or TREC run")
+    load.add_argument("--run-name", metavar="NAME", help="name of the run (default: TREC tag or file name)")
+    load.add_argument("--judgments", type=Path, metavar="FILE", help="query_id,doc_id,rater,grade[,note] or TREC qrels")
+    load.add_argument("--rater", metavar="NAME", help="the rater of a qrels file (or of a file without a rater column)")
+    load.add_argument("--strict", action="store_true", help="refuse queries and documents the database does not know")
+
+    export = commands.add_parser("export", help="export judgments as CSV or aggregated qrels")
+    export.add_argument("db", metavar="DB")
+    target = export.add_mutually_exclusive_group(required=True)
+    target.add_argument("--judgments", type=Path, metavar="OUT.csv", help="one row per rater judgment")
+    target.add_argument("--qrels", type=Path, metavar="OUT", help="TREC qrels, one grade per pair")
+    export.add_argument(
+        "--aggregate",
+        default="mean",
+        metavar="METHOD",
+        help="for --qrels: mean (default), median, majority, max, min or rater:NAME",
+    )
+
+    info = commands.add_parser("info", help="what the database holds: counts, raters, runs, coverage")
+    info.add_argument("db", metavar="DB")
+
+    demo = commands.add_parser("demo", help="create DB filled with the demo data set")
+    demo.add_argument("db", metavar="DB")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        return COMMANDS[args.command](args)
+    except JudgeAppError as error:
+        print(f"judge-app {args.command}: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted; nothing of the unfinished step was written", file=sys.stderr)
+        return 130
+
+
+def _init(args: argparse.Namespace) -> int:
+    with open_database(args.db) as database:
+        print(f"{database.describe()}: ready")
+    return 0
+
+
+@contextmanager
+def _progress_bar() -> Iterator[ImportProgress | None]:
+    """A progress bar on a terminal (stderr); nothing when output goes to a file."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from tqdm import tqdm
+
+    bars: dict[str, tqdm] = {}
+
+    def show(step: str, done: int, total: int) -> None:
+        bar = bars.get(step)
+        if bar is None:
+            bar = bars[step] = tqdm(total=total, desc=step, unit=" rows", file=sys.stderr)
+        bar.update(done - bar.n)
+
+    try:
+        yield show
+    finally:
+        for bar in bars.values():
+            bar.close()
+
+
+def _import(args: argparse.Namespace) -> int:
+    files = (args.queries, args.documents, args.run, args.judgments)
+    if not any(files):
+        print("judge-app import: give at least one of --queries, --documents, --run, --judgments", file=sys.stderr)
+        return 2
+    with open_database(args.db) as database, _progress_bar() as progress:
+        summary = import_files(
+            database,
+            queries=args.queries,
+            documents=args.documents,
+            run=args.run,
+            run_name=args.run_name,
+            judgments=args.judgments,
+            rater=args.rater,
+            strict=args.strict,
+            progress=progress,
+        )
+    print(summary)
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    with open_database(args.db, create=False) as database, database.reading() as session:
+        judgments = reads.judgments_frame(session)
+    if args.judgments:
+        count = write_judgments_csv(judgments, args.judgments)
+        print(f"{args.judgments}: {count} judgments")
+        return 0
+    try:
+        method = parse_method(args.aggregate)
+    except ValueError as error:
+        print(f"judge-app export: {error}", file=sys.stderr)
+        return 2
+    if method.startswith("rater:") and method[6:] not in set(judgments["rater"]):
+        raters = ", ".join(sorted(set(judgments["rater"]))) or "none"
+        print(f"judge-app export: no judgments by {method[6:]!r} (raters: {raters})", file=sys.stderr)
+        return 1
+    count = write_qrels(aggregate_grades(judgments, method), args.qrels)
+    print(f"{args.qrels}: {count} graded pairs ({method})")
+    return 0
+
+
+def _info(args: argparse.Namespace) -> int:
+    with open_database(args.db, create=False) as database:
+        print(describe_database(database))
+    return 0
+
+
+def describe_database(database: Database) -> str:
+    """A plain-text overview: table counts, raters, runs with their judged coverage."""
+    with database.reading() as session:
+        counts = reads.table_counts(session)
+        raters = reads.raters_frame(session)
+        coverage = reads.coverage_frame(session)
+    lines = [database.describe(), ""]
+    width = max(map(len, counts))
+    lines += [f"  {name:<{width}}  {value:>9,}" for name, value in counts.items()]
+    if not raters.empty:
+        raters = raters.assign(
+            active=raters["active"].map({True: "yes", False: "no", 1: "yes", 0: "no"}),
+            mean_grade=raters["mean_grade"].map(lambda value: "" if pd.isna(value) else f"{value:.2f}"),
+        )
+        lines += ["", "Raters", _indent(raters.to_string(index=False))]
+    if not coverage.empty:
+        table = pd.DataFrame(
+            {
+                "run": coverage["run"],
+                "queries": coverage["queries"],
+                "results": coverage["results"],
+                "judged": _percent(coverage["judged"], coverage["results"]),
+                "judged@10": _percent(coverage["judged_at_depth"], coverage["results_at_depth"]),
+            }
+        )
+        lines += ["", "Runs (judged: share of results graded by at least one rater)"]
+        lines.append(_indent(table.to_string(index=False)))
+    return "\n".join(lines)
+
+
+def _percent(part: pd.Series, whole: pd.Series) -> pd.Series:
+    return [f"{100 * p / w:.1f}%" if w else "–" for p, w in zip(part, whole)]
+
+
+def _indent(text: str) -> str:
+    return "\n".join("  " + line for line in text.splitlines())
+
+
+def _demo(args: argparse.Namespace) -> int:
+    demo = resources.files("judge_app.resources") / "demo"
+    with resources.as_file(demo) as folder, open_database(args.db) as database:
+        import_files(
+            database,
+            queries=folder / "queries.csv",
+            documents=folder / "documents.jsonl",
+            judgments=folder / "judgments.csv",
+        )
+        for run in DEMO_RUNS:
+            import_files(database, run=folder / run)
+        with database.transaction() as session:
+            query_ids = all_query_ids(session)
+            for name in ("ana", "ben", "chloe"):
+                rater = find_rater(session, name)
+                if rater is not None:
+                    assign_queries(session, rater.id, query_ids)
+            labels = scale(session)
+        print(describe_database(database))
+        print("\nScale: " + ", ".join(f"{label.grade} {label.label}" for label in labels))
+    return 0
+
+
+COMMANDS = {"init": _init, "import": _import, "export": _export, "info": _info, "demo": _demo}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Ranking metrics and rater aggregation on pandas frames; no Qt, no SQLAlchemy."""

@@ -1,0 +1,208 @@
+"""Reads for the metrics, agreement, export and info: each returns a pandas DataFrame."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+from sqlalchemy import Select, and_, case, exists, func, select
+from sqlalchemy.orm import Session
+
+from judge_app.store.models import (
+    Assignment,
+    Document,
+    Judgment,
+    JudgmentEvent,
+    Query,
+    Rater,
+    Result,
+    Run,
+)
+
+
+def _frame(session: Session, statement: Select) -> pd.DataFrame:
+    return pd.read_sql(statement, session.connection())
+
+
+def judgments_frame(
+    session: Session, raters: Sequence[str] | None = None, include_skipped: bool = True
+) -> pd.DataFrame:
+    """One row per rater judgment: ``query_id, query_text, doc_id, doc_title, rater, grade,
+    skipped, note, judged_at, duration_ms`` (ids are the external ones; grade is NA when
+    skipped), ordered by query, document and rater."""
+    statement = (
+        select(
+            Query.external_id.label("query_id"),
+            Query.text.label("query_text"),
+            Document.external_id.label("doc_id"),
+            Document.title.label("doc_title"),
+            Rater.name.label("rater"),
+            Judgment.grade,
+            Judgment.skipped,
+            Judgment.note,
+            Judgment.judged_at,
+            Judgment.duration_ms,
+        )
+        .join(Query, Query.id == Judgment.query_id)
+        .join(Document, Document.id == Judgment.document_id)
+        .join(Rater, Rater.id == Judgment.rater_id)
+        .order_by(Query.external_id, Document.external_id, Rater.name)
+    )
+    if raters is not None:
+        statement = statement.where(Rater.name.in_(list(raters)))
+    if not include_skipped:
+        statement = statement.where(~Judgment.skipped)
+    frame = _frame(session, statement)
+    frame["grade"] = frame["grade"].astype("Int64")
+    frame["duration_ms"] = frame["duration_ms"].astype("Int64")
+    frame["skipped"] = frame["skipped"].astype(bool)
+    frame["judged_at"] = pd.to_datetime(frame["judged_at"])
+    return frame
+
+
+def results_frame(session: Session, runs: Sequence[str] | None = None) -> pd.DataFrame:
+    """One row per run result: ``run, query_id, doc_id, rank, score``, in rank order."""
+    statement = (
+        select(
+            Run.name.label("run"),
+            Query.external_id.label("query_id"),
+            Document.external_id.label("doc_id"),
+            Result.rank,
+            Result.score,
+        )
+        .join(Run, Run.id == Result.run_id)
+        .join(Query, Query.id == Result.query_id)
+        .join(Document, Document.id == Result.document_id)
+        .order_by(Run.name, Query.external_id, Result.rank)
+    )
+    if runs is not None:
+        statement = statement.where(Run.name.in_(list(runs)))
+    return _frame(session, statement)
+
+
+def queries_frame(session: Session) -> pd.DataFrame:
+    """``query_id, text, description`` for every query."""
+    return _frame(
+        session,
+        select(
+            Query.external_id.label("query_id"), Query.text, Query.description
+        ).order_by(Query.external_id),
+    )
+
+
+def documents_frame(session: Session) -> pd.DataFrame:
+    """``doc_id, title, url, body`` for every document."""
+    return _frame(
+        session,
+        select(
+            Document.external_id.label("doc_id"), Document.title, Document.url, Document.body
+        ).order_by(Document.external_id),
+    )
+
+
+def history_frame(session: Session, rater: str | None = None) -> pd.DataFrame:
+    """The judgment history, oldest first: who changed which pair, from what to what, when."""
+    statement = (
+        select(
+            JudgmentEvent.id,
+            Rater.name.label("rater"),
+            Query.external_id.label("query_id"),
+            Document.external_id.label("doc_id"),
+            JudgmentEvent.action,
+            JudgmentEvent.old_grade,
+            JudgmentEvent.old_skipped,
+            JudgmentEvent.old_note,
+            JudgmentEvent.new_grade,
+            JudgmentEvent.new_skipped,
+            JudgmentEvent.new_note,
+            JudgmentEvent.at,
+            JudgmentEvent.reverts,
+        )
+        .join(Rater, Rater.id == JudgmentEvent.rater_id)
+        .join(Query, Query.id == JudgmentEvent.query_id)
+        .join(Document, Document.id == JudgmentEvent.document_id)
+        .order_by(JudgmentEvent.id)
+    )
+    if rater is not None:
+        statement = statement.where(Rater.name == rater)
+    frame = _frame(session, statement)
+    for name in ("old_grade", "new_grade", "reverts"):
+        frame[name] = frame[name].astype("Int64")
+    return frame
+
+
+def table_counts(session: Session) -> dict[str, int]:
+    """Rows per table, and how many queries and documents still lack their text."""
+    models = {
+        "queries": Query,
+        "documents": Document,
+        "runs": Run,
+        "results": Result,
+        "raters": Rater,
+        "judgments": Judgment,
+        "judgment events": JudgmentEvent,
+        "assignments": Assignment,
+    }
+    counts = {
+        name: session.scalar(select(func.count()).select_from(model)) or 0
+        for name, model in models.items()
+    }
+    counts["queries without text"] = (
+        session.scalar(select(func.count()).where(Query.text.is_(None))) or 0
+    )
+    counts["documents without text"] = (
+        session.scalar(
+            select(func.count()).where(Document.title.is_(None), Document.body.is_(None))
+        )
+        or 0
+    )
+    return counts
+
+
+def raters_frame(session: Session) -> pd.DataFrame:
+    """Per rater: ``rater, active, judged, skipped, mean_grade, queries``."""
+    statement = (
+        select(
+            Rater.name.label("rater"),
+            Rater.active,
+            func.count(Judgment.grade).label("judged"),
+            func.count(case((Judgment.skipped, 1))).label("skipped"),
+            func.avg(Judgment.grade).label("mean_grade"),
+            func.count(Judgment.query_id.distinct()).label("queries"),
+        )
+        .outerjoin(Judgment, Judgment.rater_id == Rater.id)
+        .group_by(Rater.id, Rater.name, Rater.active)
+        .order_by(Rater.name)
+    )
+    return _frame(session, statement)
+
+
+def coverage_frame(session: Session, depth: int = 10) -> pd.DataFrame:
+    """Per run: ``run, queries, results, judged, judged_at_depth`` where judged counts the
+    results graded by at least one rater, overall and in each query's top ``depth``."""
+    judged = exists().where(
+        and_(
+            Judgment.query_id == Result.query_id,
+            Judgment.document_id == Result.document_id,
+            Judgment.grade.is_not(None),
+        )
+    )
+    statement = (
+        select(
+            Run.name.label("run"),
+            func.count(Result.query_id.distinct()).label("queries"),
+            func.count(Result.id).label("results"),
+            func.sum(case((judged, 1), else_=0)).label("judged"),
+            func.sum(case((Result.rank <= depth, 1), else_=0)).label("results_at_depth"),
+            func.sum(case((and_(Result.rank <= depth, judged), 1), else_=0)).label(
+                "judged_at_depth"
+            ),
+        )
+        .join(Result, Result.run_id == Run.id, isouter=True)
+        .group_by(Run.id, Run.name)
+        .order_by(Run.name)
+    )
+    frame = _frame(session, statement)
+    for name in ("judged", "results_at_depth", "judged_at_depth"):
+        frame[name] = frame[name].fillna(0).astype("int64")
+    return frame

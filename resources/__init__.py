@@ -1,0 +1,1 @@
+"""Data shipped with judge_app: the demo data set."""
