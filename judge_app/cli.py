@@ -18,7 +18,7 @@ from judge_app.errors import JudgeAppError
 from judge_app.io.exports import write_judgments_csv, write_qrels
 from judge_app.metrics.aggregation import aggregate_grades, parse_method
 from judge_app.store import Database, open_database, reads
-from judge_app.store.imports import ImportProgress, import_files
+from judge_app.store.imports import ImportProgress, import_files, read_inputs, write_inputs
 from judge_app.store.people import all_query_ids, assign_queries, find_rater
 from judge_app.store.settings import scale
 
@@ -123,18 +123,16 @@ def _import(args: argparse.Namespace) -> int:
     if not any(files):
         print("judge-app import: give at least one of --queries, --documents, --run, --judgments", file=sys.stderr)
         return 2
+    inputs = read_inputs(
+        queries=args.queries,
+        documents=args.documents,
+        run=args.run,
+        run_name=args.run_name,
+        judgments=args.judgments,
+        rater=args.rater,
+    )
     with open_database(args.db) as database, _progress_bar() as progress:
-        summary = import_files(
-            database,
-            queries=args.queries,
-            documents=args.documents,
-            run=args.run,
-            run_name=args.run_name,
-            judgments=args.judgments,
-            rater=args.rater,
-            strict=args.strict,
-            progress=progress,
-        )
+        summary = write_inputs(database, inputs, strict=args.strict, progress=progress)
     print(summary)
     return 0
 

@@ -151,7 +151,7 @@ def _id_map(session: Session, model: type, key: str, external_ids: Iterable[str]
         rows = session.execute(
             select(key_column, model.id).join(stage.table, stage.table.c.external_id == key_column)
         )
-        return dict(rows.tuples().all())
+        return {key: id_ for key, id_ in rows}
 
 
 def missing_ids(session: Session, model: type, key: str, external_ids: Iterable[str]) -> set[str]:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from judge_app.io import readers
-from judge_app.io.errors import ImportFileError, Problem, ProblemList
+from judge_app.io.errors import ImportFileError, ProblemList
 from judge_app.io.readers import Table
 from judge_app.store import bulk
 from judge_app.store.database import Database
@@ -35,23 +35,26 @@ class ImportSummary:
 
 
 @dataclass
-class _Inputs:
+class Inputs:
+    """Checked files ready to be written; made by ``read_inputs``."""
+
     queries: Table | None = None
     documents: Table | None = None
     run: tuple[Table, str] | None = None
     judgments: Table | None = None
 
 
-def _read_all(
-    queries: Path | None,
-    documents: Path | None,
-    run: Path | None,
-    run_name: str | None,
-    judgments: Path | None,
-    rater: str | None,
-) -> _Inputs:
-    """Read and check every file, collecting the problems of all of them."""
-    inputs = _Inputs()
+def read_inputs(
+    *,
+    queries: Path | None = None,
+    documents: Path | None = None,
+    run: Path | None = None,
+    run_name: str | None = None,
+    judgments: Path | None = None,
+    rater: str | None = None,
+) -> Inputs:
+    """Read and check every file, raising one ImportFileError with the problems of all."""
+    inputs = Inputs()
     problems = ProblemList()
     reads = {
         "queries": (queries, lambda path: readers.read_queries(path)),
@@ -72,7 +75,7 @@ def _read_all(
     return inputs
 
 
-def _check_known(session, inputs: _Inputs) -> None:  # type: ignore[no-untyped-def]
+def _check_known(session, inputs: Inputs) -> None:  # type: ignore[no-untyped-def]
     """Under --strict: every query and document named must be in the database or the files."""
     problems = ProblemList()
     given_queries = set(inputs.queries.frame["query_id"]) if inputs.queries else set()
@@ -102,17 +105,22 @@ def _check_known(session, inputs: _Inputs) -> None:  # type: ignore[no-untyped-d
 def import_files(
     database: Database,
     *,
-    queries: Path | None = None,
-    documents: Path | None = None,
-    run: Path | None = None,
-    run_name: str | None = None,
-    judgments: Path | None = None,
-    rater: str | None = None,
+    strict: bool = False,
+    progress: ImportProgress | None = None,
+    **files: Path | str | None,
+) -> ImportSummary:
+    """Import any of the four kinds of file (keywords of ``read_inputs``), all or nothing."""
+    return write_inputs(database, read_inputs(**files), strict=strict, progress=progress)
+
+
+def write_inputs(
+    database: Database,
+    inputs: Inputs,
+    *,
     strict: bool = False,
     progress: ImportProgress | None = None,
 ) -> ImportSummary:
-    """Import any of the four kinds of file into ``database``, all or nothing."""
-    inputs = _read_all(queries, documents, run, run_name, judgments, rater)
+    """Write checked files in one transaction; with ``strict``, unknown ids are refused."""
     summary = ImportSummary()
 
     def step(name: str) -> bulk.Progress | None:
@@ -154,8 +162,3 @@ def _fill_texts(session, frame: pd.DataFrame) -> None:  # type: ignore[no-untype
         if column in frame and frame[column].notna().any():
             pairs = frame[[key, column]].set_axis(["external_id", "value"], axis=1)
             bulk.fill_missing_texts(session, model, field_name, pairs)
-
-
-def problem_summary(error: ImportFileError) -> list[Problem]:
-    """The problems of an import error (for views that list them)."""
-    return list(error.problems)

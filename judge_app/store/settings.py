@@ -43,11 +43,8 @@ def set_setting(session: Session, key: str, value: str) -> None:
 
 def scale(session: Session) -> list[GradeLabel]:
     """The grading scale 0–5: the lead's labels and descriptions where set, else the defaults."""
-    stored = dict(
-        session.execute(select(Setting.key, Setting.value).where(Setting.key.like("scale.%")))
-        .tuples()
-        .all()
-    )
+    rows = session.execute(select(Setting.key, Setting.value).where(Setting.key.like("scale.%")))
+    stored = {key: value for key, value in rows}
     return [
         GradeLabel(
             default.grade,

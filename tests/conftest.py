@@ -1,0 +1,37 @@
+"""Fixtures shared by every test: a fresh database each, no developer configuration read."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from judge_app.store import Database, open_database  # noqa: E402
+
+POSTGRES_ENV = "JUDGE_APP_TEST_POSTGRES_URL"
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "judge.sqlite"
+
+
+@pytest.fixture
+def db(db_path: Path) -> Iterator[Database]:
+    """A new, empty SQLite database at head."""
+    database = open_database(db_path)
+    yield database
+    database.close()
+
+
+@pytest.fixture
+def postgres_url() -> str:
+    """The URL of the test PostgreSQL server; the test is skipped when none is configured."""
+    url = os.environ.get(POSTGRES_ENV)
+    if not url:
+        pytest.skip(f"no PostgreSQL server: set {POSTGRES_ENV} (.ci/run sets it)")
+    return url

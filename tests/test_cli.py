@@ -1,0 +1,133 @@
+"""The judge-app command line end to end, through a subprocess as a user runs it."""
+
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+DEMO = Path(__file__).resolve().parents[1] / "resources" / "demo"
+
+
+def judge_app(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "judge_app.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+    )
+
+
+def test_init_import_info_export(tmp_path):
+    db = tmp_path / "campaign.sqlite"
+    assert judge_app("init", db).returncode == 0
+    result = judge_app(
+        "import", db,
+        "--queries", DEMO / "queries.csv",
+        "--documents", DEMO / "documents.jsonl",
+        "--run", DEMO / "runs" / "bm25.txt",
+        "--judgments", DEMO / "judgments.csv",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "run 'bm25', 161 results for 16 queries" in result.stdout
+    assert "458 judgments added, 0 changed, 0 unchanged" in result.stdout
+
+    info = judge_app("info", db)
+    assert info.returncode == 0
+    assert "judgments" in info.stdout and "458" in info.stdout
+    assert "bm25" in info.stdout and "100.0%" in info.stdout
+
+    out = tmp_path / "judgments.csv"
+    assert judge_app("export", db, "--judgments", out).returncode == 0
+    with out.open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 458
+    assert {"query_id", "query_text", "doc_id", "doc_title", "rater", "grade", "skipped",
+            "note", "judged_at", "duration_ms"} == set(rows[0])  # fmt: skip
+    assert rows[0]["judged_at"].endswith("Z")
+
+    qrels = tmp_path / "qrels.txt"
+    result = judge_app("export", db, "--qrels", qrels, "--aggregate", "rater:ana")
+    assert result.returncode == 0, result.stderr
+    lines = qrels.read_text().splitlines()
+    assert len(lines) == 161 and all(len(line.split()) == 4 for line in lines)
+
+
+def test_import_is_idempotent_through_the_cli(tmp_path):
+    db = tmp_path / "db.sqlite"
+    first = judge_app("import", db, "--judgments", DEMO / "judgments.csv")
+    again = judge_app("import", db, "--judgments", DEMO / "judgments.csv")
+    assert first.returncode == again.returncode == 0
+    assert "0 judgments added, 0 changed, 458 unchanged" in again.stdout
+
+
+def test_bad_file_exits_1_with_message_and_no_traceback(tmp_path):
+    db = tmp_path / "db.sqlite"
+    bad = tmp_path / "judgments.csv"
+    bad.write_text("query_id,doc_id,rater,grade\nq1,d1,ana,3\nq1,d2,ana,9\n", encoding="utf-8")
+    result = judge_app("import", db, "--judgments", bad)
+    assert result.returncode == 1
+    assert f"{bad} line 3, column grade: grade 9 is outside 0–5" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not db.exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("frobnicate",),
+        ("import",),
+        ("export", "DB"),
+        ("export", "DB", "--judgments", "a.csv", "--qrels", "b"),
+    ],
+)
+def test_usage_errors_exit_2(args):
+    result = judge_app(*args)
+    assert result.returncode == 2
+    assert "usage" in result.stderr.lower()
+
+
+def test_import_without_files_is_a_usage_error(tmp_path):
+    result = judge_app("import", tmp_path / "db.sqlite")
+    assert result.returncode == 2
+    assert "at least one of" in result.stderr
+
+
+def test_commands_that_read_do_not_create_a_database(tmp_path):
+    db = tmp_path / "typo.sqlite"
+    result = judge_app("info", db)
+    assert result.returncode == 1 and "judge-app init" in result.stderr
+    assert not db.exists()
+
+
+def test_unknown_aggregation_is_a_usage_error(tmp_path):
+    db = tmp_path / "db.sqlite"
+    judge_app("init", db)
+    result = judge_app("export", db, "--qrels", tmp_path / "q", "--aggregate", "average")
+    assert result.returncode == 2 and "unknown aggregation" in result.stderr
+
+
+def test_demo_builds_a_database_with_three_raters_and_two_runs(tmp_path):
+    db = tmp_path / "demo.sqlite"
+    result = judge_app("demo", db)
+    assert result.returncode == 0, result.stderr
+    for word in ("ana", "ben", "chloe", "bm25", "neural", "Perfect"):
+        assert word in result.stdout
+    again = judge_app("demo", db)
+    assert again.returncode == 0
+    assert again.stdout.split("Raters")[1] == result.stdout.split("Raters")[1]
+
+
+def test_strict_import_names_unknown_ids(tmp_path):
+    db = tmp_path / "db.sqlite"
+    judge_app("import", db, "--queries", DEMO / "queries.csv")
+    run = tmp_path / "run.csv"
+    run.write_text("query_id,doc_id,rank\nq01,dX,1\nq99,dY,1\n", encoding="utf-8")
+    result = judge_app("import", db, "--run", run, "--strict")
+    assert result.returncode == 1
+    assert "line 3, column query_id: unknown query 'q99'" in result.stderr
+    assert "line 2, column doc_id: unknown document 'dX'" in result.stderr

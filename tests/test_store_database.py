@@ -1,0 +1,133 @@
+"""open_database: SQLite settings, migrations at open, refusals with clear messages."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+
+import pytest
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+
+from judge_app.store import SchemaTooNewError, StoreError, open_database, reads, schema
+from judge_app.store.bulk import document_ids, query_ids
+from judge_app.store.judgments import set_grade
+from judge_app.store.models import Base
+from judge_app.store.people import add_rater
+
+
+def _sha(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_sqlite_connections_have_the_safety_settings(db):
+    with db.engine.connect() as connection:
+        pragma = lambda name: connection.exec_driver_sql(f"PRAGMA {name}").scalar()  # noqa: E731
+        assert pragma("foreign_keys") == 1
+        assert pragma("journal_mode") == "wal"
+        assert pragma("synchronous") == 2  # FULL
+        assert pragma("busy_timeout") >= 5000
+
+
+def test_models_and_migrated_schema_agree(db):
+    with db.engine.connect() as connection:
+        differences = compare_metadata(MigrationContext.configure(connection), Base.metadata)
+    assert differences == []
+
+
+def test_migrations_have_exactly_one_head():
+    assert schema.head_revision()
+
+
+def _revisions():
+    with schema._alembic_config() as config:
+        return [s.revision for s in ScriptDirectory.from_config(config).walk_revisions()][::-1]
+
+
+@pytest.mark.parametrize("revision", _revisions())
+def test_every_revision_upgrades_to_head_keeping_rows(tmp_path, revision):
+    """A database made at an old revision, with data in it, opens at head with nothing lost."""
+    path = tmp_path / "old.sqlite"
+    database = open_database(path)
+    database.close()
+    with database.engine.begin() as connection, schema._alembic_config(connection) as config:
+        command.downgrade(config, "base")
+        command.upgrade(config, revision)
+        connection.exec_driver_sql(
+            "INSERT INTO query (external_id, text, created_at) VALUES ('q1', 'pizza', '2026-01-01')"
+        )
+        connection.exec_driver_sql("INSERT INTO rater (name, created_at, active) VALUES ('ana', '2026-01-01', 1)")
+    reopened = open_database(path)
+    with reopened.reading() as session:
+        assert reads.queries_frame(session)["text"].tolist() == ["pizza"]
+        assert reads.raters_frame(session)["rater"].tolist() == ["ana"]
+    with reopened.engine.connect() as connection:
+        assert MigrationContext.configure(connection).get_current_heads() == (schema.head_revision(),)
+    reopened.close()
+
+
+def test_a_newer_schema_is_refused_and_the_file_left_alone(db_path):
+    open_database(db_path).close()
+    with sqlite3.connect(db_path) as connection:
+        connection.execute("UPDATE alembic_version SET version_num = '9999_future'")
+    before = _sha(db_path)
+    with pytest.raises(SchemaTooNewError, match="newer than this judge_app"):
+        open_database(db_path)
+    assert _sha(db_path) == before
+
+
+def test_a_foreign_sqlite_file_is_refused(tmp_path):
+    path = tmp_path / "other.sqlite"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE invoices (id INTEGER)")
+    with pytest.raises(StoreError, match="not a judge_app database"):
+        open_database(path)
+
+
+def test_a_file_that_is_not_sqlite_is_refused(tmp_path):
+    path = tmp_path / "notes.sqlite"
+    path.write_text("just some notes\n" * 10)
+    with pytest.raises(StoreError, match="not a SQLite database"):
+        open_database(path)
+    assert path.read_text().startswith("just some notes")
+
+
+def test_missing_folder_and_missing_file_are_explained(tmp_path):
+    with pytest.raises(StoreError, match="does not exist"):
+        open_database(tmp_path / "nowhere" / "db.sqlite")
+    with pytest.raises(StoreError, match="judge-app init"):
+        open_database(tmp_path / "absent.sqlite", create=False)
+    assert not (tmp_path / "absent.sqlite").exists()
+
+
+def test_backup_copies_the_whole_database(db, db_path):
+    with db.transaction() as session:
+        rater = add_rater(session, "ana").id
+        query = query_ids(session, ["q1"])["q1"]
+        document = document_ids(session, ["d1"])["d1"]
+        set_grade(session, rater, query, document, 4)
+    copy = schema.backup_sqlite(db.engine, "0001")
+    assert copy == schema.backup_path(db_path, "0001") and copy.exists()
+    with sqlite3.connect(copy) as connection:
+        assert connection.execute("SELECT grade FROM judgment").fetchall() == [(4,)]
+
+
+def test_opening_at_head_takes_no_backup(db, db_path):
+    db.close()
+    open_database(db_path).close()
+    assert not list(db_path.parent.glob("*.bak"))
+
+
+def test_old_database_is_backed_up_before_migrating(tmp_path, monkeypatch):
+    """When the code knows a newer head than the file, a copy is taken first."""
+    path = tmp_path / "old.sqlite"
+    open_database(path).close()
+    real_head = schema.head_revision()
+    calls = []
+    monkeypatch.setattr(schema, "head_revision", lambda: "9999_pretend_head")
+    monkeypatch.setattr(schema.command, "upgrade", lambda config, target: calls.append(target))
+    open_database(path).close()
+    assert calls == ["head"]
+    assert schema.backup_path(path, real_head).exists()
