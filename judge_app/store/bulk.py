@@ -319,9 +319,11 @@ def import_judgments(
             "rater_id", "query_id", "document_id", "action", "old_grade", "old_skipped",
             "old_note", "new_grade", "new_skipped", "new_note", "at",
         ]  # fmt: skip
-        written = session.execute(
-            JudgmentEvent.__table__.insert().from_select(event_columns, events)
-        ).rowcount
+        last_event = session.scalar(select(func.max(JudgmentEvent.id))) or 0
+        session.execute(JudgmentEvent.__table__.insert().from_select(event_columns, events))
+        written = session.scalar(
+            select(func.count()).where(JudgmentEvent.id > last_event)
+        ) or 0
         judged_at = func.coalesce(_staged_time(s.judged_at, session), literal(now, DateTime))
         rows = select(
             s.rater_id, s.query_id, s.document_id, grade, skipped, s.note, judged_at,
