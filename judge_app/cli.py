@@ -175,7 +175,7 @@ def describe_database(database: Database) -> str:
     lines += [f"  {name:<{width}}  {value:>9,}" for name, value in counts.items()]
     if not raters.empty:
         raters = raters.assign(
-            active=raters["active"].map({True: "yes", False: "no", 1: "yes", 0: "no"}),
+            active=raters["active"].astype(bool).map({True: "yes", False: "no"}),
             mean_grade=raters["mean_grade"].map(lambda value: "" if pd.isna(value) else f"{value:.2f}"),
         )
         lines += ["", "Raters", _indent(raters.to_string(index=False))]

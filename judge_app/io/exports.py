@@ -37,7 +37,9 @@ def write_judgments_csv(frame: pd.DataFrame, path: Path) -> int:
         out[name] = make_inert(out[name])
     out["skipped"] = out["skipped"].map({True: "true", False: "false"})
     out["judged_at"] = pd.to_datetime(out["judged_at"]).dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    out.to_csv(path, index=False, quoting=csv.QUOTE_MINIMAL, lineterminator="\n")
+    # \r\n line ends (RFC 4180): the csv module quotes a cell holding any character of the
+    # line end, and a cell holding a bare \r must be quoted or every reader splits the row there
+    out.to_csv(path, index=False, quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n")
     return len(out)
 
 
@@ -45,7 +47,7 @@ def format_grade(grade: float) -> str:
     """A grade as qrels text: ``3`` for whole grades, up to six decimals otherwise."""
     if float(grade).is_integer():
         return str(int(grade))
-    return f"{grade:.6f}".rstrip("0")
+    return f"{grade:.6f}".rstrip("0").rstrip(".")  # 2.0000001 is "2", not "2."
 
 
 def write_qrels(grades: pd.DataFrame, path: Path) -> int:

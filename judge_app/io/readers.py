@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from judge_app.io.errors import MAX_PROBLEMS, ProblemList
+from judge_app.io.errors import ProblemList
 from judge_app.io.records import Records, file_format, read_records, read_whitespace
 from judge_app.io.schemas import (
     Check,
@@ -152,7 +152,8 @@ def _read_trec_run(path: Path, run_name: str | None) -> tuple[Table, str]:
     )
     frame["rank"] = frame.groupby("query_id", sort=False).cumcount() + 1
     frame = frame.sort_values("_row").drop(columns="_row")
-    return Table(records, frame[["query_id", "doc_id", "rank", "score"]]), run_name or str(tags[0])
+    name = run_name or (str(tags[0]) if len(tags) else path.stem)  # no tag in an empty run
+    return Table(records, frame[["query_id", "doc_id", "rank", "score"]]), name
 
 
 def read_judgments(path: Path, rater: str | None = None) -> Table:
@@ -170,12 +171,17 @@ def read_judgments(path: Path, rater: str | None = None) -> Table:
     optional = ["rater", "note", "skipped", "judged_at", "duration_ms", "query_text", "doc_title"]
     columns = _find_columns(records, required, optional, problems)
     raters = _cells(records, columns, "rater") if "rater" in columns else _constant(records, rater)
+    grade = check_grade(_cells(records, columns, "grade"), optional=True)
+    skipped = check_bool(_cells(records, columns, "skipped"), "skipped")
+    # a row must have a grade or be skipped, not both: checked with the grade, so that its
+    # problems come in line order with the others and all of them are counted
+    conflict = (grade.values.notna().to_numpy() | grade.bad) == skipped.values.to_numpy()
     checks = {
         "query_id": check_id(_cells(records, columns, "query_id"), "query id"),
         "doc_id": check_id(_cells(records, columns, "doc_id"), "document id"),
         "rater": check_id(raters, "rater"),
-        "grade": check_grade(_cells(records, columns, "grade"), optional=True),
-        "skipped": check_bool(_cells(records, columns, "skipped"), "skipped"),
+        "grade": Check(grade.values, grade.bad | conflict, _judgment_grade_reason(grade.reason)),
+        "skipped": skipped,
         "note": check_text(_cells(records, columns, "note")),
         "judged_at": check_timestamp(_cells(records, columns, "judged_at")),
         "duration_ms": check_whole(
@@ -184,14 +190,21 @@ def read_judgments(path: Path, rater: str | None = None) -> Table:
         "query_text": check_text(_cells(records, columns, "query_text")),
         "doc_title": check_text(_cells(records, columns, "doc_title")),
     }
-    graded = checks["grade"].values.notna().to_numpy() | checks["grade"].bad
-    skipped = checks["skipped"].values.to_numpy()
-    grade_column = columns.get("grade", "grade")
-    for row in np.flatnonzero(graded == skipped)[:MAX_PROBLEMS]:
-        reason = "a skipped judgment has no grade" if skipped[row] else "missing grade"
-        problems.add(records.problem(int(row), grade_column, reason))
     key = [("query_id", "doc_id", "rater")]
     return _finish(records, columns, checks, problems, key, "judgment")
+
+
+def _judgment_grade_reason(reason: Callable[[str], str]) -> Callable[[str], str]:
+    """Why a grade cell failed, where an empty cell or a good grade failed for ``skipped``."""
+
+    def explain(cell: str) -> str:
+        if not cell.strip():
+            return "missing grade"
+        if not check_grade(pd.Series([cell], dtype=object)).bad[0]:
+            return "a skipped judgment has no grade"
+        return reason(cell)
+
+    return explain
 
 
 def _read_qrels(path: Path, rater: str | None) -> Table:
@@ -251,6 +264,8 @@ def _finish(
     collect(records, {columns.get(name, name): check for name, check in checks.items()}, problems)
     frame = pd.DataFrame({name: check.values.to_numpy() for name, check in checks.items()})
     for key in keys:
-        report_duplicates(records, frame, list(key), noun, problems)
+        # a row whose key cell failed its check holds a placeholder there, not a repeat
+        unreadable = np.logical_or.reduce([checks[name].bad for name in key])
+        report_duplicates(records, frame, list(key), noun, problems, skip=unreadable)
     problems.raise_if_any()
     return Table(records, frame)

@@ -16,6 +16,7 @@ from judge_app.io.errors import MAX_PROBLEMS, ProblemList
 from judge_app.io.records import Records
 
 ID_MAX_LENGTH = 255
+WHOLE_MAX = 2**31 - 1  # the largest INTEGER of PostgreSQL (ranks, durations)
 TRUE_WORDS = {"true", "1", "yes", "y", "t"}
 FALSE_WORDS = {"false", "0", "no", "n", "f", ""}
 
@@ -63,8 +64,7 @@ def check_whole(
     finite = np.isfinite(numbers.to_numpy())
     whole = finite & (np.floor(numbers.to_numpy()) == numbers.to_numpy())
     in_range = numbers.to_numpy() >= low
-    if high is not None:
-        in_range &= numbers.to_numpy() <= high
+    in_range &= numbers.to_numpy() <= (high if high is not None else WHOLE_MAX)
     bad = ~(whole & in_range)
     span = f"{low}–{high}" if high is not None else f"{low} or more"
 
@@ -77,6 +77,8 @@ def check_whole(
             return f"{text!r} is not a {noun} (a whole number {span})"
         if number != np.floor(number):
             return f"{noun} {text} is not a whole number"
+        if high is None and number > WHOLE_MAX:
+            return f"{noun} {text} is too large (at most {WHOLE_MAX})"
         return f"{noun} {text} is outside {span}"
 
     values = pd.Series(np.where(bad, 0, numbers.fillna(0)).astype("int64"), index=cells.index)
@@ -130,10 +132,19 @@ def collect(records: Records, checks: dict[str, Check], problems: ProblemList) -
 
 
 def report_duplicates(
-    records: Records, frame: pd.DataFrame, key: list[str], describe: str, problems: ProblemList
+    records: Records,
+    frame: pd.DataFrame,
+    key: list[str],
+    describe: str,
+    problems: ProblemList,
+    skip: np.ndarray | None = None,
 ) -> None:
-    """A problem for every row whose ``key`` repeats an earlier row's."""
-    repeated = frame.duplicated(subset=key, keep=False).to_numpy()
+    """A problem for every row whose ``key`` repeats an earlier row's (rows in ``skip`` aside)."""
+    if skip is None:
+        repeated = frame.duplicated(subset=key, keep=False).to_numpy()
+    else:
+        repeated = np.zeros(len(frame), dtype=bool)
+        repeated[~skip] = frame[~skip].duplicated(subset=key, keep=False).to_numpy()
     if not repeated.any():
         return
     subset = frame.loc[repeated, key]

@@ -8,21 +8,19 @@ in seconds. Every function runs inside the caller's transaction and does not com
 from __future__ import annotations
 
 import itertools
+from contextlib import contextmanager
+from datetime import datetime
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
 from sqlalchemy import (
-    Boolean,
     DateTime,
-    Integer,
-    and_,
     column,
     delete,
     func,
     literal,
-    or_,
     select,
     table,
     update,
@@ -69,26 +67,32 @@ def copy_rows(
     rows: Iterable[tuple],
     total: int,
     progress: Progress | None = None,
+    constants: dict[str, str] | None = None,
 ) -> None:
-    """Insert plain rows into a table by the driver's fastest path, reporting progress."""
-    connection = session.connection()
-    dbapi = connection.connection.dbapi_connection
-    cursor = dbapi.cursor()
-    names = ", ".join(columns)
+    """Insert plain rows into a table by the driver's fastest path, reporting progress.
+
+    ``constants`` are columns with the same text value in every row (written into the
+    statement once rather than bound a million times).
+    """
+    constants = constants or {}
+    cursor = session.connection().connection.dbapi_connection.cursor()
+    names = ", ".join([*columns, *constants])
     iterator = iter(rows)
     done = 0
     try:
         if _is_sqlite(session):
-            sql = f"INSERT INTO {table_name} ({names}) VALUES ({', '.join('?' * len(columns))})"
+            fixed = ["'" + value.replace("'", "''") + "'" for value in constants.values()]
+            sql = f"INSERT INTO {table_name} ({names}) VALUES ({', '.join(['?'] * len(columns) + fixed)})"
             while chunk := list(itertools.islice(iterator, CHUNK)):
                 cursor.executemany(sql, chunk)
                 done += len(chunk)
                 if progress:
                     progress(done, total)
         else:
+            extra = tuple(constants.values())
             with cursor.copy(f"COPY {table_name} ({names}) FROM STDIN") as copy:
                 for done, row in enumerate(iterator, start=1):
-                    copy.write_row(row)
+                    copy.write_row(row + extra)
                     if progress and done % CHUNK == 0:
                         progress(done, total)
             if progress:
@@ -97,59 +101,42 @@ def copy_rows(
         cursor.close()
 
 
-class Stage:
-    """A temporary table holding rows to be merged into the real tables by SQL."""
-
-    def __init__(self, session: Session, columns: dict[str, str]) -> None:
-        self.session = session
-        self.name = f"stage_{uuid.uuid4().hex[:12]}"
-        sqlite_db = _is_sqlite(session)
-        types = {
-            "text": "TEXT",
-            "int": "BIGINT",
-            "float": "DOUBLE PRECISION",
-            "bool": "BOOLEAN",
-            "time": "TEXT" if sqlite_db else "TIMESTAMP",
-        }
-        ddl = ", ".join(f"{name} {types[kind]}" for name, kind in columns.items())
-        session.connection().exec_driver_sql(f"CREATE TEMPORARY TABLE {self.name} ({ddl})")
-        self.columns = list(columns)
-        self.table: TableClause = table(self.name, *(column(name) for name in columns))
-
-    def load(self, frame: pd.DataFrame, progress: Progress | None = None) -> None:
-        rows = zip(*(_values(frame[name]) for name in self.columns))
-        copy_rows(self.session, self.name, self.columns, rows, len(frame), progress)
-
-    def drop(self) -> None:
-        self.session.connection().exec_driver_sql(f"DROP TABLE {self.name}")
-
-    def __enter__(self) -> Stage:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.drop()
+@contextmanager
+def _staged_keys(session: Session, keys: Sequence[str]) -> Iterator[TableClause]:
+    """A temporary one-column table (``external_id``) holding ``keys``, dropped afterwards."""
+    name = f"stage_{uuid.uuid4().hex[:12]}"
+    connection = session.connection()
+    connection.exec_driver_sql(f"CREATE TEMPORARY TABLE {name} (external_id TEXT)")
+    try:
+        copy_rows(session, name, ["external_id"], ((key,) for key in keys), len(keys))
+        yield table(name, column("external_id"))
+    finally:
+        connection.exec_driver_sql(f"DROP TABLE {name}")
 
 
-def _id_map(session: Session, model: type, key: str, external_ids: Iterable[str], create: bool) -> dict[str, int]:
+def _id_map(
+    session: Session, model: type, key: str, external_ids: Iterable[str], create: bool
+) -> dict[str, int]:
     """Ids of the rows whose ``key`` is among ``external_ids``; missing ones created if asked.
 
     Creation is insert-or-ignore, so two imports creating the same row at once do not collide.
     """
-    wanted = pd.Series(pd.unique(pd.Series(list(external_ids), dtype=object)), dtype=object)
-    if wanted.empty:
+    if not isinstance(external_ids, pd.Series):
+        external_ids = pd.Series(list(external_ids), dtype=object)
+    wanted = _values(external_ids.drop_duplicates())
+    if not wanted:
         return {}
     key_column = getattr(model, key)
-    with Stage(session, {"external_id": "text"}) as stage:
-        stage.load(pd.DataFrame({"external_id": wanted}))
+    with _staged_keys(session, wanted) as stage:
         if create:
             names = [key] + (["created_at"] if hasattr(model, "created_at") else [])
-            chosen = [stage.table.c.external_id] + (
+            chosen = [stage.c.external_id] + (
                 [literal(utcnow(), DateTime)] if hasattr(model, "created_at") else []
             )
             insert = _insert(session)(model).from_select(names, select(*chosen).where(literal(True)))
             session.execute(insert.on_conflict_do_nothing(index_elements=[key]))
         rows = session.execute(
-            select(key_column, model.id).join(stage.table, stage.table.c.external_id == key_column)
+            select(key_column, model.id).join(stage, stage.c.external_id == key_column)
         )
         return {key: id_ for key, id_ in rows}
 
@@ -255,116 +242,97 @@ def import_judgments(
 
     ``frame`` has ``query_id, doc_id, rater, grade, skipped, note`` and may have
     ``judged_at`` and ``duration_ms``. A row equal to the stored judgment changes nothing.
+    New judgments go straight into the table by the driver's bulk path and their events are
+    derived from them in SQL; changed ones are updated by primary key.
     """
-    queries = query_ids(session, frame["query_id"])
-    documents = document_ids(session, frame["doc_id"])
-    raters = rater_ids(session, frame["rater"])
     now = utcnow()
-    staged = pd.DataFrame(
+    raters = rater_ids(session, frame["rater"])
+    incoming = pd.DataFrame(
         {
-            "rater_id": frame["rater"].map(raters),
-            "query_id": frame["query_id"].map(queries),
-            "document_id": frame["doc_id"].map(documents),
-            "grade": frame["grade"].astype("Int64"),
-            "skipped": frame["skipped"].astype(bool),
-            "note": frame["note"],
-            "judged_at": _timestamps(frame.get("judged_at"), len(frame)),
-            "duration_ms": frame["duration_ms"] if "duration_ms" in frame else None,
+            "rater_id": frame["rater"].map(raters).to_numpy(),
+            "query_id": frame["query_id"].map(query_ids(session, frame["query_id"])).to_numpy(),
+            "document_id": frame["doc_id"].map(document_ids(session, frame["doc_id"])).to_numpy(),
+            "grade": frame["grade"].astype("Int64").to_numpy(),
+            "skipped": frame["skipped"].astype(bool).to_numpy(),
+            "note": _values(frame["note"]),
         }
     )
-    kinds = {
-        "rater_id": "int",
-        "query_id": "int",
-        "document_id": "int",
-        "grade": "int",
-        "skipped": "bool",
-        "note": "text",
-        "judged_at": "time",
-        "duration_ms": "int",
-    }
-    before = session.scalar(select(func.count()).select_from(Judgment)) or 0
-    with Stage(session, kinds) as stage:
-        stage.load(staged, progress)
-        s = stage.table.c
-        grade, skipped = s.grade.cast(Integer), s.skipped.cast(Boolean)
-        old = Judgment.__table__.alias("old")
-        differs = or_(
-            old.c.id.is_(None),
-            old.c.grade.is_distinct_from(grade),
-            old.c.skipped != skipped,
-            old.c.note.is_distinct_from(s.note),
+    now_text = now.strftime(SQLITE_TIME_FORMAT)
+    constants = {"judged_at": now_text}
+    if "judged_at" in frame and frame["judged_at"].notna().any():
+        times = frame["judged_at"].dt.strftime(SQLITE_TIME_FORMAT)
+        incoming["judged_at"] = times.astype(object).where(frame["judged_at"].notna(), now_text).to_numpy()
+        constants = {}
+    if "duration_ms" in frame and frame["duration_ms"].notna().any():
+        incoming["duration_ms"] = frame["duration_ms"].astype("Int64").to_numpy()
+    existing = _stored_judgments(session, list(raters.values()))
+    if existing.empty:
+        new, changed = incoming, incoming.iloc[:0]
+    else:
+        merged = incoming.merge(existing, how="left", on=JUDGMENT_KEY, validate="one_to_one")
+        is_new = merged["id"].isna().to_numpy()
+        differs = (
+            _differ(merged["grade"], merged["old_grade"])
+            | _differ(merged["skipped"], merged["old_skipped"])
+            | _differ(merged["note"], merged["old_note"])
         )
-        source = stage.table.outerjoin(
-            old,
-            and_(
-                old.c.rater_id == s.rater_id,
-                old.c.query_id == s.query_id,
-                old.c.document_id == s.document_id,
-            ),
+        new, changed = merged[is_new][incoming.columns], merged[~is_new & differs]
+    last_judgment = session.scalar(select(func.max(Judgment.id))) or 0
+    columns = list(incoming.columns)
+    rows = zip(*(_values(new[name]) for name in columns))
+    copy_rows(session, Judgment.__tablename__, columns, rows, len(new), progress, constants)
+    added_events = select(
+        Judgment.rater_id, Judgment.query_id, Judgment.document_id, literal(action),
+        Judgment.grade, Judgment.skipped, Judgment.note, literal(now, DateTime),
+    ).where(Judgment.id > last_judgment)  # fmt: skip
+    session.execute(
+        JudgmentEvent.__table__.insert().from_select(
+            ["rater_id", "query_id", "document_id", "action", "new_grade", "new_skipped",
+             "new_note", "at"],
+            added_events,
         )
-        events = select(
-            s.rater_id,
-            s.query_id,
-            s.document_id,
-            literal(action),
-            old.c.grade,
-            old.c.skipped,
-            old.c.note,
-            grade,
-            skipped,
-            s.note,
-            literal(now, DateTime),
-        ).select_from(source).where(differs)
-        event_columns = [
-            "rater_id", "query_id", "document_id", "action", "old_grade", "old_skipped",
-            "old_note", "new_grade", "new_skipped", "new_note", "at",
-        ]  # fmt: skip
-        last_event = session.scalar(select(func.max(JudgmentEvent.id))) or 0
-        session.execute(JudgmentEvent.__table__.insert().from_select(event_columns, events))
-        written = session.scalar(
-            select(func.count()).where(JudgmentEvent.id > last_event)
-        ) or 0
-        judged_at = func.coalesce(_staged_time(s.judged_at, session), literal(now, DateTime))
-        rows = select(
-            s.rater_id, s.query_id, s.document_id, grade, skipped, s.note, judged_at,
-            s.duration_ms.cast(Integer),
-        ).where(literal(True))  # fmt: skip
-        insert = _insert(session)(Judgment).from_select(
-            ["rater_id", "query_id", "document_id", "grade", "skipped", "note", "judged_at",
-             "duration_ms"],
-            rows,
-        )  # fmt: skip
-        excluded = insert.excluded
-        target = Judgment.__table__.c
-        session.execute(
-            insert.on_conflict_do_update(
-                index_elements=["rater_id", "query_id", "document_id"],
-                set_={
-                    name: excluded[name]
-                    for name in ("grade", "skipped", "note", "judged_at", "duration_ms")
-                },
-                where=or_(
-                    target.grade.is_distinct_from(excluded.grade),
-                    target.skipped != excluded.skipped,
-                    target.note.is_distinct_from(excluded.note),
-                ),
-            )
-        )
-    after = session.scalar(select(func.count()).select_from(Judgment)) or 0
-    added = after - before
-    return JudgmentCounts(added, written - added, len(frame) - written)
+    )  # fmt: skip
+    if len(changed):
+        _apply_changes(session, changed, action, now)
+    return JudgmentCounts(len(new), len(changed), len(frame) - len(new) - len(changed))
 
 
-def _timestamps(values: pd.Series | None, count: int) -> pd.Series:
-    """Judgment times as staged text (None where the file gave none)."""
-    if values is None:
-        return pd.Series([None] * count, dtype=object)
-    text = values.dt.strftime(SQLITE_TIME_FORMAT)
-    return text.astype(object).where(values.notna(), None)
+JUDGMENT_KEY = ["rater_id", "query_id", "document_id"]
 
 
-def _staged_time(expression, session: Session):  # type: ignore[no-untyped-def]
-    """A staged time as the DateTime the column holds (text on SQLite, a timestamp elsewhere)."""
-    if _is_sqlite(session):
-        return expression
-    return expression.cast(DateTime)
+def _stored_judgments(session: Session, rater_ids: list[int]) -> pd.DataFrame:
+    """The stored judgments of these raters: key, id and the state (as ``old_*``)."""
+    statement = select(
+        Judgment.rater_id, Judgment.query_id, Judgment.document_id, Judgment.id,
+        Judgment.grade.label("old_grade"), Judgment.skipped.label("old_skipped"),
+        Judgment.note.label("old_note"),
+    ).where(Judgment.rater_id.in_(rater_ids))  # fmt: skip
+    frame = pd.read_sql(statement, session.connection())
+    return frame.astype({"old_grade": "Int64", "old_skipped": bool})
+
+
+def _differ(left: pd.Series, right: pd.Series) -> pd.Series:
+    """Element-wise "not the same value", a missing value being equal only to another."""
+    a = left.to_numpy(dtype=object, na_value=None)
+    b = right.to_numpy(dtype=object, na_value=None)
+    return pd.Series(a != b, index=left.index)
+
+
+def _apply_changes(session: Session, changed: pd.DataFrame, action: str, now: datetime) -> None:
+    """Update changed judgments by primary key and append their events."""
+    fields = ["id", "grade", "skipped", "note"]
+    fields += [name for name in ("judged_at", "duration_ms") if name in changed]
+    updates = [dict(zip(fields, row)) for row in zip(*(_values(changed[name]) for name in fields))]
+    for row in updates:
+        text = row.get("judged_at")
+        row["judged_at"] = datetime.strptime(text, SQLITE_TIME_FORMAT) if text else now
+        row.setdefault("duration_ms", None)
+    session.execute(update(Judgment), updates)
+    columns = ["rater_id", "query_id", "document_id", "action", "old_grade", "old_skipped",
+               "old_note", "new_grade", "new_skipped", "new_note", "at"]  # fmt: skip
+    frame = changed.assign(action=action, at=now, new_grade=changed["grade"],
+                           new_skipped=changed["skipped"], new_note=changed["note"])  # fmt: skip
+    session.execute(
+        JudgmentEvent.__table__.insert(),
+        [dict(zip(columns, row)) for row in zip(*(_values(frame[name]) for name in columns))],
+    )

@@ -16,6 +16,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -106,14 +107,14 @@ class Judgment(Base):
 
     __tablename__ = "judgment"
     __table_args__ = (
-        UniqueConstraint("rater_id", "query_id", "document_id"),
+        # (query, document) first: the same index finds all raters' judgments of a pair
+        UniqueConstraint("query_id", "document_id", "rater_id"),
         CheckConstraint(_grade_check("grade"), name="grade_range"),
         CheckConstraint(
             "(skipped AND grade IS NULL) OR (NOT skipped AND grade IS NOT NULL)",
             name="grade_or_skipped",
         ),
         CheckConstraint("duration_ms IS NULL OR duration_ms >= 0", name="duration_positive"),
-        Index(None, "query_id", "document_id"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -144,7 +145,13 @@ class JudgmentEvent(Base):
             name="action_known",
         ),
         Index(None, "rater_id", "id"),
-        Index(None, "query_id", "document_id"),
+        # only undo and redo events revert another: index just those rows
+        Index(
+            None,
+            "reverts",
+            sqlite_where=text("reverts IS NOT NULL"),
+            postgresql_where=text("reverts IS NOT NULL"),
+        ),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -159,7 +166,7 @@ class JudgmentEvent(Base):
     new_skipped: Mapped[bool | None] = mapped_column(Boolean)
     new_note: Mapped[str | None] = mapped_column(Text)
     at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
-    reverts: Mapped[int | None] = mapped_column(ForeignKey("judgment_event.id"), index=True)
+    reverts: Mapped[int | None] = mapped_column(ForeignKey("judgment_event.id"))
 
 
 class Assignment(Base):

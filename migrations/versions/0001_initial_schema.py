@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises: 
-Create Date: 2026-11-22 03:08:13.965540
+Create Date: 2026-11-22 03:39:24.126849
 """
 
 from alembic import op
@@ -80,10 +80,8 @@ def upgrade() -> None:
     sa.ForeignKeyConstraint(['query_id'], ['query.id'], name=op.f('fk_judgment_query_id_query')),
     sa.ForeignKeyConstraint(['rater_id'], ['rater.id'], name=op.f('fk_judgment_rater_id_rater')),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_judgment')),
-    sa.UniqueConstraint('rater_id', 'query_id', 'document_id', name=op.f('uq_judgment_rater_id_query_id_document_id'))
+    sa.UniqueConstraint('query_id', 'document_id', 'rater_id', name=op.f('uq_judgment_query_id_document_id_rater_id'))
     )
-    with op.batch_alter_table('judgment', schema=None) as batch_op:
-        batch_op.create_index(batch_op.f('ix_judgment_query_id_document_id'), ['query_id', 'document_id'], unique=False)
     op.create_table('judgment_event',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('rater_id', sa.Integer(), nullable=False),
@@ -108,9 +106,8 @@ def upgrade() -> None:
     sa.PrimaryKeyConstraint('id', name=op.f('pk_judgment_event'))
     )
     with op.batch_alter_table('judgment_event', schema=None) as batch_op:
-        batch_op.create_index(batch_op.f('ix_judgment_event_query_id_document_id'), ['query_id', 'document_id'], unique=False)
         batch_op.create_index(batch_op.f('ix_judgment_event_rater_id_id'), ['rater_id', 'id'], unique=False)
-        batch_op.create_index(batch_op.f('ix_judgment_event_reverts'), ['reverts'], unique=False)
+        batch_op.create_index(batch_op.f('ix_judgment_event_reverts'), ['reverts'], unique=False, sqlite_where=sa.text('reverts IS NOT NULL'), postgresql_where=sa.text('reverts IS NOT NULL'))
     op.create_table('result',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('run_id', sa.Integer(), nullable=False),
@@ -136,12 +133,9 @@ def downgrade() -> None:
         batch_op.drop_index(batch_op.f('ix_result_query_id'))
     op.drop_table('result')
     with op.batch_alter_table('judgment_event', schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f('ix_judgment_event_reverts'))
+        batch_op.drop_index(batch_op.f('ix_judgment_event_reverts'), sqlite_where=sa.text('reverts IS NOT NULL'), postgresql_where=sa.text('reverts IS NOT NULL'))
         batch_op.drop_index(batch_op.f('ix_judgment_event_rater_id_id'))
-        batch_op.drop_index(batch_op.f('ix_judgment_event_query_id_document_id'))
     op.drop_table('judgment_event')
-    with op.batch_alter_table('judgment', schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f('ix_judgment_query_id_document_id'))
     op.drop_table('judgment')
     op.drop_table('assignment')
     op.drop_table('setting')
