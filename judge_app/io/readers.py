@@ -79,9 +79,10 @@ def _find_columns(
 
 
 def _cells(records: Records, columns: dict[str, str], name: str) -> pd.Series:
+    """The file's cells of column ``name`` as strings ("" everywhere if the file lacks it)."""
     if name in columns:
-        return records.frame[columns[name]].astype(str)
-    return pd.Series([""] * len(records.frame), index=records.frame.index, dtype=object)
+        return records.frame[columns[name]].astype("str")
+    return _constant(records, "")
 
 
 def read_queries(path: Path) -> Table:
@@ -240,7 +241,7 @@ def _qrels_grade_reason(reason: Callable[[str], str]) -> Callable[[str], str]:
 
 
 def _constant(records: Records, value: str | None) -> pd.Series:
-    return pd.Series([value or ""] * len(records.frame), index=records.frame.index, dtype=object)
+    return pd.Series(value or "", index=records.frame.index, dtype="str")
 
 
 def _restore_inert(frame: pd.DataFrame) -> pd.DataFrame:
@@ -262,7 +263,7 @@ def _finish(
 ) -> Table:
     """Report failed cells and repeated keys, or return the typed table."""
     collect(records, {columns.get(name, name): check for name, check in checks.items()}, problems)
-    frame = pd.DataFrame({name: check.values.to_numpy() for name, check in checks.items()})
+    frame = pd.DataFrame({name: check.values for name, check in checks.items()})
     for key in keys:
         # a row whose key cell failed its check holds a placeholder there, not a repeat
         unreadable = np.logical_or.reduce([checks[name].bad for name in key])

@@ -249,6 +249,6 @@ def read_whitespace(path: Path, fields: int, names: list[str]) -> Records:
         lines.append(number)
     if problems:
         raise ImportFileError(problems)
-    frame = pd.DataFrame(rows, columns=names, dtype=object)
+    frame = pd.DataFrame(rows, columns=names, dtype="str")
     line_array = np.array(lines, dtype=np.int64)
     return Records(path, frame, lambda: line_array)

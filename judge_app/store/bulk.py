@@ -14,12 +14,12 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 from sqlalchemy import (
     DateTime,
     column,
     delete,
-    func,
     literal,
     select,
     table,
@@ -112,6 +112,12 @@ def _staged_keys(session: Session, keys: Sequence[str]) -> Iterator[TableClause]
         yield table(name, column("external_id"))
     finally:
         connection.exec_driver_sql(f"DROP TABLE {name}")
+
+
+def _mapped(keys: pd.Series, ids: dict[str, int]) -> np.ndarray:
+    """``ids[key]`` for every key (factorised: each distinct key is looked up once)."""
+    codes, uniques = pd.factorize(keys)
+    return np.array([ids[key] for key in uniques], dtype=np.int64)[codes]
 
 
 def _id_map(
@@ -221,8 +227,8 @@ def replace_run(
     documents = document_ids(session, results["doc_id"])
     rows = zip(
         itertools.repeat(run.id),
-        results["query_id"].map(queries).tolist(),
-        results["doc_id"].map(documents).tolist(),
+        _mapped(results["query_id"], queries).tolist(),
+        _mapped(results["doc_id"], documents).tolist(),
         results["rank"].astype("int64").tolist(),
         _values(results["score"]),
     )
@@ -238,20 +244,21 @@ def import_judgments(
     action: str = "import",
     progress: Progress | None = None,
 ) -> JudgmentCounts:
-    """Add or update judgments, appending one history event per judgment added or changed.
+    """Add or update judgments; each judgment changed appends an event to the history.
 
     ``frame`` has ``query_id, doc_id, rater, grade, skipped, note`` and may have
     ``judged_at`` and ``duration_ms``. A row equal to the stored judgment changes nothing.
-    New judgments go straight into the table by the driver's bulk path and their events are
-    derived from them in SQL; changed ones are updated by primary key.
+    A judgment an import adds has no event: it enters as it is (and a later change's event
+    holds it as the old state), so a million-row import writes a million rows, not two
+    million. New judgments go in by the driver's bulk path; changed ones by primary key.
     """
     now = utcnow()
     raters = rater_ids(session, frame["rater"])
     incoming = pd.DataFrame(
         {
-            "rater_id": frame["rater"].map(raters).to_numpy(),
-            "query_id": frame["query_id"].map(query_ids(session, frame["query_id"])).to_numpy(),
-            "document_id": frame["doc_id"].map(document_ids(session, frame["doc_id"])).to_numpy(),
+            "rater_id": _mapped(frame["rater"], raters),
+            "query_id": _mapped(frame["query_id"], query_ids(session, frame["query_id"])),
+            "document_id": _mapped(frame["doc_id"], document_ids(session, frame["doc_id"])),
             "grade": frame["grade"].astype("Int64").to_numpy(),
             "skipped": frame["skipped"].astype(bool).to_numpy(),
             "note": _values(frame["note"]),
@@ -277,21 +284,9 @@ def import_judgments(
             | _differ(merged["note"], merged["old_note"])
         )
         new, changed = merged[is_new][incoming.columns], merged[~is_new & differs]
-    last_judgment = session.scalar(select(func.max(Judgment.id))) or 0
     columns = list(incoming.columns)
     rows = zip(*(_values(new[name]) for name in columns))
     copy_rows(session, Judgment.__tablename__, columns, rows, len(new), progress, constants)
-    added_events = select(
-        Judgment.rater_id, Judgment.query_id, Judgment.document_id, literal(action),
-        Judgment.grade, Judgment.skipped, Judgment.note, literal(now, DateTime),
-    ).where(Judgment.id > last_judgment)  # fmt: skip
-    session.execute(
-        JudgmentEvent.__table__.insert().from_select(
-            ["rater_id", "query_id", "document_id", "action", "new_grade", "new_skipped",
-             "new_note", "at"],
-            added_events,
-        )
-    )  # fmt: skip
     if len(changed):
         _apply_changes(session, changed, action, now)
     return JudgmentCounts(len(new), len(changed), len(frame) - len(new) - len(changed))
