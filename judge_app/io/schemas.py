@@ -140,7 +140,7 @@ def report_duplicates(
     skip: np.ndarray | None = None,
 ) -> None:
     """A problem for every row whose ``key`` repeats an earlier row's (rows in ``skip`` aside)."""
-    if skip is None:
+    if skip is None or not skip.any():
         repeated = frame.duplicated(subset=key, keep=False).to_numpy()
     else:
         repeated = np.zeros(len(frame), dtype=bool)

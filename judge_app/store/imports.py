@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
+from sqlalchemy.orm import Session
 
 from judge_app.io import readers
-from judge_app.io.errors import ImportFileError, ProblemList
+from judge_app.io.errors import MAX_PROBLEMS, ImportFileError, ProblemList
 from judge_app.io.readers import Table
 from judge_app.store import bulk
 from judge_app.store.database import Database
@@ -57,8 +58,8 @@ def read_inputs(
     inputs = Inputs()
     problems = ProblemList()
     reads = {
-        "queries": (queries, lambda path: readers.read_queries(path)),
-        "documents": (documents, lambda path: readers.read_documents(path)),
+        "queries": (queries, readers.read_queries),
+        "documents": (documents, readers.read_documents),
         "run": (run, lambda path: readers.read_results(path, run_name)),
         "judgments": (judgments, lambda path: readers.read_judgments(path, rater)),
     }
@@ -75,7 +76,7 @@ def read_inputs(
     return inputs
 
 
-def _check_known(session, inputs: Inputs) -> None:  # type: ignore[no-untyped-def]
+def _check_known(session: Session, inputs: Inputs) -> None:
     """Under --strict: every query and document named must be in the database or the files."""
     problems = ProblemList()
     given_queries = set(inputs.queries.frame["query_id"]) if inputs.queries else set()
@@ -92,13 +93,13 @@ def _check_known(session, inputs: Inputs) -> None:  # type: ignore[no-untyped-de
             if not unknown:
                 continue
             rows = table.frame.index[table.frame[key].isin(unknown)]
-            for row in rows[:20]:
+            for row in rows[:MAX_PROBLEMS]:
                 problems.add(
                     table.records.problem(
                         int(row), key, f"unknown {noun} {table.frame[key].iat[row]!r} (--strict)"
                     )
                 )
-            problems.total += max(len(rows) - 20, 0)
+            problems.total += max(len(rows) - MAX_PROBLEMS, 0)
     problems.raise_if_any()
 
 
@@ -153,7 +154,7 @@ def write_inputs(
     return summary
 
 
-def _fill_texts(session, frame: pd.DataFrame) -> None:  # type: ignore[no-untyped-def]
+def _fill_texts(session: Session, frame: pd.DataFrame) -> None:
     """Give queries and documents created by a judgments export their text back."""
     for key, column, model, field_name in (
         ("query_id", "query_text", Query, "text"),
