@@ -15,10 +15,11 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from snapshots import snapshot
 
 from judge_app.io.errors import ImportFileError
 from judge_app.store import reads
-from judge_app.store.database import Database, open_database
+from judge_app.store.database import open_database
 from judge_app.store.imports import import_files
 
 INERT_PREFIXES = ("=", "+", "-", "@", "\t", "\r", "'")
@@ -65,22 +66,6 @@ def _fresh_database(template: Path | None = None):  # type: ignore[no-untyped-de
             yield db, Path(folder)
         finally:
             db.close()
-
-
-def _rows(frame: pd.DataFrame) -> list[dict[str, object]]:
-    return frame.astype(object).where(frame.notna(), None).to_dict("records")
-
-
-def _snapshot(db: Database) -> tuple:
-    with db.reading() as session:
-        return (
-            reads.table_counts(session),
-            _rows(reads.queries_frame(session)),
-            _rows(reads.documents_frame(session)),
-            _rows(reads.results_frame(session)),
-            _rows(reads.judgments_frame(session)),
-            _rows(reads.history_frame(session)),
-        )
 
 
 # --- (a) arbitrary bytes ----------------------------------------------------------------------
@@ -169,7 +154,7 @@ def test_random_bytes_import_or_are_refused_without_change(
     with _fresh_database(template) as (db, folder):
         path = folder / f"input{extension}"
         path.write_bytes(content)
-        before = _snapshot(db)
+        before = snapshot(db)
         try:
             import_files(db, **{kind: path}, **options)
         except ImportFileError as error:
@@ -181,9 +166,9 @@ def test_random_bytes_import_or_are_refused_without_change(
                 lines = content.count(b"\n") + content.count(b"\r") + 1
                 assert problem.line is None or 1 <= problem.line <= lines
                 assert problem.reason
-            assert _snapshot(db) == before
+            assert snapshot(db) == before
         else:
-            after = _snapshot(db)
+            after = snapshot(db)
             # an import never removes a query, document, rater or judgment
             for name in ("queries", "documents", "raters", "judgments", "judgment events"):
                 assert after[0][name] >= before[0][name]
@@ -256,7 +241,7 @@ def _csv_with_lines(rows: list[tuple]) -> tuple[str, list[int]]:
 
 @settings(FUZZ, max_examples=100)
 @given(rows=ROWS)
-def test_generated_judgment_rows(rows: list[tuple]) -> None:
+def test_generated_judgmentrows(rows: list[tuple]) -> None:
     text, lines = _csv_with_lines(rows)
     expected = []
     first_bad = None

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from snapshots import rows, snapshot
 
 from judge_app.io.errors import MAX_PROBLEMS, ImportFileError
 from judge_app.io.readers import read_judgments, read_results
@@ -50,23 +51,6 @@ def _write(path: Path, content: str | bytes) -> Path:
     return path
 
 
-def _rows(frame: pd.DataFrame) -> list[dict[str, object]]:
-    """A frame's rows with every missing value (None, NaN, NaT, NA) as None."""
-    return frame.astype(object).where(frame.notna(), None).to_dict("records")
-
-
-def _snapshot(db: Database) -> tuple:
-    with db.reading() as session:
-        return (
-            reads.table_counts(session),
-            _rows(reads.queries_frame(session)),
-            _rows(reads.documents_frame(session)),
-            _rows(reads.results_frame(session)),
-            _rows(reads.judgments_frame(session)),
-            _rows(reads.history_frame(session)),
-        )
-
-
 def _counts(db: Database) -> dict[str, int]:
     with db.reading() as session:
         return reads.table_counts(session)
@@ -74,10 +58,10 @@ def _counts(db: Database) -> dict[str, int]:
 
 def _refused(db: Database, **files) -> ImportFileError:  # type: ignore[no-untyped-def]
     """Import ``files``, expecting ImportFileError and no change at all to the database."""
-    before = _snapshot(db)
+    before = snapshot(db)
     with pytest.raises(ImportFileError) as info:
         import_files(db, **files)
-    assert _snapshot(db) == before
+    assert snapshot(db) == before
     return info.value
 
 
@@ -470,8 +454,8 @@ def test_every_kind_of_file_in_every_format(db: Database, tmp_path: Path, extens
     assert "run 'bm25', 3 results for 2 queries" in str(summary)
     assert "3 judgments added, 0 changed, 0 unchanged" in str(summary)
     with db.reading() as session:
-        got_queries = _rows(reads.queries_frame(session))
-        got_documents = _rows(reads.documents_frame(session))
+        got_queries = rows(reads.queries_frame(session))
+        got_documents = rows(reads.documents_frame(session))
         got_results = reads.results_frame(session)
         got_judgments = reads.judgments_frame(session)
     assert got_queries == [
@@ -488,7 +472,7 @@ def test_every_kind_of_file_in_every_format(db: Database, tmp_path: Path, extens
     assert got_results["score"].tolist()[:2] == [2.5, 1.25]
     assert pd.isna(got_results["score"].iloc[2])
     columns = ["query_id", "doc_id", "rater", "grade", "skipped", "note"]
-    assert [[row[name] for name in columns] for row in _rows(got_judgments)] == [
+    assert [[row[name] for name in columns] for row in rows(got_judgments)] == [
         ["q1", "d1", "alice", 3, False, "ok"],
         ["q1", "d2", "bob", 0, False, None],
         ["q2", "d1", "alice", 2, False, "=1+1"],
@@ -619,12 +603,12 @@ def test_reimport_of_the_same_judgments_is_idempotent(db: Database, tmp_path: Pa
     )
     first = import_files(db, judgments=path)
     assert f"{path}: 3 judgments added, 0 changed, 0 unchanged" in str(first)
-    before = _snapshot(db)
+    before = snapshot(db)
     assert before[0]["judgments"] == 3
     assert before[0]["judgment events"] == 0  # a judgment an import adds enters as it is
     second = import_files(db, judgments=path)
     assert str(second) == f"{path}: 0 judgments added, 0 changed, 3 unchanged"
-    assert _snapshot(db) == before
+    assert snapshot(db) == before
 
 
 def test_changing_one_grade_updates_it_and_appends_one_event(db: Database, tmp_path: Path) -> None:

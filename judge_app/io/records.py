@@ -74,7 +74,8 @@ def read_text(path: Path) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
-        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        line_start = data.rfind(b"\n", 0, error.start) + 1
+        column = len(data[line_start : error.start].decode("utf-8", errors="replace")) + 1
         byte = data[error.start]
         raise ImportFileError(
             [Problem(name, line, None, f"not UTF-8: byte 0x{byte:02x} at character {column}")]
