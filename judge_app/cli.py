@@ -18,7 +18,12 @@ from judge_app.errors import JudgeAppError
 from judge_app.io.exports import write_judgments_csv, write_qrels
 from judge_app.metrics.aggregation import aggregate_grades, parse_method
 from judge_app.store import Database, open_database, reads
-from judge_app.store.imports import ImportProgress, import_files, read_inputs, write_inputs
+from judge_app.store.imports import (
+    ImportProgress,
+    import_files,
+    read_inputs,
+    write_inputs,
+)
 from judge_app.store.people import all_query_ids, assign_queries, find_rater
 from judge_app.store.settings import scale
 
@@ -46,16 +51,35 @@ def _parser() -> argparse.ArgumentParser:
     load.add_argument("db", metavar="DB")
     load.add_argument("--queries", type=Path, metavar="FILE", help="query_id,text[,description]")
     load.add_argument("--documents", type=Path, metavar="FILE", help="doc_id[,title,url,body]")
-    load.add_argument("--run", type=Path, metavar="FILE", help="query_id,doc_id,rank[,score] or TREC run")
-    load.add_argument("--run-name", metavar="NAME", help="name of the run (default: TREC tag or file name)")
-    load.add_argument("--judgments", type=Path, metavar="FILE", help="query_id,doc_id,rater,grade[,note] or TREC qrels")
-    load.add_argument("--rater", metavar="NAME", help="the rater of a qrels file (or of a file without a rater column)")
-    load.add_argument("--strict", action="store_true", help="refuse queries and documents the database does not know")
+    load.add_argument(
+        "--run", type=Path, metavar="FILE", help="query_id,doc_id,rank[,score] or TREC run"
+    )
+    load.add_argument(
+        "--run-name", metavar="NAME", help="name of the run (default: TREC tag or file name)"
+    )
+    load.add_argument(
+        "--judgments",
+        type=Path,
+        metavar="FILE",
+        help="query_id,doc_id,rater,grade[,note] or TREC qrels",
+    )
+    load.add_argument(
+        "--rater",
+        metavar="NAME",
+        help="the rater of a qrels file (or of a file without a rater column)",
+    )
+    load.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse queries and documents the database does not know",
+    )
 
     export = commands.add_parser("export", help="export judgments as CSV or aggregated qrels")
     export.add_argument("db", metavar="DB")
     target = export.add_mutually_exclusive_group(required=True)
-    target.add_argument("--judgments", type=Path, metavar="OUT.csv", help="one row per rater judgment")
+    target.add_argument(
+        "--judgments", type=Path, metavar="OUT.csv", help="one row per rater judgment"
+    )
     target.add_argument("--qrels", type=Path, metavar="OUT", help="TREC qrels, one grade per pair")
     export.add_argument(
         "--aggregate",
@@ -64,7 +88,9 @@ def _parser() -> argparse.ArgumentParser:
         help="for --qrels: mean (default), median, majority, max, min or rater:NAME",
     )
 
-    info = commands.add_parser("info", help="what the database holds: counts, raters, runs, coverage")
+    info = commands.add_parser(
+        "info", help="what the database holds: counts, raters, runs, coverage"
+    )
     info.add_argument("db", metavar="DB")
 
     demo = commands.add_parser("demo", help="create DB filled with the demo data set")
@@ -121,7 +147,10 @@ def _progress_bar() -> Iterator[ImportProgress | None]:
 def _import(args: argparse.Namespace) -> int:
     files = (args.queries, args.documents, args.run, args.judgments)
     if not any(files):
-        print("judge-app import: give at least one of --queries, --documents, --run, --judgments", file=sys.stderr)
+        print(
+            "judge-app import: give at least one of --queries, --documents, --run, --judgments",
+            file=sys.stderr,
+        )
         return 2
     inputs = read_inputs(
         queries=args.queries,
@@ -151,7 +180,9 @@ def _export(args: argparse.Namespace) -> int:
         return 2
     if method.startswith("rater:") and method[6:] not in set(judgments["rater"]):
         raters = ", ".join(sorted(set(judgments["rater"]))) or "none"
-        print(f"judge-app export: no judgments by {method[6:]!r} (raters: {raters})", file=sys.stderr)
+        print(
+            f"judge-app export: no judgments by {method[6:]!r} (raters: {raters})", file=sys.stderr
+        )
         return 1
     count = write_qrels(aggregate_grades(judgments, method), args.qrels)
     print(f"{args.qrels}: {count} graded pairs ({method})")
@@ -176,7 +207,9 @@ def describe_database(database: Database) -> str:
     if not raters.empty:
         raters = raters.assign(
             active=raters["active"].astype(bool).map({True: "yes", False: "no"}),
-            mean_grade=raters["mean_grade"].map(lambda value: "" if pd.isna(value) else f"{value:.2f}"),
+            mean_grade=raters["mean_grade"].map(
+                lambda value: "" if pd.isna(value) else f"{value:.2f}"
+            ),
         )
         lines += ["", "Raters", _indent(raters.to_string(index=False))]
     if not coverage.empty:

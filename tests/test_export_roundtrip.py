@@ -36,7 +36,7 @@ def _write_jsonl(path: Path, rows: list[dict[str, object]]) -> Path:
 def _populate(db: Database, folder: Path) -> None:
     """Queries, documents and judgments whose ids, texts and notes a spreadsheet would run."""
     queries = [
-        {"query_id": "=SUM(A1:A9)", "text": "=HYPERLINK(\"http://x\")"},
+        {"query_id": "=SUM(A1:A9)", "text": '=HYPERLINK("http://x")'},
         {"query_id": "+q", "text": "\ttab first"},
         {"query_id": "-1", "text": "'quoted text"},
         {"query_id": "@q", "text": "plain, with comma\nand a line break"},
@@ -44,7 +44,7 @@ def _populate(db: Database, folder: Path) -> None:
     ]
     documents = [
         {"doc_id": "=d", "title": "+title"},
-        {"doc_id": "d, \"quoted\"", "title": "-title"},
+        {"doc_id": 'd, "quoted"', "title": "-title"},
         {"doc_id": "'=d", "title": "'=not restored twice"},
         {"doc_id": "d plain", "title": None},
         {"doc_id": "d\u00e9\u4e2d", "title": "title\r\non two lines"},
@@ -71,7 +71,11 @@ def _populate(db: Database, folder: Path) -> None:
                 for r_index, rater in enumerate(raters):
                     if (q_index + d_index + r_index) % 3 == 0:
                         continue
-                    key = (rater_ids[rater], query_ids[query["query_id"]], doc_ids[document["doc_id"]])
+                    key = (
+                        rater_ids[rater],
+                        query_ids[query["query_id"]],
+                        doc_ids[document["doc_id"]],
+                    )
                     grade = (q_index * 7 + d_index * 3 + r_index) % 6
                     judgments.set_grade(session, *key, grade, duration_ms=100 * position or None)
                     note = notes[position % len(notes)]
@@ -95,7 +99,9 @@ def test_judgments_csv_round_trip_is_exact(db: Database, tmp_path: Path) -> None
     original = _judgments(db)
     assert original["skipped"].sum() == 2 and original["grade"].isna().sum() == 2
     assert original["duration_ms"].notna().any() and original["duration_ms"].isna().any()
-    assert original["note"].str.startswith(("=", "+", "-", "@", "'", "\t", "\r"), na=False).sum() >= 6
+    assert (
+        original["note"].str.startswith(("=", "+", "-", "@", "'", "\t", "\r"), na=False).sum() >= 6
+    )
     path = tmp_path / "export.csv"
     assert write_judgments_csv(original, path) == len(original)
 
@@ -138,9 +144,13 @@ def test_exported_cells_are_inert(db: Database, tmp_path: Path) -> None:
                 assert cell == value
     assert checked > 20
     first = next(row for row in rows if row["query_id"] == "'=SUM(A1:A9)")
-    assert first["query_text"] == "'=HYPERLINK(\"http://x\")"
-    assert any(row["doc_id"] == "''=d" and row["doc_title"] == "''=not restored twice" for row in rows)
-    assert any(row["rater"] == "'=alice" for row in rows) and any(row["rater"] == "'@carol" for row in rows)
+    assert first["query_text"] == '\'=HYPERLINK("http://x")'
+    assert any(
+        row["doc_id"] == "''=d" and row["doc_title"] == "''=not restored twice" for row in rows
+    )
+    assert any(row["rater"] == "'=alice" for row in rows) and any(
+        row["rater"] == "'@carol" for row in rows
+    )
     skipped = [row for row in rows if row["skipped"] == "true"]
     assert len(skipped) == 2 and all(row["grade"] == "" for row in skipped)
     assert {row["skipped"] for row in rows} == {"true", "false"}
@@ -160,7 +170,10 @@ def test_export_columns_and_values(db: Database, tmp_path: Path) -> None:
     write_judgments_csv(frame, path)
     assert path.read_bytes().count(b"\r\n") == 2
     lines = path.read_text(encoding="utf-8").splitlines()
-    assert lines[0] == "query_id,query_text,doc_id,doc_title,rater,grade,skipped,note,judged_at,duration_ms"
+    assert (
+        lines[0]
+        == "query_id,query_text,doc_id,doc_title,rater,grade,skipped,note,judged_at,duration_ms"
+    )
     at = frame["judged_at"].iloc[0].strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     assert lines[1:] == [f"q,,d,,r,4,false,,{at},1234"]
 

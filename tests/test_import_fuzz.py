@@ -73,7 +73,12 @@ def _fresh_database(template: Path | None = None):  # type: ignore[no-untyped-de
 HEADERS = {
     "queries": ["query_id,text", "query_id\ttext\tdescription", '{"query_id": '],
     "documents": ["doc_id,title,url,body", "docno\ttitle", '{"doc_id": '],
-    "run": ["query_id,doc_id,rank,score", "qid\tdocno\trank", '{"query_id": "q1", "doc_id": ', "q1 Q0 "],
+    "run": [
+        "query_id,doc_id,rank,score",
+        "qid\tdocno\trank",
+        '{"query_id": "q1", "doc_id": ',
+        "q1 Q0 ",
+    ],
     "judgments": [
         "query_id,doc_id,rater,grade,skipped,note,judged_at,duration_ms",
         "qid\tdocno\trater\trelevance",
@@ -82,7 +87,14 @@ HEADERS = {
     ],
 }
 # characters that matter to the parsers, to build text that gets past the first line
-SYMBOLS = list('q1d2 ,\t\n\r"\'=+-@#{}[]:.e\\0Q5x') + ["\x00", "\xe9", "\u2028", "\ufeff", "null", "true"]
+SYMBOLS = list("q1d2 ,\t\n\r\"'=+-@#{}[]:.e\\0Q5x") + [
+    "\x00",
+    "\xe9",
+    "\u2028",
+    "\ufeff",
+    "null",
+    "true",
+]
 # cells of nearly right rows
 TOKENS = ["q1", "q2", "d1", "d9", "0", "1", "2", "3", "5", "1.5", "-1", "7", "", " ", "r", "fuzz", "Q0",
           "tag", '"a,b"', '"x\ny"', "'=1", "true", "2020-01-01T00:00:00Z", "1e30", "é"]  # fmt: skip
@@ -212,7 +224,9 @@ def _expected_note(cell: str | None) -> str | None:
     return value if value.strip() else None
 
 
-GOOD_ROWS = st.lists(st.tuples(GOOD_IDS, GOOD_IDS, GOOD_IDS, VALID_GRADES, NOTES), min_size=1, max_size=12)
+GOOD_ROWS = st.lists(
+    st.tuples(GOOD_IDS, GOOD_IDS, GOOD_IDS, VALID_GRADES, NOTES), min_size=1, max_size=12
+)
 ANY_ROWS = st.lists(
     st.tuples(
         st.one_of(GOOD_IDS, ANY_IDS),
@@ -287,7 +301,11 @@ def test_generated_judgmentrows(rows: list[tuple]) -> None:
 
 
 @FUZZ
-@given(rows=st.lists(st.tuples(st.one_of(GOOD_IDS, ANY_IDS), GOOD_IDS, VALID_GRADES), min_size=1, max_size=8))
+@given(
+    rows=st.lists(
+        st.tuples(st.one_of(GOOD_IDS, ANY_IDS), GOOD_IDS, VALID_GRADES), min_size=1, max_size=8
+    )
+)
 def test_generated_qrels_like_tsv_rows_with_a_given_rater(rows: list[tuple]) -> None:
     """A TSV without a rater column, the rater given as an option: same rules, tab-separated."""
     buffer = io.StringIO()
@@ -308,7 +326,9 @@ def test_generated_qrels_like_tsv_rows_with_a_given_rater(rows: list[tuple]) -> 
             import_files(db, judgments=path, rater="solo")
             with db.reading() as session:
                 frame = reads.judgments_frame(session)
-            assert sorted(zip(frame["query_id"], frame["doc_id"], frame["grade"].astype(int))) == sorted(expected)
+            assert sorted(
+                zip(frame["query_id"], frame["doc_id"], frame["grade"].astype(int))
+            ) == sorted(expected)
             assert set(frame["rater"]) == {"solo"}
         else:
             with pytest.raises(ImportFileError) as info:

@@ -69,7 +69,9 @@ def test_postgres_grade_and_undo(pg_url):
         with database.transaction() as session:
             ana = rater(session, "ana").id
             judgment = session.execute(
-                text("SELECT query_id, document_id, grade FROM judgment WHERE rater_id = :r LIMIT 1"),
+                text(
+                    "SELECT query_id, document_id, grade FROM judgment WHERE rater_id = :r LIMIT 1"
+                ),
                 {"r": ana},
             ).one()
             new_grade = (judgment.grade + 1) % 6

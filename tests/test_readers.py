@@ -186,7 +186,9 @@ MALFORMED = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("name", "kind", "content", "options", "line", "column", "words"), MALFORMED)
+@pytest.mark.parametrize(
+    ("name", "kind", "content", "options", "line", "column", "words"), MALFORMED
+)
 def test_malformed_file_is_refused_with_line_column_and_reason(
     seeded: Database, tmp_path: Path, name, kind, content, options, line, column, words
 ) -> None:  # type: ignore[no-untyped-def]
@@ -202,7 +204,9 @@ def test_malformed_file_is_refused_with_line_column_and_reason(
     assert first.reason in str(error)
 
 
-@pytest.mark.parametrize(("name", "kind", "content", "options", "line", "column", "words"), MALFORMED)
+@pytest.mark.parametrize(
+    ("name", "kind", "content", "options", "line", "column", "words"), MALFORMED
+)
 def test_malformed_file_writes_nothing_to_an_empty_database(
     db: Database, tmp_path: Path, name, kind, content, options, line, column, words
 ) -> None:  # type: ignore[no-untyped-def]
@@ -305,10 +309,14 @@ def test_multiline_quoted_fields_shift_line_numbers(db: Database, tmp_path: Path
 def test_multiline_field_in_tsv_and_windows_line_ends(db: Database, tmp_path: Path) -> None:
     text = 'query_id\ttext\r\nq1\t"two\r\nlines"\r\n  \r\n\t"no id"\r\n'
     error = _refused(db, queries=_write(tmp_path / "q.tsv", text))
-    assert [(p.line, p.column, p.reason) for p in error.problems] == [(5, "query_id", "empty query id")]
+    assert [(p.line, p.column, p.reason) for p in error.problems] == [
+        (5, "query_id", "empty query id")
+    ]
 
 
-def test_windows_line_ends_are_read_and_quoted_line_breaks_kept(db: Database, tmp_path: Path) -> None:
+def test_windows_line_ends_are_read_and_quoted_line_breaks_kept(
+    db: Database, tmp_path: Path
+) -> None:
     text = 'query_id,text\r\nq1,"two\r\nlines"\r\n\r\nq2,"a bare\rreturn"\r\nq3,plain\r\n'
     import_files(db, queries=_write(tmp_path / "q.csv", text))
     with db.reading() as session:
@@ -388,7 +396,9 @@ def test_good_queries_file_is_not_imported_when_the_judgments_file_is_bad(
 def test_problem_totals_add_up_across_files(db: Database, tmp_path: Path) -> None:
     ranks = "q,d,0\n" + "".join(f"q,d{i},x\n" for i in range(24))
     first = _write(tmp_path / "r.csv", "query_id,doc_id,rank\n" + ranks)
-    second = _write(tmp_path / "j.csv", JUDGMENTS_HEADER + "".join(f"q{i},d,r,9\n" for i in range(5)))
+    second = _write(
+        tmp_path / "j.csv", JUDGMENTS_HEADER + "".join(f"q{i},d,r,9\n" for i in range(5))
+    )
     error = _refused(db, run=first, judgments=second)
     assert len(error.problems) == 20
     assert all(p.file == str(first) and p.column == "rank" for p in error.problems)
@@ -398,7 +408,9 @@ def test_problem_totals_add_up_across_files(db: Database, tmp_path: Path) -> Non
 
 
 def test_unreadable_keys_are_not_reported_as_duplicates(db: Database, tmp_path: Path) -> None:
-    path = _write(tmp_path / "r.csv", "query_id,doc_id,rank\nq1,,1\nq1, ,2\nq1,d1,x\nq1,d2,y\nq1,d3,1\n")
+    path = _write(
+        tmp_path / "r.csv", "query_id,doc_id,rank\nq1,,1\nq1, ,2\nq1,d1,x\nq1,d2,y\nq1,d3,1\n"
+    )
     error = _refused(db, run=path)
     assert [(p.line, p.column) for p in error.problems] == [
         (2, "doc_id"), (3, "doc_id"), (4, "rank"), (5, "rank"), (6, None)
@@ -427,7 +439,7 @@ def _write_table(path: Path, rows: list[dict[str, object]]) -> Path:
 @pytest.mark.parametrize("extension", [".csv", ".tsv", ".jsonl"])
 def test_every_kind_of_file_in_every_format(db: Database, tmp_path: Path, extension: str) -> None:
     queries = [
-        {"qid": "q1", "text": "café, \"quoted\"", "description": "first"},
+        {"qid": "q1", "text": 'café, "quoted"', "description": "first"},
         {"qid": "q2", "text": "second\nline", "description": ""},
     ]
     documents = [
@@ -459,7 +471,7 @@ def test_every_kind_of_file_in_every_format(db: Database, tmp_path: Path, extens
         got_results = reads.results_frame(session)
         got_judgments = reads.judgments_frame(session)
     assert got_queries == [
-        {"query_id": "q1", "text": "café, \"quoted\"", "description": "first"},
+        {"query_id": "q1", "text": 'café, "quoted"', "description": "first"},
         {"query_id": "q2", "text": "second\nline", "description": None},
     ]
     assert got_documents == [
@@ -477,7 +489,11 @@ def test_every_kind_of_file_in_every_format(db: Database, tmp_path: Path, extens
         ["q1", "d2", "bob", 0, False, None],
         ["q2", "d1", "alice", 2, False, "=1+1"],
     ]  # fmt: skip
-    assert got_judgments["query_text"].tolist() == ["café, \"quoted\"", "café, \"quoted\"", "second\nline"]
+    assert got_judgments["query_text"].tolist() == [
+        'café, "quoted"',
+        'café, "quoted"',
+        "second\nline",
+    ]
 
 
 @pytest.mark.parametrize("extension", [".csv", ".tsv"])
@@ -523,7 +539,9 @@ def test_trec_run_is_ordered_as_trec_eval_orders_it(tmp_path: Path) -> None:
     )
     table, name = read_results(path)
     assert name == "myrun"
-    ranks = {(q, d): r for q, d, r in table.frame[["query_id", "doc_id", "rank"]].itertuples(index=False)}
+    ranks = {
+        (q, d): r for q, d, r in table.frame[["query_id", "doc_id", "rank"]].itertuples(index=False)
+    }
     # q1: dC (2.0), then the 1.0 ties by doc id descending: dD > dB > dA > d9 > d10
     assert ranks == {
         ("q1", "dC"): 1, ("q1", "dD"): 2, ("q1", "dB"): 3, ("q1", "dA"): 4, ("q1", "d9"): 5,
@@ -565,7 +583,11 @@ def test_trec_run_with_two_tags_needs_a_name(db: Database, tmp_path: Path) -> No
     assert len(error.problems) == 1
     problem = error.problems[0]
     assert (problem.file, problem.line, problem.column) == (str(path), None, "tag")
-    assert "several run tags" in problem.reason and "tagA" in problem.reason and "tagB" in problem.reason
+    assert (
+        "several run tags" in problem.reason
+        and "tagA" in problem.reason
+        and "tagB" in problem.reason
+    )
     import_files(db, run=path, run_name="merged")
     with db.reading() as session:
         assert set(reads.results_frame(session)["run"]) == {"merged"}
@@ -615,7 +637,9 @@ def test_changing_one_grade_updates_it_and_appends_one_event(db: Database, tmp_p
     rows = "q1,d1,alice,2\nq1,d2,alice,3\nq2,d1,bob,0\n"
     import_files(db, judgments=_write(tmp_path / "j1.csv", JUDGMENTS_HEADER + rows))
     events_before = _counts(db)["judgment events"]
-    changed = _write(tmp_path / "j2.csv", JUDGMENTS_HEADER + rows.replace("q1,d2,alice,3", "q1,d2,alice,1"))
+    changed = _write(
+        tmp_path / "j2.csv", JUDGMENTS_HEADER + rows.replace("q1,d2,alice,3", "q1,d2,alice,1")
+    )
     summary = import_files(db, judgments=changed)
     assert str(summary) == f"{changed}: 0 judgments added, 1 changed, 2 unchanged"
     assert _counts(db)["judgment events"] == events_before + 1
@@ -623,14 +647,21 @@ def test_changing_one_grade_updates_it_and_appends_one_event(db: Database, tmp_p
         history = reads.history_frame(session)
         judgments = reads.judgments_frame(session)
     last = history.iloc[-1]
-    assert (last["rater"], last["query_id"], last["doc_id"], last["action"]) == ("alice", "q1", "d2", "import")
+    assert (last["rater"], last["query_id"], last["doc_id"], last["action"]) == (
+        "alice",
+        "q1",
+        "d2",
+        "import",
+    )
     assert (last["old_grade"], last["new_grade"]) == (3, 1)
     assert (bool(last["old_skipped"]), bool(last["new_skipped"])) == (False, False)
     assert judgments["grade"].tolist() == [2, 1, 0]
 
 
 def test_reimporting_a_run_replaces_its_results(db: Database, tmp_path: Path) -> None:
-    first = _write(tmp_path / "bm25.csv", "query_id,doc_id,rank,score\nq1,d1,1,3\nq1,d2,2,2\nq2,d3,1,1\n")
+    first = _write(
+        tmp_path / "bm25.csv", "query_id,doc_id,rank,score\nq1,d1,1,3\nq1,d2,2,2\nq2,d3,1,1\n"
+    )
     other = _write(tmp_path / "other.csv", "query_id,doc_id,rank\nq1,d1,1\n")
     import_files(db, run=first)
     import_files(db, run=other)
@@ -647,9 +678,13 @@ def test_reimporting_a_run_replaces_its_results(db: Database, tmp_path: Path) ->
     assert untouched[["query_id", "doc_id", "rank"]].values.tolist() == [["q1", "d1", 1]]
 
 
-def test_ids_are_stripped_and_header_names_are_case_insensitive(db: Database, tmp_path: Path) -> None:
+def test_ids_are_stripped_and_header_names_are_case_insensitive(
+    db: Database, tmp_path: Path
+) -> None:
     path = _write(tmp_path / "j.csv", " Query_ID , DocNo ,Rater,GRADE\n  q1 ,\td1 , alice ,  4 \n")
     import_files(db, judgments=path)
     with db.reading() as session:
         frame = reads.judgments_frame(session)
-    assert frame[["query_id", "doc_id", "rater", "grade"]].values.tolist() == [["q1", "d1", "alice", 4]]
+    assert frame[["query_id", "doc_id", "rater", "grade"]].values.tolist() == [
+        ["q1", "d1", "alice", 4]
+    ]

@@ -58,13 +58,17 @@ def test_every_revision_upgrades_to_head_keeping_rows(tmp_path, revision):
         connection.exec_driver_sql(
             "INSERT INTO query (external_id, text, created_at) VALUES ('q1', 'pizza', '2026-01-01')"
         )
-        connection.exec_driver_sql("INSERT INTO rater (name, created_at, active) VALUES ('ana', '2026-01-01', 1)")
+        connection.exec_driver_sql(
+            "INSERT INTO rater (name, created_at, active) VALUES ('ana', '2026-01-01', 1)"
+        )
     reopened = open_database(path)
     with reopened.reading() as session:
         assert reads.queries_frame(session)["text"].tolist() == ["pizza"]
         assert reads.raters_frame(session)["rater"].tolist() == ["ana"]
     with reopened.engine.connect() as connection:
-        assert MigrationContext.configure(connection).get_current_heads() == (schema.head_revision(),)
+        assert MigrationContext.configure(connection).get_current_heads() == (
+            schema.head_revision(),
+        )
     reopened.close()
 
 

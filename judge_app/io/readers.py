@@ -224,9 +224,7 @@ def _read_qrels(path: Path, rater: str | None) -> Table:
     }
     columns = {name: name for name in names}
     table = _finish(records, columns, checks, problems, [("query_id", "doc_id")], "judgment")
-    frame = table.frame.assign(
-        grade=table.frame["grade"].astype("Int64"), skipped=False, note=None
-    )
+    frame = table.frame.assign(grade=table.frame["grade"].astype("Int64"), skipped=False, note=None)
     return Table(records, frame)
 
 
@@ -246,6 +244,7 @@ def _constant(records: Records, value: str | None) -> pd.Series:
 
 def _restore_inert(frame: pd.DataFrame) -> pd.DataFrame:
     """Undo ``exports.make_inert``: drop the ``'`` it put before a risky first character."""
+
     def restore(cells: pd.Series) -> pd.Series:
         escaped = cells.str.startswith("'") & cells.str[1:2].isin(INERT_PREFIXES)
         return cells.where(~escaped, cells.str[1:]) if escaped.any() else cells

@@ -64,7 +64,9 @@ def read_text(path: Path) -> str:
     except IsADirectoryError:
         raise ImportFileError([Problem(name, None, None, "is a folder, not a file")]) from None
     except OSError as error:
-        raise ImportFileError([Problem(name, None, None, f"cannot read: {error.strerror}")]) from None
+        raise ImportFileError(
+            [Problem(name, None, None, f"cannot read: {error.strerror}")]
+        ) from None
     if b"\x00" in data:
         line = data.count(b"\n", 0, data.index(b"\x00")) + 1
         raise ImportFileError([Problem(name, line, None, "binary file: contains NUL bytes")])

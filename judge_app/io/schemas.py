@@ -112,7 +112,9 @@ def check_timestamp(cells: pd.Series) -> Check:
     """Optional ISO 8601 times, read as UTC and stored naive."""
     stripped = cells.str.strip()
     empty = (stripped == "").to_numpy()
-    parsed = pd.to_datetime(stripped.where(~empty, None), utc=True, errors="coerce", format="ISO8601")
+    parsed = pd.to_datetime(
+        stripped.where(~empty, None), utc=True, errors="coerce", format="ISO8601"
+    )
     bad = ~empty & parsed.isna().to_numpy()
     values = parsed.dt.tz_localize(None)
     return Check(values, bad, lambda cell: f"{cell.strip()!r} is not an ISO 8601 time")

@@ -1,18 +1,19 @@
 """Bulk writes of checked tables: queries, documents, runs with their results, judgments.
 
 Rows go to the database through the driver's fastest path (``executemany`` on SQLite, COPY
-on PostgreSQL), and changes are then made by set-based SQL, so a million judgments import
-in seconds. Every function runs inside the caller's transaction and does not commit.
+on PostgreSQL); ids are resolved once per distinct key through a temporary table, so a
+million judgments import in seconds. Every function runs inside the caller's transaction
+and does not commit.
 """
 
 from __future__ import annotations
 
 import itertools
-from contextlib import contextmanager
-from datetime import datetime
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 
 import numpy as np
 import pandas as pd
@@ -29,12 +30,22 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.expression import TableClause
 
-from judge_app.store.models import Document, Judgment, JudgmentEvent, Query, Rater, Result, Run, utcnow
+from judge_app.store.models import (
+    Document,
+    Judgment,
+    JudgmentEvent,
+    Query,
+    Rater,
+    Result,
+    Run,
+    utcnow,
+)
 
 Progress = Callable[[int, int], None]
 CHUNK = 50_000
-# SQLAlchemy's SQLite DateTime storage format, used for timestamps staged as text.
+# SQLAlchemy's SQLite DateTime storage format, in which times are sent as text.
 SQLITE_TIME_FORMAT = "%Y-%m-%d %H:%M:%S.%f"
+JUDGMENT_KEY = ["rater_id", "query_id", "document_id"]
 
 
 @dataclass(frozen=True)
@@ -82,7 +93,8 @@ def copy_rows(
     try:
         if _is_sqlite(session):
             fixed = ["'" + value.replace("'", "''") + "'" for value in constants.values()]
-            sql = f"INSERT INTO {table_name} ({names}) VALUES ({', '.join(['?'] * len(columns) + fixed)})"
+            values = ", ".join(["?"] * len(columns) + fixed)
+            sql = f"INSERT INTO {table_name} ({names}) VALUES ({values})"
             while chunk := list(itertools.islice(iterator, CHUNK)):
                 cursor.executemany(sql, chunk)
                 done += len(chunk)
@@ -139,7 +151,9 @@ def _id_map(
             chosen = [stage.c.external_id] + (
                 [literal(utcnow(), DateTime)] if hasattr(model, "created_at") else []
             )
-            insert = _insert(session)(model).from_select(names, select(*chosen).where(literal(True)))
+            insert = _insert(session)(model).from_select(
+                names, select(*chosen).where(literal(True))
+            )
             session.execute(insert.on_conflict_do_nothing(index_elements=[key]))
         rows = session.execute(
             select(key_column, model.id).join(stage, stage.c.external_id == key_column)
@@ -158,7 +172,9 @@ def query_ids(session: Session, external_ids: Iterable[str], create: bool = True
     return _id_map(session, Query, "external_id", external_ids, create)
 
 
-def document_ids(session: Session, external_ids: Iterable[str], create: bool = True) -> dict[str, int]:
+def document_ids(
+    session: Session, external_ids: Iterable[str], create: bool = True
+) -> dict[str, int]:
     """Internal ids of documents by external id, creating the missing ones with their id alone."""
     return _id_map(session, Document, "external_id", external_ids, create)
 
@@ -187,7 +203,9 @@ def _upsert_texts(session: Session, model: type, frame: pd.DataFrame, fields: li
     ids = _id_map(session, model, "external_id", frame["external_id"], create=True)
     rows = [
         {"id": ids[external_id], **dict(zip(fields, values))}
-        for external_id, *values in zip(*(_values(frame[name]) for name in ["external_id", *fields]))
+        for external_id, *values in zip(
+            *(_values(frame[name]) for name in ["external_id", *fields])
+        )
     ]
     session.execute(update(model), rows)
     return len(rows)
@@ -241,7 +259,6 @@ def import_judgments(
     session: Session,
     frame: pd.DataFrame,
     *,
-    action: str = "import",
     progress: Progress | None = None,
 ) -> JudgmentCounts:
     """Add or update judgments; each judgment changed appends an event to the history.
@@ -268,7 +285,9 @@ def import_judgments(
     constants = {"judged_at": now_text}
     if "judged_at" in frame and frame["judged_at"].notna().any():
         times = frame["judged_at"].dt.strftime(SQLITE_TIME_FORMAT)
-        incoming["judged_at"] = times.astype(object).where(frame["judged_at"].notna(), now_text).to_numpy()
+        incoming["judged_at"] = (
+            times.astype(object).where(frame["judged_at"].notna(), now_text).to_numpy()
+        )
         constants = {}
     if "duration_ms" in frame and frame["duration_ms"].notna().any():
         incoming["duration_ms"] = frame["duration_ms"].astype("Int64").to_numpy()
@@ -288,11 +307,8 @@ def import_judgments(
     rows = zip(*(_values(new[name]) for name in columns))
     copy_rows(session, Judgment.__tablename__, columns, rows, len(new), progress, constants)
     if len(changed):
-        _apply_changes(session, changed, action, now)
+        _apply_changes(session, changed, now)
     return JudgmentCounts(len(new), len(changed), len(frame) - len(new) - len(changed))
-
-
-JUDGMENT_KEY = ["rater_id", "query_id", "document_id"]
 
 
 def _stored_judgments(session: Session, rater_ids: list[int]) -> pd.DataFrame:
@@ -313,8 +329,8 @@ def _differ(left: pd.Series, right: pd.Series) -> pd.Series:
     return pd.Series(a != b, index=left.index)
 
 
-def _apply_changes(session: Session, changed: pd.DataFrame, action: str, now: datetime) -> None:
-    """Update changed judgments by primary key and append their events."""
+def _apply_changes(session: Session, changed: pd.DataFrame, now: datetime) -> None:
+    """Update changed judgments by primary key and append their ``import`` events."""
     fields = ["id", "grade", "skipped", "note"]
     fields += [name for name in ("judged_at", "duration_ms") if name in changed]
     updates = [dict(zip(fields, row)) for row in zip(*(_values(changed[name]) for name in fields))]
@@ -325,7 +341,7 @@ def _apply_changes(session: Session, changed: pd.DataFrame, action: str, now: da
     session.execute(update(Judgment), updates)
     columns = ["rater_id", "query_id", "document_id", "action", "old_grade", "old_skipped",
                "old_note", "new_grade", "new_skipped", "new_note", "at"]  # fmt: skip
-    frame = changed.assign(action=action, at=now, new_grade=changed["grade"],
+    frame = changed.assign(action="import", at=now, new_grade=changed["grade"],
                            new_skipped=changed["skipped"], new_note=changed["note"])  # fmt: skip
     session.execute(
         JudgmentEvent.__table__.insert(),

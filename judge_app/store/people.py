@@ -44,7 +44,9 @@ def set_rater_active(session: Session, rater_id: int, active: bool) -> None:
 
 def assign_queries(session: Session, rater_id: int, query_ids: Sequence[int]) -> int:
     """Append queries to a rater's queue, in the order given; returns how many were new."""
-    assigned = set(session.scalars(select(Assignment.query_id).where(Assignment.rater_id == rater_id)))
+    assigned = set(
+        session.scalars(select(Assignment.query_id).where(Assignment.rater_id == rater_id))
+    )
     last = session.scalar(
         select(func.max(Assignment.position)).where(Assignment.rater_id == rater_id)
     )

@@ -84,9 +84,9 @@ def queries_frame(session: Session) -> pd.DataFrame:
     """``query_id, text, description`` for every query."""
     return _frame(
         session,
-        select(
-            Query.external_id.label("query_id"), Query.text, Query.description
-        ).order_by(Query.external_id),
+        select(Query.external_id.label("query_id"), Query.text, Query.description).order_by(
+            Query.external_id
+        ),
     )
 
 

@@ -60,4 +60,3 @@ def set_grade_label(session: Session, grade: int, label: str, description: str) 
     grade = validate_grade(grade)
     set_setting(session, f"scale.{grade}.label", label.strip() or DEFAULT_SCALE[grade].label)
     set_setting(session, f"scale.{grade}.description", description.strip())
-
