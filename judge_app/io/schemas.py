@@ -50,7 +50,11 @@ def check_text(cells: pd.Series, required: bool = False) -> Check:
 
 
 def _numbers(cells: pd.Series) -> pd.Series:
-    return pd.to_numeric(cells.str.strip(), errors="coerce").astype("float64")
+    """Cells as floats (NaN where not a number), parsing each distinct cell once."""
+    codes, uniques = pd.factorize(cells.str.strip())
+    parsed = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce")
+    parsed = parsed.astype("float64").to_numpy()
+    return pd.Series(np.where(codes >= 0, parsed[codes], np.nan), index=cells.index)
 
 
 def check_whole(
@@ -110,14 +114,21 @@ def check_bool(cells: pd.Series, noun: str) -> Check:
 
 def check_timestamp(cells: pd.Series) -> Check:
     """Optional ISO 8601 times, read as UTC and stored naive."""
+
+    def reason(cell: str) -> str:
+        return f"{cell.strip()!r} is not an ISO 8601 time"
+
     stripped = cells.str.strip()
     empty = (stripped == "").to_numpy()
+    if empty.all():
+        values = pd.Series(pd.NaT, index=cells.index, dtype="datetime64[ns]")
+        return Check(values, np.zeros(len(cells), dtype=bool), reason)
     parsed = pd.to_datetime(
         stripped.where(~empty, None), utc=True, errors="coerce", format="ISO8601"
     )
     bad = ~empty & parsed.isna().to_numpy()
     values = parsed.dt.tz_localize(None)
-    return Check(values, bad, lambda cell: f"{cell.strip()!r} is not an ISO 8601 time")
+    return Check(values, bad, reason)
 
 
 def collect(records: Records, checks: dict[str, Check], problems: ProblemList) -> None:

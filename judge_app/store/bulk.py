@@ -78,12 +78,12 @@ def copy_rows(
     rows: Iterable[tuple],
     total: int,
     progress: Progress | None = None,
-    constants: dict[str, str] | None = None,
+    constants: dict[str, str | bool] | None = None,
 ) -> None:
     """Insert plain rows into a table by the driver's fastest path, reporting progress.
 
-    ``constants`` are columns with the same text value in every row (written into the
-    statement once rather than bound a million times).
+    ``constants`` are columns with the same value in every row (written into the statement
+    once rather than bound a million times).
     """
     constants = constants or {}
     cursor = session.connection().connection.dbapi_connection.cursor()
@@ -92,7 +92,7 @@ def copy_rows(
     done = 0
     try:
         if _is_sqlite(session):
-            fixed = ["'" + value.replace("'", "''") + "'" for value in constants.values()]
+            fixed = [_sql_literal(value) for value in constants.values()]
             values = ", ".join(["?"] * len(columns) + fixed)
             sql = f"INSERT INTO {table_name} ({names}) VALUES ({values})"
             while chunk := list(itertools.islice(iterator, CHUNK)):
@@ -111,6 +111,12 @@ def copy_rows(
                 progress(total, total)
     finally:
         cursor.close()
+
+
+def _sql_literal(value: str | bool) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return "'" + value.replace("'", "''") + "'"
 
 
 @contextmanager
@@ -282,7 +288,7 @@ def import_judgments(
         }
     )
     now_text = now.strftime(SQLITE_TIME_FORMAT)
-    constants = {"judged_at": now_text}
+    constants: dict[str, str | bool] = {"judged_at": now_text}
     if "judged_at" in frame and frame["judged_at"].notna().any():
         times = frame["judged_at"].dt.strftime(SQLITE_TIME_FORMAT)
         incoming["judged_at"] = (
@@ -303,7 +309,12 @@ def import_judgments(
             | _differ(merged["note"], merged["old_note"])
         )
         new, changed = merged[is_new][incoming.columns], merged[~is_new & differs]
-    columns = list(incoming.columns)
+    if not new["skipped"].any():
+        constants["skipped"] = False
+    # columns the same (or empty) in every new row are not bound a million times
+    columns = [
+        name for name in incoming.columns if name not in constants and new[name].notna().any()
+    ]
     rows = zip(*(_values(new[name]) for name in columns))
     copy_rows(session, Judgment.__tablename__, columns, rows, len(new), progress, constants)
     if len(changed):
