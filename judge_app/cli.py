@@ -152,6 +152,9 @@ def _import(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    if sys.stderr.isatty():
+        names = ", ".join(str(path) for path in files if path)
+        print(f"checking {names} …", file=sys.stderr, flush=True)
     inputs = read_inputs(
         queries=args.queries,
         documents=args.documents,
@@ -201,9 +204,15 @@ def describe_database(database: Database) -> str:
         counts = reads.table_counts(session)
         raters = reads.raters_frame(session)
         coverage = reads.coverage_frame(session)
+        lacking = reads.ids_without_text(session)
     lines = [database.describe(), ""]
     width = max(map(len, counts))
     lines += [f"  {name:<{width}}  {value:>9,}" for name, value in counts.items()]
+    for name, ids in lacking.items():
+        if ids:
+            more = counts[f"{name} without text"] - len(ids)
+            shown = ", ".join(ids) + (f" and {more:,} more" if more else "")
+            lines += ["", f"{name.capitalize()} known by id alone (import their file): {shown}"]
     if not raters.empty:
         raters = raters.assign(
             active=raters["active"].astype(bool).map({True: "yes", False: "no"}),

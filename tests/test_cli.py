@@ -131,3 +131,13 @@ def test_strict_import_names_unknown_ids(tmp_path):
     assert result.returncode == 1
     assert "line 3, column query_id: unknown query 'q99'" in result.stderr
     assert "line 2, column doc_id: unknown document 'dX'" in result.stderr
+
+
+def test_info_lists_queries_and_documents_known_by_id_alone(tmp_path):
+    db = tmp_path / "db.sqlite"
+    assert judge_app("import", db, "--run", DEMO / "runs" / "bm25.txt").returncode == 0
+    info = judge_app("info", db).stdout
+    assert "Queries known by id alone (import their file): q01, q02," in info
+    assert "and 6 more" in info
+    judge_app("import", db, "--queries", DEMO / "queries.csv")
+    assert "Queries known by id alone" not in judge_app("info", db).stdout

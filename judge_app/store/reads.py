@@ -147,16 +147,26 @@ def table_counts(session: Session) -> dict[str, int]:
         name: session.scalar(select(func.count()).select_from(model)) or 0
         for name, model in models.items()
     }
-    counts["queries without text"] = (
-        session.scalar(select(func.count()).where(Query.text.is_(None))) or 0
-    )
-    counts["documents without text"] = (
-        session.scalar(
-            select(func.count()).where(Document.title.is_(None), Document.body.is_(None))
-        )
-        or 0
-    )
+    for name, condition in _WITHOUT_TEXT.items():
+        counts[f"{name} without text"] = session.scalar(select(func.count()).where(condition)) or 0
     return counts
+
+
+_WITHOUT_TEXT = {
+    "queries": Query.text.is_(None),
+    "documents": and_(Document.title.is_(None), Document.body.is_(None)),
+}
+
+
+def ids_without_text(session: Session, limit: int = 10) -> dict[str, list[str]]:
+    """The first ``limit`` ids (in order) of queries and of documents known by id alone."""
+    found = {}
+    for (name, condition), model in zip(_WITHOUT_TEXT.items(), (Query, Document)):
+        statement = (
+            select(model.external_id).where(condition).order_by(model.external_id).limit(limit)
+        )
+        found[name] = list(session.scalars(statement))
+    return found
 
 
 def raters_frame(session: Session) -> pd.DataFrame:
