@@ -1,0 +1,1 @@
+"""judge_app: relevance judging and ranking evaluation (NDCG, inter-annotator agreement)."""

@@ -236,7 +236,7 @@ def describe_database(database: Database) -> str:
     return "\n".join(lines)
 
 
-def _percent(part: pd.Series, whole: pd.Series) -> pd.Series:
+def _percent(part: pd.Series, whole: pd.Series) -> list[str]:
     return [f"{100 * p / w:.1f}%" if w else "–" for p, w in zip(part, whole)]
 
 

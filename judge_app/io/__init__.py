@@ -1,0 +1,1 @@
+"""File formats: checked readers of queries, documents, runs and judgments; writers."""
