@@ -171,7 +171,7 @@ def test_random_bytes_import_or_are_refused_without_change(
             import_files(db, **{kind: path}, **options)
         except ImportFileError as error:
             assert error.problems, "an ImportFileError lists at least one problem"
-            assert 1 <= len(error.problems) <= 20 and error.total >= len(error.problems)
+            assert len(error.problems) in range(1, 21) and error.total >= len(error.problems)
             for problem in error.problems:
                 assert problem.file == str(path)
                 # a bare \r ends a line of a CSV file too
