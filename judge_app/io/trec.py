@@ -1,0 +1,101 @@
+"""Fast readers of TREC run and qrels files for evaluation (no database involved).
+
+A million-line run is split into tokens in one pass of C code and typed with numpy; lines are
+looked at one by one only to say where a malformed file goes wrong. Unlike the importers,
+qrels grades may be negative (trec_eval's "pooled, not judged") or real numbers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from judge_app.io.errors import MAX_PROBLEMS, ImportFileError, Problem
+from judge_app.io.records import read_text
+
+
+def _columns(path: Path, fields: int, noun: str) -> tuple[np.ndarray, np.ndarray]:
+    """The file's whitespace-separated tokens as a (records × fields) array of str, and the
+    line each record is on. Blank lines and lines starting with ``#`` are skipped."""
+    text = read_text(path)
+    numbered = [
+        (number, line)
+        for number, line in enumerate(text.split("\n"), start=1)
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+    tokens = " ".join(line for _, line in numbered).split()
+    if len(tokens) != fields * len(numbered):
+        problems = []
+        for number, line in enumerate(text.split("\n"), start=1):
+            parts = line.split()
+            if parts and not parts[0].startswith("#") and len(parts) != fields:
+                reason = f"a {noun} line has {fields} fields, this one {len(parts)}"
+                problems.append(Problem(str(path), number, None, reason))
+        raise ImportFileError(problems[:MAX_PROBLEMS], len(problems))
+    lines = np.fromiter((number for number, _ in numbered), dtype=np.int64, count=len(numbered))
+    return np.array(tokens, dtype=object).reshape(-1, fields), lines
+
+
+def _numbers(path: Path, cells: np.ndarray, column: str, lines: np.ndarray) -> np.ndarray:
+    values = pd.to_numeric(pd.Series(cells), errors="coerce").to_numpy(dtype=float)
+    bad = np.flatnonzero(~np.isfinite(values))
+    if len(bad):
+        problems = [
+            Problem(str(path), int(lines[row]), column, f"{cells[row]!r} is not a number")
+            for row in bad[:MAX_PROBLEMS]
+        ]
+        raise ImportFileError(problems, len(bad))
+    return values
+
+
+def read_run_file(path: Path) -> tuple[pd.DataFrame, str]:
+    """A TREC run ``qid Q0 docid rank score tag``: ``query_id, doc_id, score`` and the tag.
+
+    The rank column is not used (trec_eval orders by score); a file with several tags is
+    named after its first.
+    """
+    path = Path(path)
+    columns, lines = _columns(path, 6, "run")
+    frame = pd.DataFrame(
+        {
+            "query_id": columns[:, 0].astype(str),
+            "doc_id": columns[:, 2].astype(str),
+            "score": _numbers(path, columns[:, 4], "score", lines),
+        }
+    )
+    _refuse_duplicates(path, frame, lines, "document retrieved twice for one query")
+    tag = str(columns[0, 5]) if len(columns) else path.stem
+    return frame, tag
+
+
+def read_qrels_file(path: Path) -> pd.DataFrame:
+    """TREC qrels ``qid iteration docid grade``: ``query_id, doc_id, grade`` (float)."""
+    path = Path(path)
+    columns, lines = _columns(path, 4, "qrels")
+    frame = pd.DataFrame(
+        {
+            "query_id": columns[:, 0].astype(str),
+            "doc_id": columns[:, 2].astype(str),
+            "grade": _numbers(path, columns[:, 3], "grade", lines),
+        }
+    )
+    _refuse_duplicates(path, frame, lines, "document judged twice for one query")
+    return frame
+
+
+def _refuse_duplicates(path: Path, frame: pd.DataFrame, lines: np.ndarray, reason: str) -> None:
+    repeated = np.flatnonzero(frame.duplicated(["query_id", "doc_id"]).to_numpy())
+    if len(repeated):
+        queries, documents = frame["query_id"].to_numpy(), frame["doc_id"].to_numpy()
+        problems = [
+            Problem(
+                str(path),
+                int(lines[row]),
+                None,
+                f"{reason}: query {queries[row]}, {documents[row]}",
+            )
+            for row in repeated[:MAX_PROBLEMS]
+        ]
+        raise ImportFileError(problems, len(repeated))
