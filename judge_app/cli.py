@@ -11,21 +11,15 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from judge_app.errors import JudgeAppError
-from judge_app.io.exports import write_judgments_csv, write_qrels
-from judge_app.metrics.aggregation import aggregate_grades, parse_method
-from judge_app.store import Database, open_database, reads
-from judge_app.store.imports import (
-    ImportProgress,
-    import_files,
-    read_inputs,
-    write_inputs,
-)
-from judge_app.store.people import all_query_ids, assign_queries, find_rater
-from judge_app.store.settings import scale
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from judge_app.store import Database
+    from judge_app.store.imports import ImportProgress
 
 DEMO_RUNS = ("runs/bm25.txt", "runs/neural.csv")
 
@@ -95,7 +89,81 @@ def _parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="create DB filled with the demo data set")
     demo.add_argument("db", metavar="DB")
+    _add_eval_parser(commands)
     return parser
+
+
+def _add_eval_parser(commands: argparse._SubParsersAction) -> None:
+    evaluate = commands.add_parser(
+        "eval",
+        help="NDCG@k and its family for runs, from files or a database",
+        description="Evaluate runs as trec_eval does: from files (--qrels with one or more "
+        "--run-file) or from a database (--db). Means are over the queries that have "
+        "judgments and results; the others are reported.",
+    )
+    source = evaluate.add_argument_group("source")
+    source.add_argument("--qrels", type=Path, metavar="QRELS", help="TREC qrels, or judgments CSV")
+    source.add_argument(
+        "--run-file",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="RUN",
+        help="TREC run (or results CSV); repeat for several runs",
+    )
+    source.add_argument("--db", metavar="DB", help="a judge_app database")
+    source.add_argument("--run", action="append", metavar="NAME", help="a run of DB (default all)")
+    source.add_argument(
+        "--aggregate",
+        default="mean",
+        metavar="METHOD",
+        help="raters' grades to one: mean (default), median, majority, max, min or rater:NAME",
+    )
+    source.add_argument("--raters", metavar="A,B", help="only these raters' judgments")
+    options = evaluate.add_argument_group("measures")
+    options.add_argument(
+        "--k",
+        action="append",
+        metavar="K",
+        help="cut-off: 10, 5,10,20 or all (repeatable; default 10)",
+    )
+    options.add_argument("--gain", choices=["linear", "exponential"], default="linear")
+    options.add_argument(
+        "--ideal",
+        choices=["judged", "retrieved"],
+        default="judged",
+        help="IDCG over all judged documents (trec_eval) or the list's",
+    )
+    options.add_argument(
+        "--unjudged",
+        choices=["zero", "condensed"],
+        default="zero",
+        help="unjudged documents gain 0, or are removed (trec_eval -J)",
+    )
+    options.add_argument(
+        "--threshold",
+        type=float,
+        default=1.0,
+        help="lowest relevant grade for P, recall, RR, AP (default 1)",
+    )
+    options.add_argument(
+        "--complete",
+        action="store_true",
+        help="judged queries missing from a run score 0 (trec_eval -c)",
+    )
+    output = evaluate.add_argument_group("output")
+    output.add_argument("--per-query", action="store_true", help="a row per query too")
+    output.add_argument("--compare", action="store_true", help="each run against the first")
+    output.add_argument("--format", choices=["table", "csv", "json", "trec"], default="table")
+    output.add_argument("--digits", type=int, default=4, metavar="N")
+    output.add_argument(
+        "--permutations",
+        type=int,
+        default=10_000,
+        metavar="N",
+        help="of the randomization test (default 10,000)",
+    )
+    output.add_argument("--seed", type=int, default=0, help="of the randomization and bootstrap")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -116,6 +184,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _init(args: argparse.Namespace) -> int:
+    from judge_app.store import open_database
+
     with open_database(args.db) as database:
         print(f"{database.describe()}: ready")
     return 0
@@ -145,6 +215,9 @@ def _progress_bar() -> Iterator[ImportProgress | None]:
 
 
 def _import(args: argparse.Namespace) -> int:
+    from judge_app.store import open_database
+    from judge_app.store.imports import read_inputs, write_inputs
+
     files = (args.queries, args.documents, args.run, args.judgments)
     if not any(files):
         print(
@@ -170,6 +243,10 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from judge_app.io.exports import write_judgments_csv, write_qrels
+    from judge_app.metrics.aggregation import aggregate_grades, parse_method
+    from judge_app.store import open_database, reads
+
     with open_database(args.db, create=False) as database, database.reading() as session:
         judgments = reads.judgments_frame(session)
     if args.judgments:
@@ -193,6 +270,8 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _info(args: argparse.Namespace) -> int:
+    from judge_app.store import open_database
+
     with open_database(args.db, create=False) as database:
         print(describe_database(database))
     return 0
@@ -200,6 +279,10 @@ def _info(args: argparse.Namespace) -> int:
 
 def describe_database(database: Database) -> str:
     """A plain-text overview: table counts, raters, runs with their judged coverage."""
+    import pandas as pd
+
+    from judge_app.store import reads
+
     with database.reading() as session:
         counts = reads.table_counts(session)
         raters = reads.raters_frame(session)
@@ -245,6 +328,11 @@ def _indent(text: str) -> str:
 
 
 def _demo(args: argparse.Namespace) -> int:
+    from judge_app.store import open_database
+    from judge_app.store.imports import import_files
+    from judge_app.store.people import all_query_ids, assign_queries, find_rater
+    from judge_app.store.settings import scale
+
     demo = resources.files("judge_app.resources") / "demo"
     with resources.as_file(demo) as folder, open_database(args.db) as database:
         import_files(
@@ -267,7 +355,46 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"init": _init, "import": _import, "export": _export, "info": _info, "demo": _demo}
+def _eval(args: argparse.Namespace) -> int:
+    from judge_app.evaluation import EvalRequest, UsageError, run_evaluation
+
+    request = EvalRequest(
+        qrels=args.qrels,
+        run_files=args.run_file,
+        db=args.db,
+        runs=args.run,
+        aggregate=args.aggregate,
+        raters=args.raters.split(",") if args.raters else None,
+        ks=args.k or ["10"],
+        gain=args.gain,
+        ideal=args.ideal,
+        unjudged=args.unjudged,
+        threshold=args.threshold,
+        complete=args.complete,
+        per_query=args.per_query,
+        compare=args.compare,
+        output=args.format,
+        digits=args.digits,
+        permutations=args.permutations,
+        seed=args.seed,
+    )
+    try:
+        text = run_evaluation(request)
+    except UsageError as error:
+        print(f"judge-app eval: {error}", file=sys.stderr)
+        return 2
+    sys.stdout.write(text)
+    return 0
+
+
+COMMANDS = {
+    "init": _init,
+    "import": _import,
+    "export": _export,
+    "info": _info,
+    "demo": _demo,
+    "eval": _eval,
+}
 
 
 if __name__ == "__main__":

@@ -1,0 +1,191 @@
+"""``judge-app eval``: load runs and judgments (files or a database), evaluate, compare, format.
+
+Evaluating files imports neither SQLAlchemy nor Qt: the store is loaded only for ``--db``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from judge_app.errors import JudgeAppError
+from judge_app.io.records import file_format
+from judge_app.metrics import formats
+from judge_app.metrics.aggregation import aggregate_grades, parse_method
+from judge_app.metrics.comparison import compare_runs
+from judge_app.metrics.ranking import Evaluation, Settings, evaluate, k_label
+
+
+class UsageError(JudgeAppError):
+    """The options do not make sense together (exit code 2)."""
+
+
+@dataclass
+class EvalRequest:
+    """Everything ``judge-app eval`` was asked; see its ``--help``."""
+
+    qrels: Path | None = None
+    run_files: list[Path] = field(default_factory=list)
+    db: str | None = None
+    runs: list[str] | None = None
+    aggregate: str = "mean"
+    raters: list[str] | None = None
+    ks: list[str] = field(default_factory=lambda: ["10"])
+    gain: str = "linear"
+    ideal: str = "judged"
+    unjudged: str = "zero"
+    threshold: float = 1.0
+    complete: bool = False
+    per_query: bool = False
+    compare: bool = False
+    output: str = "table"
+    digits: int = 4
+    permutations: int = 10_000
+    seed: int = 0
+
+
+def parse_ks(values: list[str]) -> tuple[int | None, ...]:
+    """``["10"]``, ``["5,10,20"]``, ``["all", "10"]`` → cut-offs, None for all, in order given."""
+    ks: list[int | None] = []
+    for value in values:
+        for part in value.split(","):
+            part = part.strip().lower()
+            if part == "all":
+                k = None
+            elif part.isdigit() and int(part) > 0:
+                k = int(part)
+            else:
+                raise UsageError(f"--k {value!r}: use whole numbers from 1, or all")
+            if k not in ks:
+                ks.append(k)
+    return tuple(ks)
+
+
+def run_evaluation(request: EvalRequest) -> str:
+    """Evaluate as asked and return the text to print."""
+    settings = _settings(request)
+    try:
+        method = parse_method(request.aggregate)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    if request.db is not None:
+        if request.qrels or request.run_files:
+            raise UsageError("give either --db or --qrels with --run-file, not both")
+        qrels, runs = _from_database(request, method)
+    elif request.qrels and request.run_files:
+        qrels, runs = _from_files(request, method)
+    else:
+        raise UsageError("give --qrels QRELS and at least one --run-file RUN, or --db DB")
+    evaluations = {name: evaluate(run, qrels, settings) for name, run in runs.items()}
+    comparisons = _comparisons(evaluations, settings, request) if request.compare else []
+    if request.output == "trec":
+        return formats.trec_text(evaluations, request.digits)
+    if request.output == "csv":
+        return formats.csv_text(evaluations, request.digits)
+    if request.output == "json":
+        return formats.json_text(evaluations, comparisons, _settings_record(request, settings))
+    text = formats.summary_table(evaluations, request.digits, request.per_query)
+    return text + "".join("\n" + item.describe(request.digits) + "\n" for item in comparisons)
+
+
+def _settings(request: EvalRequest) -> Settings:
+    if request.digits < 0 or request.digits > 15:
+        raise UsageError("--digits takes a whole number from 0 to 15")
+    try:
+        return Settings(
+            ks=parse_ks(request.ks),
+            gain=request.gain,
+            ideal=request.ideal,
+            unjudged=request.unjudged,
+            threshold=request.threshold,
+            complete=request.complete,
+        )
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+
+
+def _settings_record(request: EvalRequest, settings: Settings) -> dict:
+    return {
+        "k": [k_label(k) for k in settings.ks],
+        "gain": settings.gain,
+        "ideal": settings.ideal,
+        "unjudged": settings.unjudged,
+        "threshold": settings.threshold,
+        "complete": settings.complete,
+        "aggregate": request.aggregate,
+        "raters": request.raters,
+    }
+
+
+def _from_files(request: EvalRequest, method: str) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+    from judge_app.io import readers, trec
+
+    assert request.qrels is not None
+    if file_format(request.qrels) == "trec":
+        qrels = trec.read_qrels_file(request.qrels)
+    else:
+        judgments = readers.read_judgments(request.qrels).frame
+        if request.raters:
+            judgments = judgments[judgments["rater"].isin(request.raters)]
+        qrels = aggregate_grades(judgments, method)
+    runs: dict[str, pd.DataFrame] = {}
+    for path in request.run_files:
+        if file_format(path) == "trec":
+            run, name = trec.read_run_file(path)
+        else:
+            table, name = readers.read_results(path)
+            run = table.frame[["query_id", "doc_id", "rank"]]
+        if name in runs:
+            name = f"{name} ({path.name})"
+        runs[name] = run
+    return qrels, runs
+
+
+def _from_database(
+    request: EvalRequest, method: str
+) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+    from judge_app.store import open_database, reads
+
+    with open_database(request.db, create=False) as database, database.reading() as session:
+        judgments = reads.judgments_frame(session, request.raters, include_skipped=False)
+        results = reads.results_frame(session, request.runs)
+    if request.runs:
+        unknown = sorted(set(request.runs) - set(results["run"]))
+        if unknown:
+            raise UsageError(f"no results for run(s) {', '.join(unknown)} in {request.db}")
+    if results.empty:
+        raise UsageError(f"{request.db} holds no run results: import a run first")
+    qrels = aggregate_grades(judgments, method)
+    runs = {
+        name: group[["query_id", "doc_id", "rank"]]
+        for name, group in results.groupby("run", sort=False)
+    }
+    return qrels, runs
+
+
+def _comparisons(
+    evaluations: dict[str, Evaluation], settings: Settings, request: EvalRequest
+) -> list:
+    if len(evaluations) < 2:
+        raise UsageError("--compare needs at least two runs")
+    measure = f"ndcg@{k_label(settings.ks[0])}"
+    scores = pd.concat(
+        [
+            evaluation.per_query[["query_id", measure]].assign(run=name)
+            for name, evaluation in evaluations.items()
+        ]
+    )
+    baseline, *others = evaluations
+    return [
+        compare_runs(
+            scores,
+            baseline,
+            other,
+            measure,
+            permutations=request.permutations,
+            seed=request.seed,
+        )
+        for other in others
+    ]

@@ -1,0 +1,277 @@
+"""Paired comparison of two runs' per-query scores: bootstrap interval, t-test, randomization test.
+
+Runs A and B are compared on the queries both have. The randomization test is the two-sided
+sign-flip test of the mean difference, estimated by Monte Carlo (Smucker, Allan & Carterette,
+CIKM 2007); it is the test :meth:`Comparison.describe` bases its verdict on.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+CONFIDENCE = 0.95
+"""Confidence level of the interval :func:`compare_runs` puts on the mean difference."""
+
+_CHUNK_CELLS = 1 << 20
+"""Resampled values held in memory at once (bootstrap batches, sign-flip chunks)."""
+
+_TIE_TOLERANCE = 1e-9
+"""Flipped sums within this fraction of sum(|d|) of the observed one count as ties (rounding)."""
+
+# scipy 1.15 renamed ``random_state`` to ``rng``; both take a Generator and use it as is.
+_RNG_KEYWORD = "rng" if "rng" in inspect.signature(stats.bootstrap).parameters else "random_state"
+
+
+@dataclass(frozen=True)
+class MeanInterval:
+    """A mean with its percentile-bootstrap confidence interval over ``n`` values."""
+
+    mean: float
+    low: float
+    high: float
+    n: int
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Run ``other`` against run ``baseline`` on ``measure`` over their ``n`` common queries.
+
+    Differences are ``other − baseline``; a win is a query where ``other`` scores higher.
+    """
+
+    baseline: str
+    other: str
+    measure: str
+    n: int
+    mean_baseline: float
+    mean_other: float
+    mean_difference: float
+    difference_interval: MeanInterval
+    t_statistic: float
+    t_p_value: float
+    randomization_p_value: float
+    permutations: int
+    wins: int
+    losses: int
+    ties: int
+
+    def describe(self, digits: int = 4, alpha: float = 0.05) -> str:
+        """One plain-English sentence; significance is judged by the randomization test."""
+        if self.n < 2:
+            return (
+                f"{self.other} vs {self.baseline} on {self.measure}: too few queries to test "
+                f"({_count(self.n, 'query', 'queries')} in common)."
+            )
+        over = f"over {_count(self.n, 'query', 'queries')}"
+        if self.wins == self.losses == 0:
+            return (
+                f"{self.other} ties {self.baseline} on {self.measure} {over}: "
+                "the two runs score the same on every query."
+            )
+        verdict = "significant" if self.randomization_p_value < alpha else "not significant"
+        return (
+            f"{self._headline(digits)} {over}: {_count(self.wins, 'win', 'wins')}, "
+            f"{_count(self.losses, 'loss', 'losses')}, {_count(self.ties, 'tie', 'ties')}; "
+            f"paired t-test {_format_p(self.t_p_value, digits)}, "
+            f"randomization test {_format_p(self.randomization_p_value, digits)} "
+            f"({self.permutations:,} permutations): "
+            f"the difference is {verdict} at {alpha:g}."
+        )
+
+    def _headline(self, digits: int) -> str:
+        """Who beats whom by how much, with the confidence interval of the difference."""
+        interval = self.difference_interval
+        difference = f"{self.mean_difference:+.{digits}f}"
+        ci = f"{CONFIDENCE:.0%} CI {interval.low:+.{digits}f} to {interval.high:+.{digits}f}"
+        if self.mean_difference == 0:
+            return (
+                f"{self.other} matches {self.baseline} on mean {self.measure} "
+                f"(difference {difference}, {ci})"
+            )
+        verb = "beats" if self.mean_difference > 0 else "trails"
+        return f"{self.other} {verb} {self.baseline} on {self.measure} by {difference} ({ci})"
+
+
+def bootstrap_interval(
+    values: np.ndarray | Sequence[float],
+    *,
+    confidence: float = 0.95,
+    resamples: int = 10_000,
+    seed: int = 0,
+) -> MeanInterval:
+    """Mean of ``values`` with a percentile-bootstrap interval (``scipy.stats.bootstrap``).
+
+    No values: all NaN. One value, or all equal: ``low == high == mean`` (scipy is not called).
+    """
+    x = _as_scores(values)
+    if x.size == 0:
+        return MeanInterval(math.nan, math.nan, math.nan, 0)
+    if np.ptp(x) == 0:
+        value = float(x[0])
+        return MeanInterval(value, value, value, int(x.size))
+    result = stats.bootstrap(
+        (x,),
+        np.mean,
+        n_resamples=resamples,
+        batch=max(1, _CHUNK_CELLS // x.size),
+        vectorized=True,
+        confidence_level=confidence,
+        method="percentile",
+        **{_RNG_KEYWORD: np.random.default_rng(seed)},
+    )
+    interval = result.confidence_interval
+    return MeanInterval(float(np.mean(x)), float(interval.low), float(interval.high), int(x.size))
+
+
+def paired_t_test(
+    a: np.ndarray | Sequence[float], b: np.ndarray | Sequence[float]
+) -> tuple[float, float]:
+    """``(t, p)`` of the two-sided paired t-test of mean(a − b) = 0 (``scipy.stats.ttest_rel``).
+
+    Fewer than two pairs: ``(nan, nan)``. All differences zero: ``(0.0, 1.0)``. Constant
+    non-zero differences have no variance: ``(±inf, 0.0)``, scipy's precision warning silenced.
+    """
+    x, y = _paired(a, b)
+    if x.size < 2:
+        return math.nan, math.nan
+    if np.array_equal(x, y):
+        return 0.0, 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        result = stats.ttest_rel(x, y)
+    return float(result.statistic), float(result.pvalue)
+
+
+def randomization_test(
+    a: np.ndarray | Sequence[float],
+    b: np.ndarray | Sequence[float],
+    *,
+    permutations: int = 10_000,
+    seed: int = 0,
+) -> float:
+    """Two-sided paired randomization (sign-flip) test of mean(a − b), by Monte Carlo.
+
+    ``p = (1 + #{|flipped sum| >= |observed sum|}) / (1 + permutations)``, so ``p >= 1 /
+    (1 + permutations)``; always Monte Carlo, even for few pairs. Deterministic for a seed.
+    No pairs: NaN.
+    """
+    if permutations < 1:
+        raise ValueError(f"permutations must be at least 1, not {permutations}")
+    x, y = _paired(a, b)
+    if x.size == 0:
+        return math.nan
+    d = x - y
+    threshold = abs(d.sum()) - _TIE_TOLERANCE * np.abs(d).sum()
+    rng = np.random.default_rng(seed)
+    rows = max(1, _CHUNK_CELLS // d.size)
+    extreme = 0
+    for start in range(0, permutations, rows):
+        signs = np.where(rng.random((min(rows, permutations - start), d.size)) < 0.5, -1.0, 1.0)
+        extreme += int(np.count_nonzero(np.abs(signs @ d) >= threshold))
+    return (1 + extreme) / (1 + permutations)
+
+
+def compare_runs(
+    scores: pd.DataFrame,
+    baseline: str,
+    other: str,
+    measure: str,
+    *,
+    permutations: int = 10_000,
+    seed: int = 0,
+) -> Comparison:
+    """Compare ``other`` against ``baseline`` on ``measure`` over the queries both have.
+
+    ``scores`` has columns ``run, query_id, <measure>``. Queries one run lacks, or scores
+    with NaN, are left out (the caller reports them); pairs are taken in query_id order.
+    """
+    paired = _paired_scores(scores, baseline, other, measure)
+    base = paired["baseline"].to_numpy(np.float64)
+    oth = paired["other"].to_numpy(np.float64)
+    d = oth - base
+    t_statistic, t_p_value = paired_t_test(oth, base)
+    return Comparison(
+        baseline=baseline,
+        other=other,
+        measure=measure,
+        n=int(d.size),
+        mean_baseline=_mean(base),
+        mean_other=_mean(oth),
+        mean_difference=_mean(d),
+        difference_interval=bootstrap_interval(d, confidence=CONFIDENCE, seed=seed),
+        t_statistic=t_statistic,
+        t_p_value=t_p_value,
+        randomization_p_value=randomization_test(oth, base, permutations=permutations, seed=seed),
+        permutations=permutations,
+        wins=int(np.count_nonzero(d > 0)),
+        losses=int(np.count_nonzero(d < 0)),
+        ties=int(np.count_nonzero(d == 0)),
+    )
+
+
+def _paired_scores(scores: pd.DataFrame, baseline: str, other: str, measure: str) -> pd.DataFrame:
+    """``query_id, baseline, other``: the two runs' scores on their common queries."""
+    missing = {"run", "query_id", measure} - set(scores.columns)
+    if missing:
+        raise ValueError(f"scores lack column(s) {', '.join(sorted(missing))}")
+    sides = [
+        _run_scores(scores, run, measure, side)
+        for run, side in ((baseline, "baseline"), (other, "other"))
+    ]
+    return sides[0].merge(sides[1], on="query_id", how="inner", sort=True)
+
+
+def _run_scores(scores: pd.DataFrame, run: str, measure: str, side: str) -> pd.DataFrame:
+    """``query_id, <side>``: one run's non-NaN scores; ValueError on an unknown run or a
+    query scored twice."""
+    rows = scores[scores["run"] == run]
+    if rows.empty:
+        raise ValueError(f"no scores for run {run!r}")
+    rows = rows[rows[measure].notna()]
+    if rows["query_id"].duplicated().any():
+        raise ValueError(f"run {run!r} has several {measure} scores for one query")
+    return rows[["query_id", measure]].rename(columns={measure: side})
+
+
+def _as_scores(values: np.ndarray | Sequence[float]) -> np.ndarray:
+    """Values as a 1-D float64 array; ValueError if not 1-D or not all finite."""
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim != 1:
+        raise ValueError(f"expected a 1-D sequence of scores, got shape {x.shape}")
+    if not np.isfinite(x).all():
+        raise ValueError("scores must be finite (no NaN or infinity)")
+    return x
+
+
+def _paired(
+    a: np.ndarray | Sequence[float], b: np.ndarray | Sequence[float]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Paired scores as arrays; ValueError if their lengths differ."""
+    x, y = _as_scores(a), _as_scores(b)
+    if x.size != y.size:
+        raise ValueError(f"paired scores differ in length: {x.size} and {y.size}")
+    return x, y
+
+
+def _mean(x: np.ndarray) -> float:
+    """Mean, NaN (without numpy's warning) when empty."""
+    return float(np.mean(x)) if x.size else math.nan
+
+
+def _count(n: int, singular: str, plural: str) -> str:
+    """``"1 win"``, ``"3 wins"``."""
+    return f"{n} {singular if n == 1 else plural}"
+
+
+def _format_p(p: float, digits: int) -> str:
+    """``p = 0.0123``, or ``p < 0.0001`` when it rounds to zero at ``digits``."""
+    floor = 10.0**-digits
+    return f"p < {floor:.{digits}f}" if p < floor / 2 else f"p = {p:.{digits}f}"

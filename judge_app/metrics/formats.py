@@ -1,0 +1,148 @@
+"""Evaluation results as text: trec_eval's format, JSON, CSV and a table to read at a glance."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict
+
+import pandas as pd
+
+from judge_app.metrics.comparison import Comparison, bootstrap_interval
+from judge_app.metrics.ranking import Evaluation, k_label
+
+TREC_ALWAYS_CUTS = (5, 10)
+
+
+def _trec_measures(evaluation: Evaluation) -> list[tuple[str, str]]:
+    """(trec_eval name, our key) in trec_eval's order: map, recip_rank, P, recall, ndcg."""
+    cuts = sorted({*TREC_ALWAYS_CUTS, *(k for k in evaluation.settings.ks if k is not None)})
+    measures = [("map", "ap"), ("recip_rank", "rr")]
+    measures += [(f"P_{k}", f"p@{k}") for k in cuts]
+    measures += [(f"recall_{k}", f"recall@{k}") for k in cuts]
+    for k in evaluation.settings.ks:
+        measures.append(("ndcg", "ndcg@all") if k is None else (f"ndcg_cut_{k}", f"ndcg@{k}"))
+    return measures
+
+
+def trec_text(runs: dict[str, Evaluation], digits: int = 4) -> str:
+    """What ``trec_eval -q`` prints for each run: per query in string order, then ``all``."""
+    lines = []
+    for name, evaluation in runs.items():
+        measures = _trec_measures(evaluation)
+        per_query = evaluation.per_query.sort_values("query_id", key=lambda ids: ids.astype(str))
+        lines.append(f"{'runid':<22}\tall\t{name}")
+        lines.append(f"{'num_q':<22}\tall\t{evaluation.n_queries}")
+        for row in per_query.to_dict("records"):
+            for measure, key in measures:
+                lines.append(f"{measure:<22}\t{row['query_id']}\t{row[key]:.{digits}f}")
+        means = evaluation.means()
+        for measure, key in measures:
+            lines.append(f"{measure:<22}\tall\t{means[key]:.{digits}f}")
+    return "\n".join(lines) + "\n"
+
+
+def _rounded(value: float, digits: int) -> float | None:
+    return None if value is None or math.isnan(value) else round(float(value), digits)
+
+
+def json_text(
+    runs: dict[str, Evaluation],
+    comparisons: list[Comparison],
+    settings: dict,
+    digits: int = 4,
+) -> str:
+    """The evaluation as one JSON document (see ``judge-app eval --help``)."""
+    document = {"settings": settings, "runs": [], "skipped": {}, "comparisons": []}
+    for name, evaluation in runs.items():
+        per_query = evaluation.per_query.drop(columns="idcg_zero")
+        document["runs"].append(
+            {
+                "run": name,
+                "n_queries": evaluation.n_queries,
+                "mean": {key: _rounded(value, digits) for key, value in evaluation.means().items()},
+                "queries": [
+                    {
+                        key: value if key == "query_id" else _rounded(value, digits)
+                        for key, value in row.items()
+                    }
+                    for row in per_query.to_dict("records")
+                ],
+                "idcg_zero": evaluation.per_query.loc[
+                    evaluation.per_query["idcg_zero"], "query_id"
+                ].tolist(),
+            }
+        )
+        document["skipped"][name] = {
+            "run_only": evaluation.run_only,
+            "judged_only": evaluation.judged_only,
+        }
+    document["comparisons"] = [_comparison_record(item, digits) for item in comparisons]
+    return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+
+
+def _comparison_record(comparison: Comparison, digits: int) -> dict:
+    record = asdict(comparison)
+    record["summary"] = comparison.describe(digits)
+    return {
+        key: _rounded(value, digits) if isinstance(value, float) else value
+        for key, value in _flatten(record).items()
+    }
+
+
+def _flatten(record: dict, prefix: str = "") -> dict:
+    flat = {}
+    for key, value in record.items():
+        if isinstance(value, dict):
+            flat.update(_flatten(value, f"{prefix}{key}_"))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+def csv_text(runs: dict[str, Evaluation], digits: int = 4) -> str:
+    """One row per run and query (``all`` rows hold the means)."""
+    frames = []
+    for name, evaluation in runs.items():
+        per_query = evaluation.per_query.drop(columns="idcg_zero")
+        means = evaluation.means().to_frame().T.assign(query_id="all")
+        frames.append(pd.concat([per_query, means]).assign(run=name))
+    table = pd.concat(frames)
+    columns = ["run", "query_id"] + [c for c in table.columns if c not in ("run", "query_id")]
+    return table[columns].to_csv(index=False, float_format=f"%.{digits}f", lineterminator="\n")
+
+
+def summary_table(runs: dict[str, Evaluation], digits: int = 4, per_query: bool = False) -> str:
+    """One row per run: its means (NDCG with a bootstrap 95% interval), queries, coverage."""
+    rows = []
+    for name, evaluation in runs.items():
+        means = evaluation.means()
+        row = {"run": name, "queries": evaluation.n_queries}
+        for k in evaluation.settings.ks:
+            label = k_label(k)
+            interval = bootstrap_interval(evaluation.per_query[f"ndcg@{label}"].to_numpy())
+            low, high = f"{interval.low:.{digits}f}", f"{interval.high:.{digits}f}"
+            row[f"ndcg@{label}"] = f"{interval.mean:.{digits}f} [{low}, {high}]"
+            row[f"p@{label}"] = f"{means[f'p@{label}']:.{digits}f}"
+            row[f"judged@{label}"] = f"{100 * means[f'judged@{label}']:.1f}%"
+        row["mrr"] = f"{means['rr']:.{digits}f}"
+        row["map"] = f"{means['ap']:.{digits}f}"
+        rows.append(row)
+    text = pd.DataFrame(rows).to_string(index=False)
+    notes = []
+    for name, evaluation in runs.items():
+        flagged = evaluation.per_query.loc[evaluation.per_query["idcg_zero"], "query_id"]
+        if len(flagged):
+            notes.append(f"{name}: {len(flagged)} queries have no relevant judged document "
+                         f"(NDCG 0): {', '.join(flagged.astype(str)[:10])}")  # fmt: skip
+        if evaluation.run_only:
+            notes.append(f"{name}: {len(evaluation.run_only)} queries without judgments left "
+                         f"out: {', '.join(evaluation.run_only[:10])}")  # fmt: skip
+        if evaluation.judged_only:
+            notes.append(f"{name}: {len(evaluation.judged_only)} judged queries missing from "
+                         f"the run left out: {', '.join(evaluation.judged_only[:10])}")  # fmt: skip
+    if per_query:
+        for name, evaluation in runs.items():
+            table = evaluation.per_query.drop(columns="idcg_zero").round(digits)
+            text += f"\n\n{name}\n" + table.to_string(index=False)
+    return text + ("\n\n" + "\n".join(notes) if notes else "") + "\n"

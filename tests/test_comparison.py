@@ -1,0 +1,331 @@
+"""Paired run comparison, checked against scipy, statsmodels and brute-force enumeration."""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+from statsmodels.stats.weightstats import DescrStatsW
+
+from judge_app.metrics import comparison
+from judge_app.metrics.comparison import (
+    Comparison,
+    MeanInterval,
+    bootstrap_interval,
+    compare_runs,
+    paired_t_test,
+    randomization_test,
+)
+
+# Per-query NDCG@10 of two runs over 16 queries (fixed, hand-written).
+# fmt: off
+BM25 = [0.41, 0.55, 0.32, 0.70, 0.48, 0.61, 0.25, 0.52, 0.66, 0.38, 0.44, 0.59, 0.71, 0.29, 0.50, 0.47]
+NEURAL = [0.49, 0.58, 0.30, 0.78, 0.55, 0.60, 0.37, 0.52, 0.74, 0.45, 0.51, 0.57, 0.80, 0.36, 0.58, 0.45]
+# fmt: on
+
+# Small paired examples for the exact sign-flip oracle: differences with ties, zeros, outliers.
+SMALL_PAIRS = [
+    ([0.5, 0.6, 0.4, 0.7, 0.3, 0.8], [0.45, 0.5, 0.42, 0.6, 0.3, 0.65]),
+    ([0.2, 0.9, 0.5, 0.5, 0.1, 0.7, 0.3, 0.6], [0.3, 0.4, 0.5, 0.6, 0.1, 0.5, 0.35, 0.55]),
+    (
+        [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0],
+        [0.15, 0.1, 0.35, 0.3, 0.5, 0.5, 0.75, 0.6, 0.8, 0.9],
+    ),
+    ([1.0, 0.0, 0.5, 0.25], [0.0, 0.25, 0.5, 0.0]),
+]
+
+
+def exact_sign_flip_p(a: list[float], b: list[float]) -> float:
+    """Two-sided p over all 2^n sign flips of the paired differences, enumerated plainly."""
+    d = [x - y for x, y in zip(a, b)]
+    observed = abs(sum(d))
+    extreme = 0
+    for signs in itertools.product((1, -1), repeat=len(d)):
+        if abs(sum(s * v for s, v in zip(signs, d))) >= observed - 1e-12:
+            extreme += 1
+    return extreme / 2 ** len(d)
+
+
+def scipy_rng(seed: int) -> dict[str, np.random.Generator]:
+    """The seeded-generator keyword the installed scipy takes (rng since 1.15)."""
+    name = "rng" if "rng" in inspect.signature(stats.bootstrap).parameters else "random_state"
+    return {name: np.random.default_rng(seed)}
+
+
+def scores_frame(runs: dict[str, dict[str, float]], measure: str = "ndcg@10") -> pd.DataFrame:
+    """``run, query_id, <measure>`` rows from ``{run: {query_id: score}}``."""
+    rows = [(run, q, s) for run, scores in runs.items() for q, s in scores.items()]
+    return pd.DataFrame(rows, columns=["run", "query_id", measure])
+
+
+def two_runs(baseline: list[float], other: list[float]) -> pd.DataFrame:
+    """bm25 and neural scored on the same queries q00, q01, ..."""
+    queries = [f"q{i:02d}" for i in range(len(baseline))]
+    return scores_frame({"bm25": dict(zip(queries, baseline)), "neural": dict(zip(queries, other))})
+
+
+# --- paired t-test ---------------------------------------------------------------------------
+
+
+def test_t_test_matches_scipy_and_statsmodels():
+    t, p = paired_t_test(NEURAL, BM25)
+    expected = stats.ttest_rel(NEURAL, BM25)
+    sm_t, sm_p, sm_df = DescrStatsW(np.subtract(NEURAL, BM25)).ttest_mean()
+    assert (t, p) == pytest.approx((expected.statistic, expected.pvalue), rel=1e-12)
+    assert (t, p) == pytest.approx((sm_t, sm_p), rel=1e-9)
+    assert sm_df == len(BM25) - 1
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        ([], [], (math.nan, math.nan)),
+        ([0.4], [0.2], (math.nan, math.nan)),
+        ([0.1, 0.5, 0.9], [0.1, 0.5, 0.9], (0.0, 1.0)),
+        ([0.3, 0.5, 0.7], [0.2, 0.4, 0.6], (math.inf, 0.0)),
+        ([0.2, 0.4, 0.6], [0.3, 0.5, 0.7], (-math.inf, 0.0)),
+    ],
+)
+def test_t_test_degenerate_cases_without_warnings(a, b, expected):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = paired_t_test(a, b)
+    assert result == pytest.approx(expected, nan_ok=True)
+
+
+def test_paired_functions_reject_bad_input():
+    with pytest.raises(ValueError, match="length"):
+        paired_t_test([0.1, 0.2], [0.1])
+    with pytest.raises(ValueError, match="finite"):
+        randomization_test([0.1, math.nan], [0.1, 0.2])
+    with pytest.raises(ValueError, match="at least 1"):
+        randomization_test([0.1, 0.2], [0.3, 0.4], permutations=0)
+
+
+# --- randomization test ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("a", "b"), SMALL_PAIRS)
+def test_randomization_agrees_with_exact_enumeration(a, b):
+    assert abs(randomization_test(a, b) - exact_sign_flip_p(a, b)) < 0.02
+
+
+def test_randomization_agrees_with_scipy_permutation_test():
+    rng = np.random.default_rng(7)
+    a = rng.random(15)
+    b = a + rng.normal(0.04, 0.1, 15)
+    expected = stats.permutation_test(
+        (a, b),
+        lambda x, y, axis: np.mean(x - y, axis=axis),
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=9_999,
+        **scipy_rng(1),
+    ).pvalue
+    assert 0.05 < expected < 0.95  # a case where Monte-Carlo error matters
+    assert abs(randomization_test(a, b) - expected) < 0.02
+
+
+def test_randomization_identical_runs_give_one():
+    assert randomization_test(BM25, BM25) == 1.0
+    # 0.1 + 0.2 - 0.3 is 5.6e-17 in floating point: still no difference at all.
+    assert randomization_test([0.3, 0.5, 0.4], [0.2, 0.3, 0.7]) == 1.0
+
+
+def test_randomization_is_deterministic_for_a_seed():
+    a, b = SMALL_PAIRS[1]
+    assert randomization_test(a, b, seed=3) == randomization_test(a, b, seed=3)
+    assert randomization_test(a, b, seed=3) != randomization_test(a, b, seed=4)
+
+
+def test_randomization_does_not_depend_on_chunk_size(monkeypatch):
+    a, b = SMALL_PAIRS[0]
+    whole = randomization_test(a, b, permutations=1_000)
+    monkeypatch.setattr(comparison, "_CHUNK_CELLS", 6 * 37)  # 37 rows a chunk, last one partial
+    assert randomization_test(a, b, permutations=1_000) == whole
+
+
+def test_randomization_floor_for_a_clear_difference():
+    a = np.linspace(0.3, 0.9, 30)
+    b = a - np.linspace(0.05, 0.2, 30)
+    assert randomization_test(a, b, permutations=10_000) == pytest.approx(1 / 10_001)
+
+
+# --- bootstrap -------------------------------------------------------------------------------
+
+
+def test_bootstrap_equals_scipy_called_directly():
+    values = np.subtract(NEURAL, BM25)
+    interval = bootstrap_interval(values, confidence=0.9, resamples=5_000, seed=11)
+    expected = stats.bootstrap(
+        (values,),
+        np.mean,
+        confidence_level=0.9,
+        n_resamples=5_000,
+        method="percentile",
+        **scipy_rng(11),
+    ).confidence_interval
+    assert (interval.low, interval.high) == pytest.approx((expected.low, expected.high), rel=1e-12)
+    assert interval.mean == pytest.approx(np.mean(values)) and interval.n == 16
+
+
+def test_bootstrap_contains_mean_and_narrows_with_n():
+    rng = np.random.default_rng(5)
+    small = bootstrap_interval(rng.random(20))
+    large = bootstrap_interval(rng.random(2_000))
+    for interval in (small, large):
+        assert interval.low < interval.mean < interval.high
+    assert (large.high - large.low) < (small.high - small.low) / 5
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        ([], MeanInterval(math.nan, math.nan, math.nan, 0)),
+        ([0.37], MeanInterval(0.37, 0.37, 0.37, 1)),
+        ([0.1] * 7, MeanInterval(0.1, 0.1, 0.1, 7)),
+    ],
+)
+def test_bootstrap_degenerate_cases_without_warnings(values, expected):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        interval = bootstrap_interval(values)
+    got = (interval.mean, interval.low, interval.high, interval.n)
+    assert got == pytest.approx(
+        (expected.mean, expected.low, expected.high, expected.n), nan_ok=True
+    )
+
+
+def test_bootstrap_of_two_values_has_no_warnings():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        interval = bootstrap_interval([0.2, 0.4])
+    assert (interval.low, interval.mean, interval.high) == pytest.approx((0.2, 0.3, 0.4))
+
+
+# --- compare_runs ----------------------------------------------------------------------------
+
+
+def test_compare_runs_pairs_only_common_queries():
+    scores = scores_frame(
+        {
+            "bm25": {"q3": 0.5, "q1": 0.2, "q2": 0.6, "q4": 0.4, "only-bm25": 0.9, "q5": math.nan},
+            "neural": {"q2": 0.6, "q1": 0.5, "q4": 0.1, "q3": 0.8, "only-neural": 0.0, "q5": 0.7},
+            "other-run": {"q1": 1.0},
+        }
+    )
+    result = compare_runs(scores.sample(frac=1, random_state=0), "bm25", "neural", "ndcg@10")
+    base, other = [0.2, 0.6, 0.5, 0.4], [0.5, 0.6, 0.8, 0.1]  # q1..q4 in query order
+    assert result.n == 4
+    assert (result.wins, result.losses, result.ties) == (2, 1, 1)
+    assert result.mean_baseline == pytest.approx(np.mean(base))
+    assert result.mean_other == pytest.approx(np.mean(other))
+    assert result.mean_difference == pytest.approx(np.mean(other) - np.mean(base))
+    assert (result.t_statistic, result.t_p_value) == pytest.approx(stats.ttest_rel(other, base))
+    assert result.randomization_p_value == randomization_test(other, base)
+    assert result.difference_interval == bootstrap_interval(np.subtract(other, base))
+
+
+def test_compare_runs_rejects_bad_frames():
+    scores = two_runs([0.1, 0.2], [0.3, 0.4])
+    with pytest.raises(ValueError, match="no scores for run 'dense'"):
+        compare_runs(scores, "bm25", "dense", "ndcg@10")
+    with pytest.raises(ValueError, match="lack column"):
+        compare_runs(scores, "bm25", "neural", "map")
+    with pytest.raises(ValueError, match="several"):
+        compare_runs(pd.concat([scores, scores.head(1)]), "bm25", "neural", "ndcg@10")
+
+
+def test_describe_matches_the_wording_leads_read():
+    result = Comparison(
+        baseline="bm25",
+        other="neural",
+        measure="ndcg@10",
+        n=16,
+        mean_baseline=0.5,
+        mean_other=0.5639,
+        mean_difference=0.0639,
+        difference_interval=MeanInterval(0.0639, 0.0210, 0.1050, 16),
+        t_statistic=2.8,
+        t_p_value=0.0123,
+        randomization_p_value=0.0118,
+        permutations=10_000,
+        wins=11,
+        losses=4,
+        ties=1,
+    )
+    assert result.describe() == (
+        "neural beats bm25 on ndcg@10 by +0.0639 (95% CI +0.0210 to +0.1050) over 16 queries: "
+        "11 wins, 4 losses, 1 tie; paired t-test p = 0.0123, randomization test p = 0.0118 "
+        "(10,000 permutations): the difference is significant at 0.05."
+    )
+
+
+def test_describe_significant():
+    text = compare_runs(two_runs(BM25, NEURAL), "bm25", "neural", "ndcg@10").describe()
+    t_p = stats.ttest_rel(NEURAL, BM25).pvalue
+    # Differences sum to 0.77 over 16 queries: 11 up, 4 down, 1 unchanged.
+    assert text.startswith("neural beats bm25 on ndcg@10 by +0.0481 (95% CI +0.")
+    assert f"over 16 queries: 11 wins, 4 losses, 1 tie; paired t-test p = {t_p:.4f}," in text
+    assert text.endswith("(10,000 permutations): the difference is significant at 0.05.")
+
+
+def test_describe_not_significant():
+    baseline = [0.5, 0.4, 0.6, 0.3, 0.7, 0.5]
+    other = [0.45, 0.45, 0.5, 0.35, 0.68, 0.5]
+    result = compare_runs(two_runs(baseline, other), "bm25", "neural", "ndcg@10")
+    text = result.describe(digits=2)
+    assert text.startswith("neural trails bm25 on ndcg@10 by -0.01 (95% CI -")
+    assert "over 6 queries: 2 wins, 3 losses, 1 tie;" in text
+    assert text.endswith("the difference is not significant at 0.05.")
+
+
+def test_describe_identical_runs():
+    result = compare_runs(two_runs(BM25, BM25), "bm25", "neural", "ndcg@10")
+    assert (result.t_statistic, result.t_p_value, result.randomization_p_value) == (0.0, 1.0, 1.0)
+    assert result.describe() == (
+        "neural ties bm25 on ndcg@10 over 16 queries: the two runs score the same on every query."
+    )
+
+
+@pytest.mark.parametrize(("common", "phrase"), [(1, "1 query"), (0, "0 queries")])
+def test_describe_too_few_queries(common, phrase):
+    scores = scores_frame(
+        {"bm25": {"q1": 0.4, "q2": 0.5}, "neural": {"q1": 0.6} if common else {"q3": 0.6}}
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = compare_runs(scores, "bm25", "neural", "ndcg@10")
+    assert result.n == common and math.isnan(result.t_p_value)
+    assert result.describe() == (
+        f"neural vs bm25 on ndcg@10: too few queries to test ({phrase} in common)."
+    )
+
+
+# --- properties ------------------------------------------------------------------------------
+
+SCORE = st.one_of(st.floats(0, 1, allow_subnormal=False), st.integers(0, 20).map(lambda k: k / 20))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(SCORE, SCORE), min_size=2, max_size=30))
+def test_p_values_in_range_and_symmetric_under_swap(pairs):
+    a, b = (np.array(side) for side in zip(*pairs))
+    p = randomization_test(a, b, permutations=500)
+    assert 0 < p <= 1
+    assert randomization_test(b, a, permutations=500) == p
+    t, t_p = paired_t_test(a, b)
+    assert 0 <= t_p <= 1  # 0 when the differences are constant and non-zero
+    assert paired_t_test(b, a) == pytest.approx((-t, t_p), rel=1e-9, abs=1e-300)
+    forward = bootstrap_interval(a - b, resamples=500)
+    backward = bootstrap_interval(b - a, resamples=500)
+    assert backward.mean == pytest.approx(-forward.mean, abs=1e-15)
+    assert (backward.low, backward.high) == pytest.approx((-forward.high, -forward.low), abs=1e-12)
