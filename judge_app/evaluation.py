@@ -5,7 +5,7 @@ Evaluating files imports neither SQLAlchemy nor Qt: the store is loaded only for
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pandas as pd
@@ -78,14 +78,19 @@ def run_evaluation(request: EvalRequest) -> str:
         qrels, runs = _from_files(request, method)
     else:
         raise UsageError("give --qrels QRELS and at least one --run-file RUN, or --db DB")
+    if request.output == "trec":  # trec_eval always prints P and recall at 5 and 10
+        cuts = tuple(k for k in formats.TREC_ALWAYS_CUTS if k not in settings.ks)
+        settings = replace(settings, ks=settings.ks + cuts)
     evaluations = {name: evaluate(run, qrels, settings) for name, run in runs.items()}
     comparisons = _comparisons(evaluations, settings, request) if request.compare else []
     if request.output == "trec":
-        return formats.trec_text(evaluations, request.digits)
+        ndcg_ks = settings.ks[: len(settings.ks) - len(cuts)]
+        return formats.trec_text(evaluations, ndcg_ks, request.digits)
     if request.output == "csv":
         return formats.csv_text(evaluations, request.digits)
     if request.output == "json":
-        return formats.json_text(evaluations, comparisons, _settings_record(request, settings))
+        record = _settings_record(request, settings)
+        return formats.json_text(evaluations, comparisons, record, request.digits)
     text = formats.summary_table(evaluations, request.digits, request.per_query)
     return text + "".join("\n" + item.describe(request.digits) + "\n" for item in comparisons)
 
@@ -129,7 +134,7 @@ def _from_files(request: EvalRequest, method: str) -> tuple[pd.DataFrame, dict[s
         judgments = readers.read_judgments(request.qrels).frame
         if request.raters:
             judgments = judgments[judgments["rater"].isin(request.raters)]
-        qrels = aggregate_grades(judgments, method)
+        qrels = _aggregate(judgments, method, str(request.qrels))
     runs: dict[str, pd.DataFrame] = {}
     for path in request.run_files:
         if file_format(path) == "trec":
@@ -157,12 +162,20 @@ def _from_database(
             raise UsageError(f"no results for run(s) {', '.join(unknown)} in {request.db}")
     if results.empty:
         raise UsageError(f"{request.db} holds no run results: import a run first")
-    qrels = aggregate_grades(judgments, method)
+    qrels = _aggregate(judgments, method, str(request.db))
     runs = {
         name: group[["query_id", "doc_id", "rank"]]
         for name, group in results.groupby("run", sort=False)
     }
     return qrels, runs
+
+
+def _aggregate(judgments: pd.DataFrame, method: str, source: str) -> pd.DataFrame:
+    """One grade per (query, document); a data error if the one rater asked for has none."""
+    if method.startswith("rater:") and method[len("rater:") :] not in set(judgments["rater"]):
+        raters = ", ".join(sorted(set(judgments["rater"]))) or "none"
+        raise JudgeAppError(f"{source} has no judgments by {method[6:]!r} (raters: {raters})")
+    return aggregate_grades(judgments, method)
 
 
 def _comparisons(

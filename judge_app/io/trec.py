@@ -50,6 +50,35 @@ def _numbers(path: Path, cells: np.ndarray, column: str, lines: np.ndarray) -> n
     return values
 
 
+def _read_single_spaced(path: Path, names: list[str], numeric: str) -> pd.DataFrame | None:
+    """The common case, read by pyarrow's multithreaded CSV reader: fields separated by one
+    space, no comments. None when the file is not like that (the careful reader takes over)."""
+    import pyarrow as pa
+    from pyarrow import csv
+
+    try:
+        table = csv.read_csv(
+            path,
+            read_options=csv.ReadOptions(column_names=names),
+            parse_options=csv.ParseOptions(delimiter=" ", quote_char=False),
+            convert_options=csv.ConvertOptions(
+                column_types={
+                    name: pa.float64() if name == numeric else pa.string() for name in names
+                }
+            ),
+        )
+    except (OSError, pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
+        return None  # the careful reader says what is wrong
+    frame = table.to_pandas(
+        types_mapper={pa.string(): pd.StringDtype("pyarrow", na_value=np.nan)}.get
+    )
+    if frame[numeric].isna().any() or not np.isfinite(frame[numeric].to_numpy()).all():
+        return None
+    if frame.empty or frame[names[0]].str.startswith("#").any():
+        return None
+    return frame
+
+
 def read_run_file(path: Path) -> tuple[pd.DataFrame, str]:
     """A TREC run ``qid Q0 docid rank score tag``: ``query_id, doc_id, score`` and the tag.
 
@@ -57,6 +86,10 @@ def read_run_file(path: Path) -> tuple[pd.DataFrame, str]:
     named after its first.
     """
     path = Path(path)
+    names = ["query_id", "q0", "doc_id", "rank", "score", "tag"]
+    fast = _read_single_spaced(path, names, "score")
+    if fast is not None and not fast.duplicated(["query_id", "doc_id"]).any():
+        return fast[["query_id", "doc_id", "score"]], str(fast["tag"].iat[0])
     columns, lines = _columns(path, 6, "run")
     frame = pd.DataFrame(
         {
@@ -73,6 +106,10 @@ def read_run_file(path: Path) -> tuple[pd.DataFrame, str]:
 def read_qrels_file(path: Path) -> pd.DataFrame:
     """TREC qrels ``qid iteration docid grade``: ``query_id, doc_id, grade`` (float)."""
     path = Path(path)
+    names = ["query_id", "iteration", "doc_id", "grade"]
+    fast = _read_single_spaced(path, names, "grade")
+    if fast is not None and not fast.duplicated(["query_id", "doc_id"]).any():
+        return fast[["query_id", "doc_id", "grade"]]
     columns, lines = _columns(path, 4, "qrels")
     frame = pd.DataFrame(
         {

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 CONFIDENCE = 0.95
 """Confidence level of the interval :func:`compare_runs` puts on the mean difference."""
@@ -26,8 +25,10 @@ _CHUNK_CELLS = 1 << 20
 _TIE_TOLERANCE = 1e-9
 """Flipped sums within this fraction of sum(|d|) of the observed one count as ties (rounding)."""
 
-# scipy 1.15 renamed ``random_state`` to ``rng``; both take a Generator and use it as is.
-_RNG_KEYWORD = "rng" if "rng" in inspect.signature(stats.bootstrap).parameters else "random_state"
+
+def _rng_keyword(bootstrap: object) -> str:
+    """scipy 1.15 renamed ``random_state`` to ``rng``; both take a Generator as it is."""
+    return "rng" if "rng" in inspect.signature(bootstrap).parameters else "random_state"
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,8 @@ def bootstrap_interval(
     if np.ptp(x) == 0:
         value = float(x[0])
         return MeanInterval(value, value, value, int(x.size))
+    from scipy import stats  # loaded on first use: it doubles the start-up of `eval`
+
     result = stats.bootstrap(
         (x,),
         np.mean,
@@ -125,7 +128,7 @@ def bootstrap_interval(
         vectorized=True,
         confidence_level=confidence,
         method="percentile",
-        **{_RNG_KEYWORD: np.random.default_rng(seed)},
+        **{_rng_keyword(stats.bootstrap): np.random.default_rng(seed)},
     )
     interval = result.confidence_interval
     return MeanInterval(float(np.mean(x)), float(interval.low), float(interval.high), int(x.size))
@@ -144,6 +147,8 @@ def paired_t_test(
         return math.nan, math.nan
     if np.array_equal(x, y):
         return 0.0, 1.0
+    from scipy import stats
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         result = stats.ttest_rel(x, y)

@@ -14,22 +14,26 @@ from judge_app.metrics.ranking import Evaluation, k_label
 TREC_ALWAYS_CUTS = (5, 10)
 
 
-def _trec_measures(evaluation: Evaluation) -> list[tuple[str, str]]:
+def _trec_measures(ndcg_ks: tuple[int | None, ...]) -> list[tuple[str, str]]:
     """(trec_eval name, our key) in trec_eval's order: map, recip_rank, P, recall, ndcg."""
-    cuts = sorted({*TREC_ALWAYS_CUTS, *(k for k in evaluation.settings.ks if k is not None)})
+    cuts = sorted({*TREC_ALWAYS_CUTS, *(k for k in ndcg_ks if k is not None)})
     measures = [("map", "ap"), ("recip_rank", "rr")]
     measures += [(f"P_{k}", f"p@{k}") for k in cuts]
     measures += [(f"recall_{k}", f"recall@{k}") for k in cuts]
-    for k in evaluation.settings.ks:
+    for k in ndcg_ks:
         measures.append(("ndcg", "ndcg@all") if k is None else (f"ndcg_cut_{k}", f"ndcg@{k}"))
     return measures
 
 
-def trec_text(runs: dict[str, Evaluation], digits: int = 4) -> str:
-    """What ``trec_eval -q`` prints for each run: per query in string order, then ``all``."""
+def trec_text(runs: dict[str, Evaluation], ndcg_ks: tuple[int | None, ...], digits: int = 4) -> str:
+    """What ``trec_eval -q`` prints for each run: per query in string order, then ``all``.
+
+    NDCG is printed at ``ndcg_cut_K`` for ``ndcg_ks``; P and recall at those and at 5 and 10
+    (the evaluations must hold them).
+    """
+    measures = _trec_measures(ndcg_ks)
     lines = []
     for name, evaluation in runs.items():
-        measures = _trec_measures(evaluation)
         per_query = evaluation.per_query.sort_values("query_id", key=lambda ids: ids.astype(str))
         lines.append(f"{'runid':<22}\tall\t{name}")
         lines.append(f"{'num_q':<22}\tall\t{evaluation.n_queries}")

@@ -86,24 +86,13 @@ def evaluate(run: pd.DataFrame, qrels: pd.DataFrame, settings: Settings = Settin
     judged queries missing from the run are left out (``judged_only``) or, with
     ``complete``, scored 0 and counted.
     """
-    run_queries = pd.unique(run["query_id"])
-    judged_queries = pd.unique(qrels["query_id"])
-    queries = np.sort(np.union1d(run_queries.astype(str), judged_queries.astype(str)))
-    query_codes = {query: code for code, query in enumerate(queries)}
+    # codes in string order of the ids: queries come out sorted, and equal scores are
+    # broken by document id as trec_eval breaks them
+    run_query, qrels_query, queries = _joint_codes(run["query_id"], qrels["query_id"])
+    run_doc, qrels_doc, doc_ids = _joint_codes(run["doc_id"], qrels["doc_id"])
     n_queries = len(queries)
-    in_run = np.zeros(n_queries, dtype=bool)
-    in_run[_codes(run_queries, query_codes)] = True
-    judged = np.zeros(n_queries, dtype=bool)
-    judged[_codes(judged_queries, query_codes)] = True
-
-    doc_ids, doc_codes = np.unique(
-        np.concatenate([run["doc_id"].to_numpy(str), qrels["doc_id"].to_numpy(str)]),
-        return_inverse=True,
-    )
-    run_doc = doc_codes[: len(run)]
-    qrels_doc = doc_codes[len(run) :]
-    run_query = _codes(run["query_id"].to_numpy(), query_codes)
-    qrels_query = _codes(qrels["query_id"].to_numpy(), query_codes)
+    in_run = np.bincount(run_query, minlength=n_queries) > 0
+    judged = np.bincount(qrels_query, minlength=n_queries) > 0
     grades = qrels["grade"].to_numpy(dtype=float)
 
     order = _run_order(run, run_query, run_doc)
@@ -192,8 +181,11 @@ def evaluate(run: pd.DataFrame, qrels: pd.DataFrame, settings: Settings = Settin
     )
 
 
-def _codes(values: np.ndarray, codes: dict[str, int]) -> np.ndarray:
-    return np.fromiter((codes[str(value)] for value in values), dtype=np.int64, count=len(values))
+def _joint_codes(first: pd.Series, second: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Codes of two columns' ids over their union, numbered in string order; the ids."""
+    both = pd.concat([first.astype("str"), second.astype("str")], ignore_index=True)
+    codes, uniques = pd.factorize(both, sort=True)
+    return codes[: len(first)], codes[len(first) :], np.asarray(uniques, dtype=object)
 
 
 def _run_order(run: pd.DataFrame, query: np.ndarray, doc: np.ndarray) -> np.ndarray:

@@ -1,0 +1,510 @@
+"""Benchmark: ``judge-app eval`` of TREC files as a whole process, next to pytrec_eval.
+
+Issue: "generates (seeded) 10,000 queries x 100 results with 30 graded judgments per query,
+then times `judge-app eval --qrels ... --run-file ... --k 10 --format json` as a whole process
+next to pytrec_eval parsing and evaluating the same files in one process (and ranx if you
+like); prints both times, the ratio and peak memory; repeats at 5,000,000 rows to show growth.
+Goal: our whole process <= 0.5 x pytrec_eval's at 1M rows, with identical means."
+
+    .venv/bin/python benchmarks/bench_eval.py                       # 1,000,000 and 5,000,000 rows
+    .venv/bin/python benchmarks/bench_eval.py --no-large            # 1,000,000 rows only
+    .venv/bin/python benchmarks/bench_eval.py --rows 20000 --no-large   # quick smoke test
+    .venv/bin/python benchmarks/bench_eval.py --profile             # + cProfile of ours in-process
+
+Rows are lines of the run: rows // 100 queries (Q00000, ...) each retrieve 100 distinct
+documents (D0000123, ...) of a collection of 1,000,000, with scores rounded to 2 decimals (so
+some tie, and trec_eval's tie-break by document id matters). The qrels judge 30 documents per
+query, about 20 of them retrieved and 10 not, grades 0-4 skewed to 0. Generation is not timed.
+
+Each side is one whole process, timed from before ``subprocess.run`` to its end, so Python
+start-up and imports are included:
+
+* ours: ``python -m judge_app.cli eval --qrels Q --run-file R --k 10 --format json``, exactly;
+  its JSON on stdout gives the mean ndcg@10 and the number of queries;
+* pytrec_eval: ``python -c`` reading both files the usual way (lines split into dicts
+  qid -> {doc: int(grade)} and qid -> {doc: float(score)}), evaluating ``ndcg_cut.10`` and
+  printing the mean over queries;
+* ranx (if importable; its numba cache is warmed on a small file first, not timed):
+  ``Qrels.from_file``, ``Run.from_file`` and ``evaluate(qrels, run, "ndcg@10")``.
+
+Peak RSS: every command is started under GNU ``/usr/bin/time -v`` (when present, which adds
+about a millisecond of fork and exec), and its "Maximum resident set size" is the peak of the
+Python process itself: that process is a fresh fork of ``time``, not of this script, so none of
+the generated data is counted. Without ``/usr/bin/time`` the ``python -c`` children report
+their own VmHWM and ours is shown as n/a.
+
+Means: ``--format json`` rounds to 4 decimals (and ignores ``--digits``), so the JSON mean is
+checked to those 4 decimals, and "identical means" compares pytrec_eval's mean with the
+unrounded mean of the same judge_app functions run in-process for the breakdown (read qrels,
+read run, evaluate, format), which shows where our time goes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+RESULTS = 100  # per query
+JUDGED = 30  # per query
+JUDGED_FROM_RUN = 20  # on average; the rest are not retrieved
+COLLECTION = 1_000_000
+GRADE_P = [0.6, 0.2, 0.1, 0.07, 0.03]  # grades 0..4
+TAG = "bench"
+GOAL_ROWS = 1_000_000
+GOAL_RATIO = 0.5
+TOLERANCE = 1e-9
+GNU_TIME = "/usr/bin/time"
+
+# The usual pytrec_eval program: parse with plain Python, evaluate, average.
+PEER_CODE = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import pytrec_eval
+t1 = time.perf_counter()
+qrels = {}
+with open(sys.argv[1]) as handle:
+    for line in handle:
+        qid, _, doc, grade = line.split()
+        qrels.setdefault(qid, {})[doc] = int(grade)
+run = {}
+with open(sys.argv[2]) as handle:
+    for line in handle:
+        qid, _, doc, _, score, _ = line.split()
+        run.setdefault(qid, {})[doc] = float(score)
+t2 = time.perf_counter()
+evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"})
+results = evaluator.evaluate(run)
+t3 = time.perf_counter()
+values = [measures["ndcg_cut_10"] for measures in results.values()]
+peak = None
+with open("/proc/self/status") as status:
+    for line in status:
+        if line.startswith("VmHWM:"):
+            peak = int(line.split()[1]) / 1024
+print(json.dumps({"mean": sum(values) / len(values), "n_queries": len(values),
+                  "phases": {"import": t1 - t0, "parse": t2 - t1, "evaluate": t3 - t2},
+                  "vmhwm_mib": peak}))
+"""
+
+RANX_CODE = r"""
+import json, sys, time
+t0 = time.perf_counter()
+from ranx import Qrels, Run, evaluate
+t1 = time.perf_counter()
+qrels = Qrels.from_file(sys.argv[1], kind="trec")
+run = Run.from_file(sys.argv[2], kind="trec")
+t2 = time.perf_counter()
+mean = evaluate(qrels, run, "ndcg@10")
+t3 = time.perf_counter()
+peak = None
+with open("/proc/self/status") as status:
+    for line in status:
+        if line.startswith("VmHWM:"):
+            peak = int(line.split()[1]) / 1024
+print(json.dumps({"mean": float(mean), "n_queries": len(run.keys()),
+                  "phases": {"import": t1 - t0, "parse": t2 - t1, "evaluate": t3 - t2},
+                  "vmhwm_mib": peak}))
+"""
+
+
+def log(text: str = "") -> None:
+    print(text, flush=True)
+
+
+def _max_rss_mib() -> float:
+    """This process's peak RSS so far, in MiB (VmHWM on Linux, else ru_maxrss)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+
+
+# --------------------------------------------------------------------------- data
+
+
+def generate(workdir: Path, rows: int, seed: int) -> tuple[Path, Path, int]:
+    """Write ``run_<rows>.txt`` and ``qrels_<rows>.txt``; returns their paths and the queries."""
+    import numpy as np
+    import pandas as pd
+
+    queries = rows // RESULTS
+    if queries < 1 or rows % RESULTS:
+        raise SystemExit(f"--rows must be a positive multiple of {RESULTS}, not {rows:,}")
+    rng = np.random.default_rng(seed)
+    # 100 retrieved and 30 more documents per query, all distinct within the query
+    docs = np.empty((queries, RESULTS + JUDGED), dtype=np.int64)
+    for q in range(queries):
+        docs[q] = rng.choice(COLLECTION, size=RESULTS + JUDGED, replace=False)
+    retrieved, others = docs[:, :RESULTS], docs[:, RESULTS:]
+    scores = np.round(rng.normal(10.0, 2.0, size=(queries, RESULTS)), 2)
+    order = np.argsort(-scores, axis=1, kind="stable")  # rank order; ties as they come
+    retrieved = np.take_along_axis(retrieved, order, axis=1)
+    scores = np.take_along_axis(scores, order, axis=1)
+    # judged: from_run of the retrieved documents (about 20) and the rest not retrieved
+    from_run = rng.binomial(JUDGED, JUDGED_FROM_RUN / JUDGED, size=queries)
+    picks = np.argsort(rng.random((queries, RESULTS)), axis=1)[:, :JUDGED]
+    judged = np.where(
+        np.arange(JUDGED) < from_run[:, None],
+        np.take_along_axis(retrieved, picks, axis=1),
+        others,
+    )
+    grades = rng.choice(len(GRADE_P), size=(queries, JUDGED), p=GRADE_P)
+
+    width = max(5, len(str(queries - 1)))
+    query_labels = np.array([f"Q{i:0{width}d}" for i in range(queries)], dtype=object)
+    doc_labels = np.array([f"D{i:07d}" for i in range(COLLECTION)], dtype=object)
+    run_path, qrels_path = workdir / f"run_{rows}.txt", workdir / f"qrels_{rows}.txt"
+    pd.DataFrame(
+        {
+            "qid": np.repeat(query_labels, RESULTS),
+            "q0": "Q0",
+            "docid": doc_labels[retrieved.ravel()],
+            "rank": np.tile(np.arange(1, RESULTS + 1), queries),
+            "score": scores.ravel(),
+            "tag": TAG,
+        }
+    ).to_csv(run_path, sep=" ", header=False, index=False, float_format="%.2f")
+    pd.DataFrame(
+        {
+            "qid": np.repeat(query_labels, JUDGED),
+            "iteration": 0,
+            "docid": doc_labels[judged.ravel()],
+            "grade": grades.ravel(),
+        }
+    ).to_csv(qrels_path, sep=" ", header=False, index=False)
+    return qrels_path, run_path, queries
+
+
+# --------------------------------------------------------------------------- children
+
+
+def child_breakdown(qrels_path: Path, run_path: Path, profile: bool) -> dict:
+    """Our evaluation in-process, step by step (what ``judge-app eval`` does for files)."""
+    t0 = time.perf_counter()
+    import pyarrow.csv  # noqa: F401  (imported by the first read_*_file call)
+
+    import judge_app.cli  # noqa: F401  (what the command imports before it starts)
+    from judge_app.evaluation import run_evaluation  # noqa: F401
+    from judge_app.io.trec import read_qrels_file, read_run_file
+    from judge_app.metrics.formats import json_text
+    from judge_app.metrics.ranking import Settings, evaluate
+
+    t2 = time.perf_counter()
+    profiler = None
+    if profile:
+        import cProfile
+
+        profiler = cProfile.Profile()
+        profiler.enable()
+    t3 = time.perf_counter()
+    qrels = read_qrels_file(qrels_path)
+    t4 = time.perf_counter()
+    run, name = read_run_file(run_path)
+    t5 = time.perf_counter()
+    settings = Settings(ks=(10,))
+    evaluation = evaluate(run, qrels, settings)
+    t6 = time.perf_counter()
+    record = {
+        "k": ["10"],
+        "gain": settings.gain,
+        "ideal": settings.ideal,
+        "unjudged": settings.unjudged,
+        "threshold": settings.threshold,
+        "complete": settings.complete,
+        "aggregate": "mean",
+        "raters": None,
+    }
+    text = json_text({name: evaluation}, [], record)
+    t7 = time.perf_counter()
+    if profiler is not None:
+        profiler.disable()
+    result = {
+        "phases": {
+            "imports (judge_app, numpy, pandas, pyarrow)": t2 - t0,
+            "read qrels": t4 - t3,
+            "read run": t5 - t4,
+            "evaluate": t6 - t5,
+            "format json": t7 - t6,
+        },
+        "mean": float(evaluation.means()["ndcg@10"]),
+        "n_queries": evaluation.n_queries,
+        "json_mib": len(text.encode()) / 2**20,
+        "vmhwm_mib": _max_rss_mib(),
+    }
+    if profiler is not None:
+        import io
+        import pstats
+
+        out = io.StringIO()
+        pstats.Stats(profiler, stream=out).strip_dirs().sort_stats("tottime").print_stats(20)
+        result["profile"] = out.getvalue()
+    return result
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    repo = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = repo + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def timed(command: list[str], name: str) -> dict:
+    """Run ``command`` as a whole process: wall time, stdout and peak RSS (None if unknown)."""
+    use_time = os.access(GNU_TIME, os.X_OK)
+    full = [GNU_TIME, "-v", *command] if use_time else command
+    t0 = time.perf_counter()
+    done = subprocess.run(full, capture_output=True, text=True, env=_env())
+    wall = time.perf_counter() - t0
+    if done.returncode != 0:
+        sys.stderr.write(done.stdout[-5000:] + done.stderr[-5000:])
+        raise SystemExit(f"{name} failed (exit {done.returncode})")
+    rss = None
+    if use_time:
+        for line in done.stderr.splitlines():
+            if "Maximum resident set size" in line:
+                rss = int(line.rsplit(":", 1)[1]) / 1024
+    return {"wall_s": wall, "stdout": done.stdout, "rss_mib": rss}
+
+
+def python_start_up() -> float:
+    """Wall time of ``python -c pass`` (best of 3): the floor of any whole process here."""
+    return min(timed([sys.executable, "-c", "pass"], "python -c pass")["wall_s"] for _ in range(3))
+
+
+def run_ours(qrels_path: Path, run_path: Path) -> dict:
+    command = [sys.executable, "-m", "judge_app.cli", "eval", "--qrels", str(qrels_path),
+               "--run-file", str(run_path), "--k", "10", "--format", "json"]  # fmt: skip
+    result = timed(command, "judge-app eval")
+    document = json.loads(result.pop("stdout"))
+    (only,) = document["runs"]
+    result["mean"] = only["mean"]["ndcg@10"]
+    result["n_queries"] = only["n_queries"]
+    return result
+
+
+def run_code(code: str, qrels_path: Path, run_path: Path, name: str) -> dict:
+    result = timed([sys.executable, "-c", code, str(qrels_path), str(run_path)], name)
+    result.update(json.loads(result.pop("stdout").strip().splitlines()[-1]))
+    if result["rss_mib"] is None:
+        result["rss_mib"] = result["vmhwm_mib"]
+    return result
+
+
+def run_breakdown(qrels_path: Path, run_path: Path, profile: bool = False) -> dict:
+    command = [sys.executable, str(Path(__file__).resolve()), "--child", "breakdown",
+               "--qrels", str(qrels_path), "--run", str(run_path)]  # fmt: skip
+    if profile:
+        command.append("--profile")
+    result = timed(command, "the breakdown child")
+    result.update(json.loads(result.pop("stdout").strip().splitlines()[-1]))
+    return result
+
+
+# --------------------------------------------------------------------------- main
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=int, default=GOAL_ROWS,
+                        help="run lines, 100 per query (default 1,000,000)")  # fmt: skip
+    parser.add_argument("--also", type=int, default=5_000_000,
+                        help="a second, larger size to show growth (default 5,000,000)")  # fmt: skip
+    parser.add_argument("--no-large", action="store_true", help="skip the --also size")
+    parser.add_argument("--seed", type=int, default=7, help="numpy generator seed (default 7)")
+    parser.add_argument("--workdir", type=Path, help="where files go (default: a temporary folder)")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each side (best is kept)")
+    parser.add_argument("--no-ranx", action="store_true", help="leave ranx out even if installed")
+    parser.add_argument("--profile", action="store_true",
+                        help="also cProfile ours in-process (one more run) and print the top 20 by tottime")  # fmt: skip
+    parser.add_argument("--child", choices=["breakdown"], help=argparse.SUPPRESS)
+    parser.add_argument("--qrels", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--run", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error("--repeat must be at least 1")
+    return args
+
+
+def _mib(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:,.0f} MiB"
+
+
+def _ranx_ready(workdir: Path, seed: int) -> bool:
+    """ranx importable and its numba cache warm (a small evaluation, not timed)."""
+    if importlib.util.find_spec("ranx") is None:
+        log("note: ranx is not importable here; it is left out (pip install ranx to add it)")
+        return False
+    warm = workdir / "warm"
+    warm.mkdir(exist_ok=True)
+    qrels_path, run_path, _ = generate(warm, 1_000, seed)
+    try:
+        run_code(RANX_CODE, qrels_path, run_path, "ranx (warm-up)")
+    except SystemExit as error:
+        log(f"note: ranx is installed but failed ({error}); it is left out")
+        return False
+    return True
+
+
+def measure(args: argparse.Namespace, workdir: Path, rows: int, ranx: bool) -> dict:
+    t0 = time.perf_counter()
+    qrels_path, run_path, queries = generate(workdir, rows, args.seed)
+    log(f"generated {rows:,} rows ({queries:,} queries): {run_path.name} "
+        f"{run_path.stat().st_size / 2**20:.0f} MiB, {qrels_path.name} "
+        f"{qrels_path.stat().st_size / 2**20:.0f} MiB in {time.perf_counter() - t0:.1f} s "
+        "(not counted)")  # fmt: skip
+    sides = {"ours": [], "pytrec_eval": []} | ({"ranx": []} if ranx else {})
+    for index in range(args.repeat):
+        for side, runs in sides.items():
+            if side == "ours":
+                result = run_ours(qrels_path, run_path)
+            elif side == "pytrec_eval":
+                result = run_code(PEER_CODE, qrels_path, run_path, "pytrec_eval")
+            else:
+                result = run_code(RANX_CODE, qrels_path, run_path, "ranx")
+            runs.append(result)
+            log(f"  run {index + 1} {side:<11}: {result['wall_s']:6.2f} s, peak RSS "
+                f"{_mib(result['rss_mib'])}, mean ndcg@10 {result['mean']:.6f} over "
+                f"{result['n_queries']:,} queries")  # fmt: skip
+    best = {side: min(runs, key=lambda r: r["wall_s"]) for side, runs in sides.items()}
+    best["breakdown"] = run_breakdown(qrels_path, run_path)
+    if args.profile:
+        best["profile"] = run_breakdown(qrels_path, run_path, profile=True)
+    for path in (qrels_path, run_path):
+        path.unlink()
+    best["rows"], best["queries"] = rows, queries
+    return best
+
+
+def report(results: list[dict], ranx: bool, start_up: float) -> bool:
+    """Print the tables and the goal line; returns whether the goal is met."""
+    log()
+    header = (f"{'rows':>10} | {'queries':>7} | {'ours s':>7} | {'pytrec_eval s':>13} | "
+              f"{'ratio':>5} | {'ours RSS':>10} | {'pytrec_eval RSS':>15}")  # fmt: skip
+    if ranx:
+        header += f" | {'ranx s':>7} | {'ranx RSS':>10}"
+    log(header)
+    log("-" * len(header))
+    for r in results:
+        ours, peer = r["ours"], r["pytrec_eval"]
+        line = (f"{r['rows']:>10,} | {r['queries']:>7,} | {ours['wall_s']:>7.2f} | "
+                f"{peer['wall_s']:>13.2f} | {ours['wall_s'] / peer['wall_s']:>5.2f} | "
+                f"{_mib(ours['rss_mib']):>10} | {_mib(peer['rss_mib']):>15}")  # fmt: skip
+        if ranx:
+            line += f" | {r['ranx']['wall_s']:>7.2f} | {_mib(r['ranx']['rss_mib']):>10}"
+        log(line.rstrip())
+
+    log()
+    log("mean ndcg@10 (ours exact: the same functions in-process, unrounded; ours JSON: "
+        "4 decimals as printed)")  # fmt: skip
+    header = (f"{'rows':>10} | {'ours JSON':>9} | {'ours exact':>18} | {'pytrec_eval':>18} | "
+              f"{'|difference|':>12} | {'queries':>17} | identical means")  # fmt: skip
+    if ranx:
+        header += f" | {'ranx':>18} | {'|ranx - ours|':>13}"
+    log(header)
+    log("-" * len(header))
+    for r in results:
+        ours, peer, exact = r["ours"], r["pytrec_eval"], r["breakdown"]
+        difference = abs(exact["mean"] - peer["mean"])
+        same_n = ours["n_queries"] == peer["n_queries"] == exact["n_queries"]
+        json_ok = abs(ours["mean"] - peer["mean"]) <= 0.5e-4 + TOLERANCE
+        r["identical"] = difference < TOLERANCE and same_n and json_ok
+        counts = f"{ours['n_queries']:,}" + ("" if same_n else f" vs {peer['n_queries']:,}")
+        line = (f"{r['rows']:>10,} | {ours['mean']:>9.4f} | {exact['mean']:>18.15f} | "
+                f"{peer['mean']:>18.15f} | {difference:>12.1e} | {counts:>17} | "
+                f"{'yes' if r['identical'] else 'no':<15}")  # fmt: skip
+        if ranx:
+            line += (f" | {r['ranx']['mean']:>18.15f} | "
+                     f"{abs(r['ranx']['mean'] - exact['mean']):>13.1e}")  # fmt: skip
+        log(line.rstrip())
+
+    for r in results:
+        b = r["breakdown"]
+        phases = b["phases"]
+        inside = sum(phases.values())
+        ours = r["ours"]["wall_s"]
+        log()
+        log(f"where our time goes at {r['rows']:,} rows (in-process, one run; whole process "
+            f"{ours:.2f} s):")  # fmt: skip
+        rest = "start-up, argparse, output, exit, noise (whole − in-process sum)"
+        log(f"  {rest:<64} {ours - inside:6.2f} s  {100 * (ours - inside) / ours:4.0f}%")
+        for phase, seconds in phases.items():
+            log(f"  {phase:<64} {seconds:6.2f} s  {100 * seconds / ours:4.0f}%")
+        log(f"  JSON output {b['json_mib']:.1f} MiB; in-process peak RSS {_mib(b['vmhwm_mib'])}; "
+            f"python -c pass takes {start_up:.2f} s")  # fmt: skip
+        for side in ("pytrec_eval", "ranx"):
+            if side in r:
+                p = r[side]["phases"]
+                log(f"  {side}: import {p['import']:.2f} s, parse {p['parse']:.2f} s, "
+                    f"evaluate {p['evaluate']:.2f} s")  # fmt: skip
+
+    if ranx:
+        log()
+        log("note: ranx orders equal scores its own way, not by document id descending as "
+            "trec_eval does, so its mean may differ a little where ties straddle the cut-off")  # fmt: skip
+    log()
+    for r in results:
+        log(f"identical means at {r['rows']:,} rows: {'yes' if r['identical'] else 'no'}")
+    goal = next((r for r in results if r["rows"] == GOAL_ROWS), None)
+    if goal is None:
+        goal, where = results[0], f"{results[0]['rows']:,} rows (the goal is set at 1M)"
+    else:
+        where = "1M rows"
+    ratio = goal["ours"]["wall_s"] / goal["pytrec_eval"]["wall_s"]
+    met = ratio <= GOAL_RATIO and goal["identical"]
+    log(f"ratio <= {GOAL_RATIO} at {where}: {'met' if met else 'not met'} (ratio {ratio:.2f}, "
+        f"identical means: {'yes' if goal['identical'] else 'no'})")  # fmt: skip
+    for r in results:
+        if "profile" in r:
+            log()
+            log(f"cProfile of ours in-process at {r['rows']:,} rows (read qrels, read run, "
+                "evaluate, format json), top 20 by tottime:")  # fmt: skip
+            log(r["profile"]["profile"])
+    return met
+
+
+def benchmark(args: argparse.Namespace, workdir: Path) -> None:
+    import numpy as np
+    import pandas as pd
+    import pytrec_eval  # noqa: F401  (fail early, before generating anything)
+
+    sizes = [args.rows]
+    if not args.no_large and args.also != args.rows:
+        sizes.append(args.also)
+    log(f"python {sys.version.split()[0]}, numpy {np.__version__}, pandas {pd.__version__}, "
+        f"{os.cpu_count()} CPUs, workdir {workdir}, seed {args.seed}, repeat {args.repeat}")  # fmt: skip
+    if not os.access(GNU_TIME, os.X_OK):
+        log(f"note: no {GNU_TIME}: peak RSS of ours is n/a, the others report their VmHWM")
+    ranx = not args.no_ranx and _ranx_ready(workdir, args.seed)
+    start_up = python_start_up()
+    results = [measure(args, workdir, rows, ranx) for rows in sizes]
+    report(results, ranx, start_up)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    if args.child:
+        print(json.dumps(child_breakdown(args.qrels, args.run, args.profile)), flush=True)
+        return
+    if args.workdir is not None:
+        args.workdir.mkdir(parents=True, exist_ok=True)
+        benchmark(args, args.workdir.resolve())
+    else:
+        with tempfile.TemporaryDirectory(prefix="bench_eval_") as workdir:
+            benchmark(args, Path(workdir))
+
+
+if __name__ == "__main__":
+    main()
