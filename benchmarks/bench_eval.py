@@ -30,13 +30,15 @@ start-up and imports are included:
 Peak RSS: every command is started under GNU ``/usr/bin/time -v`` (when present, which adds
 about a millisecond of fork and exec), and its "Maximum resident set size" is the peak of the
 Python process itself: that process is a fresh fork of ``time``, not of this script, so none of
-the generated data is counted. Without ``/usr/bin/time`` the ``python -c`` children report
-their own VmHWM and ours is shown as n/a.
+the generated data is counted. Its user + system time is shown too (CPU s): on a busy machine
+wall times wander more than CPU times do. Without ``/usr/bin/time`` the ``python -c`` children
+report their own VmHWM and ours is shown as n/a.
 
 Means: ``--format json`` rounds to 4 decimals (and ignores ``--digits``), so the JSON mean is
-checked to those 4 decimals, and "identical means" compares pytrec_eval's mean with the
-unrounded mean of the same judge_app functions run in-process for the breakdown (read qrels,
-read run, evaluate, format), which shows where our time goes.
+checked to those 4 decimals, and "identical means" (|difference| < 1e-9, same number of
+queries) compares pytrec_eval's mean with the unrounded mean of the same judge_app functions
+run in-process (this script with a hidden ``--child breakdown``) for the breakdown: imports,
+read qrels, read run, evaluate, format json, each timed, to show where our time goes.
 """
 
 from __future__ import annotations
@@ -262,7 +264,8 @@ def _env() -> dict:
 
 
 def timed(command: list[str], name: str) -> dict:
-    """Run ``command`` as a whole process: wall time, stdout and peak RSS (None if unknown)."""
+    """Run ``command`` as a whole process: wall time, stdout, and its CPU time (user + system)
+    and peak RSS as GNU time saw them (None without it)."""
     use_time = os.access(GNU_TIME, os.X_OK)
     full = [GNU_TIME, "-v", *command] if use_time else command
     t0 = time.perf_counter()
@@ -271,12 +274,16 @@ def timed(command: list[str], name: str) -> dict:
     if done.returncode != 0:
         sys.stderr.write(done.stdout[-5000:] + done.stderr[-5000:])
         raise SystemExit(f"{name} failed (exit {done.returncode})")
-    rss = None
+    rss = cpu = None
     if use_time:
+        cpu = 0.0
         for line in done.stderr.splitlines():
-            if "Maximum resident set size" in line:
-                rss = int(line.rsplit(":", 1)[1]) / 1024
-    return {"wall_s": wall, "stdout": done.stdout, "rss_mib": rss}
+            name, _, value = line.strip().rpartition(": ")
+            if name == "Maximum resident set size (kbytes)":
+                rss = int(value) / 1024
+            elif name in ("User time (seconds)", "System time (seconds)"):
+                cpu += float(value)
+    return {"wall_s": wall, "cpu_s": cpu, "stdout": done.stdout, "rss_mib": rss}
 
 
 def python_start_up() -> float:
@@ -342,6 +349,10 @@ def _mib(value: float | None) -> str:
     return "n/a" if value is None else f"{value:,.0f} MiB"
 
 
+def _s(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f} s"
+
+
 def _ranx_ready(workdir: Path, seed: int) -> bool:
     """ranx importable and its numba cache warm (a small evaluation, not timed)."""
     if importlib.util.find_spec("ranx") is None:
@@ -366,6 +377,7 @@ def measure(args: argparse.Namespace, workdir: Path, rows: int, ranx: bool) -> d
         f"{qrels_path.stat().st_size / 2**20:.0f} MiB in {time.perf_counter() - t0:.1f} s "
         "(not counted)")  # fmt: skip
     sides = {"ours": [], "pytrec_eval": []} | ({"ranx": []} if ranx else {})
+    breakdowns = []
     for index in range(args.repeat):
         for side, runs in sides.items():
             if side == "ours":
@@ -375,11 +387,12 @@ def measure(args: argparse.Namespace, workdir: Path, rows: int, ranx: bool) -> d
             else:
                 result = run_code(RANX_CODE, qrels_path, run_path, "ranx")
             runs.append(result)
-            log(f"  run {index + 1} {side:<11}: {result['wall_s']:6.2f} s, peak RSS "
+            log(f"  run {index + 1} {side:<11}: {result['wall_s']:6.2f} s (CPU {_s(result['cpu_s'])}), peak RSS "
                 f"{_mib(result['rss_mib'])}, mean ndcg@10 {result['mean']:.6f} over "
                 f"{result['n_queries']:,} queries")  # fmt: skip
+        breakdowns.append(run_breakdown(qrels_path, run_path))
     best = {side: min(runs, key=lambda r: r["wall_s"]) for side, runs in sides.items()}
-    best["breakdown"] = run_breakdown(qrels_path, run_path)
+    best["breakdown"] = min(breakdowns, key=lambda r: sum(r["phases"].values()))
     if args.profile:
         best["profile"] = run_breakdown(qrels_path, run_path, profile=True)
     for path in (qrels_path, run_path):
@@ -392,7 +405,8 @@ def report(results: list[dict], ranx: bool, start_up: float) -> bool:
     """Print the tables and the goal line; returns whether the goal is met."""
     log()
     header = (f"{'rows':>10} | {'queries':>7} | {'ours s':>7} | {'pytrec_eval s':>13} | "
-              f"{'ratio':>5} | {'ours RSS':>10} | {'pytrec_eval RSS':>15}")  # fmt: skip
+              f"{'ratio':>5} | {'ours RSS':>10} | {'pytrec_eval RSS':>15} | "
+              f"{'CPU s: ours':>11} | {'pytrec_eval':>11}")  # fmt: skip
     if ranx:
         header += f" | {'ranx s':>7} | {'ranx RSS':>10}"
     log(header)
@@ -401,7 +415,8 @@ def report(results: list[dict], ranx: bool, start_up: float) -> bool:
         ours, peer = r["ours"], r["pytrec_eval"]
         line = (f"{r['rows']:>10,} | {r['queries']:>7,} | {ours['wall_s']:>7.2f} | "
                 f"{peer['wall_s']:>13.2f} | {ours['wall_s'] / peer['wall_s']:>5.2f} | "
-                f"{_mib(ours['rss_mib']):>10} | {_mib(peer['rss_mib']):>15}")  # fmt: skip
+                f"{_mib(ours['rss_mib']):>10} | {_mib(peer['rss_mib']):>15} | "
+                f"{_s(ours['cpu_s']):>11} | {_s(peer['cpu_s']):>11}")  # fmt: skip
         if ranx:
             line += f" | {r['ranx']['wall_s']:>7.2f} | {_mib(r['ranx']['rss_mib']):>10}"
         log(line.rstrip())
@@ -436,12 +451,13 @@ def report(results: list[dict], ranx: bool, start_up: float) -> bool:
         inside = sum(phases.values())
         ours = r["ours"]["wall_s"]
         log()
-        log(f"where our time goes at {r['rows']:,} rows (in-process, one run; whole process "
-            f"{ours:.2f} s):")  # fmt: skip
-        rest = "start-up, argparse, output, exit, noise (whole − in-process sum)"
-        log(f"  {rest:<64} {ours - inside:6.2f} s  {100 * (ours - inside) / ours:4.0f}%")
+        log(f"where our time goes at {r['rows']:,} rows (in-process, a separate run; "
+            "share of the in-process sum):")  # fmt: skip
         for phase, seconds in phases.items():
-            log(f"  {phase:<64} {seconds:6.2f} s  {100 * seconds / ours:4.0f}%")
+            log(f"  {phase:<48} {seconds:6.2f} s  {100 * seconds / inside:4.0f}%")
+        log(f"  {'in-process sum':<48} {inside:6.2f} s")
+        log(f"  whole process {ours:.2f} s − in-process sum = {ours - inside:.2f} s: interpreter "
+            "start-up, argparse, output, exit, and run-to-run noise")  # fmt: skip
         log(f"  JSON output {b['json_mib']:.1f} MiB; in-process peak RSS {_mib(b['vmhwm_mib'])}; "
             f"python -c pass takes {start_up:.2f} s")  # fmt: skip
         for side in ("pytrec_eval", "ranx"):
@@ -484,7 +500,8 @@ def benchmark(args: argparse.Namespace, workdir: Path) -> None:
     if not args.no_large and args.also != args.rows:
         sizes.append(args.also)
     log(f"python {sys.version.split()[0]}, numpy {np.__version__}, pandas {pd.__version__}, "
-        f"{os.cpu_count()} CPUs, workdir {workdir}, seed {args.seed}, repeat {args.repeat}")  # fmt: skip
+        f"{os.cpu_count()} CPUs (load average {os.getloadavg()[0]:.2f}), workdir {workdir}, "
+        f"seed {args.seed}, repeat {args.repeat}")  # fmt: skip
     if not os.access(GNU_TIME, os.X_OK):
         log(f"note: no {GNU_TIME}: peak RSS of ours is n/a, the others report their VmHWM")
     ranx = not args.no_ranx and _ranx_ready(workdir, args.seed)

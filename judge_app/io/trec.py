@@ -52,10 +52,13 @@ def _numbers(path: Path, cells: np.ndarray, column: str, lines: np.ndarray) -> n
 
 def _read_single_spaced(path: Path, names: list[str], numeric: str) -> pd.DataFrame | None:
     """The common case, read by pyarrow's multithreaded CSV reader: fields separated by one
-    space, no comments. None when the file is not like that (the careful reader takes over)."""
+    space, no comments, no (query, document) twice. None when the file is not like that:
+    the careful reader then takes over and says what is wrong."""
     import pyarrow as pa
+    import pyarrow.compute as pc
     from pyarrow import csv
 
+    kept = ["query_id", "doc_id", numeric] + (["tag"] if "tag" in names else [])
     try:
         table = csv.read_csv(
             path,
@@ -64,19 +67,23 @@ def _read_single_spaced(path: Path, names: list[str], numeric: str) -> pd.DataFr
             convert_options=csv.ConvertOptions(
                 column_types={
                     name: pa.float64() if name == numeric else pa.string() for name in names
-                }
+                },
+                include_columns=kept,
             ),
         )
     except (OSError, pa.ArrowInvalid, pa.ArrowNotImplementedError, UnicodeDecodeError):
-        return None  # the careful reader says what is wrong
-    frame = table.to_pandas(
+        return None
+    values = table[numeric]
+    if table.num_rows == 0 or values.null_count or not pc.all(pc.is_finite(values)).as_py():
+        return None
+    if pc.any(pc.starts_with(table["query_id"], "#")).as_py():
+        return None
+    pairs = pc.binary_join_element_wise(table["query_id"], table["doc_id"], "\x00")
+    if pc.count_distinct(pairs).as_py() != table.num_rows:
+        return None
+    return table.to_pandas(
         types_mapper={pa.string(): pd.StringDtype("pyarrow", na_value=np.nan)}.get
     )
-    if frame[numeric].isna().any() or not np.isfinite(frame[numeric].to_numpy()).all():
-        return None
-    if frame.empty or frame[names[0]].str.startswith("#").any():
-        return None
-    return frame
 
 
 def read_run_file(path: Path) -> tuple[pd.DataFrame, str]:
@@ -88,7 +95,7 @@ def read_run_file(path: Path) -> tuple[pd.DataFrame, str]:
     path = Path(path)
     names = ["query_id", "q0", "doc_id", "rank", "score", "tag"]
     fast = _read_single_spaced(path, names, "score")
-    if fast is not None and not fast.duplicated(["query_id", "doc_id"]).any():
+    if fast is not None:
         return fast[["query_id", "doc_id", "score"]], str(fast["tag"].iat[0])
     columns, lines = _columns(path, 6, "run")
     frame = pd.DataFrame(
@@ -108,8 +115,8 @@ def read_qrels_file(path: Path) -> pd.DataFrame:
     path = Path(path)
     names = ["query_id", "iteration", "doc_id", "grade"]
     fast = _read_single_spaced(path, names, "grade")
-    if fast is not None and not fast.duplicated(["query_id", "doc_id"]).any():
-        return fast[["query_id", "doc_id", "grade"]]
+    if fast is not None:
+        return fast
     columns, lines = _columns(path, 4, "qrels")
     frame = pd.DataFrame(
         {

@@ -59,19 +59,15 @@ def json_text(
     """The evaluation as one JSON document (see ``judge-app eval --help``)."""
     document = {"settings": settings, "runs": [], "skipped": {}, "comparisons": []}
     for name, evaluation in runs.items():
-        per_query = evaluation.per_query.drop(columns="idcg_zero")
+        per_query = evaluation.per_query.drop(columns="idcg_zero").round(digits)
         document["runs"].append(
             {
                 "run": name,
                 "n_queries": evaluation.n_queries,
                 "mean": {key: _rounded(value, digits) for key, value in evaluation.means().items()},
-                "queries": [
-                    {
-                        key: value if key == "query_id" else _rounded(value, digits)
-                        for key, value in row.items()
-                    }
-                    for row in per_query.to_dict("records")
-                ],
+                "queries": per_query.astype(object)
+                .where(per_query.notna(), None)
+                .to_dict("records"),
                 "idcg_zero": evaluation.per_query.loc[
                     evaluation.per_query["idcg_zero"], "query_id"
                 ].tolist(),
@@ -82,7 +78,7 @@ def json_text(
             "judged_only": evaluation.judged_only,
         }
     document["comparisons"] = [_comparison_record(item, digits) for item in comparisons]
-    return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+    return json.dumps(document, ensure_ascii=False) + "\n"
 
 
 def _comparison_record(comparison: Comparison, digits: int) -> dict:

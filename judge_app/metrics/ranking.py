@@ -189,10 +189,23 @@ def _joint_codes(first: pd.Series, second: pd.Series) -> tuple[np.ndarray, np.nd
 
 
 def _run_order(run: pd.DataFrame, query: np.ndarray, doc: np.ndarray) -> np.ndarray:
-    """Row order of the run: by query, then rank; or score descending, doc id descending."""
+    """Row order of the run: by query, then rank; or score descending, doc id descending.
+
+    The three keys are folded into one integer where it fits (one argsort instead of a
+    three-key lexsort: several times faster on a million rows).
+    """
     if "rank" in run:
         return np.lexsort((run["rank"].to_numpy(), query))
-    return np.lexsort((-doc, -run["score"].to_numpy(dtype=float), query))
+    scores, score_rank = np.unique(-run["score"].to_numpy(dtype=float), return_inverse=True)
+    n_queries, n_scores, n_docs = (
+        int(query.max(initial=0)) + 1,
+        len(scores),
+        int(doc.max(initial=0)) + 1,
+    )
+    if n_queries * n_scores * n_docs >= 2**63:
+        return np.lexsort((-doc, score_rank, query))
+    key = (query.astype(np.int64) * n_scores + score_rank) * n_docs + (n_docs - 1 - doc)
+    return np.argsort(key, kind="stable")
 
 
 def _positions(sorted_groups: np.ndarray) -> np.ndarray:
