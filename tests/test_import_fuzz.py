@@ -255,7 +255,7 @@ def _csv_with_lines(rows: list[tuple]) -> tuple[str, list[int]]:
 
 @settings(FUZZ, max_examples=100)
 @given(rows=ROWS)
-def test_generated_judgmentrows(rows: list[tuple]) -> None:
+def test_generated_judgment_rows(rows: list[tuple]) -> None:
     text, lines = _csv_with_lines(rows)
     expected = []
     first_bad = None
