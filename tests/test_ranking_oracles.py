@@ -22,7 +22,9 @@ from judge_app.metrics.ranking import Settings, evaluate
 TOLERANCE = 1e-9
 KS = (None, 1, 3, 5, 10)
 TREC_MEASURES = {"ndcg", "ndcg_cut.1,3,5,10", "P.5,10", "recip_rank", "map"}
-# the scores of generated runs: few values, so that ties (broken by doc id) are common
+# the scores of generated runs: few values, so that ties (broken by doc id) are common. They
+# must be exact in float32: pytrec_eval's trec_eval keeps scores as 32-bit floats (1.00000001
+# ties with 1.0 there), trec_eval 10 and we as 64-bit (the "fp" reference case checks that).
 SCORES = (-0.5, 0.0, 0.5, 1.0, 1.5, 2.0)
 # string order differs from "natural" order ("d10" < "d2", "B" < "a") on purpose
 QUERY_IDS = ("q1", "q2", "q10", "Q3")
@@ -72,6 +74,27 @@ def _ours_key(measure: str) -> str:
     return {"recip_rank": "rr", "map": "ap"}[measure]
 
 
+# In no generated run; a grade-0 judgment of it changes no measure.
+PADDING_DOC = "~never-retrieved"
+
+
+def _padded(trec_qrels: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+    """trec_qrels with a grade-0 judgment added to every query whose grades are all negative.
+
+    Works around a trec_eval bug that makes pytrec_eval hang: for such a query
+    form_res_rels.c computes max_rel = -1, so it neither resets ``num_rel_levels`` (left from
+    the previous query) nor allocates ``rel_levels`` (te_chk_and_malloc of 0 returns the old
+    pointer, which pytrec_eval freed at the end of the previous evaluate()). m_ndcg.c then
+    builds the ideal ranking from freed memory and its ``for (i = 0; 1; i++)`` loop can spin
+    forever. The right values are unaffected: IDCG = 0, so every NDCG is 0, and the padding
+    document (grade 0, never retrieved) adds nothing to any measure.
+    """
+    return {
+        query: docs if any(grade >= 0 for grade in docs.values()) else {**docs, PADDING_DOC: 0}
+        for query, docs in trec_qrels.items()
+    }
+
+
 def _check_against_pytrec_eval(
     run: Run, qrels: Qrels, trec_qrels: dict[str, dict[str, int]], **options: str
 ) -> None:
@@ -85,7 +108,7 @@ def _check_against_pytrec_eval(
     """
     judged_flag = options.get("unjudged") == "condensed"
     evaluator = pytrec_eval.RelevanceEvaluator(
-        trec_qrels, TREC_MEASURES, relevance_level=1, judged_docs_only_flag=judged_flag
+        _padded(trec_qrels), TREC_MEASURES, relevance_level=1, judged_docs_only_flag=judged_flag
     )
     expected = evaluator.evaluate(run)
     assert set(expected) == set(qrels) & set(run)
@@ -216,6 +239,24 @@ def test_pytrec_eval_examples_with_ties_unjudged_and_missing_queries():
         _check_against_pytrec_eval(run, qrels, qrels, unjudged=unjudged)
 
 
+def test_query_judged_only_negative_is_evaluated_with_ndcg_zero():
+    """Every judgment negative (in the pool, unjudged): judged, so evaluated and counted; the
+    ideal ordering is empty, so IDCG = 0, NDCG = 0 and the query is flagged."""
+    qrels = {"q1": {"a": 2}, "q2": {"a": -1, "b": -1}}
+    run = {"q1": {"a": 1.0}, "q2": {"a": 2.0, "b": 1.0, "c": 0.5}}
+    evaluation = evaluate(_run_frame(run), _qrels_frame(qrels), Settings(ks=KS))
+    row = evaluation.per_query.set_index("query_id").loc["q2"]
+    assert row["idcg_zero"]
+    for k in KS:
+        label = "all" if k is None else str(k)
+        assert row[f"idcg@{label}"] == 0 and row[f"ndcg@{label}"] == 0
+        assert row[f"judged@{label}"] == 0
+    assert evaluation.n_queries == 2
+    assert evaluation.means()["ndcg@all"] == pytest.approx(0.5)
+    for unjudged in ("zero", "condensed"):
+        _check_against_pytrec_eval(run, qrels, qrels, unjudged=unjudged)
+
+
 # ---------------------------------------------------------------------------------------------
 # 4. scikit-learn's ndcg_score: the ideal ordering of the retrieved documents, no ties
 
@@ -342,7 +383,7 @@ def test_real_valued_grades_are_used_as_they_are():
     assert row["idcg@all"] == pytest.approx(2.5, abs=1e-12)
     assert row["ndcg@all"] == pytest.approx(1.0, abs=1e-12)
     assert row["cg@all"] == pytest.approx(2.5, abs=1e-12)
-    # not truncated to 2 (trec_eval would): 0.5 below the top grade still counts
+    # 2.5 is not truncated to 2 (as trec_eval's integer qrels would be): [2, 2.5] is not ideal
     run, qrels = _ranked([2.0, 2.5])
     row = evaluate(run, qrels, Settings(ks=(None,))).per_query.iloc[0]
     assert row["dcg@all"] == pytest.approx(2.0 + 2.5 / math.log2(3), abs=1e-12)
