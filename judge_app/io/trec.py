@@ -92,40 +92,35 @@ def read_run_file(path: Path) -> tuple[pd.DataFrame, str]:
     The rank column is not used (trec_eval orders by score); a file with several tags is
     named after its first.
     """
-    path = Path(path)
     names = ["query_id", "q0", "doc_id", "rank", "score", "tag"]
-    fast = _read_single_spaced(path, names, "score")
-    if fast is not None:
-        return fast[["query_id", "doc_id", "score"]], str(fast["tag"].iat[0])
-    columns, lines = _columns(path, 6, "run")
-    frame = pd.DataFrame(
-        {
-            "query_id": columns[:, 0].astype(str),
-            "doc_id": columns[:, 2].astype(str),
-            "score": _numbers(path, columns[:, 4], "score", lines),
-        }
-    )
-    _refuse_duplicates(path, frame, lines, "document retrieved twice for one query")
-    tag = str(columns[0, 5]) if len(columns) else path.stem
-    return frame, tag
+    frame = _read(Path(path), names, "score", "document retrieved twice for one query")
+    tag = str(frame["tag"].iat[0]) if len(frame) else Path(path).stem
+    return frame[["query_id", "doc_id", "score"]], tag
 
 
 def read_qrels_file(path: Path) -> pd.DataFrame:
     """TREC qrels ``qid iteration docid grade``: ``query_id, doc_id, grade`` (float)."""
-    path = Path(path)
     names = ["query_id", "iteration", "doc_id", "grade"]
-    fast = _read_single_spaced(path, names, "grade")
+    return _read(Path(path), names, "grade", "document judged twice for one query")
+
+
+def _read(path: Path, names: list[str], numeric: str, duplicate: str) -> pd.DataFrame:
+    """``query_id, doc_id``, the ``numeric`` column (and ``tag``, if named) of a TREC file."""
+    fast = _read_single_spaced(path, names, numeric)
     if fast is not None:
         return fast
-    columns, lines = _columns(path, 4, "qrels")
+    columns, lines = _columns(path, len(names), "run" if "tag" in names else "qrels")
+    cells = dict(zip(names, columns.T))
     frame = pd.DataFrame(
         {
-            "query_id": columns[:, 0].astype(str),
-            "doc_id": columns[:, 2].astype(str),
-            "grade": _numbers(path, columns[:, 3], "grade", lines),
+            "query_id": cells["query_id"].astype(str),
+            "doc_id": cells["doc_id"].astype(str),
+            numeric: _numbers(path, cells[numeric], numeric, lines),
         }
     )
-    _refuse_duplicates(path, frame, lines, "document judged twice for one query")
+    if "tag" in cells:
+        frame["tag"] = cells["tag"].astype(str)
+    _refuse_duplicates(path, frame, lines, duplicate)
     return frame
 
 
