@@ -68,7 +68,7 @@ class Evaluation:
     def means(self) -> pd.Series:
         """The arithmetic mean of every measure over the evaluated queries."""
         values = self.per_query.drop(columns=["query_id", "idcg_zero"])
-        return values.mean() if len(values) else values.sum() * np.nan
+        return values.mean() if len(values) else pd.Series(np.nan, index=values.columns)
 
 
 def gain_of(grades: np.ndarray, gain: str) -> np.ndarray:
