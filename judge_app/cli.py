@@ -153,6 +153,9 @@ def _add_eval_parser(commands: argparse._SubParsersAction) -> None:
     )
     output = evaluate.add_argument_group("output")
     output.add_argument("--per-query", action="store_true", help="a row per query too")
+    output.add_argument(
+        "--per-rater", action="store_true", help="each rater's own mean NDCG of every run"
+    )
     output.add_argument("--compare", action="store_true", help="each run against the first")
     output.add_argument("--format", choices=["table", "csv", "json", "trec"], default="table")
     output.add_argument("--digits", type=int, default=4, metavar="N")
@@ -372,6 +375,7 @@ def _eval(args: argparse.Namespace) -> int:
         threshold=args.threshold,
         complete=args.complete,
         per_query=args.per_query,
+        per_rater=args.per_rater,
         compare=args.compare,
         output=args.format,
         digits=args.digits,

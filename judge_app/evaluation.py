@@ -16,6 +16,7 @@ from judge_app.metrics import formats
 from judge_app.metrics.aggregation import aggregate_grades, parse_method
 from judge_app.metrics.comparison import compare_runs
 from judge_app.metrics.ranking import Evaluation, Settings, evaluate, k_label
+from judge_app.metrics.raters import per_rater_means
 
 
 class UsageError(JudgeAppError):
@@ -39,6 +40,7 @@ class EvalRequest:
     threshold: float = 1.0
     complete: bool = False
     per_query: bool = False
+    per_rater: bool = False
     compare: bool = False
     output: str = "table"
     digits: int = 4
@@ -73,11 +75,15 @@ def run_evaluation(request: EvalRequest) -> str:
     if request.db is not None:
         if request.qrels or request.run_files:
             raise UsageError("give either --db or --qrels with --run-file, not both")
-        qrels, runs = _from_database(request, method)
+        judgments, runs = _from_database(request)
     elif request.qrels and request.run_files:
-        qrels, runs = _from_files(request, method)
+        judgments, runs = _from_files(request)
     else:
         raise UsageError("give --qrels QRELS and at least one --run-file RUN, or --db DB")
+    if request.per_rater and "rater" not in judgments:
+        raise UsageError("--per-rater needs judgments with raters: --db, or a judgments CSV")
+    source = str(request.db or request.qrels)
+    qrels = judgments if "rater" not in judgments else _aggregate(judgments, method, source)
     if request.output == "trec":  # trec_eval always prints P and recall at 5 and 10
         cuts = tuple(k for k in formats.TREC_ALWAYS_CUTS if k not in settings.ks)
         settings = replace(settings, ks=settings.ks + cuts)
@@ -88,10 +94,14 @@ def run_evaluation(request: EvalRequest) -> str:
         return formats.trec_text(evaluations, ndcg_ks, request.digits)
     if request.output == "csv":
         return formats.csv_text(evaluations, request.digits)
+    raters = per_rater_means(judgments, runs, settings) if request.per_rater else None
     if request.output == "json":
         record = _settings_record(request, settings)
-        return formats.json_text(evaluations, comparisons, record, request.digits)
+        return formats.json_text(evaluations, comparisons, record, request.digits, raters)
     text = formats.summary_table(evaluations, request.digits, request.per_query)
+    if raters is not None:
+        text += "\nEach rater's own mean NDCG (over the queries they judged)\n"
+        text += raters.round(request.digits).to_string(index=False) + "\n"
     return text + "".join("\n" + item.describe(request.digits) + "\n" for item in comparisons)
 
 
@@ -124,17 +134,17 @@ def _settings_record(request: EvalRequest, settings: Settings) -> dict:
     }
 
 
-def _from_files(request: EvalRequest, method: str) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+def _from_files(request: EvalRequest) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+    """Qrels (``query_id, doc_id, grade``) or raters' judgments, and the runs."""
     from judge_app.io import readers, trec
 
     assert request.qrels is not None
     if file_format(request.qrels) == "trec":
-        qrels = trec.read_qrels_file(request.qrels)
+        judgments = trec.read_qrels_file(request.qrels)
     else:
         judgments = readers.read_judgments(request.qrels).frame
         if request.raters:
             judgments = judgments[judgments["rater"].isin(request.raters)]
-        qrels = _aggregate(judgments, method, str(request.qrels))
     runs: dict[str, pd.DataFrame] = {}
     for path in request.run_files:
         if file_format(path) == "trec":
@@ -145,12 +155,11 @@ def _from_files(request: EvalRequest, method: str) -> tuple[pd.DataFrame, dict[s
         if name in runs:
             name = f"{name} ({path.name})"
         runs[name] = run
-    return qrels, runs
+    return judgments, runs
 
 
-def _from_database(
-    request: EvalRequest, method: str
-) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+def _from_database(request: EvalRequest) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+    """The raters' judgments and the runs of the database."""
     from judge_app.store import open_database, reads
 
     with open_database(request.db, create=False) as database, database.reading() as session:
@@ -162,12 +171,11 @@ def _from_database(
             raise UsageError(f"no results for run(s) {', '.join(unknown)} in {request.db}")
     if results.empty:
         raise UsageError(f"{request.db} holds no run results: import a run first")
-    qrels = _aggregate(judgments, method, str(request.db))
     runs = {
         name: group[["query_id", "doc_id", "rank"]]
         for name, group in results.groupby("run", sort=False)
     }
-    return qrels, runs
+    return judgments, runs
 
 
 def _aggregate(judgments: pd.DataFrame, method: str, source: str) -> pd.DataFrame:

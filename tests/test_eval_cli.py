@@ -541,3 +541,43 @@ def test_evaluating_files_imports_neither_qt_nor_sqlalchemy(reference):
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_per_rater_means_are_each_raters_own_evaluation(capsys, demo_db):
+    document = json.loads(
+        eval_ok(capsys, "--db", demo_db, "--k", "10", "--per-rater", "--format", "json")
+    )
+    rows = {(row["rater"], row["run"]): row for row in document["per_rater"]}
+    assert {rater for rater, _ in rows} == {"ana", "ben", "chloe"}
+    assert rows[("chloe", "neural")]["queries"] == 14  # she left two queries unjudged
+    for rater in ("ana", "ben", "chloe"):
+        alone = json.loads(
+            eval_ok(
+                capsys,
+                "--db",
+                demo_db,
+                "--k",
+                "10",
+                "--aggregate",
+                f"rater:{rater}",
+                "--format",
+                "json",
+            )
+        )
+        for run in alone["runs"]:
+            assert rows[(rater, run["run"])]["ndcg@10"] == run["mean"]["ndcg@10"]
+            assert rows[(rater, run["run"])]["queries"] == run["n_queries"]
+    table = eval_ok(capsys, "--db", demo_db, "--per-rater")
+    assert "Each rater's own mean NDCG" in table and "chloe" in table
+
+
+def test_per_rater_needs_raters(capsys, reference):
+    code, out, err = run_eval(
+        capsys,
+        "--qrels",
+        reference / "qrels.test",
+        "--run-file",
+        reference / "results.test",
+        "--per-rater",
+    )
+    assert code == 2 and "--per-rater needs judgments with raters" in err

@@ -55,9 +55,13 @@ def json_text(
     comparisons: list[Comparison],
     settings: dict,
     digits: int = 4,
+    raters: pd.DataFrame | None = None,
 ) -> str:
-    """The evaluation as one JSON document (see ``judge-app eval --help``)."""
+    """The evaluation as one JSON document (see ``judge-app eval --help``); ``raters`` are
+    the per-rater means, if asked for."""
     document = {"settings": settings, "runs": [], "skipped": {}, "comparisons": []}
+    if raters is not None:
+        document["per_rater"] = raters.round(digits).to_dict("records")
     for name, evaluation in runs.items():
         per_query = evaluation.per_query.drop(columns="idcg_zero").round(digits)
         document["runs"].append(
