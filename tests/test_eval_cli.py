@@ -207,7 +207,11 @@ def test_complete_scores_judged_queries_missing_from_the_run(capsys, reference):
         assert float(ours[key]) == pytest.approx(float(value), abs=1e-12), key
     skipped = json.loads(eval_ok(capsys, *args, "--format", "json"))
     assert skipped["runs"][0]["n_queries"] == 5
-    assert skipped["skipped"]["r"] == {"run_only": ["runonly"], "judged_only": ["missing"]}
+    assert skipped["skipped"] == {"run_only": ["runonly"], "judged_only": ["missing"]}
+    assert (skipped["runs"][0]["run_only"], skipped["runs"][0]["judged_only"]) == (
+        ["runonly"],
+        ["missing"],
+    )
     complete = json.loads(eval_ok(capsys, *args, "--format", "json", "--complete"))
     assert complete["runs"][0]["n_queries"] == 6
     assert "missing" in [query["query_id"] for query in complete["runs"][0]["queries"]]
@@ -255,7 +259,8 @@ def test_json_structure_and_means_equal_the_trec_all_lines(capsys, reference):
     assert [query["query_id"] for query in run["queries"]] == ["301", "302", "303"]
     for query in run["queries"]:
         assert keys | {"rr", "ap", "query_id"} <= set(query)
-    assert document["skipped"]["STANDARD"] == {"run_only": [], "judged_only": []}
+    assert document["skipped"] == {"run_only": [], "judged_only": []}
+    assert (run["run_only"], run["judged_only"]) == ([], [])
 
     pairs = {"map": "ap", "recip_rank": "rr", "P_5": "p@5", "P_10": "p@10",
              "recall_5": "recall@5", "recall_10": "recall@10", "ndcg": "ndcg@all",
@@ -278,7 +283,8 @@ def test_json_reports_queries_without_judgments_and_does_not_count_them(capsys, 
     [run] = document["runs"]
     assert run["run"] == "comment.test"
     assert run["n_queries"] == 31 and len(run["queries"]) == 31
-    skipped = document["skipped"]["comment.test"]
+    skipped = document["skipped"]
+    assert (run["run_only"], run["judged_only"]) == (skipped["run_only"], skipped["judged_only"])
     assert len(skipped["run_only"]) == len(set(skipped["run_only"])) == 270
     assert skipped["judged_only"] == []
     evaluated = {query["query_id"] for query in run["queries"]}

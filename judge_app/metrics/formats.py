@@ -59,7 +59,7 @@ def json_text(
 ) -> str:
     """The evaluation as one JSON document (see ``judge-app eval --help``); ``raters`` are
     the per-rater means, if asked for."""
-    document = {"settings": settings, "runs": [], "skipped": {}, "comparisons": []}
+    document: dict = {"settings": settings, "runs": [], "skipped": {}, "comparisons": []}
     if raters is not None:
         document["per_rater"] = raters.round(digits).to_dict("records")
     for name, evaluation in runs.items():
@@ -75,12 +75,12 @@ def json_text(
                 "idcg_zero": evaluation.per_query.loc[
                     evaluation.per_query["idcg_zero"], "query_id"
                 ].tolist(),
+                "run_only": evaluation.run_only,
+                "judged_only": evaluation.judged_only,
             }
         )
-        document["skipped"][name] = {
-            "run_only": evaluation.run_only,
-            "judged_only": evaluation.judged_only,
-        }
+    for kind in ("run_only", "judged_only"):  # over all runs; each run's own are in its record
+        document["skipped"][kind] = sorted({q for run in document["runs"] for q in run[kind]})
     document["comparisons"] = [_comparison_record(item, digits) for item in comparisons]
     return json.dumps(document, ensure_ascii=False) + "\n"
 
