@@ -47,12 +47,12 @@ import argparse
 import importlib.util
 import json
 import os
-import resource
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+from common import in_workdir, log, max_rss_mib
 
 RESULTS = 100  # per query
 JUDGED = 30  # per query
@@ -115,23 +115,6 @@ print(json.dumps({"mean": float(mean), "n_queries": len(run.keys()),
                   "phases": {"import": t1 - t0, "parse": t2 - t1, "evaluate": t3 - t2},
                   "vmhwm_mib": peak}))
 """
-
-
-def log(text: str = "") -> None:
-    print(text, flush=True)
-
-
-def _max_rss_mib() -> float:
-    """This process's peak RSS so far, in MiB (VmHWM on Linux, else ru_maxrss)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
 
 
 # --------------------------------------------------------------------------- data
@@ -244,7 +227,7 @@ def child_breakdown(qrels_path: Path, run_path: Path, profile: bool) -> dict:
         "mean": float(evaluation.means()["ndcg@10"]),
         "n_queries": evaluation.n_queries,
         "json_mib": len(text.encode()) / 2**20,
-        "vmhwm_mib": _max_rss_mib(),
+        "vmhwm_mib": max_rss_mib(),
     }
     if profiler is not None:
         import io
@@ -515,12 +498,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.child:
         print(json.dumps(child_breakdown(args.qrels, args.run, args.profile)), flush=True)
         return
-    if args.workdir is not None:
-        args.workdir.mkdir(parents=True, exist_ok=True)
-        benchmark(args, args.workdir.resolve())
-    else:
-        with tempfile.TemporaryDirectory(prefix="bench_eval_") as workdir:
-            benchmark(args, Path(workdir))
+    in_workdir(args, "bench_eval_", benchmark)
 
 
 if __name__ == "__main__":

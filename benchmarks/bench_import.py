@@ -26,13 +26,13 @@ import argparse
 import csv
 import json
 import os
-import resource
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
+
+from common import in_workdir, log, max_rss_mib
 
 DOCS_PER_QUERY = 50
 RATERS = 4
@@ -53,28 +53,6 @@ PEER_SCHEMA = (
     "CREATE TABLE judgment(query_id TEXT, doc_id TEXT, rater TEXT, grade INTEGER, note TEXT, "
     "UNIQUE(rater, query_id, doc_id))"
 )
-
-
-def log(text: str = "") -> None:
-    print(text, flush=True)
-
-
-def _max_rss_mib() -> float:
-    """This process's peak RSS so far, in MiB.
-
-    On Linux this is VmHWM, the high-water mark of this program's memory: ru_maxrss is kept
-    across execve, so a child started by a parent that holds the generated data would report
-    the parent's size. Elsewhere ru_maxrss (KiB on Linux, bytes on macOS).
-    """
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
 
 
 # --------------------------------------------------------------------------- data
@@ -130,7 +108,7 @@ def child_ours(csv_path: Path, db_path: Path, profile: bool) -> dict:
     from judge_app.store import open_database
     from judge_app.store.imports import import_files
 
-    rss_before = _max_rss_mib()
+    rss_before = max_rss_mib()
     t0 = time.perf_counter()
     database = open_database(db_path)
     t1 = time.perf_counter()
@@ -149,7 +127,7 @@ def child_ours(csv_path: Path, db_path: Path, profile: bool) -> dict:
         "open_s": t1 - t0,
         "import_s": t2 - t1,
         "rss_before_mib": rss_before,
-        "rss_peak_mib": _max_rss_mib(),
+        "rss_peak_mib": max_rss_mib(),
         "summary": str(summary),
     }
     if profiler is not None:
@@ -163,7 +141,7 @@ def child_ours(csv_path: Path, db_path: Path, profile: bool) -> dict:
 
 
 def child_peer(csv_path: Path, db_path: Path) -> dict:
-    rss_before = _max_rss_mib()
+    rss_before = max_rss_mib()
     t0 = time.perf_counter()
     connection = sqlite3.connect(db_path, isolation_level=None)
     connection.execute("PRAGMA journal_mode=WAL")
@@ -184,7 +162,7 @@ def child_peer(csv_path: Path, db_path: Path) -> dict:
         "open_s": t1 - t0,
         "import_s": t2 - t1,
         "rss_before_mib": rss_before,
-        "rss_peak_mib": _max_rss_mib(),
+        "rss_peak_mib": max_rss_mib(),
     }
 
 
@@ -302,12 +280,7 @@ def main(argv: list[str] | None = None) -> None:
             result = child_peer(args.csv, args.db)
         print(json.dumps(result), flush=True)
         return
-    if args.workdir is not None:
-        args.workdir.mkdir(parents=True, exist_ok=True)
-        benchmark(args, args.workdir.resolve())
-    else:
-        with tempfile.TemporaryDirectory(prefix="bench_import_") as workdir:
-            benchmark(args, Path(workdir))
+    in_workdir(args, "bench_import_", benchmark)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,44 @@
+"""Pieces every benchmark script uses: output, peak memory, and where the data goes."""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+
+def log(text: str = "") -> None:
+    print(text, flush=True)
+
+
+def max_rss_mib() -> float:
+    """This process's peak RSS so far, in MiB.
+
+    On Linux this is VmHWM, the high-water mark of this program's memory: ru_maxrss is kept
+    across execve, so a child started by a parent that holds the generated data would report
+    the parent's size. Elsewhere ru_maxrss (KiB on Linux, bytes on macOS).
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+
+
+def in_workdir(
+    args: argparse.Namespace, prefix: str, benchmark: Callable[[argparse.Namespace, Path], None]
+) -> None:
+    """Run ``benchmark`` in ``--workdir`` (kept) or in a temporary folder (removed after)."""
+    if args.workdir is not None:
+        args.workdir.mkdir(parents=True, exist_ok=True)
+        benchmark(args, args.workdir.resolve())
+    else:
+        with tempfile.TemporaryDirectory(prefix=prefix) as workdir:
+            benchmark(args, Path(workdir))
