@@ -7,16 +7,26 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
+import pyarrow as pa
 
 from judge_app.errors import JudgeAppError
-from judge_app.io.records import file_format
+from judge_app.io.text import file_format
 from judge_app.metrics import formats
 from judge_app.metrics.aggregation import aggregate_grades, parse_method
 from judge_app.metrics.comparison import compare_runs
-from judge_app.metrics.ranking import Evaluation, Settings, evaluate, k_label
-from judge_app.metrics.raters import per_rater_means
+from judge_app.metrics.ranking import (
+    Evaluation,
+    Frame,
+    RepeatedDocument,
+    Settings,
+    evaluate,
+    k_label,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class UsageError(JudgeAppError):
@@ -80,21 +90,31 @@ def run_evaluation(request: EvalRequest) -> str:
         judgments, runs = _from_files(request)
     else:
         raise UsageError("give --qrels QRELS and at least one --run-file RUN, or --db DB")
-    if request.per_rater and "rater" not in judgments:
+    by_rater = "rater" in (
+        judgments.column_names if isinstance(judgments, pa.Table) else judgments.columns
+    )
+    if request.per_rater and not by_rater:
         raise UsageError("--per-rater needs judgments with raters: --db, or a judgments CSV")
     source = str(request.db or request.qrels)
-    qrels = judgments if "rater" not in judgments else _aggregate(judgments, method, source)
+    qrels = _aggregate(judgments, method, source) if by_rater else judgments
     if request.output == "trec":  # trec_eval always prints P and recall at 5 and 10
         cuts = tuple(k for k in formats.TREC_ALWAYS_CUTS if k not in settings.ks)
         settings = replace(settings, ks=settings.ks + cuts)
-    evaluations = {name: evaluate(run, qrels, settings) for name, run in runs.items()}
+    try:
+        evaluations = {name: evaluate(run, qrels, settings) for name, run in runs.items()}
+    except RepeatedDocument as repeat:
+        _explain(repeat, request)
     comparisons = _comparisons(evaluations, settings, request) if request.compare else []
     if request.output == "trec":
         ndcg_ks = settings.ks[: len(settings.ks) - len(cuts)]
         return formats.trec_text(evaluations, ndcg_ks, request.digits)
     if request.output == "csv":
         return formats.csv_text(evaluations, request.digits)
-    raters = per_rater_means(judgments, runs, settings) if request.per_rater else None
+    raters = None
+    if request.per_rater:
+        from judge_app.metrics.raters import per_rater_means
+
+        raters = per_rater_means(judgments, runs, settings)
     if request.output == "json":
         record = _settings_record(request, settings)
         return formats.json_text(evaluations, comparisons, record, request.digits, raters)
@@ -134,22 +154,38 @@ def _settings_record(request: EvalRequest, settings: Settings) -> dict:
     }
 
 
-def _from_files(request: EvalRequest) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
-    """Qrels (``query_id, doc_id, grade``) or raters' judgments, and the runs."""
-    from judge_app.io import readers, trec
+def _explain(repeat: RepeatedDocument, request: EvalRequest) -> None:
+    """Raise the error naming the file and lines of a document twice for one query."""
+    from judge_app.io import trec
+
+    paths = [request.qrels] if repeat.source == "qrels" else request.run_files
+    for path in paths:
+        if path is not None and file_format(path) == "trec":
+            trec.explain_repeats(path, repeat.source)
+    raise JudgeAppError(str(repeat))
+
+
+def _from_files(request: EvalRequest) -> tuple[Frame, dict[str, Frame]]:
+    """Qrels (``query_id, doc_id, grade``) or raters' judgments, and the runs. (TREC files
+    are read without pandas; the CSV, TSV and JSONL readers use it.)"""
+    from judge_app.io import trec
 
     assert request.qrels is not None
     if file_format(request.qrels) == "trec":
         judgments = trec.read_qrels_file(request.qrels)
     else:
+        from judge_app.io import readers
+
         judgments = readers.read_judgments(request.qrels).frame
         if request.raters:
             judgments = judgments[judgments["rater"].isin(request.raters)]
-    runs: dict[str, pd.DataFrame] = {}
+    runs: dict[str, Frame] = {}
     for path in request.run_files:
         if file_format(path) == "trec":
             run, name = trec.read_run_file(path)
         else:
+            from judge_app.io import readers
+
             table, name = readers.read_results(path)
             run = table.frame[["query_id", "doc_id", "rank"]]
         if name in runs:
@@ -191,6 +227,8 @@ def _comparisons(
 ) -> list:
     if len(evaluations) < 2:
         raise UsageError("--compare needs at least two runs")
+    import pandas as pd
+
     measure = f"ndcg@{k_label(settings.ks[0])}"
     scores = pd.concat(
         [

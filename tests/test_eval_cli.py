@@ -518,6 +518,36 @@ def test_malformed_run_file_exits_1_with_file_and_line(reference, tmp_path, text
     assert result.stdout == ""
 
 
+@pytest.mark.parametrize(
+    ("kind", "text", "where"),
+    [
+        ("run", "301 Q0 A 1 2.0 x\n301 Q0 B 2 1.0 x\n301 Q0 A 3 0.5 x\n", "line 3"),
+        ("run", "301 Q0 B 1 2.0 x\n301 Q0 A 2 1.0 x\n301 Q0 A 3 1.0 x\n", "line 3"),
+        ("qrels", "301 0 A 1\n302 0 A 2\n301 0 A 0\n", "line 3"),
+    ],
+    ids=["run-other-score", "run-same-score", "qrels"],
+)
+def test_document_twice_for_one_query_exits_1_with_file_and_line(tmp_path, kind, text, where):
+    """trec_eval refuses a document twice for one query; so do we, naming the line. The
+    fast reader does not look: the evaluation finds the repeat and the careful reader
+    names the line."""
+    files = {
+        "run": tmp_path / "ok.run",
+        "qrels": tmp_path / "ok.qrels",
+    }
+    files["run"].write_text("301 Q0 A 1 2.0 x\n302 Q0 A 1 1.0 x\n", encoding="utf-8")
+    files["qrels"].write_text("301 0 A 1\n302 0 A 0\n", encoding="utf-8")
+    files[kind] = tmp_path / f"bad.{kind}"
+    files[kind].write_text(text, encoding="utf-8")
+    result = cli("--qrels", files["qrels"], "--run-file", files["run"])
+    assert result.returncode == 1, result.stderr
+    verb = "retrieved" if kind == "run" else "judged"
+    assert f"{files[kind]} {where}" in result.stderr
+    assert f"document {verb} twice for one query: query 301, A" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stdout == ""
+
+
 @pytest.mark.parametrize("missing", ["qrels", "run"])
 def test_missing_file_exits_1_without_traceback(reference, tmp_path, missing):
     absent = tmp_path / f"absent.{missing}"
@@ -532,16 +562,19 @@ def test_missing_file_exits_1_without_traceback(reference, tmp_path, missing):
 # layering
 
 
-def test_evaluating_files_imports_neither_qt_nor_sqlalchemy(reference):
+@pytest.mark.parametrize("output", ["json", "trec"])
+def test_evaluating_trec_files_imports_neither_qt_nor_sqlalchemy_nor_pandas(reference, output):
+    """The file path starts fast: pandas alone would add a third of a second of imports."""
     code = (
         "import contextlib, io, sys\n"
         "from judge_app.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         f"    code = main(['eval', '--qrels', {str(reference / 'qrels.test')!r},\n"
         f"                 '--run-file', {str(reference / 'results.test')!r},\n"
-        "                 '--format', 'json'])\n"
+        f"                 '--format', {output!r}])\n"
         "assert code == 0, code\n"
-        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('sqlalchemy', 'PySide6'))\n"
+        "heavy = ('sqlalchemy', 'PySide6', 'pandas')\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in heavy)\n"
         "assert not loaded, loaded\n"
     )
     result = subprocess.run(

@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import ndcg_score
 
-from judge_app.metrics.ranking import Settings, evaluate
+from judge_app.metrics.ranking import RepeatedDocument, Settings, evaluate
 
 TOLERANCE = 1e-9
 KS = (None, 1, 3, 5, 10)
@@ -469,3 +469,23 @@ def test_rank_column_equals_scores_that_give_the_same_order(qrels, order, unjudg
     by_rank = evaluate(ranks, _qrels_frame(qrels), settings_).per_query
     by_score = evaluate(scored, _qrels_frame(qrels), settings_).per_query
     pd.testing.assert_frame_equal(by_rank, by_score)
+
+
+def test_negative_zero_score_ties_zero_and_the_document_id_breaks_the_tie():
+    """trec_eval compares scores with < and >, so -0.0 and 0.0 tie and the larger document
+    id comes first: b (-0.0) before a (0.0)."""
+    run = pd.DataFrame({"query_id": ["q"] * 2, "doc_id": ["a", "b"], "score": [0.0, -0.0]})
+    qrels = pd.DataFrame({"query_id": ["q"], "doc_id": ["b"], "grade": [1.0]})
+    row = evaluate(run, qrels, Settings(ks=(1,))).per_query.iloc[0]
+    assert row["rr"] == 1.0 and row["ndcg@1"] == 1.0
+
+
+@pytest.mark.parametrize("source", ["run", "qrels"])
+def test_a_document_twice_for_one_query_is_refused(source):
+    run = pd.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"], "score": [3.0, 2, 1]})
+    qrels = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "grade": [1.0, 2.0]})
+    frame = run if source == "run" else qrels
+    frame.loc[len(frame) - 1, "doc_id"] = "a"
+    with pytest.raises(RepeatedDocument) as raised:
+        evaluate(run, qrels)
+    assert (raised.value.source, raised.value.query_id, raised.value.doc_id) == (source, "q", "a")

@@ -6,7 +6,6 @@ comes back as a string ("" where a value is missing); typing and checking are in
 
 from __future__ import annotations
 
-import codecs
 import csv
 import io
 import json
@@ -20,19 +19,7 @@ import numpy as np
 import pandas as pd
 
 from judge_app.io.errors import ImportFileError, Problem
-
-DELIMITERS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
-JSON_LINES = {".jsonl", ".ndjson"}
-
-
-def file_format(path: Path) -> str:
-    """'csv', 'tsv', 'jsonl' or 'trec', from the file name's extension."""
-    suffix = path.suffix.lower()
-    if suffix in DELIMITERS:
-        return "csv" if DELIMITERS[suffix] == "," else "tsv"
-    if suffix in JSON_LINES:
-        return "jsonl"
-    return "trec"
+from judge_app.io.text import file_format, read_text
 
 
 @dataclass
@@ -52,39 +39,6 @@ class Records:
 
     def problem(self, row: int | None, column: str | None, reason: str) -> Problem:
         return Problem(str(self.path), None if row is None else self.line(row), column, reason)
-
-
-def read_text(path: Path) -> str:
-    """The file's text: UTF-8 with or without a BOM, or ImportFileError saying why not."""
-    name = str(path)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise ImportFileError([Problem(name, None, None, "file not found")]) from None
-    except IsADirectoryError:
-        raise ImportFileError([Problem(name, None, None, "is a folder, not a file")]) from None
-    except OSError as error:
-        raise ImportFileError(
-            [Problem(name, None, None, f"cannot read: {error.strerror}")]
-        ) from None
-    if b"\x00" in data:
-        line = data.count(b"\n", 0, data.index(b"\x00")) + 1
-        raise ImportFileError([Problem(name, line, None, "binary file: contains NUL bytes")])
-    if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8) :]
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        line_start = data.rfind(b"\n", 0, error.start) + 1
-        column = len(data[line_start : error.start].decode("utf-8", errors="replace")) + 1
-        byte = data[error.start]
-        raise ImportFileError(
-            [Problem(name, line, None, f"not UTF-8: byte 0x{byte:02x} at character {column}")]
-        ) from None
-    if not text.strip():
-        raise ImportFileError([Problem(name, None, None, "file is empty")])
-    return text
 
 
 def read_records(path: Path, fmt: str | None = None) -> Records:

@@ -7,13 +7,28 @@ qrels grades may be negative (trec_eval's "pooled, not judged") or real numbers.
 
 from __future__ import annotations
 
+import io
+import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from judge_app.io.errors import MAX_PROBLEMS, ImportFileError, Problem
-from judge_app.io.records import read_text
+from judge_app.io.text import read_bytes, read_text
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# Blanks pyarrow would keep inside a field, but str.split() splits on (and NUL: not text)
+_OTHER_BLANKS = (b"\t", b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f", b"\x00")
+_BLANKS = re.compile(r"[^\S\n]+")  # what str.split() splits on, but line ends
+_LINE_ENDS = re.compile(r"^ | $", re.MULTILINE)
+_SKIPPED_LINES = re.compile(r"^(#.*)?\n", re.MULTILINE)  # blank and comment lines
+RUN_FIELDS = ["query_id", "q0", "doc_id", "rank", "score", "tag"]
+QRELS_FIELDS = ["query_id", "iteration", "doc_id", "grade"]
 
 
 def _columns(path: Path, fields: int, noun: str) -> tuple[np.ndarray, np.ndarray]:
@@ -39,6 +54,8 @@ def _columns(path: Path, fields: int, noun: str) -> tuple[np.ndarray, np.ndarray
 
 
 def _numbers(path: Path, cells: np.ndarray, column: str, lines: np.ndarray) -> np.ndarray:
+    import pandas as pd
+
     values = pd.to_numeric(pd.Series(cells), errors="coerce").to_numpy(dtype=float)
     bad = np.flatnonzero(~np.isfinite(values))
     if len(bad):
@@ -50,18 +67,18 @@ def _numbers(path: Path, cells: np.ndarray, column: str, lines: np.ndarray) -> n
     return values
 
 
-def _read_single_spaced(path: Path, names: list[str], numeric: str) -> pd.DataFrame | None:
-    """The common case, read by pyarrow's multithreaded CSV reader: fields separated by one
-    space, no comments, no (query, document) twice. None when the file is not like that:
-    the careful reader then takes over and says what is wrong."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
+def _read_single_spaced(
+    source: Path | io.BytesIO, names: list[str], numeric: str
+) -> pa.Table | None:
+    """A file (or text) with fields separated by one space and no comments, read by pyarrow's
+    multithreaded CSV reader. None when it is not like that. (A document twice for one query
+    is found by the evaluation, which then asks :func:`explain_repeats` for the lines.)"""
     from pyarrow import csv
 
     kept = ["query_id", "doc_id", numeric] + (["tag"] if "tag" in names else [])
     try:
         table = csv.read_csv(
-            path,
+            source,
             read_options=csv.ReadOptions(column_names=names),
             parse_options=csv.ParseOptions(delimiter=" ", quote_char=False),
             convert_options=csv.ConvertOptions(
@@ -78,37 +95,52 @@ def _read_single_spaced(path: Path, names: list[str], numeric: str) -> pd.DataFr
         return None
     if pc.any(pc.starts_with(table["query_id"], "#")).as_py():
         return None
-    pairs = pc.binary_join_element_wise(table["query_id"], table["doc_id"], "\x00")
-    if pc.count_distinct(pairs).as_py() != table.num_rows:
-        return None
-    return table.to_pandas(
-        types_mapper={pa.string(): pd.StringDtype("pyarrow", na_value=np.nan)}.get
-    )
+    return table
 
 
-def read_run_file(path: Path) -> tuple[pd.DataFrame, str]:
+def read_run_file(path: Path) -> tuple[pa.Table, str]:
     """A TREC run ``qid Q0 docid rank score tag``: ``query_id, doc_id, score`` and the tag.
 
     The rank column is not used (trec_eval orders by score); a file with several tags is
     named after its first.
     """
-    names = ["query_id", "q0", "doc_id", "rank", "score", "tag"]
-    frame = _read(Path(path), names, "score", "document retrieved twice for one query")
-    tag = str(frame["tag"].iat[0]) if len(frame) else Path(path).stem
-    return frame[["query_id", "doc_id", "score"]], tag
+    table = _read(Path(path), RUN_FIELDS, "score")
+    tag = table["tag"][0].as_py() if table.num_rows else Path(path).stem
+    return table.select(["query_id", "doc_id", "score"]), tag
 
 
-def read_qrels_file(path: Path) -> pd.DataFrame:
+def read_qrels_file(path: Path) -> pa.Table:
     """TREC qrels ``qid iteration docid grade``: ``query_id, doc_id, grade`` (float)."""
-    names = ["query_id", "iteration", "doc_id", "grade"]
-    return _read(Path(path), names, "grade", "document judged twice for one query")
+    return _read(Path(path), QRELS_FIELDS, "grade")
 
 
-def _read(path: Path, names: list[str], numeric: str, duplicate: str) -> pd.DataFrame:
-    """``query_id, doc_id``, the ``numeric`` column (and ``tag``, if named) of a TREC file."""
-    fast = _read_single_spaced(path, names, numeric)
-    if fast is not None:
-        return fast
+def explain_repeats(path: Path, kind: str) -> None:
+    """Raise the ImportFileError that names the lines of a ``run`` or ``qrels`` file where a
+    document comes twice for one query (the fast reader does not look)."""
+    names, numeric = (RUN_FIELDS, "score") if kind == "run" else (QRELS_FIELDS, "grade")
+    _read_carefully(Path(path), names, numeric)
+
+
+def _read(path: Path, names: list[str], numeric: str) -> pa.Table:
+    """``query_id, doc_id``, the ``numeric`` column (and ``tag``, if named) of a TREC file:
+    as it is if single-spaced; else with its blanks, tabs and comments tidied away (trec_eval
+    itself writes tab-separated files); else line by line, to say what is wrong."""
+    data = read_bytes(path)
+    if data.isascii() and not any(byte in data for byte in _OTHER_BLANKS):
+        table = _read_single_spaced(io.BytesIO(data), names, numeric)
+    else:
+        text = _BLANKS.sub(" ", read_text(path, data)) + "\n"
+        tidy = _SKIPPED_LINES.sub("", _LINE_ENDS.sub("", text))
+        table = _read_single_spaced(io.BytesIO(tidy.encode("utf-8")), names, numeric)
+    if table is None:
+        table = pa.Table.from_pandas(_read_carefully(path, names, numeric), preserve_index=False)
+    return table
+
+
+def _read_carefully(path: Path, names: list[str], numeric: str) -> pd.DataFrame:
+    """The file read line by line, every problem reported with its line."""
+    import pandas as pd
+
     columns, lines = _columns(path, len(names), "run" if "tag" in names else "qrels")
     cells = dict(zip(names, columns.T))
     frame = pd.DataFrame(
@@ -120,7 +152,8 @@ def _read(path: Path, names: list[str], numeric: str, duplicate: str) -> pd.Data
     )
     if "tag" in cells:
         frame["tag"] = cells["tag"].astype(str)
-    _refuse_duplicates(path, frame, lines, duplicate)
+    verb = "retrieved" if "tag" in names else "judged"
+    _refuse_duplicates(path, frame, lines, f"document {verb} twice for one query")
     return frame
 
 

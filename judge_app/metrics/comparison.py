@@ -12,9 +12,12 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 CONFIDENCE = 0.95
 """Confidence level of the interval :func:`compare_runs` puts on the mean difference."""

@@ -5,11 +5,15 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict
+from typing import TYPE_CHECKING
 
-import pandas as pd
+import numpy as np
 
 from judge_app.metrics.comparison import Comparison, bootstrap_interval
 from judge_app.metrics.ranking import Evaluation, k_label
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 TREC_ALWAYS_CUTS = (5, 10)
 
@@ -34,12 +38,12 @@ def trec_text(runs: dict[str, Evaluation], ndcg_ks: tuple[int | None, ...], digi
     measures = _trec_measures(ndcg_ks)
     lines = []
     for name, evaluation in runs.items():
-        per_query = evaluation.per_query.sort_values("query_id", key=lambda ids: ids.astype(str))
         lines.append(f"{'runid':<22}\tall\t{name}")
         lines.append(f"{'num_q':<22}\tall\t{evaluation.n_queries}")
-        for row in per_query.to_dict("records"):
-            for measure, key in measures:
-                lines.append(f"{measure:<22}\t{row['query_id']}\t{row[key]:.{digits}f}")
+        columns = [(f"{measure:<22}", evaluation.values[key].tolist()) for measure, key in measures]
+        for row, query_id in enumerate(evaluation.query_ids):  # already in string order
+            for measure, values in columns:
+                lines.append(f"{measure}\t{query_id}\t{values[row]:.{digits}f}")
         means = evaluation.means()
         for measure, key in measures:
             lines.append(f"{measure:<22}\tall\t{means[key]:.{digits}f}")
@@ -63,18 +67,13 @@ def json_text(
     if raters is not None:
         document["per_rater"] = raters.round(digits).to_dict("records")
     for name, evaluation in runs.items():
-        per_query = evaluation.per_query.drop(columns="idcg_zero").round(digits)
         document["runs"].append(
             {
                 "run": name,
                 "n_queries": evaluation.n_queries,
                 "mean": {key: _rounded(value, digits) for key, value in evaluation.means().items()},
-                "queries": per_query.astype(object)
-                .where(per_query.notna(), None)
-                .to_dict("records"),
-                "idcg_zero": evaluation.per_query.loc[
-                    evaluation.per_query["idcg_zero"], "query_id"
-                ].tolist(),
+                "queries": _query_records(evaluation, digits),
+                "idcg_zero": _flagged(evaluation),
                 "run_only": evaluation.run_only,
                 "judged_only": evaluation.judged_only,
             }
@@ -83,6 +82,21 @@ def json_text(
         document["skipped"][kind] = sorted({q for run in document["runs"] for q in run[kind]})
     document["comparisons"] = [_comparison_record(item, digits) for item in comparisons]
     return json.dumps(document, ensure_ascii=False) + "\n"
+
+
+def _query_records(evaluation: Evaluation, digits: int) -> list[dict]:
+    """One record per query: its id and every measure, rounded (None for NaN)."""
+    columns = {"query_id": evaluation.query_ids}
+    for key, values in evaluation.values.items():
+        rounded = np.round(values, digits).astype(object)
+        rounded[np.isnan(values)] = None
+        columns[key] = rounded.tolist()
+    return [dict(zip(columns, row)) for row in zip(*columns.values())]
+
+
+def _flagged(evaluation: Evaluation) -> list[str]:
+    """The queries with no relevant judged document (IDCG 0, so NDCG 0)."""
+    return [query for query, zero in zip(evaluation.query_ids, evaluation.idcg_zero) if zero]
 
 
 def _comparison_record(comparison: Comparison, digits: int) -> dict:
@@ -106,10 +120,12 @@ def _flatten(record: dict, prefix: str = "") -> dict:
 
 def csv_text(runs: dict[str, Evaluation], digits: int = 4) -> str:
     """One row per run and query (``all`` rows hold the means)."""
+    import pandas as pd
+
     frames = []
     for name, evaluation in runs.items():
         per_query = evaluation.per_query.drop(columns="idcg_zero")
-        means = evaluation.means().to_frame().T.assign(query_id="all")
+        means = pd.DataFrame([evaluation.means()]).assign(query_id="all")
         frames.append(pd.concat([per_query, means]).assign(run=name))
     table = pd.concat(frames)
     columns = ["run", "query_id"] + [c for c in table.columns if c not in ("run", "query_id")]
@@ -118,13 +134,15 @@ def csv_text(runs: dict[str, Evaluation], digits: int = 4) -> str:
 
 def summary_table(runs: dict[str, Evaluation], digits: int = 4, per_query: bool = False) -> str:
     """One row per run: its means (NDCG with a bootstrap 95% interval), queries, coverage."""
+    import pandas as pd
+
     rows = []
     for name, evaluation in runs.items():
         means = evaluation.means()
         row = {"run": name, "queries": evaluation.n_queries}
         for k in evaluation.settings.ks:
             label = k_label(k)
-            interval = bootstrap_interval(evaluation.per_query[f"ndcg@{label}"].to_numpy())
+            interval = bootstrap_interval(evaluation.values[f"ndcg@{label}"])
             low, high = f"{interval.low:.{digits}f}", f"{interval.high:.{digits}f}"
             row[f"ndcg@{label}"] = f"{interval.mean:.{digits}f} [{low}, {high}]"
             row[f"p@{label}"] = f"{means[f'p@{label}']:.{digits}f}"
@@ -135,10 +153,10 @@ def summary_table(runs: dict[str, Evaluation], digits: int = 4, per_query: bool 
     text = pd.DataFrame(rows).to_string(index=False)
     notes = []
     for name, evaluation in runs.items():
-        flagged = evaluation.per_query.loc[evaluation.per_query["idcg_zero"], "query_id"]
-        if len(flagged):
+        flagged = _flagged(evaluation)
+        if flagged:
             notes.append(f"{name}: {len(flagged)} queries have no relevant judged document "
-                         f"(NDCG 0): {', '.join(flagged.astype(str)[:10])}")  # fmt: skip
+                         f"(NDCG 0): {', '.join(flagged[:10])}")  # fmt: skip
         if evaluation.run_only:
             notes.append(f"{name}: {len(evaluation.run_only)} queries without judgments left "
                          f"out: {', '.join(evaluation.run_only[:10])}")  # fmt: skip

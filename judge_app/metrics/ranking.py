@@ -12,10 +12,19 @@ Everything is vectorised over queries with numpy: no Python loop per query.
 
 from __future__ import annotations
 
+import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Union
 
 import numpy as np
-import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+Frame = Union["pd.DataFrame", pa.Table]
 
 GAINS = ("linear", "exponential")
 IDEALS = ("judged", "retrieved")
@@ -53,22 +62,47 @@ def k_label(k: int | None) -> str:
 
 @dataclass
 class Evaluation:
-    """Per-query values (one row per evaluated query, in string order of query id), the
-    queries left out and why, and the settings used."""
+    """Per-query values of the evaluated queries (in string order of query id), the queries
+    left out and why, and the settings used.
+
+    ``values`` maps each measure (``ndcg@10``, ``rr``, ...) to one number per query of
+    ``query_ids``; ``idcg_zero`` marks queries with no relevant judged document.
+    """
 
     settings: Settings
-    per_query: pd.DataFrame
+    query_ids: list[str]
+    values: dict[str, np.ndarray]
+    idcg_zero: np.ndarray
     run_only: list[str] = field(default_factory=list)
     judged_only: list[str] = field(default_factory=list)
 
     @property
     def n_queries(self) -> int:
-        return len(self.per_query)
+        return len(self.query_ids)
 
-    def means(self) -> pd.Series:
-        """The arithmetic mean of every measure over the evaluated queries."""
-        values = self.per_query.drop(columns=["query_id", "idcg_zero"])
-        return values.mean() if len(values) else pd.Series(np.nan, index=values.columns)
+    @property
+    def per_query(self) -> pd.DataFrame:
+        """``query_id``, every measure and ``idcg_zero``: one row per evaluated query."""
+        import pandas as pd
+
+        query_ids = pd.Series(self.query_ids, dtype="str")
+        return pd.DataFrame({"query_id": query_ids, **self.values, "idcg_zero": self.idcg_zero})
+
+    def means(self) -> dict[str, float]:
+        """The arithmetic mean of every measure over the evaluated queries (NaN if none)."""
+        return {
+            name: float(column.mean()) if len(column) else math.nan
+            for name, column in self.values.items()
+        }
+
+
+class RepeatedDocument(ValueError):
+    """A document twice for one query, in the run or in the qrels (trec_eval refuses both)."""
+
+    def __init__(self, source: str, query_id: str, doc_id: str) -> None:
+        verb = "retrieved" if source == "run" else "judged"
+        super().__init__(f"document {verb} twice for one query: query {query_id}, {doc_id}")
+        self.source, self.query_id, self.doc_id = source, query_id, doc_id
 
 
 def gain_of(grades: np.ndarray, gain: str) -> np.ndarray:
@@ -77,164 +111,259 @@ def gain_of(grades: np.ndarray, gain: str) -> np.ndarray:
     return grades if gain == "linear" else np.exp2(grades) - 1.0
 
 
-def evaluate(run: pd.DataFrame, qrels: pd.DataFrame, settings: Settings = Settings()) -> Evaluation:
+def evaluate(run: Frame, qrels: Frame, settings: Settings = Settings()) -> Evaluation:
     """Evaluate ``run`` (``query_id, doc_id`` and ``score`` or ``rank``) against ``qrels``
-    (``query_id, doc_id, grade``).
+    (``query_id, doc_id, grade``), each a pandas DataFrame or a pyarrow Table.
 
     A run with a ``rank`` column is taken in rank order; otherwise it is ordered as trec_eval
     orders a run file. Queries of the run without judgments are left out (``run_only``);
     judged queries missing from the run are left out (``judged_only``) or, with
-    ``complete``, scored 0 and counted.
+    ``complete``, scored 0 and counted. A document twice in one query of the run, or judged
+    twice for one query, is a ValueError.
     """
-    # codes in string order of the ids: queries come out sorted, and equal scores are
-    # broken by document id as trec_eval breaks them
-    run_query, qrels_query, queries = _joint_codes(run["query_id"], qrels["query_id"])
-    run_doc, qrels_doc, doc_ids = _joint_codes(run["doc_id"], qrels["doc_id"])
+    run, qrels = _table(run), _table(qrels)
+    queries, run_query, qrels_query = _query_codes(run["query_id"], qrels["query_id"])
+    # Arrow works without the GIL: the check, and half of the look-ups, run on a second core
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        repeated = pool.submit(_first_repeat, run_query, run["doc_id"])
+        order = _run_order(run, run_query)
+        grades = _numpy(qrels["grade"], np.float64)
+        qrels_query = _numpy(qrels_query, np.int32)
+        run_query = _numpy(run_query, np.int32)
+        run_grade = _grades_of(run, run_query, qrels, qrels_query, grades, pool)[order]
+        evaluation = _measures(queries, run_query, order, run_grade, qrels_query, grades, settings)
+        if (repeat := repeated.result()) is not None:
+            raise RepeatedDocument("run", queries[repeat[0]], repeat[1])
+    return evaluation
+
+
+def _measures(
+    queries: list[str],
+    run_query: np.ndarray,
+    order: np.ndarray,
+    run_grade: np.ndarray,
+    qrels_query: np.ndarray,
+    grades: np.ndarray,
+    settings: Settings,
+) -> Evaluation:
+    """Every measure of every query, from the run's rows (query codes; grades in ``order``)
+    and the judged documents' query codes and grades."""
     n_queries = len(queries)
     in_run = np.bincount(run_query, minlength=n_queries) > 0
     judged = np.bincount(qrels_query, minlength=n_queries) > 0
-    grades = qrels["grade"].to_numpy(dtype=float)
-
-    order = _run_order(run, run_query, run_doc)
-    run_query, run_doc = run_query[order], run_doc[order]
-    # grade of each retrieved document (NaN if unjudged), found through a sorted key
-    n_docs = max(len(doc_ids), 1)
-    qrels_key = qrels_query.astype(np.int64) * n_docs + qrels_doc
-    key_order = np.argsort(qrels_key, kind="stable")
-    sorted_keys = qrels_key[key_order]
-    run_key = run_query.astype(np.int64) * n_docs + run_doc
-    found = np.searchsorted(sorted_keys, run_key)
-    found_clipped = np.minimum(found, len(sorted_keys) - 1) if len(sorted_keys) else found
-    hit = (found < len(sorted_keys)) & (
-        sorted_keys[found_clipped] == run_key if len(sorted_keys) else False
-    )
-    run_grade = np.full(len(run_key), np.nan)
-    run_grade[hit] = grades[key_order[found_clipped[hit]]]
-
-    coverage_position = _positions(run_query)
-    run_is_judged = np.nan_to_num(run_grade, nan=-1.0) >= 0  # negative: pooled, not judged
+    shown = _Groups(run_query[order], n_queries)
+    run_is_judged = run_grade >= 0  # NaN: not judged; negative: pooled, not judged
     if settings.unjudged == "condensed":
-        keep = run_is_judged
-        ranked_query, ranked_grade = run_query[keep], run_grade[keep]
+        ranked, ranked_grade = (
+            _Groups(shown.codes[run_is_judged], n_queries),
+            run_grade[run_is_judged],
+        )
     else:
-        ranked_query, ranked_grade = run_query, run_grade
-    position = _positions(ranked_query)
+        ranked, ranked_grade = shown, run_grade
     gain = gain_of(ranked_grade, settings.gain)
-    discount = 1.0 / np.log2(position + 1.0)
-    relevant = np.nan_to_num(ranked_grade, nan=-np.inf) >= settings.threshold
+    discounted = gain * _discounts(ranked.position)
+    relevant = (ranked_grade >= settings.threshold).astype(float)
 
     # the ideal ordering: every judged document (or every retrieved one), best gain first
     if settings.ideal == "judged":
         ideal_query, ideal_gain = qrels_query, gain_of(grades, settings.gain)
     else:
-        ideal_query, ideal_gain = ranked_query, gain
+        ideal_query, ideal_gain = ranked.codes, gain
     ideal_order = np.lexsort((-ideal_gain, ideal_query))
-    ideal_query, ideal_gain = ideal_query[ideal_order], ideal_gain[ideal_order]
-    ideal_discount = 1.0 / np.log2(_positions(ideal_query) + 1.0)
-    ideal_position = _positions(ideal_query)
+    ideal = _Groups(ideal_query[ideal_order], n_queries)
+    ideal_discounted = ideal_gain[ideal_order] * _discounts(ideal.position)
 
     total_relevant = np.bincount(
         qrels_query, weights=grades >= settings.threshold, minlength=n_queries
     )
-    retrieved = np.bincount(ranked_query, minlength=n_queries)
     columns: dict[str, np.ndarray] = {}
     for k in settings.ks:
         label = k_label(k)
-        top = position <= k if k is not None else np.ones(len(position), dtype=bool)
-        ideal_top = ideal_position <= k if k is not None else np.ones(len(ideal_query), bool)
-        dcg = _sum(ranked_query, gain * discount * top, n_queries)
-        idcg = _sum(ideal_query, ideal_gain * ideal_discount * ideal_top, n_queries)
-        relevant_top = _sum(ranked_query, relevant & top, n_queries)
-        covered = coverage_position <= k if k is not None else np.ones(len(run_query), bool)
-        columns[f"cg@{label}"] = _sum(ranked_query, gain * top, n_queries)
+        dcg, idcg = ranked.sum(discounted, k), ideal.sum(ideal_discounted, k)
+        relevant_top = ranked.sum(relevant, k)
+        columns[f"cg@{label}"] = ranked.sum(gain, k)
         columns[f"dcg@{label}"] = dcg
         columns[f"idcg@{label}"] = idcg
-        columns[f"ndcg@{label}"] = np.divide(dcg, idcg, out=np.zeros(n_queries), where=idcg > 0)
-        denominator = k if k is not None else retrieved
-        columns[f"p@{label}"] = np.divide(
-            relevant_top, denominator, out=np.zeros(n_queries), where=denominator > 0
-        )
-        columns[f"recall@{label}"] = np.divide(
-            relevant_top, total_relevant, out=np.zeros(n_queries), where=total_relevant > 0
-        )
-        shown = _sum(run_query, covered, n_queries)
-        columns[f"judged@{label}"] = np.divide(
-            _sum(run_query, covered & run_is_judged, n_queries),
-            shown,
-            out=np.full(n_queries, np.nan),
-            where=shown > 0,
-        )
-    columns["rr"] = _reciprocal_rank(ranked_query, position, relevant, n_queries)
-    columns["ap"] = _average_precision(ranked_query, position, relevant, total_relevant)
+        columns[f"ndcg@{label}"] = _ratio(dcg, idcg)
+        columns[f"p@{label}"] = _ratio(relevant_top, ranked.sum(None, None) if k is None else k)
+        columns[f"recall@{label}"] = _ratio(relevant_top, total_relevant)
+        # a query missing from the run shows nothing judged
+        columns[f"judged@{label}"] = _ratio(shown.sum(run_is_judged, k), shown.sum(None, k))
+    columns["rr"] = _reciprocal_rank(ranked, relevant)
+    columns["ap"] = _ratio(_precision_sums(ranked, relevant), total_relevant)
     evaluated = judged & (in_run | settings.complete)
-    per_query = pd.DataFrame({"query_id": queries, **columns})
-    per_query["idcg_zero"] = per_query[f"idcg@{k_label(settings.ks[0])}"] == 0
-    per_query = per_query[evaluated].reset_index(drop=True)
-    for name in per_query.columns:
-        if name.startswith("judged@"):
-            per_query[name] = per_query[name].fillna(0.0)
+    idcg_zero = columns[f"idcg@{k_label(settings.ks[0])}"] == 0
     return Evaluation(
         settings=settings,
-        per_query=per_query,
-        run_only=queries[in_run & ~judged].tolist(),
-        judged_only=queries[judged & ~in_run].tolist(),
+        query_ids=[query for query, keep in zip(queries, evaluated) if keep],
+        values={name: column[evaluated] for name, column in columns.items()},
+        idcg_zero=idcg_zero[evaluated],
+        run_only=[query for query, r, j in zip(queries, in_run, judged) if r and not j],
+        judged_only=[query for query, r, j in zip(queries, in_run, judged) if j and not r],
     )
 
 
-def _joint_codes(first: pd.Series, second: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Codes of two columns' ids over their union, numbered in string order; the ids."""
-    both = pd.concat([first.astype("str"), second.astype("str")], ignore_index=True)
-    codes, uniques = pd.factorize(both, sort=True)
-    return codes[: len(first)], codes[len(first) :], np.asarray(uniques, dtype=object)
+def _table(frame: Frame) -> pa.Table:
+    """``frame`` as a pyarrow Table with ids of type string (a DataFrame's may be numbers)."""
+    if not isinstance(frame, pa.Table):
+        ids = {name: frame[name].astype(str) for name in ("query_id", "doc_id")}
+        frame = pa.table({name: pa.array(ids.get(name, frame[name])) for name in frame.columns})
+    for name in ("query_id", "doc_id"):
+        position = frame.schema.get_field_index(name)
+        if frame.schema.field(position).type != pa.string():
+            frame = frame.set_column(position, name, frame[name].cast(pa.string()))
+    return frame
 
 
-def _run_order(run: pd.DataFrame, query: np.ndarray, doc: np.ndarray) -> np.ndarray:
-    """Row order of the run: by query, then rank; or score descending, doc id descending.
-
-    The three keys are folded into one integer where it fits (one argsort instead of a
-    three-key lexsort: several times faster on a million rows).
-    """
-    if "rank" in run:
-        return np.lexsort((run["rank"].to_numpy(), query))
-    scores, score_rank = np.unique(-run["score"].to_numpy(dtype=float), return_inverse=True)
-    n_queries, n_scores, n_docs = (
-        int(query.max(initial=0)) + 1,
-        len(scores),
-        int(doc.max(initial=0)) + 1,
-    )
-    if n_queries * n_scores * n_docs >= 2**63:
-        return np.lexsort((-doc, score_rank, query))
-    key = (query.astype(np.int64) * n_scores + score_rank) * n_docs + (n_docs - 1 - doc)
-    return np.argsort(key, kind="stable")
-
-
-def _positions(sorted_groups: np.ndarray) -> np.ndarray:
-    """1-based position of each row within its group (rows sorted by group)."""
-    if len(sorted_groups) == 0:
-        return np.zeros(0, dtype=np.int64)
-    starts = np.r_[0, np.flatnonzero(np.diff(sorted_groups)) + 1]
-    lengths = np.diff(np.r_[starts, len(sorted_groups)])
-    return np.arange(len(sorted_groups)) - np.repeat(starts, lengths) + 1
-
-
-def _sum(groups: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
-    return np.bincount(groups, weights=values.astype(float), minlength=n)
-
-
-def _reciprocal_rank(
-    query: np.ndarray, position: np.ndarray, relevant: np.ndarray, n: int
+def _numpy(
+    column: pa.Array | pa.ChunkedArray, dtype: type, null: float | None = None
 ) -> np.ndarray:
-    first = np.full(n, np.inf)
-    np.minimum.at(first, query[relevant], position[relevant].astype(float))
+    """A numeric column as numpy, read from its buffers, nulls set to ``null``.
+
+    Only Arrow objects are passed to pyarrow on the way: pyarrow imports pandas the first time
+    it converts a Python or numpy value, a third of a second the file path can spare.
+    """
+    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    dtype = np.dtype(dtype)
+    array = array.cast(pa.from_numpy_dtype(dtype))
+    if len(array) == 0:
+        return np.zeros(0, dtype=dtype)
+    validity, data = array.buffers()[:2]
+    values = np.frombuffer(data, dtype=dtype, count=len(array) + array.offset)[array.offset :]
+    if array.null_count:
+        bits = np.frombuffer(validity, dtype=np.uint8)
+        valid = np.unpackbits(bits, count=len(array) + array.offset, bitorder="little")
+        values = np.where(valid[array.offset :].astype(bool), values, null)
+    return values
+
+
+def _query_codes(
+    run_ids: pa.ChunkedArray, qrels_ids: pa.ChunkedArray
+) -> tuple[list[str], pa.Array, pa.Array]:
+    """The query ids of run and qrels in string order, and each row's place among them."""
+    both = pa.chunked_array(run_ids.chunks + qrels_ids.chunks, type=pa.string())
+    distinct = pc.unique(both)
+    queries = distinct.take(pc.sort_indices(distinct))
+    codes = [pc.index_in(ids, value_set=queries) for ids in (run_ids, qrels_ids)]
+    return queries.to_pylist(), codes[0], codes[1]
+
+
+def _grades_of(
+    run: pa.Table,
+    run_query: np.ndarray,
+    qrels: pa.Table,
+    qrels_query: np.ndarray,
+    grades: np.ndarray,
+    pool: ThreadPoolExecutor,
+) -> np.ndarray:
+    """The grade of each row of the run (NaN where its document is not judged for its
+    query); a ValueError if the qrels judge a document twice for one query."""
+    coded = pc.dictionary_encode(qrels["doc_id"].combine_chunks())
+    documents = coded.dictionary
+    half = len(run) // 2
+    later = pool.submit(pc.index_in, run["doc_id"].slice(half), value_set=documents)
+    n_documents = max(len(documents), 1)
+    qrels_key = qrels_query.astype(np.int64) * n_documents + _numpy(coded.indices, np.int64)
+    key_order = np.argsort(qrels_key, kind="stable")
+    sorted_keys = qrels_key[key_order]
+    twice = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
+    if len(twice):
+        row = int(key_order[twice[0] + 1])
+        raise RepeatedDocument(
+            "qrels", qrels["query_id"][row].as_py(), qrels["doc_id"][row].as_py()
+        )
+    run_document = np.concatenate(
+        [
+            _numpy(pc.index_in(run["doc_id"].slice(0, half), value_set=documents), np.int64, -1),
+            _numpy(later.result(), np.int64, null=-1),
+        ]
+    )
+    run_grade = np.full(len(run_document), np.nan)
+    judged = np.flatnonzero(run_document >= 0)
+    run_key = run_query[judged].astype(np.int64) * n_documents + run_document[judged]
+    found = np.searchsorted(sorted_keys, run_key)
+    hit = found < len(sorted_keys)
+    hit[hit] = sorted_keys[found[hit]] == run_key[hit]
+    run_grade[judged[hit]] = grades[key_order[found[hit]]]
+    return run_grade
+
+
+def _first_repeat(query: pa.ChunkedArray, document: pa.ChunkedArray) -> tuple[int, str] | None:
+    """The first (query code, document id) the run holds twice, if any: rows sorted by
+    both, then neighbours compared, as trec_eval checks."""
+    if len(query) < 2:
+        return None
+    keys = pa.table({"query": query, "doc": document})
+    order = pc.sort_indices(keys, sort_keys=[("query", "ascending"), ("doc", "ascending")])
+    ordered = keys.take(order).combine_chunks()
+    query, document = ordered["query"].chunk(0), ordered["doc"].chunk(0)
+    last = len(query) - 1
+    same = pc.and_(
+        pc.equal(query.slice(1), query.slice(0, last)),
+        pc.equal(document.slice(1), document.slice(0, last)),
+    )
+    if not pc.any(same).as_py():
+        return None
+    row = pc.indices_nonzero(same)[0].as_py()
+    return query[row].as_py(), document[row].as_py()
+
+
+def _run_order(run: pa.Table, run_query: pa.Array) -> np.ndarray:
+    """Row order of the run: by query, then rank; or score descending, doc id descending
+    (trec_eval's order); a ValueError if a document is retrieved twice for one query."""
+    if "rank" in run.column_names:
+        keys = [("query", "ascending"), ("rank", "ascending")]
+        table = pa.table({"query": run_query, "rank": run["rank"]})
+    else:  # (Arrow compares scores as trec_eval does, with < and >: -0.0 ties 0.0)
+        keys = [("query", "ascending"), ("score", "descending"), ("doc", "descending")]
+        table = pa.table({"query": run_query, "score": run["score"], "doc": run["doc_id"]})
+    return _numpy(pc.sort_indices(table, sort_keys=keys), np.int64)
+
+
+class _Groups:
+    """Rows sorted by group (a query's code, of ``n``): where each group starts and each
+    row's 1-based position in its group, for sums per group."""
+
+    def __init__(self, codes: np.ndarray, n: int) -> None:
+        self.codes, self.n = codes, n
+        self.starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]]) if len(codes) else codes
+        lengths = np.diff(np.r_[self.starts, len(codes)])
+        self.position = np.arange(1, len(codes) + 1) - np.repeat(self.starts, lengths)
+
+    def sum(self, values: np.ndarray | None, k: int | None) -> np.ndarray:
+        """Per group: the sum of ``values`` (or the number of rows, for None) over its first
+        ``k`` rows (all rows for None)."""
+        values = np.ones(len(self.codes)) if values is None else values.astype(float)
+        if k is not None:
+            values = np.where(self.position <= k, values, 0.0)
+        summed = np.zeros(self.n)
+        if len(values):
+            summed[self.codes[self.starts]] = np.add.reduceat(values, self.starts)
+        return summed
+
+
+def _discounts(position: np.ndarray) -> np.ndarray:
+    """1 / log2(position + 1), looked up from a table of the positions present."""
+    table = 1.0 / np.log2(np.arange(2, int(position.max(initial=0)) + 2))
+    return table[position - 1]
+
+
+def _ratio(numerator: np.ndarray, denominator: np.ndarray | int) -> np.ndarray:
+    """numerator / denominator, 0 where the denominator is 0."""
+    denominator = np.broadcast_to(np.asarray(denominator, dtype=float), numerator.shape)
+    return np.divide(numerator, denominator, out=np.zeros(len(numerator)), where=denominator > 0)
+
+
+def _reciprocal_rank(ranked: _Groups, relevant: np.ndarray) -> np.ndarray:
+    """1 / position of the first relevant document, 0 if none."""
+    first = np.full(ranked.n, np.inf)
+    hits = relevant > 0
+    np.minimum.at(first, ranked.codes[hits], ranked.position[hits].astype(float))
     return np.where(np.isfinite(first), 1.0 / first, 0.0)
 
 
-def _average_precision(
-    query: np.ndarray, position: np.ndarray, relevant: np.ndarray, total_relevant: np.ndarray
-) -> np.ndarray:
+def _precision_sums(ranked: _Groups, relevant: np.ndarray) -> np.ndarray:
+    """Per query, the sum of the precision at each relevant document's position."""
     hits = np.cumsum(relevant)
-    starts = np.r_[0, np.flatnonzero(np.diff(query)) + 1] if len(query) else np.zeros(0, int)
-    before = np.repeat(np.r_[0, hits][starts], np.diff(np.r_[starts, len(query)]))
-    precision_at_hit = np.where(relevant, (hits - before) / position, 0.0)
-    summed = np.bincount(query, weights=precision_at_hit, minlength=len(total_relevant))
-    return np.divide(summed, total_relevant, out=np.zeros(len(summed)), where=total_relevant > 0)
+    before = np.repeat(np.r_[0.0, hits][ranked.starts], np.diff(np.r_[ranked.starts, len(hits)]))
+    return ranked.sum(relevant * (hits - before) / ranked.position, None)

@@ -3,10 +3,13 @@ depends on who judged."""
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from judge_app.metrics.aggregation import aggregate_grades
 from judge_app.metrics.ranking import Settings, evaluate, k_label
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def per_rater_means(
@@ -14,6 +17,8 @@ def per_rater_means(
 ) -> pd.DataFrame:
     """``rater, run, queries, ndcg@K…``: each run evaluated with one rater's grades alone,
     over the queries that rater judged (skipped judgments left out)."""
+    import pandas as pd
+
     rows = []
     for rater in sorted(set(judgments["rater"])):
         qrels = aggregate_grades(judgments, f"rater:{rater}")
