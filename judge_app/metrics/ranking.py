@@ -7,7 +7,10 @@ of the query (``ideal="judged"``) or of the documents in the list (``"retrieved"
 negative grade means "in the pool, not judged": gain 0 and never in the ideal ordering.
 Unlike trec_eval, real-valued grades (a mean of raters) are used as they are, not truncated.
 
-Everything is vectorised over queries with numpy: no Python loop per query.
+Everything is vectorised over queries, with no Python loop per query: ids are coded and rows
+ordered by Arrow's kernels (which run without the GIL, so two of them share the work), sums per
+query are numpy's. Nothing here imports pandas unless a DataFrame is asked for: evaluating
+files starts without it.
 """
 
 from __future__ import annotations
@@ -123,17 +126,20 @@ def evaluate(run: Frame, qrels: Frame, settings: Settings = Settings()) -> Evalu
     """
     run, qrels = _table(run), _table(qrels)
     queries, run_query, qrels_query = _query_codes(run["query_id"], qrels["query_id"])
-    # Arrow works without the GIL: the check, and half of the look-ups, run on a second core
+    # Arrow works without the GIL: the checks for repeated documents run on a second core
     with ThreadPoolExecutor(max_workers=2) as pool:
-        repeated = pool.submit(_first_repeat, run_query, run["doc_id"])
+        repeats = {
+            source: pool.submit(_first_repeat, query, table["doc_id"])
+            for source, query, table in (("qrels", qrels_query, qrels), ("run", run_query, run))
+        }
         order = _run_order(run, run_query)
+        run_grade = _grades_of(run, run_query, qrels, qrels_query)[order]
         grades = _numpy(qrels["grade"], np.float64)
-        qrels_query = _numpy(qrels_query, np.int32)
-        run_query = _numpy(run_query, np.int32)
-        run_grade = _grades_of(run, run_query, qrels, qrels_query, grades, pool)[order]
+        run_query, qrels_query = _numpy(run_query, np.int32), _numpy(qrels_query, np.int32)
         evaluation = _measures(queries, run_query, order, run_grade, qrels_query, grades, settings)
-        if (repeat := repeated.result()) is not None:
-            raise RepeatedDocument("run", queries[repeat[0]], repeat[1])
+        for source, repeat in repeats.items():
+            if (found := repeat.result()) is not None:
+                raise RepeatedDocument(source, queries[found[0]], found[1])
     return evaluation
 
 
@@ -237,6 +243,14 @@ def _numpy(
     return values
 
 
+def _arrow(values: np.ndarray) -> pa.Array:
+    """A numpy array of numbers as an Arrow array over the same memory (``pa.array`` would
+    import pandas)."""
+    values = np.ascontiguousarray(values)
+    buffers = [None, pa.py_buffer(values)]
+    return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), buffers)
+
+
 def _query_codes(
     run_ids: pa.ChunkedArray, qrels_ids: pa.ChunkedArray
 ) -> tuple[list[str], pa.Array, pa.Array]:
@@ -249,48 +263,31 @@ def _query_codes(
 
 
 def _grades_of(
-    run: pa.Table,
-    run_query: np.ndarray,
-    qrels: pa.Table,
-    qrels_query: np.ndarray,
-    grades: np.ndarray,
-    pool: ThreadPoolExecutor,
+    run: pa.Table, run_query: pa.ChunkedArray, qrels: pa.Table, qrels_query: pa.ChunkedArray
 ) -> np.ndarray:
-    """The grade of each row of the run (NaN where its document is not judged for its
-    query); a ValueError if the qrels judge a document twice for one query."""
-    coded = pc.dictionary_encode(qrels["doc_id"].combine_chunks())
-    documents = coded.dictionary
-    half = len(run) // 2
-    later = pool.submit(pc.index_in, run["doc_id"].slice(half), value_set=documents)
-    n_documents = max(len(documents), 1)
-    qrels_key = qrels_query.astype(np.int64) * n_documents + _numpy(coded.indices, np.int64)
-    key_order = np.argsort(qrels_key, kind="stable")
-    sorted_keys = qrels_key[key_order]
-    twice = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
-    if len(twice):
-        row = int(key_order[twice[0] + 1])
-        raise RepeatedDocument(
-            "qrels", qrels["query_id"][row].as_py(), qrels["doc_id"][row].as_py()
-        )
-    run_document = np.concatenate(
-        [
-            _numpy(pc.index_in(run["doc_id"].slice(0, half), value_set=documents), np.int64, -1),
-            _numpy(later.result(), np.int64, null=-1),
-        ]
+    """The grade of each row of the run, NaN where its document is not judged for its query:
+    Arrow's multithreaded hash join of the run's (query, document) pairs on the qrels'."""
+    # pyarrow.acero imports pyarrow.dataset, and that pandas: the nodes are taken from _acero
+    from pyarrow._acero import Declaration, HashJoinNodeOptions, TableSourceNodeOptions
+
+    rows = pa.Table.from_arrays(
+        [run_query, run["doc_id"], _arrow(np.arange(len(run)))], names=["query", "doc", "row"]
     )
-    run_grade = np.full(len(run_document), np.nan)
-    judged = np.flatnonzero(run_document >= 0)
-    run_key = run_query[judged].astype(np.int64) * n_documents + run_document[judged]
-    found = np.searchsorted(sorted_keys, run_key)
-    hit = found < len(sorted_keys)
-    hit[hit] = sorted_keys[found[hit]] == run_key[hit]
-    run_grade[judged[hit]] = grades[key_order[found[hit]]]
+    judged = pa.Table.from_arrays(
+        [qrels_query, qrels["doc_id"], qrels["grade"]], names=["query", "doc", "grade"]
+    )
+    keys = ["query", "doc"]
+    join = HashJoinNodeOptions("inner", keys, keys, ["row"], ["grade"])
+    sources = [Declaration("table_source", TableSourceNodeOptions(t)) for t in (rows, judged)]
+    matched = Declaration("hashjoin", join, inputs=sources).to_table(use_threads=True)
+    run_grade = np.full(len(run), np.nan)
+    run_grade[_numpy(matched["row"], np.int64)] = _numpy(matched["grade"], np.float64)
     return run_grade
 
 
 def _first_repeat(query: pa.ChunkedArray, document: pa.ChunkedArray) -> tuple[int, str] | None:
-    """The first (query code, document id) the run holds twice, if any: rows sorted by
-    both, then neighbours compared, as trec_eval checks."""
+    """The first (query code, document id) found twice, if any: rows sorted by both, then
+    neighbours compared, as trec_eval checks."""
     if len(query) < 2:
         return None
     keys = pa.table({"query": query, "doc": document})
