@@ -90,6 +90,7 @@ def _parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="create DB filled with the demo data set")
     demo.add_argument("db", metavar="DB")
     _add_eval_parser(commands)
+    _add_agreement_parser(commands)
     return parser
 
 
@@ -167,6 +168,41 @@ def _add_eval_parser(commands: argparse._SubParsersAction) -> None:
         help="of the randomization test (default 10,000)",
     )
     output.add_argument("--seed", type=int, default=0, help="of the randomization and bootstrap")
+
+
+def _add_agreement_parser(commands: argparse._SubParsersAction) -> None:
+    agreement = commands.add_parser(
+        "agreement",
+        help="inter-annotator agreement of the raters' grades, and what lowers it",
+        description="Agreement of raters on (query, document) units, from a judgments CSV "
+        "(query_id,doc_id,rater,grade) or a database: percent agreement, Cohen's, Fleiss' and "
+        "Krippendorff's coefficients, Gwet's AC1/AC2, each rater's contribution to ordinal "
+        "alpha (alpha of all minus alpha without the rater), each query's alpha and the "
+        "documents whose grades differ by two or more; with --db and two or more runs, how "
+        "the run ranking by NDCG@k changes with the rater. Undefined values are shown as "
+        "missing with the reason, never invented.",
+    )
+    source = agreement.add_argument_group("source")
+    source.add_argument("--db", metavar="DB", help="a judge_app database")
+    source.add_argument(
+        "--judgments", type=Path, metavar="FILE.csv", help="query_id,doc_id,rater,grade"
+    )
+    source.add_argument("--raters", metavar="A,B,C", help="only these raters (default all)")
+    source.add_argument("--query", metavar="QID", help="only this query's documents")
+    options = agreement.add_argument_group("options")
+    options.add_argument(
+        "--bootstrap",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="resamples of the ordinal alpha's 95%% interval (default 1,000; 0: none)",
+    )
+    options.add_argument("--seed", type=int, default=0, help="of the bootstrap (default 0)")
+    options.add_argument(
+        "--k", type=int, default=10, metavar="K", help="NDCG cut-off of ranking stability"
+    )
+    options.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    options.add_argument("--digits", type=int, default=4, metavar="N")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -391,6 +427,32 @@ def _eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _agreement(args: argparse.Namespace) -> int:
+    from judge_app.agreement_command import AgreementRequest, UsageError, run_agreement
+
+    raters = None
+    if args.raters is not None:
+        raters = [name.strip() for name in args.raters.split(",") if name.strip()]
+    request = AgreementRequest(
+        db=args.db,
+        judgments=args.judgments,
+        raters=raters,
+        query=args.query,
+        bootstrap=args.bootstrap,
+        seed=args.seed,
+        k=args.k,
+        output=args.format,
+        digits=args.digits,
+    )
+    try:
+        text = run_agreement(request)
+    except UsageError as error:
+        print(f"judge-app agreement: {error}", file=sys.stderr)
+        return 2
+    sys.stdout.write(text)
+    return 0
+
+
 COMMANDS = {
     "init": _init,
     "import": _import,
@@ -398,6 +460,7 @@ COMMANDS = {
     "info": _info,
     "demo": _demo,
     "eval": _eval,
+    "agreement": _agreement,
 }
 
 

@@ -1,0 +1,396 @@
+"""The whole agreement picture of a set of judgments: overall coefficients, every pair of
+raters, every rater, every query with its adjudication list, and (given) ranking stability.
+
+Units are (query, document) pairs, values are grades 0–5, a rater may leave a unit out and
+skipped judgments are left out. A statistic that is undefined for the data (one rater, no
+common units, a single grade used) is None, and ``reasons`` says why in plain words.
+
+Choices, documented here and in the command's help:
+- percent agreement: over units with two or more grades, each unit's share of agreeing pairs
+  of grades, averaged (Gwet's p_a); within one: pairs at most one grade apart.
+- per rater, ``alpha_contribution`` (leave-one-out): ordinal alpha of all chosen raters minus
+  ordinal alpha of the others without this rater, on the same units. Above 0 the rater raises
+  the group's agreement; below 0 the others agree better without them.
+- per query, the adjudication list: the documents whose grades differ by two or more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from itertools import combinations
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from judge_app.agreement import coefficients as co
+from judge_app.agreement.stability import RankingStability
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+LEVELS = co.LEVELS
+ADJUDICATION_SPREAD = 2
+
+
+@dataclass(frozen=True)
+class Ratings:
+    """Grades of units by raters: ``grades[unit, rater]``, -1 where the rater left the unit
+    out. Units are in order of query id, then document id."""
+
+    query_ids: np.ndarray
+    doc_ids: np.ndarray
+    raters: tuple[str, ...]
+    grades: np.ndarray
+
+    @classmethod
+    def from_frame(cls, judgments: pd.DataFrame, raters: list[str] | None = None) -> Ratings:
+        """From judgments (``query_id, doc_id, rater, grade[, skipped]``): skipped judgments
+        and those without a grade are left out; ``raters`` (default: every rater, sorted)
+        chooses and orders the raters. ValueError for a grade outside 0–5 or a rater who
+        graded one unit twice."""
+        import pandas as pd
+
+        graded = judgments[judgments["grade"].notna()]
+        if "skipped" in graded:
+            graded = graded[~graded["skipped"].astype(bool)]
+        if raters is None:
+            raters = sorted(graded["rater"].unique())
+        else:
+            graded = graded[graded["rater"].isin(raters)]
+        grades = graded["grade"].to_numpy(dtype=np.float64)
+        if np.any((grades != np.round(grades)) | (grades < 0) | (grades > co.GRADES[-1])):
+            raise ValueError("grades must be whole numbers from 0 to 5")
+        queries, query_names = pd.factorize(graded["query_id"], sort=True)
+        documents, document_names = pd.factorize(graded["doc_id"], sort=True)
+        keys = queries.astype(np.int64) * max(len(document_names), 1) + documents
+        units, unit_keys = pd.factorize(keys, sort=True)
+        rater_codes = pd.Categorical(graded["rater"], categories=raters).codes.astype(np.int64)
+        n_units, n_raters = len(unit_keys), len(raters)
+        if len(units) and np.bincount(units * n_raters + rater_codes).max() > 1:
+            raise ValueError("a rater graded the same (query, document) more than once")
+        matrix = np.full((n_units, n_raters), -1, dtype=np.int8)
+        matrix[units, rater_codes] = grades.astype(np.int8)
+        unit_keys = np.asarray(unit_keys, dtype=np.int64)
+        width = max(len(document_names), 1)
+        return cls(
+            query_ids=np.asarray(query_names, dtype=object)[unit_keys // width],
+            doc_ids=np.asarray(document_names, dtype=object)[unit_keys % width],
+            raters=tuple(raters),
+            grades=matrix,
+        )
+
+    @property
+    def n_units(self) -> int:
+        return len(self.grades)
+
+    @cached_property
+    def counts(self) -> np.ndarray:
+        """``counts[unit, grade]``: how many raters gave the unit that grade."""
+        return co.grade_counts(self.grades)
+
+
+@dataclass
+class PairAgreement:
+    """Two raters on their common units."""
+
+    rater_a: str
+    rater_b: str
+    n_units: int
+    percent_agreement: float | None
+    cohen_kappa: float | None
+    cohen_kappa_linear: float | None
+    cohen_kappa_quadratic: float | None
+    reasons: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class RaterAgreement:
+    """One rater: how much, how high, and how their grades move the group's ordinal alpha."""
+
+    rater: str
+    n_units: int
+    mean_grade: float | None
+    grades: tuple[int, ...]
+    alpha_without_rater: float | None
+    alpha_contribution: float | None
+    reasons: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Disagreement:
+    """A document of a query whose grades differ by ``spread`` >= 2: to adjudicate."""
+
+    doc_id: str
+    grades: dict[str, int]
+    spread: int
+
+
+@dataclass
+class QueryAgreement:
+    """One query's documents: agreement on them and the ones to adjudicate."""
+
+    query_id: str
+    n_units: int
+    n_raters: int
+    percent_agreement: float | None
+    krippendorff_alpha_ordinal: float | None
+    adjudicate: list[Disagreement]
+    reasons: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class AgreementReport:
+    """Every statistic of ``judge-app agreement``; ``reasons`` names each None at the top
+    level (nested keys dotted: ``krippendorff_alpha.ordinal``)."""
+
+    raters: list[str]
+    n_units: int
+    n_multi_rated: int
+    percent_agreement: float | None
+    within_one_agreement: float | None
+    krippendorff_alpha: dict[str, float | None]
+    krippendorff_alpha_ci: dict[str, tuple[float, float] | None]
+    resamples: int
+    fleiss_kappa: float | None
+    fleiss_units: int
+    gwet_ac1: float | None
+    gwet_ac2: dict[str, float | None]
+    pairwise: list[PairAgreement]
+    per_rater: list[RaterAgreement]
+    per_query: list[QueryAgreement]
+    ranking_stability: RankingStability | None
+    reasons: dict[str, str]
+
+    @property
+    def n_raters(self) -> int:
+        return len(self.raters)
+
+
+def _take(estimate: co.Estimate, key: str, reasons: dict[str, str]) -> float | None:
+    """The estimate's value; its reason goes to ``reasons[key]`` when it has none."""
+    if estimate.value is None:
+        reasons[key] = estimate.reason or "undefined"
+    return estimate.value
+
+
+def build_report(
+    ratings: Ratings,
+    resamples: int = 1000,
+    seed: int = 0,
+    ranking: RankingStability | None = None,
+    ranking_reason: str = "no runs were given",
+) -> AgreementReport:
+    """Compute everything for ``ratings``; ``resamples`` bootstrap resamples (0: none) of the
+    ordinal alpha, seeded. ``ranking`` is attached as it is (None: ``ranking_reason``)."""
+    counts = ratings.counts
+    reasons: dict[str, str] = {}
+    few = _too_few_raters(ratings.raters)
+
+    def overall(key: str, compute: Callable[[], co.Estimate]) -> float | None:
+        return _take(co.Estimate.undefined(few) if few else compute(), key, reasons)
+
+    alpha = {
+        level: overall(f"krippendorff_alpha.{level}", lambda: co.krippendorff_alpha(counts, level))
+        for level in LEVELS
+    }
+    if few:
+        interval = co.Interval(None, few)
+    elif alpha["ordinal"] is None:
+        why = reasons["krippendorff_alpha.ordinal"]
+        interval = co.Interval(None, f"ordinal alpha is undefined: {why}")
+    else:
+        interval = co.alpha_interval(counts, "ordinal", resamples=resamples, seed=seed)
+    if interval.bounds is None:
+        reasons["krippendorff_alpha_ci.ordinal"] = interval.reason or "undefined"
+    fleiss, fleiss_units = _fleiss(counts, len(ratings.raters))
+    report = AgreementReport(
+        raters=list(ratings.raters),
+        n_units=ratings.n_units,
+        n_multi_rated=int((counts.sum(axis=1) >= 2).sum()),
+        percent_agreement=overall("percent_agreement", lambda: co.percent_agreement(counts)),
+        within_one_agreement=overall(
+            "within_one_agreement",
+            lambda: co.percent_agreement(counts, co.agreement_weights(co.GRADES, "within_one")),
+        ),
+        krippendorff_alpha=alpha,
+        krippendorff_alpha_ci={"ordinal": interval.bounds},
+        resamples=resamples,
+        fleiss_kappa=overall("fleiss_kappa", lambda: fleiss),
+        fleiss_units=fleiss_units,
+        gwet_ac1=overall(
+            "gwet_ac1", lambda: co.gwet_ac(counts, co.agreement_weights(co.GRADES, "identity"))
+        ),
+        gwet_ac2={
+            kind: overall(
+                f"gwet_ac2.{kind}",
+                lambda: co.gwet_ac(counts, co.agreement_weights(co.GRADES, kind)),
+            )
+            for kind in ("linear", "quadratic")
+        },
+        pairwise=_pairs(ratings),
+        per_rater=_raters(ratings, alpha["ordinal"], reasons.get("krippendorff_alpha.ordinal")),
+        per_query=_queries(ratings, few),
+        ranking_stability=ranking,
+        reasons=reasons,
+    )
+    if ranking is None:
+        reasons["ranking_stability"] = ranking_reason
+    return report
+
+
+def _too_few_raters(raters: tuple[str, ...]) -> str | None:
+    if len(raters) >= 2:
+        return None
+    if not raters:
+        return "there are no judgments"
+    return f"agreement needs two or more raters; there is only {raters[0]}"
+
+
+def _fleiss(counts: np.ndarray, n_raters: int) -> tuple[co.Estimate, int]:
+    """Fleiss' kappa over the units graded by every chosen rater, and how many those are."""
+    if n_raters < 2:
+        return co.Estimate.undefined("it needs two or more raters"), 0
+    complete = counts[counts.sum(axis=1) == n_raters]
+    if len(complete) == 0:
+        everyone = "both raters" if n_raters == 2 else f"all {n_raters} raters"
+        return co.Estimate.undefined(f"no unit was graded by {everyone}"), 0
+    return co.fleiss_kappa(complete), len(complete)
+
+
+def _pairs(ratings: Ratings) -> list[PairAgreement]:
+    pairs = []
+    for a, b in combinations(range(len(ratings.raters)), 2):
+        name_a, name_b = ratings.raters[a], ratings.raters[b]
+        both = (ratings.grades[:, a] >= 0) & (ratings.grades[:, b] >= 0)
+        confusion = co.confusion_matrix(ratings.grades[both, a], ratings.grades[both, b])
+        n = int(both.sum())
+        reasons: dict[str, str] = {}
+        none = co.Estimate.undefined(f"{name_a} and {name_b} have no unit in common")
+        agreement = co.Estimate(float(np.trace(confusion) / n)) if n else none
+        kappas = {
+            weighting: _take(
+                co.cohen_kappa(confusion, weighting) if n else none,
+                "cohen_kappa" + ("" if weighting == "none" else f"_{weighting}"),
+                reasons,
+            )
+            for weighting in co.WEIGHTINGS
+        }
+        pairs.append(
+            PairAgreement(
+                rater_a=name_a,
+                rater_b=name_b,
+                n_units=n,
+                percent_agreement=_take(agreement, "percent_agreement", reasons),
+                cohen_kappa=kappas["none"],
+                cohen_kappa_linear=kappas["linear"],
+                cohen_kappa_quadratic=kappas["quadratic"],
+                reasons=reasons,
+            )
+        )
+    return pairs
+
+
+def _raters(
+    ratings: Ratings, alpha_all: float | None, alpha_reason: str | None
+) -> list[RaterAgreement]:
+    counts = ratings.counts
+    rows = []
+    for index, rater in enumerate(ratings.raters):
+        column = ratings.grades[:, [index]]
+        given = column[column >= 0]
+        histogram = np.bincount(given, minlength=len(co.GRADES))
+        reasons: dict[str, str] = {}
+        mean = (
+            co.Estimate(float(given.mean()))
+            if len(given)
+            else co.Estimate.undefined(f"{rater} graded no unit")
+        )
+        if len(ratings.raters) < 2:
+            without = co.Estimate.undefined("there are no other raters")
+        else:
+            without = co.krippendorff_alpha(counts - co.grade_counts(column), "ordinal")
+        alpha_without = _take(without, "alpha_without_rater", reasons)
+        if alpha_all is None:
+            contribution = co.Estimate.undefined(f"ordinal alpha is undefined: {alpha_reason}")
+        elif alpha_without is None:
+            contribution = co.Estimate.undefined(f"ordinal alpha without {rater} is undefined")
+        else:
+            contribution = co.Estimate(alpha_all - alpha_without)
+        rows.append(
+            RaterAgreement(
+                rater=rater,
+                n_units=len(given),
+                mean_grade=_take(mean, "mean_grade", reasons),
+                grades=tuple(int(count) for count in histogram),
+                alpha_without_rater=alpha_without,
+                alpha_contribution=_take(contribution, "alpha_contribution", reasons),
+                reasons=reasons,
+            )
+        )
+    return rows
+
+
+def _queries(ratings: Ratings, few: str | None) -> list[QueryAgreement]:
+    import pandas as pd
+
+    codes, names = pd.factorize(ratings.query_ids, sort=True)
+    n_queries = len(names)
+    if n_queries == 0:
+        return []
+    counts = ratings.counts
+    present = ratings.grades >= 0
+    units = np.bincount(codes, minlength=n_queries)
+    raters = np.stack([np.bincount(codes, column, n_queries) for column in present.T], 1) > 0
+    shares = co.unit_agreement(counts)
+    rated = ~np.isnan(shares)
+    share_sums = np.bincount(codes[rated], shares[rated], n_queries)
+    share_counts = np.bincount(codes[rated], minlength=n_queries)
+    alphas = co.krippendorff_alpha_by_group(counts, codes, n_queries, "ordinal", what="document")
+    adjudicate = _adjudication_lists(ratings, codes, n_queries)
+    rows = []
+    for q, name in enumerate(names):
+        reasons: dict[str, str] = {}
+        if few:
+            agreement = alpha = co.Estimate.undefined(few)
+        else:
+            agreement = (
+                co.Estimate(float(share_sums[q] / share_counts[q]))
+                if share_counts[q]
+                else co.Estimate.undefined("no document was graded by two or more raters")
+            )
+            alpha = alphas[q]
+        rows.append(
+            QueryAgreement(
+                query_id=str(name),
+                n_units=int(units[q]),
+                n_raters=int(raters[q].sum()),
+                percent_agreement=_take(agreement, "percent_agreement", reasons),
+                krippendorff_alpha_ordinal=_take(alpha, "krippendorff_alpha_ordinal", reasons),
+                adjudicate=adjudicate[q],
+                reasons=reasons,
+            )
+        )
+    return rows
+
+
+def _adjudication_lists(
+    ratings: Ratings, codes: np.ndarray, n_queries: int
+) -> list[list[Disagreement]]:
+    """Per query, its documents whose grades differ by two or more, widest spread first."""
+    grades = ratings.grades.astype(np.int16)
+    present = grades >= 0
+    highest = np.where(present, grades, -1).max(axis=1, initial=-1)
+    lowest = np.where(present, grades, 99).min(axis=1, initial=99)
+    spread = highest - lowest
+    flagged = np.flatnonzero((present.sum(axis=1) >= 2) & (spread >= ADJUDICATION_SPREAD))
+    order = np.lexsort((ratings.doc_ids[flagged].astype(str), -spread[flagged], codes[flagged]))
+    lists: list[list[Disagreement]] = [[] for _ in range(n_queries)]
+    for unit in flagged[order]:
+        row = grades[unit]
+        given = {rater: int(row[r]) for r, rater in enumerate(ratings.raters) if row[r] >= 0}
+        lists[codes[unit]].append(
+            Disagreement(str(ratings.doc_ids[unit]), given, int(spread[unit]))
+        )
+    return lists
