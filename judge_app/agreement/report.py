@@ -350,22 +350,24 @@ def _queries(ratings: Ratings, few: str | None) -> list[QueryAgreement]:
     alphas = co.krippendorff_alpha_by_group(counts, codes, n_queries, "ordinal", what="document")
     adjudicate = _adjudication_lists(ratings, codes, n_queries)
     rows = []
-    for q, name in enumerate(names):
+    for q, (name, n_units, n_raters, share_sum, share_count) in enumerate(
+        zip(names, units.tolist(), raters.sum(axis=1).tolist(), share_sums, share_counts)
+    ):
         reasons: dict[str, str] = {}
         if few:
             agreement = alpha = co.Estimate.undefined(few)
         else:
             agreement = (
-                co.Estimate(float(share_sums[q] / share_counts[q]))
-                if share_counts[q]
+                co.Estimate(float(share_sum / share_count))
+                if share_count
                 else co.Estimate.undefined("no document was graded by two or more raters")
             )
             alpha = alphas[q]
         rows.append(
             QueryAgreement(
                 query_id=str(name),
-                n_units=int(units[q]),
-                n_raters=int(raters[q].sum()),
+                n_units=n_units,
+                n_raters=n_raters,
                 percent_agreement=_take(agreement, "percent_agreement", reasons),
                 krippendorff_alpha_ordinal=_take(alpha, "krippendorff_alpha_ordinal", reasons),
                 adjudicate=adjudicate[q],
@@ -386,11 +388,14 @@ def _adjudication_lists(
     spread = highest - lowest
     flagged = np.flatnonzero((present.sum(axis=1) >= 2) & (spread >= ADJUDICATION_SPREAD))
     order = np.lexsort((ratings.doc_ids[flagged].astype(str), -spread[flagged], codes[flagged]))
+    flagged = flagged[order]
     lists: list[list[Disagreement]] = [[] for _ in range(n_queries)]
-    for unit in flagged[order]:
-        row = grades[unit]
-        given = {rater: int(row[r]) for r, rater in enumerate(ratings.raters) if row[r] >= 0}
-        lists[codes[unit]].append(
-            Disagreement(str(ratings.doc_ids[unit]), given, int(spread[unit]))
-        )
+    for query, doc_id, row, width in zip(
+        codes[flagged].tolist(),
+        ratings.doc_ids[flagged].tolist(),
+        grades[flagged].tolist(),
+        spread[flagged].tolist(),
+    ):
+        given = {rater: grade for rater, grade in zip(ratings.raters, row) if grade >= 0}
+        lists[query].append(Disagreement(str(doc_id), given, width))
     return lists
