@@ -220,7 +220,7 @@ def test_table_reads_like_a_report(capsys, demo_db):
     alpha = document["krippendorff_alpha"]["ordinal"]
     low, high = document["krippendorff_alpha_ci"]["ordinal"]
     assert lines[2] == (
-        f"Ordinal alpha {alpha:.4f} [{low:.4f}, {high:.4f}]: reliable: good enough to draw "
+        f"Ordinal alpha {alpha:.4f} [{low:.4f}, {high:.4f}]: reliable, good enough to draw "
         "conclusions from (alpha >= 0.800)"
     )
     assert "1,000 resamples" in lines[3]

@@ -220,11 +220,11 @@ def csv_text(report: AgreementReport, digits: int = 4) -> str:
 def alpha_reading(alpha: float) -> str:
     """Krippendorff's reading of an alpha (Content Analysis, 2nd ed., 2004, p. 241)."""
     if alpha >= 0.8:
-        return "reliable: good enough to draw conclusions from (alpha >= 0.800)"
+        return "reliable, good enough to draw conclusions from (alpha >= 0.800)"
     if alpha >= 0.667:
-        return "tentative: good enough for tentative conclusions only (0.667 <= alpha < 0.800)"
+        return "tentative, good enough for tentative conclusions only (0.667 <= alpha < 0.800)"
     if alpha > 0:
-        return "unreliable: too low to draw conclusions from (alpha < 0.667)"
+        return "unreliable, too low to draw conclusions from (alpha < 0.667)"
     return "no better than chance: the raters disagree as much as random grades would, or more"
 
 
