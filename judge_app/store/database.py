@@ -9,7 +9,7 @@ from pathlib import Path
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError
+from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge_app.store import schema
@@ -82,10 +82,29 @@ class Database:
 
 @contextmanager
 def _translated_errors(database: Database) -> Iterator[None]:
+    """Database errors as StoreError, in words a user can act on; the change is rolled back."""
     try:
         yield
-    except OperationalError as error:
-        raise StoreError(f"{database.describe()}: {error.orig}") from error
+    except DBAPIError as error:
+        raise StoreError(f"{database.describe()}: {_explained(error)}") from error
+
+
+def _explained(error: DBAPIError) -> str:
+    """The driver's message, followed by what it means for the user where we know."""
+    reason = str(error.orig)
+    for cause, advice in _ADVICE.items():
+        if cause in reason.lower():
+            return f"{reason}: {advice}"
+    return reason
+
+
+_ADVICE = {
+    "malformed": "the file is damaged; restore it from a backup (judge_app keeps a copy "
+    "beside it, named *.bak, before each schema upgrade)",
+    "disk is full": "the disk is full; nothing of this change was written",
+    "readonly": "the file or its folder cannot be written to; nothing was changed",
+    "locked": "another program held the database too long; nothing was changed, try again",
+}
 
 
 def _configure_sqlite(engine: Engine) -> None:
@@ -128,7 +147,7 @@ def open_database(path_or_url: str | Path, *, create: bool = True) -> Database:
         schema.upgrade(engine)
     except DBAPIError as error:
         engine.dispose()
-        raise StoreError(f"cannot open {database.describe()}: {error.orig}") from None
+        raise StoreError(f"cannot open {database.describe()}: {_explained(error)}") from None
     except BaseException:
         engine.dispose()
         raise

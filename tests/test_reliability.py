@@ -1,0 +1,218 @@
+"""No grade lost and no half-written change: crashes, two writers, a full disk, a read-only or
+damaged file. The long runs carry the ``reliability`` marker (``-m "not reliability"`` skips
+them; CI runs them)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sqlalchemy import event, func, select
+
+from judge_app.cli import main
+from judge_app.store import StoreError, open_database
+from judge_app.store.imports import import_files
+from judge_app.store.models import Judgment
+from judge_app.store.people import rater
+
+SOAK_SECONDS = float(os.environ.get("JUDGE_APP_SOAK_SECONDS", "30"))
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("demo") / "demo.sqlite"
+    assert main(["demo", str(path)]) == 0
+    return path
+
+
+@pytest.fixture
+def campaign(demo: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "campaign.sqlite"
+    shutil.copy(demo, copy)
+    return copy
+
+
+def judgments_file(path: Path, rows: int, seed: int = 0) -> Path:
+    rng = np.random.default_rng(seed)
+    pd.DataFrame(
+        {
+            "query_id": [f"q{i // 100}" for i in range(rows)],
+            "doc_id": [f"d{i}" for i in range(rows)],
+            "rater": "importer",
+            "grade": rng.integers(0, 6, rows),
+        }
+    ).to_csv(path, index=False)
+    return path
+
+
+def integrity(path: Path) -> str:
+    with sqlite3.connect(path) as connection:
+        return connection.execute("PRAGMA integrity_check").fetchone()[0]
+
+
+def count(path: Path) -> int:
+    with open_database(path, create=False) as database, database.reading() as session:
+        return session.scalar(select(func.count()).select_from(Judgment))
+
+
+def cli(*args: object) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-m", "judge_app.cli", *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300)
+
+
+def test_a_damaged_file_is_named_with_advice_and_no_traceback(campaign: Path):
+    size = campaign.stat().st_size
+    with campaign.open("r+b") as handle:  # every page but the first (the header) is noise
+        handle.seek(4096)
+        handle.write(np.random.default_rng(1).bytes(size - 4096))
+    for command in (
+        ["info", campaign],
+        ["eval", "--db", campaign],
+        ["agreement", "--db", campaign],
+    ):
+        result = cli(*command)
+        assert result.returncode == 1, result.stderr
+        assert f"{campaign}: database disk image is malformed: the file is damaged" in result.stderr
+        assert "restore it from a backup" in result.stderr
+        assert "Traceback" not in result.stderr
+
+
+def test_a_full_disk_changes_nothing_and_says_so(campaign: Path, tmp_path: Path):
+    """SQLite's page limit stands in for the disk: a write past it fails as a full disk does."""
+    before = count(campaign)
+    big = judgments_file(tmp_path / "big.csv", 20_000)
+    with open_database(campaign) as database:
+        pages = database.engine.connect().exec_driver_sql("PRAGMA page_count").scalar()
+        database.engine.dispose()
+
+        @event.listens_for(database.engine, "connect")
+        def _full(connection, _record) -> None:  # type: ignore[no-untyped-def]
+            connection.execute(f"PRAGMA max_page_count={pages}")
+
+        with pytest.raises(StoreError, match="disk is full; nothing of this change was written"):
+            import_files(database, judgments=big)
+    assert count(campaign) == before
+    assert integrity(campaign) == "ok"
+
+
+def _read_only(path: Path) -> None:
+    """Make ``path`` unwritable even for root (chattr +i), or skip saying why."""
+    if os.geteuid() != 0:
+        path.chmod(0o444)
+        return
+    if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", path]).returncode:
+        pytest.skip("running as root without chattr: cannot make a file read-only for root")
+
+
+def test_a_read_only_database_says_so_and_grades_nothing(campaign: Path, tmp_path: Path):
+    before = count(campaign)
+    small = judgments_file(tmp_path / "small.csv", 50)
+    _read_only(campaign)
+    try:
+        result = cli("import", campaign, "--judgments", small)
+        assert result.returncode == 1, result.stderr
+        assert "cannot be written to; nothing was changed" in result.stderr
+        assert "Traceback" not in result.stderr
+    finally:
+        if os.geteuid() == 0:
+            subprocess.run(["chattr", "-i", campaign], check=True)
+    assert count(campaign) == before
+    assert integrity(campaign) == "ok"
+
+
+@pytest.mark.reliability
+def test_sigkill_during_a_large_import_leaves_it_whole_or_absent(campaign: Path, tmp_path: Path):
+    rows = 200_000
+    big = judgments_file(tmp_path / "big.csv", rows)
+    before = count(campaign)
+    for delay in (0.3, 0.8, 1.4, 2.2, 3.5):
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "judge_app.cli",
+                "import",
+                str(campaign),
+                "--judgments",
+                str(big),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        time.sleep(delay)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        assert integrity(campaign) == "ok"
+        now = count(campaign)
+        assert now in (before, before + rows), (delay, now)
+    # whatever the kills left, a last import completes it exactly once
+    assert cli("import", campaign, "--judgments", big).returncode == 0
+    assert count(campaign) == before + rows
+    assert integrity(campaign) == "ok"
+
+
+GRADER = textwrap.dedent(
+    """
+    import random, sys, time
+    from judge_app.store import open_database
+    from judge_app.store.judgments import set_grade
+    from judge_app.store.models import Result
+    from judge_app.store.people import rater
+    from sqlalchemy import select
+    path, name, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    with open_database(path, create=False) as db:
+        with db.reading() as session:
+            me = rater(session, name).id
+            pairs = session.execute(
+                select(Result.query_id, Result.document_id).distinct()
+            ).all()
+        rng = random.Random(name)
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            query, document = rng.choice(pairs)
+            grade = rng.randrange(6)
+            with db.transaction() as session:
+                set_grade(session, me, query, document, grade)
+            print(query, document, grade, flush=True)  # confirmed: committed
+    """
+)
+
+
+@pytest.mark.reliability
+def test_two_processes_grading_one_file_for_thirty_seconds_lose_nothing(campaign: Path):
+    processes = {
+        name: subprocess.Popen(
+            [sys.executable, "-c", GRADER, str(campaign), name, str(SOAK_SECONDS)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("ana", "ben")
+    }
+    confirmed = {}
+    for name, process in processes.items():
+        out, err = process.communicate(timeout=SOAK_SECONDS + 120)
+        assert process.returncode == 0 and err == "", err  # no "database is locked", ever
+        lines = [line.split() for line in out.splitlines()]
+        assert len(lines) > 50, f"{name} graded only {len(lines)} times"
+        confirmed[name] = {(int(q), int(d)): int(g) for q, d, g in lines}
+    with open_database(campaign, create=False) as database, database.reading() as session:
+        for name, grades in confirmed.items():
+            rows = session.execute(
+                select(Judgment.query_id, Judgment.document_id, Judgment.grade).where(
+                    Judgment.rater_id == rater(session, name).id
+                )
+            )
+            stored = {(query, document): grade for query, document, grade in rows}
+            assert {pair: stored.get(pair) for pair in grades} == grades
+    assert integrity(campaign) == "ok"
