@@ -1,4 +1,4 @@
-"""The ``judge-app`` command line.
+"""The ``judge-app`` command line; ``judge-app`` alone opens the judging window.
 
 Exit codes: 0 success, 1 a data error (the message on stderr, never a traceback), 2 usage.
 """
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from judge_app.store import Database
     from judge_app.store.imports import ImportProgress
+    from judge_app.store.judgments import JudgmentState
 
 DEMO_RUNS = ("runs/bm25.txt", "runs/neural.csv")
 
@@ -89,8 +90,18 @@ def _parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="create DB filled with the demo data set")
     demo.add_argument("db", metavar="DB")
+
+    gui = commands.add_parser(
+        "gui",
+        help="open the judging window on DB (judge-app alone opens the last database used)",
+    )
+    gui.add_argument("db", metavar="DB")
+    gui.add_argument(
+        "--rater", metavar="NAME", help="judge as NAME (created if DB does not know it yet)"
+    )
     _add_eval_parser(commands)
     _add_agreement_parser(commands)
+    _add_packet_parser(commands)
     return parser
 
 
@@ -205,13 +216,31 @@ def _add_agreement_parser(commands: argparse._SubParsersAction) -> None:
     options.add_argument("--digits", type=int, default=4, metavar="N")
 
 
+def _add_packet_parser(commands: argparse._SubParsersAction) -> None:
+    packet = commands.add_parser(
+        "packet",
+        help="rater packets: one rater's work to judge offline, and merging it back",
+        description="A packet is a SQLite file with one rater's queue (assigned queries, or "
+        "all), their results and documents, the rubric and that rater's own judgments; the "
+        "rater opens it in judge-app like any database. Merging brings the rater's changes "
+        "back with their history; merging the same packet twice changes nothing.",
+    )
+    actions = packet.add_subparsers(dest="packet_command", metavar="ACTION", required=True)
+    export = actions.add_parser("export", help="write a rater's packet")
+    export.add_argument("db", metavar="DB")
+    export.add_argument("--rater", required=True, metavar="NAME")
+    export.add_argument("--out", required=True, type=Path, metavar="FILE.judge")
+    merge = actions.add_parser("merge", help="merge a packet back into the database it came from")
+    merge.add_argument("db", metavar="DB")
+    merge.add_argument("packet", type=Path, metavar="FILE.judge")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        parser.print_help()
-        return 2
+        args = argparse.Namespace(command="gui", db=None, rater=None)
     try:
         return COMMANDS[args.command](args)
     except JudgeAppError as error:
@@ -394,6 +423,35 @@ def _demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _gui(args: argparse.Namespace) -> int:
+    """The judging window on DB; without DB, on the last database used or else the demo."""
+    from judge_app.gui import preferences, run
+
+    database = args.db
+    if database is None:
+        recent = [name for name in preferences.recent_databases() if _still_there(name)]
+        database = recent[0] if recent else str(_demo_database(preferences.data_folder()))
+    return run(database, args.rater)
+
+
+def _still_there(name: str) -> bool:
+    return "://" in name or Path(name).is_file()
+
+
+def _demo_database(folder: Path) -> Path:
+    """The demo database in the user's data folder, built the first time it is needed."""
+    import io
+    from contextlib import redirect_stdout
+
+    path = folder / "demo.sqlite"
+    if not path.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        with redirect_stdout(io.StringIO()):
+            _demo(argparse.Namespace(db=str(path)))
+        print(f"judge-app: created the demo database {path}", file=sys.stderr)
+    return path
+
+
 def _eval(args: argparse.Namespace) -> int:
     from judge_app.evaluation import EvalRequest, UsageError, run_evaluation
 
@@ -453,14 +511,52 @@ def _agreement(args: argparse.Namespace) -> int:
     return 0
 
 
+def _packet(args: argparse.Namespace) -> int:
+    from judge_app.store import open_database
+    from judge_app.store.packets import export_packet, merge_packet
+
+    with open_database(args.db, create=False) as database:
+        if args.packet_command == "export":
+            made = export_packet(database, args.rater, args.out)
+            print(
+                f"{made.path}: packet of {made.rater} with {made.queries:,} queries, "
+                f"{made.documents:,} documents, {made.results:,} results and "
+                f"{made.judgments:,} of their judgments"
+            )
+            return 0
+        merged = merge_packet(database, args.packet)
+    print(
+        f"merged {args.packet} ({merged.rater}), judgments: {merged.added:,} added, "
+        f"{merged.updated:,} changed, {merged.cleared:,} cleared, {merged.unchanged:,} already "
+        f"equal; history events: {merged.events:,}"
+    )
+    if merged.conflicts:
+        print(f"{len(merged.conflicts)} changed both here and in the packet; the packet's kept:")
+        for conflict in merged.conflicts:
+            print(
+                f"  {conflict.query_id} {conflict.doc_id}: here {_said(conflict.database)}, "
+                f"packet {_said(conflict.packet)}"
+            )
+    return 0
+
+
+def _said(state: JudgmentState | None) -> str:
+    """A judgment state in words: ``3``, ``skipped``, ``none``."""
+    if state is None:
+        return "none"
+    return "skipped" if state.skipped else str(state.grade)
+
+
 COMMANDS = {
     "init": _init,
     "import": _import,
     "export": _export,
     "info": _info,
     "demo": _demo,
+    "gui": _gui,
     "eval": _eval,
     "agreement": _agreement,
+    "packet": _packet,
 }
 
 

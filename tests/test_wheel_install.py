@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pkgutil
 import subprocess
 import sys
 import sysconfig
@@ -54,3 +55,14 @@ def test_wheel_installs_and_runs_init_and_demo(tmp_path):
     )
     assert demo.returncode == 0, demo.stderr
     assert "neural" in demo.stdout
+    # every package of the checkout is in the wheel (setuptools is given an explicit list)
+    packages = [
+        info.name
+        for info in pkgutil.walk_packages([str(ROOT / "judge_app")], "judge_app.")
+        if info.ispkg
+    ]
+    check = "import importlib, sys; [importlib.import_module(n) for n in sys.argv[1:]]"
+    imported = subprocess.run(
+        [python, "-c", check, *packages], capture_output=True, text=True, cwd=workdir, env=env
+    )
+    assert imported.returncode == 0, imported.stderr

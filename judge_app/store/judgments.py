@@ -139,10 +139,18 @@ def redo(session: Session, rater_id: int) -> JudgmentEvent | None:
     return _revert(session, target, "redo")
 
 
+def event_states(event: JudgmentEvent) -> tuple[JudgmentState | None, JudgmentState | None]:
+    """The pair's state before and after ``event`` (None: no judgment)."""
+    return (
+        _state(event.old_grade, event.old_skipped, event.old_note),
+        _state(event.new_grade, event.new_skipped, event.new_note),
+    )
+
+
 def _revert(session: Session, event: JudgmentEvent, action: str) -> JudgmentEvent:
     key = (event.rater_id, event.query_id, event.document_id)
     old = current_state(session, *key)
-    new = _state(event.old_grade, event.old_skipped, event.old_note)
+    new, _ = event_states(event)
     return _change(session, key, old, new, action, reverts=event.id, force=True)
 
 

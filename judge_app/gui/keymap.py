@@ -1,0 +1,99 @@
+"""Keys as data: which key does what on the judging screen, in each of the key maps a rater can
+choose. Key names are Qt's portable key-sequence texts ("Ctrl+Z", "Num+1", "?")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Action:
+    """Something a rater can do from the keyboard."""
+
+    name: str
+    title: str
+    repeats: bool = False  # held down, does it act again? Only moving does.
+
+
+ACTIONS = {
+    action.name: action
+    for action in (
+        *(Action(f"grade{grade}", f"Grade {grade} and go to the next ungraded result")
+          for grade in range(6)),
+        Action("next", "Next result", repeats=True),
+        Action("previous", "Previous result", repeats=True),
+        Action("clear", "Clear the grade"),
+        Action("skip", "Skip: cannot judge"),
+        Action("note", "Write a note on the result"),
+        Action("undo", "Undo the last change"),
+        Action("redo", "Redo"),
+        Action("next_query", "Next query"),
+        Action("previous_query", "Previous query"),
+        Action("scroll_down", "Scroll the document down", repeats=True),
+        Action("scroll_up", "Scroll the document up", repeats=True),
+        Action("help", "Show these shortcuts"),
+    )
+}  # fmt: skip
+
+_COMMON = {
+    "Down": "next",
+    "Up": "previous",
+    "J": "next",
+    "K": "previous",
+    "Backspace": "clear",
+    "Delete": "clear",
+    "N": "note",
+    "Ctrl+Z": "undo",
+    "Ctrl+Shift+Z": "redo",
+    "Ctrl+Y": "redo",
+    "Return": "next_query",
+    "Ctrl+Right": "next_query",
+    "Enter": "next_query",
+    "Ctrl+Left": "previous_query",
+    "Space": "scroll_down",
+    "PgDown": "scroll_down",
+    "Shift+Space": "scroll_up",
+    "PgUp": "scroll_up",
+    "?": "help",
+    "F1": "help",
+}
+
+KEYMAPS: dict[str, dict[str, str]] = {
+    "standard": {**{str(grade): f"grade{grade}" for grade in range(6)}, "S": "skip", **_COMMON},
+    "home-row": {
+        **{key: f"grade{grade}" for grade, key in enumerate("ASDFGH")},
+        "X": "skip",
+        **_COMMON,
+    },
+    "numpad": {
+        **{f"Num+{grade}": f"grade{grade}" for grade in range(6)},
+        **{str(grade): f"grade{grade}" for grade in range(6)},
+        "Num+.": "skip",
+        "Num+-": "clear",
+        "Num+*": "note",
+        "Num+Enter": "next_query",
+        "Num++": "next_query",
+        "S": "skip",
+        **_COMMON,
+    },
+}
+
+KEYMAP_TITLES = {
+    "standard": "Standard (0–5)",
+    "home-row": "Home row (A S D F G H)",
+    "numpad": "Numeric keypad",
+}
+
+DEFAULT_KEYMAP = "standard"
+
+
+def keys_of(keymap: dict[str, str], action: str) -> list[str]:
+    """The keys bound to an action, in the map's order."""
+    return [key for key, name in keymap.items() if name == action]
+
+
+def key_label(key: str) -> str:
+    """A key as shown to a rater: single letters in lower case, as they are typed."""
+    if len(key) == 1:
+        return key.lower()
+    return "Enter" if key == "Return" else key.replace("Num+", "Numpad ")

@@ -1,0 +1,181 @@
+"""Qt models of the judging screen: the open query's results and the rater's queue.
+
+Both read a JudgingSession, which holds only the rater's own judgments: nothing here can show
+another rater's grade or a system score."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+from PySide6.QtCore import QAbstractListModel, QAbstractTableModel, QModelIndex, QObject, Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QApplication
+
+from judge_app.gui.session import JudgingSession
+from judge_app.gui.theme import muted_text
+from judge_app.store.queue import Item
+
+USER = int(Qt.ItemDataRole.UserRole)
+
+
+class Role(IntEnum):
+    GRADE = USER + 1  # the rater's grade, or None
+    SKIPPED = USER + 2
+    UNSAVED = USER + 3  # what a failed write could not save, or None
+    NOTE = USER + 4
+    URL = USER + 5
+    PROGRESS = USER + 6  # of a queue query: "q01 · 7 / 12"
+    COMPLETE = USER + 7  # of a queue query: every result judged
+
+
+class Column(IntEnum):
+    POSITION = 0
+    TITLE = 1
+    URL = 2
+    GRADE = 3
+
+
+HEADERS = {Column.POSITION: "#", Column.TITLE: "Result", Column.URL: "URL", Column.GRADE: "Grade"}
+
+
+def _muted() -> QColor:
+    return QColor(muted_text(QApplication.palette()))
+
+
+class ResultsModel(QAbstractTableModel):
+    """The open query's items: position, title, URL and the rater's own grade."""
+
+    def __init__(self, session: JudgingSession | None = None, parent: QObject | None = None):
+        super().__init__(parent)
+        self._session = session
+
+    def set_session(self, session: JudgingSession | None) -> None:
+        self.beginResetModel()
+        self._session = session
+        self.endResetModel()
+
+    def reload(self) -> None:
+        """The session opened another query."""
+        self.beginResetModel()
+        self.endResetModel()
+
+    def row_changed(self, row: int) -> None:
+        if 0 <= row < self.rowCount():
+            self.dataChanged.emit(self.index(row, 0), self.index(row, len(Column) - 1))
+
+    def item(self, row: int) -> Item:
+        assert self._session is not None
+        return self._session.items[row]
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        if parent.isValid() or self._session is None:
+            return 0
+        return len(self._session.items)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(Column)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0):
+        if orientation == Qt.Orientation.Horizontal and 0 <= section < len(Column):
+            if role == Qt.ItemDataRole.DisplayRole:
+                return HEADERS[Column(section)]
+        return None
+
+    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or self._session is None:
+            return None
+        row, column = index.row(), Column(index.column())
+        if not 0 <= row < len(self._session.items):
+            return None
+        item = self._session.items[row]
+        unsaved = self._session.unsaved.get(row)
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == Column.POSITION:
+                return str(item.position)
+            if column == Column.TITLE:
+                return item.title or item.external_id
+            if column == Column.URL:
+                return item.url or ""
+            return self._grade_text(item, unsaved)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if column == Column.GRADE and item.note:
+                return f"Note: {item.note}"
+            if column == Column.TITLE:
+                return item.url or item.external_id
+            return None
+        if role == Qt.ItemDataRole.ForegroundRole and column in (Column.POSITION, Column.URL):
+            return _muted()
+        if role == Qt.ItemDataRole.TextAlignmentRole and column == Column.POSITION:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Role.GRADE:
+            return item.grade
+        if role == Role.SKIPPED:
+            return item.skipped
+        if role == Role.UNSAVED:
+            return unsaved
+        if role == Role.NOTE:
+            return item.note
+        if role == Role.URL:
+            return item.url or ""
+        return None
+
+    def _grade_text(self, item: Item, unsaved: str | None) -> str:
+        assert self._session is not None
+        if unsaved:
+            return f"Unsaved: {unsaved}"
+        if item.skipped:
+            return "Skipped"
+        if item.grade is None:
+            return ""
+        return f"{item.grade} {self._session.scale[item.grade].label}"
+
+
+class QueueModel(QAbstractListModel):
+    """The rater's queries, with how many of each query's results they judged."""
+
+    def __init__(self, session: JudgingSession | None = None, parent: QObject | None = None):
+        super().__init__(parent)
+        self._session = session
+
+    def set_session(self, session: JudgingSession | None) -> None:
+        self.beginResetModel()
+        self._session = session
+        self.endResetModel()
+
+    def query_changed(self, index: int) -> None:
+        if 0 <= index < self.rowCount():
+            self.dataChanged.emit(self.index(index), self.index(index))
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        if parent.isValid() or self._session is None:
+            return 0
+        return len(self._session.queue)
+
+    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or self._session is None:
+            return None
+        if not 0 <= index.row() < len(self._session.queue):
+            return None
+        query = self._session.queue[index.row()]
+        progress = self._session.progress.get(query.id)
+        if role == Qt.ItemDataRole.DisplayRole:
+            return query.text or query.external_id
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return query.description or query.text or query.external_id
+        if role == Role.PROGRESS:
+            if progress is None:
+                return f"{query.external_id} · no results"
+            return f"{query.external_id} · {progress.done} / {progress.total}"
+        if role == Role.COMPLETE:
+            return progress is not None and progress.total > 0 and progress.done == progress.total
+        return None

@@ -1,0 +1,124 @@
+"""The shortcut overlay: every key of the active key map, over the window, not modal."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QColor, QKeyEvent, QPainter
+from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from judge_app.gui.keymap import ACTIONS, KEYMAP_TITLES, key_label, keys_of
+
+GROUPS = (
+    ("Grading", ["grade0", "grade1", "grade2", "grade3", "grade4", "grade5", "clear", "skip",
+                 "note"]),
+    ("Moving", ["next", "previous", "next_query", "previous_query", "scroll_down", "scroll_up"]),
+    ("History and help", ["undo", "redo", "help"]),
+)  # fmt: skip
+
+
+class ShortcutOverlay(QWidget):
+    """A dimmed layer over its parent with a card listing the shortcuts; any key closes it."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setObjectName("shortcutOverlay")
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.card = QFrame(self)
+        self.card.setObjectName("shortcutCard")
+        self._layout = QVBoxLayout(self.card)
+        self._layout.setContentsMargins(28, 22, 28, 22)
+        self._layout.setSpacing(12)
+        parent.installEventFilter(self)
+        self.hide()
+
+    def show_keymap(self, name: str, keymap: dict[str, str], grade_labels: list[str]) -> None:
+        """Fill the card for ``keymap`` and show it over the parent."""
+        while self._layout.count():
+            child = self._layout.takeAt(0)
+            if child.widget():
+                child.widget().deleteLater()
+            elif child.layout():
+                _clear(child.layout())
+        title = QLabel("Keyboard shortcuts")
+        title.setObjectName("overlayTitle")
+        subtitle = QLabel(f"Key map: {KEYMAP_TITLES[name]}  ·  change it in View ▸ Key map")
+        subtitle.setObjectName("overlaySubtitle")
+        self._layout.addWidget(title)
+        self._layout.addWidget(subtitle)
+        columns = QGridLayout()
+        columns.setHorizontalSpacing(36)
+        columns.setVerticalSpacing(6)
+        for column, (group, actions) in enumerate(GROUPS):
+            grid = QGridLayout()
+            grid.setHorizontalSpacing(14)
+            grid.setVerticalSpacing(7)
+            heading = QLabel(group.upper())
+            heading.setObjectName("overlayHeading")
+            grid.addWidget(heading, 0, 0, 1, 2)
+            for row, action in enumerate(actions, start=1):
+                caps = QHBoxLayout()
+                caps.setSpacing(4)
+                caps.addStretch(1)
+                for key in keys_of(keymap, action)[:2]:
+                    cap = QLabel(key_label(key))
+                    cap.setObjectName("overlayKeys")
+                    cap.setTextFormat(Qt.TextFormat.PlainText)
+                    caps.addWidget(cap)
+                text = ACTIONS[action].title
+                if action.startswith("grade"):
+                    grade = int(action[5:])
+                    text = f"Grade {grade} · {grade_labels[grade]}"
+                label = QLabel(text)
+                label.setObjectName("overlayAction")
+                grid.addLayout(caps, row, 0)
+                grid.addWidget(label, row, 1)
+            grid.setRowStretch(len(actions) + 1, 1)
+            columns.addLayout(grid, 0, column, Qt.AlignmentFlag.AlignTop)
+        self._layout.addLayout(columns)
+        hint = QLabel(
+            "A grade moves on to the next ungraded result. Held-down keys do not repeat a grade. "
+            "Press any key to close."
+        )
+        hint.setObjectName("overlaySubtitle")
+        hint.setWordWrap(True)
+        self._layout.addWidget(hint)
+        self._place()
+        self.show()
+        self.raise_()
+        self.setFocus()
+
+    def _place(self) -> None:
+        self.setGeometry(self.parentWidget().rect())
+        width = min(self.card.sizeHint().width(), self.width() - 48)
+        height = min(self._layout.heightForWidth(width), self.height() - 48)
+        if height <= 0:
+            height = min(self.card.sizeHint().height(), self.height() - 48)
+        self.card.setGeometry(
+            (self.width() - width) // 2, (self.height() - height) // 2, width, height
+        )
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.parentWidget() and event.type() == QEvent.Type.Resize:
+            if self.isVisible():
+                self._place()
+        return super().eventFilter(watched, event)
+
+    def paintEvent(self, _event: object) -> None:
+        painter = QPainter(self)
+        painter.fillRect(self.rect(), QColor(0, 0, 0, 120))
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        event.accept()
+        self.hide()
+
+    def mousePressEvent(self, event: object) -> None:
+        self.hide()
+
+
+def _clear(layout) -> None:  # type: ignore[no-untyped-def]
+    while layout.count():
+        child = layout.takeAt(0)
+        if child.widget():
+            child.widget().deleteLater()
+        elif child.layout():
+            _clear(child.layout())

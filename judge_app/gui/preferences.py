@@ -1,0 +1,84 @@
+"""The user's own preferences (QSettings): recent databases, the rater last chosen for each,
+the key map and the theme. ``JUDGE_APP_SETTINGS`` names an INI file to use instead of the
+user's, so tests and scripts never read or change the developer's own settings."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, QStandardPaths
+
+from judge_app.gui.keymap import DEFAULT_KEYMAP, KEYMAPS
+from judge_app.gui.theme import THEMES
+
+SETTINGS_ENV = "JUDGE_APP_SETTINGS"
+RECENT_LIMIT = 8
+
+
+def app_settings() -> QSettings:
+    path = os.environ.get(SETTINGS_ENV)
+    if path:
+        return QSettings(path, QSettings.Format.IniFormat)
+    return QSettings(
+        QSettings.Format.IniFormat, QSettings.Scope.UserScope, "judge_app", "judge-app"
+    )
+
+
+def _list(value: object) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value] if value else []
+    return [str(entry) for entry in value]  # type: ignore[union-attr]
+
+
+def data_folder() -> Path:
+    """Where judge_app keeps its own files (the demo database): the user's data folder, or
+    beside the settings file named by ``JUDGE_APP_SETTINGS``."""
+    path = os.environ.get(SETTINGS_ENV)
+    if path:
+        return Path(path).parent
+    location = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.GenericDataLocation)
+    return Path(location) / "judge_app"
+
+
+def recent_databases() -> list[str]:
+    return _list(app_settings().value("recent/databases"))
+
+
+def add_recent_database(name: str) -> None:
+    settings = app_settings()
+    recent = [name, *(entry for entry in recent_databases() if entry != name)]
+    settings.setValue("recent/databases", recent[:RECENT_LIMIT])
+
+
+def _rater_key(database: str) -> str:
+    return "raters/" + database.replace("/", "|").replace("\\", "|")
+
+
+def last_rater(database: str) -> str | None:
+    value = app_settings().value(_rater_key(database))
+    return str(value) if value else None
+
+
+def remember_rater(database: str, name: str) -> None:
+    app_settings().setValue(_rater_key(database), name)
+
+
+def keymap_name() -> str:
+    name = str(app_settings().value("keys/map", DEFAULT_KEYMAP))
+    return name if name in KEYMAPS else DEFAULT_KEYMAP
+
+
+def set_keymap_name(name: str) -> None:
+    app_settings().setValue("keys/map", name)
+
+
+def theme_name() -> str:
+    name = str(app_settings().value("view/theme", "light"))
+    return name if name in THEMES else "light"
+
+
+def set_theme_name(name: str) -> None:
+    app_settings().setValue("view/theme", name)

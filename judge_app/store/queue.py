@@ -1,0 +1,272 @@
+"""What one rater has to judge: their queue of queries, the pooled items of a query with only
+that rater's own judgments, and progress counts.
+
+Blind judging starts here: nothing this module returns carries a system score or another
+rater's grade. Every function takes a Session and does not commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from dataclasses import dataclass
+from typing import Literal
+
+from sqlalchemy import Select, and_, case, func, select
+from sqlalchemy.orm import Session
+
+from judge_app.store.errors import StoreError
+from judge_app.store.models import Assignment, Document, Judgment, Query, Rater, Result, Run
+from judge_app.store.people import assigned_queries
+from judge_app.store.settings import get_setting, set_setting
+
+DEFAULT_DEPTH = 10
+Order = Literal["run", "shuffle"]
+
+
+@dataclass(frozen=True)
+class PoolSettings:
+    """Which results a rater judges: the top ``depth`` of ``runs`` (None: every run), each
+    document once, in the order of ``order_run`` (None: the first run by name) or shuffled
+    per rater and query with ``seed``."""
+
+    depth: int = DEFAULT_DEPTH
+    runs: tuple[str, ...] | None = None
+    order: Order = "run"
+    order_run: str | None = None
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class QueueQuery:
+    """A query of a rater's queue."""
+
+    id: int
+    external_id: str
+    text: str | None
+    description: str | None
+
+
+@dataclass(frozen=True)
+class Item:
+    """One document to judge for a query, with the rater's own judgment (if any) and nothing
+    else: no score, no rank of a system beyond the position shown, no other rater's grade."""
+
+    position: int
+    document_id: int
+    external_id: str
+    title: str | None
+    url: str | None
+    body: str | None
+    grade: int | None = None
+    skipped: bool = False
+    note: str | None = None
+
+    @property
+    def judged(self) -> bool:
+        return self.grade is not None or self.skipped
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How much of a set of items a rater has judged (graded or skipped)."""
+
+    graded: int = 0
+    skipped: int = 0
+    total: int = 0
+
+    @property
+    def done(self) -> int:
+        return self.graded + self.skipped
+
+    def __add__(self, other: Progress) -> Progress:
+        return Progress(
+            self.graded + other.graded, self.skipped + other.skipped, self.total + other.total
+        )
+
+
+def pool_settings(session: Session) -> PoolSettings:
+    """The pooling settings stored by a lead, or the defaults (all runs, top 10, run order)."""
+    stored_runs = get_setting(session, "pool.runs")
+    runs = None if stored_runs is None else json.loads(stored_runs)
+    order = get_setting(session, "pool.order", "run")
+    return PoolSettings(
+        depth=int(get_setting(session, "pool.depth", str(DEFAULT_DEPTH)) or DEFAULT_DEPTH),
+        runs=None if runs is None else tuple(runs),
+        order="shuffle" if order == "shuffle" else "run",
+        order_run=get_setting(session, "pool.order_run") or None,
+        seed=int(get_setting(session, "pool.seed", "0") or 0),
+    )
+
+
+def set_pool_settings(session: Session, pool: PoolSettings) -> None:
+    """Store the pooling settings; StoreError for a depth below 1 or a run that does not exist."""
+    if pool.depth < 1:
+        raise StoreError(f"the pool depth must be at least 1, not {pool.depth}")
+    known = set(session.scalars(select(Run.name)))
+    named = set(pool.runs or ()) | ({pool.order_run} if pool.order_run else set())
+    if unknown := sorted(named - known):
+        raise StoreError(f"no run called {', '.join(unknown)} (runs: {', '.join(sorted(known))})")
+    set_setting(session, "pool.depth", str(pool.depth))
+    set_setting(session, "pool.runs", json.dumps(None if pool.runs is None else list(pool.runs)))
+    set_setting(session, "pool.order", pool.order)
+    set_setting(session, "pool.order_run", pool.order_run or "")
+    set_setting(session, "pool.seed", str(pool.seed))
+
+
+def active_rater_names(session: Session) -> list[str]:
+    """The names of the raters who may judge (not retired), in order."""
+    return list(session.scalars(select(Rater.name).where(Rater.active).order_by(Rater.name)))
+
+
+def rater_queue(session: Session, rater_id: int) -> list[QueueQuery]:
+    """The rater's queries in order: their assignment, or every query when there is none."""
+    ids = assigned_queries(session, rater_id)
+    rows = {
+        row.id: row
+        for row in session.execute(
+            select(Query.id, Query.external_id, Query.text, Query.description).where(
+                Query.id.in_(ids)
+            )
+        )
+    }
+    return [QueueQuery(*rows[query_id]) for query_id in ids if query_id in rows]
+
+
+def _pool_runs(session: Session, pool: PoolSettings) -> list[tuple[int, str]]:
+    """(id, name) of the pooled runs, the run giving the order first, then by name."""
+    statement = select(Run.id, Run.name).order_by(Run.name)
+    if pool.runs is not None:
+        statement = statement.where(Run.name.in_(list(pool.runs)))
+    runs = [(row.id, row.name) for row in session.execute(statement)]
+    if pool.order_run is not None:
+        runs.sort(key=lambda run: run[1] != pool.order_run)
+    return runs
+
+
+def query_items(
+    session: Session, rater_id: int, query_id: int, pool: PoolSettings | None = None
+) -> list[Item]:
+    """The documents to judge for a query: the union of the top ``depth`` results of the
+    pooled runs, each document once, in the first run's order (documents it lacks follow by
+    their best rank elsewhere) or shuffled with a seed fixed per rater and query; each with
+    the rater's own grade, skip and note only."""
+    pool = pool or pool_settings(session)
+    runs = _pool_runs(session, pool)
+    if not runs:
+        return []
+    run_position = {run_id: index for index, (run_id, _name) in enumerate(runs)}
+    best: dict[int, tuple[int, int]] = {}
+    for document_id, run_id, rank in session.execute(
+        select(Result.document_id, Result.run_id, Result.rank).where(
+            Result.query_id == query_id,
+            Result.run_id.in_(list(run_position)),
+            Result.rank <= pool.depth,
+        )
+    ):
+        key = (run_position[run_id] > 0, rank, run_position[run_id])
+        if document_id not in best or key < best[document_id]:
+            best[document_id] = key
+    if not best:
+        return []
+    documents = {
+        row.id: row
+        for row in session.execute(
+            select(Document.id, Document.external_id, Document.title, Document.url, Document.body)
+            .where(Document.id.in_(list(best)))
+        )
+    }  # fmt: skip
+    own = {
+        row.document_id: row
+        for row in session.execute(
+            select(Judgment.document_id, Judgment.grade, Judgment.skipped, Judgment.note).where(
+                Judgment.rater_id == rater_id,
+                Judgment.query_id == query_id,
+                Judgment.document_id.in_(list(best)),
+            )
+        )
+    }
+    if pool.order == "shuffle":
+        order = sorted(best, key=lambda document_id: documents[document_id].external_id)
+        _seeded_random(pool.seed, rater_id, query_id).shuffle(order)
+    else:
+        order = sorted(best, key=lambda document_id: (best[document_id], document_id))
+    items = []
+    for position, document_id in enumerate(order, start=1):
+        document = documents[document_id]
+        judgment = own.get(document_id)
+        items.append(
+            Item(
+                position=position,
+                document_id=document_id,
+                external_id=document.external_id,
+                title=document.title,
+                url=document.url,
+                body=document.body,
+                grade=judgment.grade if judgment else None,
+                skipped=bool(judgment.skipped) if judgment else False,
+                note=judgment.note if judgment else None,
+            )
+        )
+    return items
+
+
+def _seeded_random(seed: int, rater_id: int, query_id: int) -> random.Random:
+    """A random generator fixed by (seed, rater, query): the same shuffle every time."""
+    digest = hashlib.sha256(f"{seed}:{rater_id}:{query_id}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def _pooled_pairs(session: Session, pool: PoolSettings, rater_id: int) -> Select:
+    """The distinct (query_id, document_id) pairs of the rater's queue in the pool."""
+    run_ids = [run_id for run_id, _name in _pool_runs(session, pool)]
+    statement = select(Result.query_id, Result.document_id).where(
+        Result.run_id.in_(run_ids), Result.rank <= pool.depth
+    )
+    assigned = select(Assignment.query_id).where(Assignment.rater_id == rater_id)
+    if session.scalar(select(assigned.exists())):
+        statement = statement.where(Result.query_id.in_(assigned))
+    return statement.distinct()
+
+
+def queue_progress(
+    session: Session, rater_id: int, pool: PoolSettings | None = None
+) -> dict[int, Progress]:
+    """Per query of the rater's queue (those with pooled items): graded, skipped and total."""
+    pool = pool or pool_settings(session)
+    pairs = _pooled_pairs(session, pool, rater_id).subquery()
+    statement = (
+        select(
+            pairs.c.query_id,
+            func.count(Judgment.grade),
+            func.count(case((Judgment.skipped, 1))),
+            func.count(),
+        )
+        .select_from(pairs)
+        .outerjoin(
+            Judgment,
+            and_(
+                Judgment.query_id == pairs.c.query_id,
+                Judgment.document_id == pairs.c.document_id,
+                Judgment.rater_id == rater_id,
+            ),
+        )
+        .group_by(pairs.c.query_id)
+    )
+    return {
+        query_id: Progress(graded, skipped, total)
+        for query_id, graded, skipped, total in session.execute(statement)
+    }
+
+
+def overall_progress(session: Session, rater_id: int, pool: PoolSettings | None = None) -> Progress:
+    """The rater's progress over all their assigned work."""
+    return sum(queue_progress(session, rater_id, pool).values(), Progress())
+
+
+def items_progress(items: list[Item]) -> Progress:
+    """Progress of a list of items, as shown for the open query."""
+    graded = sum(item.grade is not None for item in items)
+    skipped = sum(item.skipped for item in items)
+    return Progress(graded, skipped, len(items))

@@ -1,0 +1,415 @@
+"""The judging window, driven from the keyboard on the demo database (pytest-qt, offscreen)."""
+
+from __future__ import annotations
+
+import shutil
+from contextlib import redirect_stdout
+from io import StringIO
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from PySide6.QtCore import QAbstractItemModel, QAbstractListModel, QEvent, QModelIndex, Qt
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QApplication
+
+from judge_app.cli import main as cli
+from judge_app.gui import create_main_window, preferences
+from judge_app.gui.models import Role
+from judge_app.store import StoreError, open_database, reads
+from judge_app.store import judgments as store_judgments
+from judge_app.store.judgments import set_note
+from judge_app.store.people import find_rater
+from judge_app.store.queue import PoolSettings, set_pool_settings
+
+ROLES = [*range(0, 14), *range(int(Qt.ItemDataRole.UserRole), int(Qt.ItemDataRole.UserRole) + 16)]
+
+
+@pytest.fixture(autouse=True)
+def fresh_settings(tmp_path, monkeypatch):
+    """Every test gets its own QSettings file: nothing reads the developer's settings."""
+    monkeypatch.setenv(preferences.SETTINGS_ENV, str(tmp_path / "settings.ini"))
+
+
+@pytest.fixture(scope="module")
+def demo_template(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("demo") / "demo.sqlite"
+    with redirect_stdout(StringIO()):
+        assert cli(["demo", str(path)]) == 0
+    return path
+
+
+@pytest.fixture
+def demo_db(demo_template, tmp_path) -> Path:
+    path = tmp_path / "demo.sqlite"
+    shutil.copy(demo_template, path)
+    return path
+
+
+@pytest.fixture
+def open_window(qtbot):
+    windows = []
+
+    def opener(database, rater="dan"):
+        window = create_main_window(database, rater)
+        qtbot.addWidget(window)
+        window.show()
+        windows.append(window)
+        return window
+
+    yield opener
+    for window in windows:
+        window.close()
+        window.database.close()
+
+
+@pytest.fixture
+def window(open_window, demo_db):
+    return open_window(demo_db)
+
+
+def press(qtbot, window, key, modifier=Qt.KeyboardModifier.NoModifier):
+    """A key sent to whatever has the focus, as a user's key press is."""
+    target = QApplication.focusWidget() or window.judging.result_view
+    qtbot.keyClick(target, key, modifier)
+
+
+def own_state(path, rater, query, document):
+    """The rater's judgment of (query, document) as read back from the database file."""
+    with open_database(path) as database, database.reading() as session:
+        frame = reads.judgments_frame(session, raters=[rater])
+    rows = frame[(frame["query_id"] == query) & (frame["doc_id"] == document)]
+    if rows.empty:
+        return None
+    row = rows.iloc[0]
+    grade = None if pd.isna(row["grade"]) else int(row["grade"])
+    return grade, bool(row["skipped"]), None if pd.isna(row["note"]) else row["note"]
+
+
+def current_item(window):
+    return window.judging.session.items[window.judging.current_row]
+
+
+def all_model_values(window):
+    """Every value of every cell and role of every model in the window."""
+    values = []
+    for model in window.findChildren(QAbstractItemModel):
+        stack = [QModelIndex()]
+        while stack:
+            parent = stack.pop()
+            columns = 1 if isinstance(model, QAbstractListModel) else model.columnCount(parent)
+            for row in range(model.rowCount(parent)):
+                for column in range(columns):
+                    index = model.index(row, column, parent)
+                    values += [model.data(index, role) for role in ROLES]
+                    if columns > 1 and column == 0 and model.rowCount(index):
+                        stack.append(index)
+            for column in range(columns):
+                values += [model.headerData(column, Qt.Orientation.Horizontal, r) for r in ROLES]
+    return values
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def test_window_has_the_named_parts_and_opens_on_the_first_query(window):
+    for name in (
+        "queryText",
+        "resultList",
+        "documentView",
+        "rubricPanel",
+        "queryProgress",
+        "overallProgress",
+    ):
+        assert window.findChild(object, name) is not None, name  # fmt: skip
+    assert window.judging.query_text.text() == "best pizza recipes"
+    assert QApplication.focusWidget() is window.judging.result_view
+    assert "0 / 12" in window.judging.query_progress.text()
+    assert window.judging.overall_progress.maximum() == 160
+    html = window.judging.document_view.toHtml()
+    assert "background-color:#fff1a8" in html  # the query terms are marked
+
+
+def test_keyboard_only_session_commits_every_grade_at_once(qtbot, window, demo_db):
+    judging = window.judging
+    items = list(judging.session.items)
+    for number, item in enumerate(items):
+        assert current_item(window).document_id == item.document_id
+        grade = number % 6
+        press(qtbot, window, getattr(Qt.Key, f"Key_{grade}"))
+        assert own_state(demo_db, "dan", "q01", item.external_id) == (grade, False, None)
+        assert window.status_text().startswith(f"Saved: grade {grade} (")
+        assert item.external_id in window.status_text()
+    assert f"{len(items)} / {len(items)}" in judging.query_progress.text()
+    assert judging.overall_progress.value() == len(items)
+    press(qtbot, window, Qt.Key.Key_K)  # move up, regrade: the row stays, nothing moves on
+    row = judging.current_row
+    press(qtbot, window, Qt.Key.Key_5)
+    assert own_state(demo_db, "dan", "q01", judging.session.items[row].external_id)[0] == 5
+    press(qtbot, window, Qt.Key.Key_Return)
+    assert judging.query_text.text() == "best hiking boots for rocky trails"
+    assert judging.current_row == 0
+    press(qtbot, window, Qt.Key.Key_J)
+    press(qtbot, window, Qt.Key.Key_Down)
+    assert judging.current_row == 2
+    press(qtbot, window, Qt.Key.Key_Left, Qt.KeyboardModifier.ControlModifier)
+    assert judging.query_text.text() == "best pizza recipes"
+    press(qtbot, window, Qt.Key.Key_Right, Qt.KeyboardModifier.ControlModifier)
+    assert judging.session.query.external_id == "q02"
+    press(qtbot, window, Qt.Key.Key_Backspace)  # clearing an ungraded result changes nothing
+    assert window.status_text().startswith("Unchanged")
+
+
+def test_clear_removes_the_grade(qtbot, window, demo_db):
+    document = current_item(window).external_id
+    press(qtbot, window, Qt.Key.Key_4)
+    press(qtbot, window, Qt.Key.Key_Up)
+    press(qtbot, window, Qt.Key.Key_Backspace)
+    assert own_state(demo_db, "dan", "q01", document) is None
+    assert window.status_text().startswith("Saved: grade cleared")
+    assert window.judging.results_model.index(0, 3).data(Role.GRADE) is None
+
+
+def test_undo_and_redo_several_steps_from_the_store_history(qtbot, window, demo_db):
+    documents = [item.external_id for item in window.judging.session.items[:3]]
+    for key in (Qt.Key.Key_1, Qt.Key.Key_2, Qt.Key.Key_3):
+        press(qtbot, window, key)
+    ctrl, shift = Qt.KeyboardModifier.ControlModifier, Qt.KeyboardModifier.ShiftModifier
+    press(qtbot, window, Qt.Key.Key_Z, ctrl)
+    press(qtbot, window, Qt.Key.Key_Z, ctrl)
+    assert window.status_text().startswith("Undone: now not judged")
+    assert [own_state(demo_db, "dan", "q01", d) for d in documents] == [
+        (1, False, None),
+        None,
+        None,
+    ]
+    assert window.judging.current_row == 1  # the undone result is selected
+    assert window.judging.results_model.index(1, 3).data(Role.GRADE) is None
+    press(qtbot, window, Qt.Key.Key_Z, ctrl | shift)
+    assert window.status_text().startswith("Redone: now grade 2")
+    assert own_state(demo_db, "dan", "q01", documents[1]) == (2, False, None)
+    press(qtbot, window, Qt.Key.Key_Return)  # an undo reaching back opens the earlier query
+    press(qtbot, window, Qt.Key.Key_Z, ctrl)
+    press(qtbot, window, Qt.Key.Key_Z, ctrl)
+    assert window.judging.session.query.external_id == "q01"
+    assert own_state(demo_db, "dan", "q01", documents[0]) is None
+    press(qtbot, window, Qt.Key.Key_Z, ctrl)
+    assert window.status_text() == "Nothing to undo"
+
+
+def test_skip_with_a_reason_then_a_note(qtbot, window, demo_db):
+    judging = window.judging
+    first, second = (item.external_id for item in judging.session.items[:2])
+    press(qtbot, window, Qt.Key.Key_S)
+    assert own_state(demo_db, "dan", "q01", first) == (None, True, None)  # committed at once
+    assert judging.note_box.isVisible() and QApplication.focusWidget() is judging.note_edit
+    qtbot.keyClicks(judging.note_edit, "page is in Polish")
+    press(qtbot, window, Qt.Key.Key_Return)
+    assert own_state(demo_db, "dan", "q01", first) == (None, True, "page is in Polish")
+    assert current_item(window).external_id == second  # moved on after the reason
+    assert QApplication.focusWidget() is judging.result_view
+    assert "1 skipped" in judging.query_progress.text()
+    press(qtbot, window, Qt.Key.Key_N)  # a note needs a judgment first
+    assert not judging.note_box.isVisible()
+    press(qtbot, window, Qt.Key.Key_3)
+    press(qtbot, window, Qt.Key.Key_K)
+    press(qtbot, window, Qt.Key.Key_N)
+    qtbot.keyClicks(judging.note_edit, "check the recipe again")
+    press(qtbot, window, Qt.Key.Key_Return)
+    assert own_state(demo_db, "dan", "q01", second) == (3, False, "check the recipe again")
+    assert "check the recipe again" in judging.document_view.toPlainText()
+    press(qtbot, window, Qt.Key.Key_N)
+    qtbot.keyClicks(judging.note_edit, " and more")
+    press(qtbot, window, Qt.Key.Key_Escape)  # Esc leaves the note as it was
+    assert own_state(demo_db, "dan", "q01", second)[2] == "check the recipe again"
+    press(qtbot, window, Qt.Key.Key_S)
+    press(qtbot, window, Qt.Key.Key_Escape)  # a skip without a reason keeps the old note
+    assert own_state(demo_db, "dan", "q01", second) == (None, True, "check the recipe again")
+
+
+def test_blind_no_model_holds_another_raters_grade_note_or_a_score(open_window, demo_db):
+    with open_database(demo_db) as database:
+        with database.transaction() as session:
+            ana = find_rater(session, "ana").id
+            for query_id, document_id in _pairs_graded_by(session, ana):
+                set_note(session, ana, query_id, document_id, "ANA-ONLY")
+        with database.reading() as session:
+            results = reads.results_frame(session)
+    window = open_window(demo_db, "dan")
+    scores = {f"{score:g}" for score in results["score"]} | {str(s) for s in results["score"]}
+    for query in range(len(window.judging.session.queue)):
+        window.judging.open_query(query)
+        values = all_model_values(window)
+        texts = [str(value) for value in values if value is not None]
+        assert not any("ANA-ONLY" in text for text in texts)
+        assert not any(text in scores for text in texts)
+        model = window.judging.results_model
+        grades = [model.index(row, 3).data(Role.GRADE) for row in range(model.rowCount())]
+        assert grades == [None] * model.rowCount()  # dan graded nothing; ana, ben, chloe did
+        assert "ANA-ONLY" not in window.judging.document_view.toPlainText()
+
+
+def _pairs_graded_by(session, rater_id):
+    from sqlalchemy import select
+
+    from judge_app.store.models import Judgment
+
+    return session.execute(
+        select(Judgment.query_id, Judgment.document_id).where(Judgment.rater_id == rater_id)
+    ).all()
+
+
+def test_shuffled_order_is_stable_per_rater(open_window, demo_db):
+    with open_database(demo_db) as database, database.transaction() as session:
+        set_pool_settings(session, PoolSettings(order="shuffle", seed=11))
+
+    def order(rater):
+        window = open_window(demo_db, rater)
+        return [item.external_id for item in window.judging.session.items]
+
+    first = order("dan")
+    assert order("dan") == first
+    assert order("eve") != first and sorted(order("eve")) == sorted(first)
+
+
+def test_pooling_lists_each_document_of_both_runs_top_d_once(open_window, demo_db):
+    with open_database(demo_db) as database:
+        with database.transaction() as session:
+            set_pool_settings(session, PoolSettings(depth=5))
+        with database.reading() as session:
+            results = reads.results_frame(session)
+    window = open_window(demo_db, "dan")
+    for index, query in enumerate(window.judging.session.queue):
+        window.judging.open_query(index)
+        top = results[(results["query_id"] == query.external_id) & (results["rank"] <= 5)]
+        shown = [item.external_id for item in window.judging.session.items]
+        assert len(shown) == len(set(shown)) and set(shown) == set(top["doc_id"])
+        assert set(top["run"]) == {"bm25", "neural"}
+
+
+def test_a_key_pressed_while_a_grade_is_written_is_not_applied_to_the_next(
+    qtbot, window, demo_db, monkeypatch
+):
+    judging = window.judging
+    first, second = (item.external_id for item in judging.session.items[:2])
+    real = store_judgments.set_grade
+
+    def slow_grade(*args, **kwargs):
+        # the rater presses 5 while the grade is being written
+        QApplication.postEvent(
+            judging.result_view,
+            QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_5, Qt.KeyboardModifier.NoModifier, "5"),
+        )
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store_judgments, "set_grade", slow_grade)
+    press(qtbot, window, Qt.Key.Key_2)
+    QApplication.processEvents()
+    assert own_state(demo_db, "dan", "q01", first) == (2, False, None)
+    assert own_state(demo_db, "dan", "q01", second) is None
+    assert current_item(window).external_id == second
+
+
+def test_a_held_down_key_does_not_grade_twice(qtbot, window, demo_db):
+    first, second = (item.external_id for item in window.judging.session.items[:2])
+    view = window.judging.result_view
+    press(qtbot, window, Qt.Key.Key_3)
+    repeat = QKeyEvent(
+        QEvent.Type.KeyPress, Qt.Key.Key_3, Qt.KeyboardModifier.NoModifier, "3", True
+    )
+    QApplication.sendEvent(view, repeat)
+    assert own_state(demo_db, "dan", "q01", first) == (3, False, None)
+    assert own_state(demo_db, "dan", "q01", second) is None
+
+
+def test_a_failed_write_is_shown_and_kept_as_unsaved(qtbot, window, demo_db, monkeypatch):
+    judging = window.judging
+    document = current_item(window).external_id
+
+    def broken(*args, **kwargs):
+        raise StoreError("disk I/O error")
+
+    monkeypatch.setattr(store_judgments, "set_grade", broken)
+    press(qtbot, window, Qt.Key.Key_4)
+    index = judging.results_model.index(0, 3)
+    assert index.data(Role.UNSAVED) == "grade 4" and index.data() == "Unsaved: grade 4"
+    assert judging.error_banner.isVisible() and "disk I/O error" in judging.error_banner.text()
+    assert window.status_text().startswith("Not saved") and judging.current_row == 0
+    monkeypatch.undo()
+    press(qtbot, window, Qt.Key.Key_4)
+    assert own_state(demo_db, "dan", "q01", document) == (4, False, None)
+    assert index.data(Role.UNSAVED) is None and not judging.error_banner.isVisible()
+
+
+def test_time_per_judgment_is_recorded(qtbot, window, demo_db):
+    press(qtbot, window, Qt.Key.Key_2)
+    with open_database(demo_db) as database, database.reading() as session:
+        frame = reads.judgments_frame(session, raters=["dan"])
+    assert frame["duration_ms"].notna().all() and (frame["duration_ms"] >= 0).all()
+
+
+def test_home_row_map_is_chosen_and_remembered(qtbot, open_window, demo_db):
+    window = open_window(demo_db)
+    document = current_item(window).external_id
+    window.set_keymap("home-row")
+    press(qtbot, window, Qt.Key.Key_D)
+    assert own_state(demo_db, "dan", "q01", document) == (2, False, None)
+    assert window.judging.rubric_buttons[2].key_label.text() == "d"
+    assert preferences.keymap_name() == "home-row"
+    again = open_window(demo_db)
+    assert again.keymap_name == "home-row" and again.keymap_actions["home-row"].isChecked()
+    qtbot.keyClick(again.judging.result_view, Qt.Key.Key_X)  # skip in the home-row map
+    assert again.judging.note_box.isVisible()
+
+
+def test_numpad_keys_grade(qtbot, window, demo_db):
+    document = current_item(window).external_id
+    window.set_keymap("numpad")
+    qtbot.keyClick(window.judging.result_view, Qt.Key.Key_1, Qt.KeyboardModifier.KeypadModifier)
+    assert own_state(demo_db, "dan", "q01", document) == (1, False, None)
+
+
+def test_rubric_buttons_grade_and_show_the_scale(qtbot, window, demo_db):
+    document = current_item(window).external_id
+    button = window.judging.rubric_buttons[5]
+    assert button.title.text() == "5 · Perfect" and button.key_label.text() == "5"
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert own_state(demo_db, "dan", "q01", document) == (5, False, None)
+    assert QApplication.focusWidget() is window.judging.result_view
+
+
+def test_shortcut_overlay_opens_with_question_mark_and_closes_with_any_key(qtbot, window):
+    press(qtbot, window, Qt.Key.Key_Question)
+    assert window.overlay.isVisible()
+    labels = [label.text() for label in window.overlay.card.findChildren(type(window.status_label))]
+    assert "Grade 3 · Relevant" in labels and "Ctrl+Z" in labels
+    press(qtbot, window, Qt.Key.Key_Escape)
+    assert not window.overlay.isVisible()
+
+
+def test_without_a_rater_the_window_asks_inline_and_remembers(qtbot, open_window, demo_db):
+    window = open_window(demo_db, None)
+    assert window.pages.currentWidget() is window.chooser
+    assert [window.chooser.raters.itemText(i) for i in range(3)] == ["ana", "ben", "chloe"]
+    qtbot.keyClicks(window.chooser.new_name, "zoe")
+    qtbot.keyClick(window.chooser.new_name, Qt.Key.Key_Return)
+    assert window.pages.currentWidget() is window.judging
+    assert window.judging.session.rater_name == "zoe"
+    assert preferences.last_rater(window.database.describe()) == "zoe"
+    again = open_window(demo_db, None)
+    assert again.chooser.raters.currentText() == "zoe"
+    qtbot.mouseClick(again.chooser.start, Qt.MouseButton.LeftButton)
+    assert again.judging.session.rater_name == "zoe"
+
+
+def test_every_model_passes_the_model_tester(qtmodeltester, window, qtbot):
+    press(qtbot, window, Qt.Key.Key_2)
+    qtmodeltester.check(window.judging.results_model)
+    qtmodeltester.check(window.judging.queue_model)
+
+
+def test_theme_switch_keeps_the_document_readable(window):
+    window.set_theme("dark")
+    assert "background-color:#6b5a12" in window.judging.document_view.toHtml()
+    assert preferences.theme_name() == "dark"
+    window.set_theme("light")
