@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judge_app.agreement import formats
-from judge_app.agreement.report import Ratings, build_report
+from judge_app.agreement.report import AgreementReport, Ratings, build_report
 from judge_app.errors import JudgeAppError
 from judge_app.evaluation import UsageError
 
@@ -40,6 +40,16 @@ class AgreementRequest:
 
 def run_agreement(request: AgreementRequest) -> str:
     """Compute the agreement report as asked and return the text to print."""
+    report = agreement_report(request)
+    if request.output == "json":
+        return formats.json_text(report, request.digits)
+    if request.output == "csv":
+        return formats.csv_text(report, request.digits)
+    return formats.table_text(report, request.digits)
+
+
+def agreement_report(request: AgreementRequest) -> AgreementReport:
+    """The agreement report ``request`` asks for (its ``output`` and ``digits`` aside)."""
     _check(request)
     if request.db is not None:
         judgments, results = _from_database(request.db)
@@ -56,14 +66,9 @@ def run_agreement(request: AgreementRequest) -> str:
     ranking, why = None, "needs --db: the runs come from the database"
     if results is not None:
         ranking, why = _ranking(judgments, results, raters, request)
-    report = build_report(
+    return build_report(
         ratings, request.bootstrap, request.seed, ranking=ranking, ranking_reason=why
     )
-    if request.output == "json":
-        return formats.json_text(report, request.digits)
-    if request.output == "csv":
-        return formats.csv_text(report, request.digits)
-    return formats.table_text(report, request.digits)
 
 
 def _check(request: AgreementRequest) -> None:

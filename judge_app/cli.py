@@ -102,6 +102,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_eval_parser(commands)
     _add_agreement_parser(commands)
     _add_packet_parser(commands)
+    _add_report_parser(commands)
     return parser
 
 
@@ -214,6 +215,29 @@ def _add_agreement_parser(commands: argparse._SubParsersAction) -> None:
     )
     options.add_argument("--format", choices=["table", "csv", "json"], default="table")
     options.add_argument("--digits", type=int, default=4, metavar="N")
+
+
+def _add_report_parser(commands: argparse._SubParsersAction) -> None:
+    report = commands.add_parser(
+        "report",
+        help="the campaign as an HTML or PDF report: NDCG per run and query, charts, agreement",
+        description="Write a report of DB: what was judged and its coverage, the settings, mean "
+        "NDCG@k per run with 95%% intervals, the comparison of the runs (paired t-test and "
+        "randomization test), charts, the per-query table and the raters' agreement. The "
+        "numbers are those of judge-app eval --db and judge-app agreement --db. An .html file "
+        "is self-contained (charts embedded); a .pdf is the same document on A4 pages.",
+    )
+    report.add_argument("db", metavar="DB")
+    report.add_argument("--out", required=True, type=Path, metavar="FILE.html|FILE.pdf")
+    report.add_argument(
+        "--k", action="append", metavar="K", help="cut-offs as for eval (default 10; first leads)"
+    )
+    report.add_argument("--run", action="append", metavar="NAME", help="only these runs")
+    report.add_argument("--aggregate", default="mean", metavar="HOW", help="as for eval")
+    report.add_argument("--raters", metavar="A,B", help="only these raters' judgments")
+    report.add_argument("--bootstrap", type=int, default=1000, metavar="N")
+    report.add_argument("--seed", type=int, default=0)
+    report.add_argument("--title", help="the report's title")
 
 
 def _add_packet_parser(commands: argparse._SubParsersAction) -> None:
@@ -511,6 +535,30 @@ def _agreement(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report(args: argparse.Namespace) -> int:
+    from judge_app.evaluation import UsageError
+    from judge_app.report_command import ReportRequest, write_report
+
+    request = ReportRequest(
+        db=args.db,
+        out=args.out,
+        ks=args.k or ["10"],
+        runs=args.run,
+        aggregate=args.aggregate,
+        raters=args.raters.split(",") if args.raters else None,
+        bootstrap=args.bootstrap,
+        seed=args.seed,
+        title=args.title,
+    )
+    try:
+        written = write_report(request)
+    except UsageError as error:
+        print(f"judge-app report: {error}", file=sys.stderr)
+        return 2
+    print(f"{written}: report of {args.db}")
+    return 0
+
+
 def _packet(args: argparse.Namespace) -> int:
     from judge_app.store import open_database
     from judge_app.store.packets import export_packet, merge_packet
@@ -557,6 +605,7 @@ COMMANDS = {
     "eval": _eval,
     "agreement": _agreement,
     "packet": _packet,
+    "report": _report,
 }
 
 

@@ -15,7 +15,7 @@ from judge_app.errors import JudgeAppError
 from judge_app.io.text import file_format
 from judge_app.metrics import formats
 from judge_app.metrics.aggregation import aggregate_grades, parse_method
-from judge_app.metrics.comparison import compare_runs
+from judge_app.metrics.comparison import Comparison, compare_runs
 from judge_app.metrics.ranking import (
     Evaluation,
     Frame,
@@ -75,8 +75,21 @@ def parse_ks(values: list[str]) -> tuple[int | None, ...]:
     return tuple(ks)
 
 
-def run_evaluation(request: EvalRequest) -> str:
-    """Evaluate as asked and return the text to print."""
+@dataclass
+class Outcome:
+    """What an evaluation request computed: per run, its evaluation; the comparisons (with
+    ``compare``); each rater's own means (with ``per_rater``); and the NDCG cut-offs asked
+    for (``settings.ks`` may hold more, as trec_eval prints P and recall at 5 and 10)."""
+
+    settings: Settings
+    ndcg_ks: tuple[int | None, ...]
+    evaluations: dict[str, Evaluation]
+    comparisons: list[Comparison] = field(default_factory=list)
+    raters: pd.DataFrame | None = None
+
+
+def evaluate_request(request: EvalRequest) -> Outcome:
+    """Load, aggregate, evaluate and compare as ``request`` asks."""
     settings = _settings(request)
     try:
         method = parse_method(request.aggregate)
@@ -97,6 +110,7 @@ def run_evaluation(request: EvalRequest) -> str:
         raise UsageError("--per-rater needs judgments with raters: --db, or a judgments CSV")
     source = str(request.db or request.qrels)
     qrels = _aggregate(judgments, method, source) if by_rater else judgments
+    ndcg_ks = settings.ks
     if request.output == "trec":  # trec_eval always prints P and recall at 5 and 10
         cuts = tuple(k for k in formats.TREC_ALWAYS_CUTS if k not in settings.ks)
         settings = replace(settings, ks=settings.ks + cuts)
@@ -104,19 +118,29 @@ def run_evaluation(request: EvalRequest) -> str:
         evaluations = {name: evaluate(run, qrels, settings) for name, run in runs.items()}
     except RepeatedDocument as repeat:
         _explain(repeat, request)
-    comparisons = _comparisons(evaluations, settings, request) if request.compare else []
-    if request.output == "trec":
-        ndcg_ks = settings.ks[: len(settings.ks) - len(cuts)]
-        return formats.trec_text(evaluations, ndcg_ks, request.digits)
-    if request.output == "csv":
-        return formats.csv_text(evaluations, request.digits)
-    raters = None
+    outcome = Outcome(settings, ndcg_ks, evaluations)
+    if request.compare:
+        measure = f"ndcg@{k_label(settings.ks[0])}"
+        outcome.comparisons = compare_evaluations(
+            evaluations, measure, permutations=request.permutations, seed=request.seed
+        )
     if request.per_rater:
         from judge_app.metrics.raters import per_rater_means
 
-        raters = per_rater_means(judgments, runs, settings)
+        outcome.raters = per_rater_means(judgments, runs, settings)
+    return outcome
+
+
+def run_evaluation(request: EvalRequest) -> str:
+    """Evaluate as asked and return the text to print."""
+    outcome = evaluate_request(request)
+    evaluations, comparisons, raters = outcome.evaluations, outcome.comparisons, outcome.raters
+    if request.output == "trec":
+        return formats.trec_text(evaluations, outcome.ndcg_ks, request.digits)
+    if request.output == "csv":
+        return formats.csv_text(evaluations, request.digits)
     if request.output == "json":
-        record = _settings_record(request, settings)
+        record = _settings_record(request, outcome.settings)
         return formats.json_text(evaluations, comparisons, record, request.digits, raters)
     text = formats.summary_table(evaluations, request.digits, request.per_query)
     if raters is not None:
@@ -222,14 +246,14 @@ def _aggregate(judgments: pd.DataFrame, method: str, source: str) -> pd.DataFram
     return aggregate_grades(judgments, method)
 
 
-def _comparisons(
-    evaluations: dict[str, Evaluation], settings: Settings, request: EvalRequest
-) -> list:
+def compare_evaluations(
+    evaluations: dict[str, Evaluation], measure: str, *, permutations: int, seed: int
+) -> list[Comparison]:
+    """Each run against the first on ``measure``, over the queries both have."""
     if len(evaluations) < 2:
         raise UsageError("--compare needs at least two runs")
     import pandas as pd
 
-    measure = f"ndcg@{k_label(settings.ks[0])}"
     scores = pd.concat(
         [
             evaluation.per_query[["query_id", measure]].assign(run=name)
@@ -238,13 +262,6 @@ def _comparisons(
     )
     baseline, *others = evaluations
     return [
-        compare_runs(
-            scores,
-            baseline,
-            other,
-            measure,
-            permutations=request.permutations,
-            seed=request.seed,
-        )
+        compare_runs(scores, baseline, other, measure, permutations=permutations, seed=seed)
         for other in others
     ]

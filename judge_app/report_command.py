@@ -1,0 +1,134 @@
+"""``judge-app report``: a campaign's evaluation and agreement as an HTML or PDF report.
+
+The numbers are those of ``judge-app eval --db`` and ``judge-app agreement --db`` with the
+same options; the PDF is the same document printed by Qt (``judge_app.gui.pdf``).
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from judge_app.agreement_command import AgreementRequest, agreement_report
+from judge_app.errors import JudgeAppError
+from judge_app.evaluation import EvalRequest, UsageError, compare_evaluations, evaluate_request
+from judge_app.metrics.ranking import k_label
+
+CURVE_KS = 20
+"""NDCG@k against k is drawn for k = 1 … 20 (or the largest k asked for)."""
+
+
+@dataclass
+class ReportRequest:
+    """Everything ``judge-app report`` was asked; see its ``--help``."""
+
+    db: str
+    out: Path
+    ks: list[str] = field(default_factory=lambda: ["10"])
+    runs: list[str] | None = None
+    aggregate: str = "mean"
+    raters: list[str] | None = None
+    bootstrap: int = 1000
+    seed: int = 0
+    title: str | None = None
+
+
+def write_report(request: ReportRequest) -> Path:
+    """Compute and write the report to ``request.out`` (``.html`` or ``.pdf``)."""
+    from judge_app.reports import charts
+    from judge_app.reports.document import render_html
+
+    suffix = request.out.suffix.lower()
+    if suffix not in (".html", ".htm", ".pdf"):
+        raise UsageError(f"--out {request.out}: the report is written as .html or .pdf")
+    if not request.out.parent.is_dir():
+        raise JudgeAppError(f"cannot write {request.out}: folder {request.out.parent} is missing")
+    data = gather(request)
+    if suffix == ".pdf":
+        from judge_app.gui.pdf import write_pdf
+
+        images: dict[str, bytes] = {}
+
+        def place(figure, name: str) -> str:  # type: ignore[no-untyped-def]
+            images[f"{name}.png"] = charts.png(figure, dpi=192)  # drawn at half size
+            return f"{name}.png"
+
+        write_pdf(render_html(data, place), images, request.out)
+    else:
+
+        def embed(figure, name: str) -> str:  # type: ignore[no-untyped-def]
+            encoded = base64.b64encode(charts.svg(figure).encode("utf-8")).decode("ascii")
+            return f"data:image/svg+xml;base64,{encoded}"
+
+        request.out.write_text(render_html(data, embed), encoding="utf-8")
+    return request.out
+
+
+def gather(request: ReportRequest):  # type: ignore[no-untyped-def]
+    """The numbers of the report (a ``ReportData``)."""
+    from judge_app.reports.document import ReportData
+    from judge_app.store import open_database, reads
+
+    evaluation = evaluate_request(_eval_request(request, request.ks))
+    if not evaluation.evaluations:
+        raise JudgeAppError(f"{request.db} has no run to evaluate")
+    settings = evaluation.settings
+    first = k_label(settings.ks[0])
+    comparisons = []
+    if len(evaluation.evaluations) >= 2:
+        comparisons = compare_evaluations(
+            evaluation.evaluations, f"ndcg@{first}", permutations=10_000, seed=request.seed
+        )
+    largest = max([k for k in settings.ks if k is not None] + [CURVE_KS])
+    curve_ks = list(range(1, largest + 1))
+    curves = evaluate_request(_eval_request(request, [",".join(map(str, curve_ks))]))
+    try:
+        agreement, missing = agreement_report(_agreement_request(request)), ""
+    except JudgeAppError as error:
+        agreement, missing = None, f"No agreement figures: {error}"
+    with open_database(request.db, create=False) as database, database.reading() as session:
+        counts = reads.table_counts(session)
+        coverage = reads.coverage_frame(session).to_dict("records")
+        source = database.describe()
+    return ReportData(
+        title=request.title or f"Judging campaign report: {Path(source).name or source}",
+        source=source,
+        created=datetime.now().strftime("%Y-%m-%d %H:%M"),
+        counts=counts,
+        coverage=coverage,
+        settings={
+            "k": ", ".join(k_label(k) for k in settings.ks),
+            "gain": settings.gain,
+            "ideal": settings.ideal,
+            "unjudged": settings.unjudged,
+            "aggregate": request.aggregate,
+            "raters": ", ".join(request.raters) if request.raters else "all",
+        },
+        evaluations=evaluation.evaluations,
+        curves={
+            run: (curve_ks, [result.means()[f"ndcg@{k}"] for k in curve_ks])
+            for run, result in curves.evaluations.items()
+        },
+        comparisons=comparisons,
+        agreement=agreement,
+        agreement_missing=missing,
+    )
+
+
+def _eval_request(request: ReportRequest, ks: list[str]) -> EvalRequest:
+    return EvalRequest(
+        db=request.db,
+        runs=request.runs,
+        aggregate=request.aggregate,
+        raters=request.raters,
+        ks=ks,
+        seed=request.seed,
+    )
+
+
+def _agreement_request(request: ReportRequest) -> AgreementRequest:
+    return AgreementRequest(
+        db=request.db, raters=request.raters, bootstrap=request.bootstrap, seed=request.seed
+    )

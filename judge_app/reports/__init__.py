@@ -1,0 +1,1 @@
+"""Report assembly: charts (matplotlib figures) and the HTML campaign report. No Qt."""

@@ -1,0 +1,125 @@
+"""The charts of the evaluation and agreement: each a matplotlib Figure, drawn the same in the
+window (a Qt canvas) and in reports (SVG or PNG). No pyplot: no global state, no display."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+GRADE_COLOURS = ("#b8473d", "#d9822b", "#d6a72c", "#7ba63a", "#3b9960", "#1f7a8c")
+"""Grades 0–5, from red (irrelevant) to teal (perfect): the window's badges use them too."""
+RUN_COLOURS = ("#2f6feb", "#d9822b", "#3b9960", "#8250df", "#b8473d", "#6b7280")
+INK, GRID = "#1f2328", "#d0d4da"
+SIZE = (7.0, 3.4)  # inches: a page column at 100 dpi
+
+
+def _figure(title: str, size: tuple[float, float] = SIZE) -> tuple[Figure, object]:
+    figure = Figure(figsize=size, dpi=100, layout="constrained")
+    axes = figure.add_subplot()
+    axes.set_title(title, loc="left", fontsize=11, color=INK, fontweight="bold")
+    for side in ("top", "right"):
+        axes.spines[side].set_visible(False)
+    axes.tick_params(colors=INK, labelsize=9)
+    axes.grid(axis="y", color=GRID, linewidth=0.6)
+    axes.set_axisbelow(True)
+    return figure, axes
+
+
+def ndcg_by_k(curves: Mapping[str, tuple[Sequence[int], Sequence[float]]]) -> Figure:
+    """Mean NDCG@k against k, one line per run: ``{run: (ks, means)}``."""
+    figure, axes = _figure("Mean NDCG@k against k")
+    for index, (run, (ks, means)) in enumerate(curves.items()):
+        colour = RUN_COLOURS[index % len(RUN_COLOURS)]
+        axes.plot(ks, means, marker="o", markersize=3, color=colour, label=run, linewidth=1.6)
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes.set_xlabel("k (cut-off)", fontsize=9)
+    axes.set_ylabel("mean NDCG@k", fontsize=9)
+    axes.set_ylim(0, 1.02)
+    axes.legend(frameon=False, fontsize=9)
+    return figure
+
+
+def ndcg_distribution(values: Mapping[str, np.ndarray], measure: str) -> Figure:
+    """How per-query values of ``measure`` are spread, one histogram outline per run."""
+    figure, axes = _figure(f"Distribution of per-query {measure}")
+    bins = np.linspace(0, 1, 11)
+    for index, (run, scores) in enumerate(values.items()):
+        colour = RUN_COLOURS[index % len(RUN_COLOURS)]
+        axes.hist(scores, bins=bins, histtype="step", linewidth=1.8, color=colour, label=run)
+    axes.set_xlabel(measure, fontsize=9)
+    axes.set_ylabel("queries", fontsize=9)
+    axes.legend(frameon=False, fontsize=9)
+    return figure
+
+
+def query_differences(differences: np.ndarray, baseline: str, other: str, measure: str) -> Figure:
+    """Per-query ``other − baseline`` of ``measure``, sorted: who wins where, and by how much."""
+    figure, axes = _figure(f"{other} − {baseline}: {measure} per query, sorted")
+    ordered = np.sort(np.asarray(differences, dtype=float))[::-1]
+    colours = np.where(ordered > 0, "#3b9960", np.where(ordered < 0, "#b8473d", GRID))
+    axes.bar(np.arange(len(ordered)), ordered, width=0.85, color=colours)
+    axes.axhline(0, color=INK, linewidth=0.8)
+    axes.set_xticks([])
+    axes.set_xlabel(f"{len(ordered)} queries, largest gain for {other} first", fontsize=9)
+    axes.set_ylabel("difference", fontsize=9)
+    return figure
+
+
+def grades_by_rater(counts: Mapping[str, Sequence[int]]) -> Figure:
+    """Each rater's grades 0–5 as shares of what they graded: ``{rater: counts of 0..5}``."""
+    height = max(1.6, 0.45 * len(counts) + 1.2)
+    figure, axes = _figure("Grades given, by rater", (SIZE[0], height))
+    axes.grid(axis="x", color=GRID, linewidth=0.6)
+    axes.grid(axis="y", visible=False)
+    raters = list(counts)[::-1]
+    left = np.zeros(len(raters))
+    for grade in range(6):
+        shares = np.array([counts[r][grade] / max(sum(counts[r]), 1) for r in raters], dtype=float)
+        axes.barh(raters, shares, left=left, color=GRADE_COLOURS[grade], label=str(grade))
+        left += shares
+    axes.set_xlim(0, 1)
+    axes.set_xlabel("share of the rater's grades", fontsize=9)
+    handles, labels = axes.get_legend_handles_labels()
+    axes.legend(
+        handles[::-1], labels[::-1], title="grade", frameon=False, fontsize=8, title_fontsize=8,
+        loc="center left", bbox_to_anchor=(1.0, 0.5),
+    )  # fmt: skip
+    return figure
+
+
+def kappa_heatmap(raters: Sequence[str], matrix: np.ndarray, label: str) -> Figure:
+    """Rater × rater agreement (``matrix``, NaN where undefined) with each cell's value."""
+    side = max(2.6, 0.55 * len(raters) + 1.6)
+    figure, axes = _figure(label, (side + 1.2, side))
+    axes.grid(visible=False)
+    shown = np.ma.masked_invalid(np.asarray(matrix, dtype=float))
+    image = axes.imshow(shown, vmin=-0.2, vmax=1.0, cmap="RdYlGn")
+    axes.set_xticks(range(len(raters)), raters, rotation=30, ha="right")
+    axes.set_yticks(range(len(raters)), raters)
+    for row in range(len(raters)):
+        for column in range(len(raters)):
+            value = matrix[row][column]
+            text = "–" if np.isnan(value) else f"{value:.2f}"
+            dark = not np.isnan(value) and (value > 0.75 or value < 0.05)  # deep cell colours
+            colour = "white" if dark else INK
+            axes.text(column, row, text, ha="center", va="center", fontsize=9, color=colour)
+    figure.colorbar(image, ax=axes, shrink=0.8)
+    return figure
+
+
+def svg(figure: Figure) -> str:
+    """The figure as an SVG document (text kept as paths: it looks the same everywhere)."""
+    buffer = io.StringIO()
+    figure.savefig(buffer, format="svg")
+    return buffer.getvalue()
+
+
+def png(figure: Figure, dpi: int = 150) -> bytes:
+    """The figure as PNG bytes."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()

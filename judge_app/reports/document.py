@@ -1,0 +1,288 @@
+"""A campaign report as one HTML document: what was judged, the settings, mean NDCG per run
+with intervals, the comparison, the charts, the per-query table and the agreement summary.
+
+The HTML is plain enough for Qt's rich-text engine to print it as PDF too: tables with
+attributes, little CSS. Where each chart goes is decided by ``image``: a data URI for a
+self-contained file, or a resource name for the PDF.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from judge_app.agreement.formats import alpha_reading
+from judge_app.agreement.report import AgreementReport
+from judge_app.metrics.comparison import Comparison, bootstrap_interval
+from judge_app.metrics.ranking import Evaluation, k_label
+from judge_app.reports import charts
+
+ImagePlacer = Callable[[Figure, str], str]
+"""Given a chart and a short name, the ``src`` of its ``<img>``."""
+
+MARK = "†"  # a query whose top k is not fully judged
+
+
+@dataclass
+class ReportData:
+    """Everything a report shows, computed beforehand (see ``judge_app.report_command``)."""
+
+    title: str
+    source: str
+    created: str
+    counts: dict[str, int]
+    coverage: list[dict]
+    settings: dict[str, object]
+    evaluations: dict[str, Evaluation]
+    curves: dict[str, tuple[list[int], list[float]]]
+    comparisons: list[Comparison] = field(default_factory=list)
+    agreement: AgreementReport | None = None
+    agreement_missing: str = ""
+    digits: int = 4
+
+
+def render_html(data: ReportData, image: ImagePlacer) -> str:
+    """The report as one HTML document; charts placed by ``image``."""
+    number = _formatter(data.digits)
+    label = k_label(next(iter(data.evaluations.values())).settings.ks[0])
+    parts = [
+        f"<h1>{_e(data.title)}</h1>",
+        f"<p class='meta'>{_e(data.source)} · {_e(data.created)}</p>",
+        "<h2>What was judged</h2>",
+        _table(
+            ["queries", "documents", "runs", "raters", "judgments"],
+            [
+                [
+                    f"{data.counts.get(name, 0):,}"
+                    for name in ("queries", "documents", "runs", "raters", "judgments")
+                ]
+            ],
+        ),  # fmt: skip
+        _coverage(data.coverage),
+        "<h2>Settings</h2>",
+        _table(
+            list(data.settings),
+            [[_e(str(value)) for value in data.settings.values()]],
+            numeric_from=len(data.settings),
+        ),
+        f"<h2>Mean NDCG@{label} per run</h2>",
+        _means(data.evaluations, number),
+    ]
+    for comparison in data.comparisons:
+        parts.append(f"<p class='finding'>{_e(comparison.describe(data.digits))}</p>")
+    parts.append("<h2>Charts</h2>")
+    for figure, name in _figures(data, label):
+        parts.append(f"<p class='chart'><img src='{image(figure, name)}' alt='{_e(name)}'></p>")
+    parts.append(f"<h2>Per query (NDCG@{label})</h2>")
+    parts.append(_per_query(data.evaluations, label, number))
+    parts.append("<h2>Agreement between raters</h2>")
+    if data.agreement is None:
+        parts.append(f"<p>{_e(data.agreement_missing)}</p>")
+    else:
+        parts.append(_agreement(data.agreement, number))
+    body = "\n".join(parts)
+    return (
+        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+        f"<title>{_e(data.title)}</title><style>{STYLE}</style></head>\n"
+        f"<body>\n{body}\n</body></html>\n"
+    )
+
+
+STYLE = """
+body { font-family: 'Segoe UI', 'Helvetica Neue', Arial, sans-serif; color: #1f2328;
+       max-width: 60em; margin: 2em auto; padding: 0 1em; font-size: 10pt; }
+h1 { font-size: 20pt; margin-bottom: 0.2em; }
+h2 { font-size: 13pt; margin-top: 1.6em; border-bottom: 1px solid #d0d4da; }
+.meta { color: #6b7280; }
+table { border-collapse: collapse; margin: 0.6em 0; }
+th { text-align: left; background: #f3f4f6; font-weight: 600; }
+th, td { padding: 3px 6px; border-bottom: 1px solid #e4e7eb; white-space: nowrap; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+.finding { background: #f3f4f6; padding: 0.6em; }
+.chart img { max-width: 100%; }
+.note { color: #6b7280; font-size: 9pt; }
+"""
+
+
+def _e(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def _formatter(digits: int) -> Callable[[float | None], str]:
+    def number(value: float | None) -> str:
+        if value is None or (isinstance(value, float) and np.isnan(value)):
+            return "–"
+        return f"{value:.{digits}f}"
+
+    return number
+
+
+def _table(header: list[str], rows: list[list[str]], numeric_from: int = 0) -> str:
+    head = "".join(f"<th>{_e(name)}</th>" for name in header)
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f"<td class='n'>{cell}</td>" if index >= numeric_from else f"<td>{cell}</td>"
+            for index, cell in enumerate(row)
+        )
+        + "</tr>"
+        for row in rows
+    )
+    return f"<table cellspacing='0' cellpadding='4'><tr>{head}</tr>{body}</table>"
+
+
+def _coverage(coverage: list[dict]) -> str:
+    rows = [
+        [
+            _e(row["run"]),
+            f"{row['queries']:,}",
+            f"{row['results']:,}",
+            f"{100 * row['judged'] / max(row['results'], 1):.1f}%",
+            f"{100 * row['judged_at_depth'] / max(row['results_at_depth'], 1):.1f}%",
+        ]
+        for row in coverage
+    ]
+    header = ["run", "queries", "results", "judged", "judged in top 10"]
+    return _table(header, rows, numeric_from=1)
+
+
+def _means(evaluations: dict[str, Evaluation], number: Callable) -> str:
+    rows = []
+    for run, evaluation in evaluations.items():
+        label = k_label(evaluation.settings.ks[0])
+        interval = bootstrap_interval(evaluation.values[f"ndcg@{label}"])
+        means = evaluation.means()
+        rows.append([
+            _e(run),
+            number(interval.mean),
+            f"{number(interval.low)} – {number(interval.high)}",
+            f"{evaluation.n_queries:,}",
+            number(means[f"p@{label}"]),
+            number(means["rr"]),
+            number(means["ap"]),
+            f"{100 * means[f'judged@{label}']:.1f}%",
+        ])  # fmt: skip
+    header = ["run", "NDCG", "95% interval", "queries", "P", "MRR", "MAP", "judged"]
+    return _table(header, rows, numeric_from=1)
+
+
+def _per_query(evaluations: dict[str, Evaluation], label: str, number: Callable) -> str:
+    """A row per query: each run's NDCG, the second run's gain over the first, and the
+    least-judged run's share of judged documents in the top k."""
+    runs = list(evaluations)
+    scores = {
+        run: dict(zip(e.query_ids, e.values[f"ndcg@{label}"])) for run, e in evaluations.items()
+    }
+    judged = {
+        run: dict(zip(e.query_ids, e.values[f"judged@{label}"])) for run, e in evaluations.items()
+    }
+    queries = sorted({query for run in runs for query in scores[run]})
+    header = ["query", *runs] + ([f"{runs[1]} − {runs[0]}"] if len(runs) >= 2 else [])
+    header.append(f"judged@{label}")
+    rows = []
+    for query in queries:
+        coverage = min((judged[run][query] for run in runs if query in judged[run]), default=1.0)
+        row = [_e(query) + (f" {MARK}" if coverage < 1.0 else "")]
+        row += [number(scores[run].get(query)) for run in runs]
+        if len(runs) >= 2:
+            first, second = scores[runs[0]].get(query), scores[runs[1]].get(query)
+            row.append("–" if first is None or second is None else f"{second - first:+.4f}")
+        row.append(f"{100 * coverage:.0f}%")
+        rows.append(row)
+    note = (
+        f"<p class='note'>{MARK} the top {label} of this query is not fully judged in every run: "
+        "its NDCG counts the unjudged documents as irrelevant. judged@{label}: the lowest share "
+        "over the runs.</p>"
+    ).replace("{label}", label)
+    return _table(header, rows, numeric_from=1) + note
+
+
+def _agreement(report: AgreementReport, number: Callable) -> str:
+    alpha = report.krippendorff_alpha["ordinal"]
+    interval = report.krippendorff_alpha_ci["ordinal"]
+    if alpha is None:
+        headline = f"Ordinal alpha is undefined: {report.reasons['krippendorff_alpha.ordinal']}."
+    else:
+        shown = (
+            ""
+            if interval is None
+            else f" (95% interval {number(interval[0])} – {number(interval[1])})"
+        )
+        headline = f"Ordinal alpha {number(alpha)}{shown}: {alpha_reading(alpha)}."
+    parts = [
+        f"<p class='finding'>{_e(headline)}</p>",
+        f"<p>{len(report.raters)} raters ({_e(', '.join(report.raters))}) on "
+        f"{report.n_units:,} documents; {report.n_multi_rated:,} graded by two or more.</p>",
+        _table(
+            ["agreement", "within one", "Fleiss' kappa", "Gwet's AC1", "AC2 (quadratic)"],
+            [
+                [
+                    number(report.percent_agreement),
+                    number(report.within_one_agreement),
+                    number(report.fleiss_kappa),
+                    number(report.gwet_ac1),
+                    number(report.gwet_ac2["quadratic"]),
+                ]
+            ],
+        ),  # fmt: skip
+        _table(
+            ["rater", "rater", "common", "agreement", "kappa", "linear", "quadratic"],
+            [
+                [
+                    _e(pair.rater_a),
+                    _e(pair.rater_b),
+                    f"{pair.n_units:,}",
+                    number(pair.percent_agreement),
+                    number(pair.cohen_kappa),
+                    number(pair.cohen_kappa_linear),
+                    number(pair.cohen_kappa_quadratic),
+                ]
+                for pair in report.pairwise
+            ],
+            numeric_from=2,
+        ),
+    ]
+    flagged = sum(len(query.adjudicate) for query in report.per_query)
+    parts.append(
+        f"<p>{flagged:,} documents are graded two or more apart and await adjudication.</p>"
+    )
+    return "\n".join(parts)
+
+
+def _figures(data: ReportData, label: str) -> list[tuple[Figure, str]]:
+    """The report's charts, each with a short name."""
+    figures = [(charts.ndcg_by_k(data.curves), "ndcg-by-k")]
+    values = {run: e.values[f"ndcg@{label}"] for run, e in data.evaluations.items()}
+    figures.append((charts.ndcg_distribution(values, f"NDCG@{label}"), "ndcg-distribution"))
+    runs = list(data.evaluations)
+    if len(runs) >= 2:
+        first, second = (data.evaluations[run] for run in runs[:2])
+        common = sorted(set(first.query_ids) & set(second.query_ids))
+        a = dict(zip(first.query_ids, first.values[f"ndcg@{label}"]))
+        b = dict(zip(second.query_ids, second.values[f"ndcg@{label}"]))
+        differences = np.array([b[query] - a[query] for query in common])
+        figures.append(
+            (
+                charts.query_differences(differences, runs[0], runs[1], f"NDCG@{label}"),
+                "differences",
+            )
+        )
+    if data.agreement is not None and data.agreement.per_rater:
+        counts = {rater.rater: rater.grades for rater in data.agreement.per_rater}
+        figures.append((charts.grades_by_rater(counts), "grades-by-rater"))
+        raters = data.agreement.raters
+        if len(raters) >= 2:
+            matrix = np.full((len(raters), len(raters)), np.nan)
+            np.fill_diagonal(matrix, 1.0)
+            for pair in data.agreement.pairwise:
+                a, b = raters.index(pair.rater_a), raters.index(pair.rater_b)
+                value = np.nan if pair.cohen_kappa_quadratic is None else pair.cohen_kappa_quadratic
+                matrix[a, b] = matrix[b, a] = value
+            figures.append(
+                (charts.kappa_heatmap(raters, matrix, "Quadratic-weighted kappa"), "kappa")
+            )
+    return figures

@@ -1,0 +1,70 @@
+"""``judge-app report``: the campaign as HTML and PDF, with the command line's numbers."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from judge_app.cli import main
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("demo") / "demo.sqlite"
+    assert main(["demo", str(path)]) == 0
+    return path
+
+
+def said(capsys: pytest.CaptureFixture[str], *args: object) -> str:
+    assert main([str(arg) for arg in args]) == 0
+    return capsys.readouterr().out
+
+
+def expected_numbers(capsys, demo: Path) -> list[str]:
+    """Mean NDCG@10 of each run and the ordinal alpha, as eval and agreement print them."""
+    evaluation = json.loads(said(capsys, "eval", "--db", demo, "--format", "json"))
+    agreement = json.loads(said(capsys, "agreement", "--db", demo, "--format", "json"))
+    means = [f"{run['mean']['ndcg@10']:.4f}" for run in evaluation["runs"]]
+    return means + [f"{agreement['krippendorff_alpha']['ordinal']:.4f}"]
+
+
+def test_html_report_is_self_contained_and_carries_the_same_numbers(capsys, demo, tmp_path):
+    out = tmp_path / "report.html"
+    assert f"{out}: report of {demo}" in said(capsys, "report", demo, "--out", out)
+    text = out.read_text(encoding="utf-8")
+    for number in expected_numbers(capsys, demo):
+        assert number in text
+    sources = re.findall(r"src='([^']*)'", text)
+    assert len(sources) == 5  # NDCG@k curve, distribution, differences, grades, kappa
+    assert all(source.startswith("data:image/svg+xml;base64,") for source in sources)
+    assert not re.search(r"(href|src)=['\"]https?:", text)
+    assert text.count("<tr>") >= 16 + 2 + 1  # a row per query, per run, and headers
+    assert "neural beats bm25 on ndcg@10" in text
+
+
+def test_pdf_report_has_pages_with_the_same_numbers(capsys, demo, tmp_path, qapp):
+    from PySide6.QtPdf import QPdfDocument
+
+    out = tmp_path / "report.pdf"
+    said(capsys, "report", demo, "--out", out, "--title", "Demo campaign")
+    assert out.read_bytes().startswith(b"%PDF")
+    document = QPdfDocument()
+    document.load(str(out))
+    assert document.pageCount() >= 3
+    text = " ".join(document.getAllText(page).text() for page in range(document.pageCount()))
+    assert "Demo campaign" in text
+    for number in expected_numbers(capsys, demo):
+        assert number in text
+
+
+@pytest.mark.parametrize(
+    ("out", "code", "message"),
+    [("report.docx", 2, "written as .html or .pdf"), ("absent/report.html", 1, "is missing")],
+)
+def test_bad_destinations_are_refused(capsys, demo, tmp_path, out, code, message):
+    assert main(["report", str(demo), "--out", str(tmp_path / out)]) == code
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / out).exists()
