@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
@@ -477,7 +477,7 @@ def _demo_database(folder: Path) -> Path:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from judge_app.evaluation import EvalRequest, UsageError, run_evaluation
+    from judge_app.evaluation import EvalRequest, run_evaluation
 
     request = EvalRequest(
         qrels=args.qrels,
@@ -500,17 +500,11 @@ def _eval(args: argparse.Namespace) -> int:
         permutations=args.permutations,
         seed=args.seed,
     )
-    try:
-        text = run_evaluation(request)
-    except UsageError as error:
-        print(f"judge-app eval: {error}", file=sys.stderr)
-        return 2
-    sys.stdout.write(text)
-    return 0
+    return _printed("eval", lambda: run_evaluation(request))
 
 
 def _agreement(args: argparse.Namespace) -> int:
-    from judge_app.agreement_command import AgreementRequest, UsageError, run_agreement
+    from judge_app.agreement_command import AgreementRequest, run_agreement
 
     raters = None
     if args.raters is not None:
@@ -526,17 +520,10 @@ def _agreement(args: argparse.Namespace) -> int:
         output=args.format,
         digits=args.digits,
     )
-    try:
-        text = run_agreement(request)
-    except UsageError as error:
-        print(f"judge-app agreement: {error}", file=sys.stderr)
-        return 2
-    sys.stdout.write(text)
-    return 0
+    return _printed("agreement", lambda: run_agreement(request))
 
 
 def _report(args: argparse.Namespace) -> int:
-    from judge_app.evaluation import UsageError
     from judge_app.report_command import ReportRequest, write_report
 
     request = ReportRequest(
@@ -550,12 +537,19 @@ def _report(args: argparse.Namespace) -> int:
         seed=args.seed,
         title=args.title,
     )
+    return _printed("report", lambda: f"{write_report(request)}: report of {args.db}\n")
+
+
+def _printed(command: str, produce: Callable[[], str]) -> int:
+    """Print the text ``produce`` returns; its UsageError is exit 2, with the message."""
+    from judge_app.evaluation import UsageError
+
     try:
-        written = write_report(request)
+        text = produce()
     except UsageError as error:
-        print(f"judge-app report: {error}", file=sys.stderr)
+        print(f"judge-app {command}: {error}", file=sys.stderr)
         return 2
-    print(f"{written}: report of {args.db}")
+    sys.stdout.write(text)
     return 0
 
 

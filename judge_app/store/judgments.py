@@ -8,6 +8,7 @@ appends nothing and returns None.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy import exists, select
 from sqlalchemy.orm import Session, aliased
@@ -147,6 +148,34 @@ def event_states(event: JudgmentEvent) -> tuple[JudgmentState | None, JudgmentSt
     )
 
 
+def new_event(
+    key: tuple[int, int, int],
+    old: JudgmentState | None,
+    new: JudgmentState | None,
+    action: str,
+    at: datetime,
+    *,
+    reverts: int | None = None,
+) -> JudgmentEvent:
+    """The history row of a change of the (rater, query, document) ``key`` from ``old``
+    to ``new`` (None: no judgment), not yet added to a session."""
+    rater_id, query_id, document_id = key
+    return JudgmentEvent(
+        rater_id=rater_id,
+        query_id=query_id,
+        document_id=document_id,
+        action=action,
+        old_grade=old.grade if old else None,
+        old_skipped=old.skipped if old else None,
+        old_note=old.note if old else None,
+        new_grade=new.grade if new else None,
+        new_skipped=new.skipped if new else None,
+        new_note=new.note if new else None,
+        at=at,
+        reverts=reverts,
+    )
+
+
 def _revert(session: Session, event: JudgmentEvent, action: str) -> JudgmentEvent:
     key = (event.rater_id, event.query_id, event.document_id)
     old = current_state(session, *key)
@@ -196,20 +225,7 @@ def _change(
         judgment.judged_at = now
         if action in ("set", "skip"):
             judgment.duration_ms = duration_ms
-    event = JudgmentEvent(
-        rater_id=rater_id,
-        query_id=query_id,
-        document_id=document_id,
-        action=action,
-        old_grade=old.grade if old else None,
-        old_skipped=old.skipped if old else None,
-        old_note=old.note if old else None,
-        new_grade=new.grade if new else None,
-        new_skipped=new.skipped if new else None,
-        new_note=new.note if new else None,
-        at=now,
-        reverts=reverts,
-    )
+    event = new_event(key, old, new, action, now, reverts=reverts)
     session.add(event)
     session.flush()
     return event

@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session
 
 from judge_app.store.database import Database, open_database
 from judge_app.store.errors import StoreError
-from judge_app.store.judgments import JudgmentState, current_state, event_states
+from judge_app.store.judgments import JudgmentState, current_state, event_states, new_event
 from judge_app.store.models import (
     Assignment,
     Document,
@@ -229,7 +229,7 @@ def _apply(
             outcome.conflicts.append(Conflict(*_external_ids(session, key), here, final))
             steps = [(here, final, changes[-1].at)]
         for old, new, at in steps:
-            session.add(_event(key, old, new, at))
+            session.add(new_event(key, old, new, "merge", at))
         outcome.events += len(steps)
         _set_judgment(session, key, final, changes[-1].at, durations.get(key[1:]))
         if final is None:
@@ -240,25 +240,6 @@ def _apply(
             outcome.updated += 1
     session.flush()
     return outcome
-
-
-def _event(
-    key: tuple[int, int, int], old: JudgmentState | None, new: JudgmentState | None, at: datetime
-) -> JudgmentEvent:
-    rater_id, query_id, document_id = key
-    return JudgmentEvent(
-        rater_id=rater_id,
-        query_id=query_id,
-        document_id=document_id,
-        action="merge",
-        old_grade=old.grade if old else None,
-        old_skipped=old.skipped if old else None,
-        old_note=old.note if old else None,
-        new_grade=new.grade if new else None,
-        new_skipped=new.skipped if new else None,
-        new_note=new.note if new else None,
-        at=at,
-    )
 
 
 def _set_judgment(
