@@ -448,18 +448,11 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _gui(args: argparse.Namespace) -> int:
-    """The judging window on DB; without DB, on the last database used or else the demo."""
+    """The judging window on DB; without DB, on the last database used, on first use the
+    demo (built in the user's data folder), else the start page."""
     from judge_app.gui import preferences, run
 
-    database = args.db
-    if database is None:
-        recent = [name for name in preferences.recent_databases() if _still_there(name)]
-        database = recent[0] if recent else str(_demo_database(preferences.data_folder()))
-    return run(database, args.rater)
-
-
-def _still_there(name: str) -> bool:
-    return "://" in name or Path(name).is_file()
+    return run(args.db, args.rater, demo=lambda: _demo_database(preferences.data_folder()))
 
 
 def _demo_database(folder: Path) -> Path:
@@ -470,8 +463,12 @@ def _demo_database(folder: Path) -> Path:
     path = folder / "demo.sqlite"
     if not path.exists():
         folder.mkdir(parents=True, exist_ok=True)
+        partial = folder / "demo.sqlite.part"  # a build cut short never passes for the demo
+        for leftover in (partial, *(Path(f"{partial}{end}") for end in ("-wal", "-shm"))):
+            leftover.unlink(missing_ok=True)
         with redirect_stdout(io.StringIO()):
-            _demo(argparse.Namespace(db=str(path)))
+            _demo(argparse.Namespace(db=str(partial)))
+        partial.replace(path)
         print(f"judge-app: created the demo database {path}", file=sys.stderr)
     return path
 

@@ -1,14 +1,18 @@
-"""Screenshots of the judging window at 1280×800, light and dark, for a person to look at.
+"""Screenshots of the window at 1280×800, light and dark, for a person to look at.
 
     python tests/screenshots.py [FOLDER]   (default /tmp/judge_app_screens)
 
-Builds the demo database in a temporary folder, judges a few results from the keyboard as a
-new rater, and saves the rater chooser, the judging screen and the shortcut overlay.
+Builds the demo database in a temporary folder and saves: the start page (with recent
+databases and with an error), the rater chooser, the judging screen after a few grades from
+the keyboard, the shortcut overlay, the import dialog listing a refused file's problems, the
+export dialog and the lead's dialogs (assign, rubric, pooling). A dialog is shown over its
+window, as a user sees it. The light judging screen is also saved as docs/judging.png.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import tempfile
 from contextlib import redirect_stdout
@@ -17,37 +21,60 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import Qt  # noqa: E402
+from PySide6.QtCore import QPoint, Qt, QThreadPool  # noqa: E402
+from PySide6.QtGui import QColor, QPainter, QPixmap  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
+from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
 
 from judge_app.cli import main as cli  # noqa: E402
 
+SIZE = (1280, 800)
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
 
 def take(folder: Path) -> list[Path]:
-    from judge_app.gui import create_main_window
+    from judge_app.gui import create_main_window, preferences
     from judge_app.gui.app import application
 
     app = application()
     saved = []
-    with tempfile.TemporaryDirectory() as scratch:
-        os.environ["JUDGE_APP_SETTINGS"] = str(Path(scratch, "settings.ini"))
-        database = Path(scratch, "demo.sqlite")
+    with tempfile.TemporaryDirectory() as scratch_name:
+        scratch = Path(scratch_name)
+        template = scratch / "demo.sqlite"
         with redirect_stdout(StringIO()):
-            cli(["demo", str(database)])
+            cli(["demo", str(template)])
+        queries, run = _broken_files(scratch)
         for theme in ("light", "dark"):
-            chooser = create_main_window(database)
-            chooser.set_theme(theme)
-            chooser.resize(1280, 800)
-            chooser.show()
-            app.processEvents()
-            saved.append(_save(chooser, folder / f"rater-chooser-{theme}.png"))
-            chooser.close()
+            folder_of_theme = scratch / theme  # each theme starts from the demo as built
+            folder_of_theme.mkdir()
+            os.environ["JUDGE_APP_SETTINGS"] = str(folder_of_theme / "settings.ini")
+            preferences.set_theme_name(theme)
+            database = folder_of_theme / "demo.sqlite"
+            campaign = folder_of_theme / "campaign-2026-q3.sqlite"
+            shutil.copy(template, database)
+            shutil.copy(template, campaign)
+            for name in (folder_of_theme / "pilot.sqlite", campaign, database):
+                preferences.add_recent_database(str(name))  # pilot.sqlite does not exist
+            start = _shown(create_main_window(None, demo=lambda path=database: path), theme)
+            saved.append(_save(start, folder / f"start-{theme}.png"))
+            start.open_path(scratch / "notes.txt")  # not there: the error on the start page
+            saved.append(_save(start, folder / f"start-error-{theme}.png"))
+            start.close()
 
-            window = create_main_window(database, rater=f"sam-{theme}")
-            window.set_theme(theme)
-            window.resize(1280, 800)
-            window.show()
-            app.processEvents()
+            chooser = _shown(create_main_window(database), theme)
+            saved.append(_save(chooser, folder / f"rater-chooser-{theme}.png"))
+            for name, show in (
+                ("assign", chooser.show_assign_dialog),
+                ("rubric", chooser.show_rubric_dialog),
+                ("pool", chooser.show_pool_dialog),
+            ):
+                dialog = show()
+                saved.append(_save_dialog(chooser, dialog, folder / f"lead-{name}-{theme}.png"))
+                dialog.reject()
+            chooser.close()
+            chooser.database.close()
+
+            window = _shown(create_main_window(database, rater="sam"), theme)
             view = window.judging.result_view
             for key in (Qt.Key.Key_4, Qt.Key.Key_2, Qt.Key.Key_5, Qt.Key.Key_0):
                 QTest.keyClick(view, key)
@@ -56,22 +83,91 @@ def take(folder: Path) -> list[Path]:
             QTest.keyClick(window.judging.note_edit, Qt.Key.Key_Return)
             QTest.keyClick(view, Qt.Key.Key_3)
             app.processEvents()
-            saved.append(_save(window, folder / f"judging-{theme}.png"))
+            judging = _save(window, folder / f"judging-{theme}.png")
+            saved.append(judging)
+            if theme == "light":
+                DOCS.mkdir(exist_ok=True)
+                shutil.copy(judging, DOCS / "judging.png")
+                saved.append(DOCS / "judging.png")
             QTest.keyClick(view, Qt.Key.Key_Question)
             app.processEvents()
             saved.append(_save(window, folder / f"shortcuts-{theme}.png"))
+            QTest.keyClick(window.overlay, Qt.Key.Key_Escape)
+
+            dialog = window.show_import_dialog()
+            dialog.queries.edit.setText(str(queries))
+            dialog.run.edit.setText(str(run))
+            dialog.import_button.click()
+            QThreadPool.globalInstance().waitForDone()
+            for _ in range(3):
+                app.processEvents()
+            saved.append(_save_dialog(window, dialog, folder / f"import-problems-{theme}.png"))
+            dialog.reject()
+            dialog = window.show_export_dialog()
+            dialog.as_qrels.setChecked(True)
+            dialog.path.setText(str(Path.home() / "judgments.qrels"))
+            saved.append(_save_dialog(window, dialog, folder / f"export-{theme}.png"))
+            dialog.reject()
             window.close()
             window.database.close()
     return saved
 
 
-def _save(window, path: Path) -> Path:  # type: ignore[no-untyped-def]
+def _broken_files(folder: Path) -> tuple[Path, Path]:
+    """A queries file and a run with the mistakes users make, for the import dialog."""
+    queries = folder / "queries.csv"
+    queries.write_text(
+        "query_id,text,description\n"
+        "q101,best espresso grinder,\n"
+        ",cheap flights to lisbon,\n"
+        "q103,how to descale a kettle,\n"
+        "q103,descale kettle vinegar,\n",
+        encoding="utf-8",
+    )
+    run = folder / "bm25-run.txt"
+    run.write_text(
+        "q101 Q0 d0101 1 12.7 bm25\nq101 Q0 d0102 2 11.9\nq101 Q0 d0103 three 9.4 bm25\n",
+        encoding="utf-8",
+    )
+    return queries, run
+
+
+def _shown(window, theme: str):  # type: ignore[no-untyped-def]
+    window.set_theme(theme)
+    window.resize(*SIZE)
+    window.show()
+    QApplication.processEvents()
+    return window
+
+
+def _save(window: QWidget, path: Path) -> Path:
+    QApplication.processEvents()
     window.grab().save(str(path))
+    return path
+
+
+def _save_dialog(window: QWidget, dialog: QWidget, path: Path) -> Path:
+    """The window, dimmed as under a window-modal dialog, with the dialog in its middle."""
+    for _ in range(3):
+        QApplication.processEvents()
+    dialog.adjustSize()
+    QApplication.processEvents()
+    picture = QPixmap(window.grab())
+    painter = QPainter(picture)
+    painter.fillRect(picture.rect(), QColor(0, 0, 0, 90))
+    shot = dialog.grab()
+    corner = QPoint(
+        (picture.width() - shot.width()) // 2, max((picture.height() - shot.height()) // 2, 0)
+    )
+    painter.fillRect(shot.rect().translated(corner).adjusted(-1, -1, 1, 1), QColor(0, 0, 0, 80))
+    painter.drawPixmap(corner, shot)
+    painter.end()
+    picture.save(str(path))
     return path
 
 
 if __name__ == "__main__":
     target = Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/judge_app_screens")
     target.mkdir(parents=True, exist_ok=True)
-    for path in take(target):
-        print(path)
+    for saved_path in take(target):
+        print(saved_path)

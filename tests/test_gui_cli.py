@@ -25,7 +25,8 @@ def shown_windows(tmp_path, monkeypatch, qapp):
     yield windows
     for window in windows():
         window.close()
-        window.database.close()
+        if window.database is not None:
+            window.database.close()
 
 
 def test_gui_command_opens_the_window_as_the_rater_and_creates_them(tmp_path, shown_windows):
@@ -40,18 +41,40 @@ def test_gui_command_opens_the_window_as_the_rater_and_creates_them(tmp_path, sh
     assert preferences.recent_databases() == [str(path)]
 
 
-def test_no_arguments_open_the_demo_in_the_data_folder_then_the_last_database(
-    tmp_path, shown_windows, capsys
-):
+def test_first_use_opens_the_demo_built_in_the_data_folder(tmp_path, shown_windows, capsys):
+    demo = tmp_path / "demo.sqlite"  # the data folder: beside JUDGE_APP_SETTINGS
     assert main([]) == 0
-    demo = tmp_path / "demo.sqlite"
-    assert demo.is_file() and "created the demo database" in capsys.readouterr().err
     (window,) = shown_windows()
+    assert demo.is_file() and "created the demo database" in capsys.readouterr().err
+    assert not (tmp_path / "demo.sqlite.part").exists()
+    assert window.database.describe() == str(demo)
     assert window.pages.currentWidget() is window.chooser  # no rater chosen yet
     window.choose_rater("ana")
     window.close()
     window.database.close()
-    assert main([]) == 0  # the same database, and the rater chosen last time
+    assert main([]) == 0  # the last database, as the rater chosen last time
     (window,) = shown_windows()
     assert window.database.describe() == str(demo)
     assert window.judging.session.rater_name == "ana"
+
+
+def test_the_start_page_builds_the_demo_off_the_ui_thread(tmp_path, shown_windows, qtbot):
+    gone = tmp_path / "gone.sqlite"  # used once, since deleted: the start page, not the demo
+    preferences.add_recent_database(str(gone))
+    assert main([]) == 0
+    (window,) = shown_windows()
+    assert window.pages.currentWidget() is window.start_page
+    window.start_page.demo_button.click()
+    with qtbot.waitSignal(window.task.finished, timeout=30_000):
+        pass
+    assert window.database.describe() == str(tmp_path / "demo.sqlite")
+
+
+def test_no_arguments_show_why_the_last_database_cannot_be_opened(tmp_path, shown_windows):
+    broken = tmp_path / "broken.sqlite"
+    broken.write_text("this is not a database")
+    preferences.add_recent_database(str(broken))
+    assert main([]) == 0
+    (window,) = shown_windows()
+    assert window.pages.currentWidget() is window.start_page
+    assert "not a SQLite database" in window.start_page.error.text()

@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-import shutil
-from contextlib import redirect_stdout
-from io import StringIO
-from pathlib import Path
-
-import pandas as pd
-import pytest
+from gui_support import (
+    demo_db,
+    demo_template,
+    fresh_settings,
+    open_window,
+    own_state,
+    press,
+    window,
+)
 from PySide6.QtCore import QAbstractItemModel, QAbstractListModel, QEvent, QModelIndex, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QApplication
 
-from judge_app.cli import main as cli
-from judge_app.gui import create_main_window, preferences
+from judge_app.gui import preferences
 from judge_app.gui.models import Role
 from judge_app.store import StoreError, open_database, reads
 from judge_app.store import judgments as store_judgments
@@ -22,68 +23,9 @@ from judge_app.store.judgments import set_note
 from judge_app.store.people import find_rater
 from judge_app.store.queue import PoolSettings, set_pool_settings
 
+__all__ = ["demo_db", "demo_template", "fresh_settings", "open_window", "window"]  # fixtures
+
 ROLES = [*range(0, 14), *range(int(Qt.ItemDataRole.UserRole), int(Qt.ItemDataRole.UserRole) + 16)]
-
-
-@pytest.fixture(autouse=True)
-def fresh_settings(tmp_path, monkeypatch):
-    """Every test gets its own QSettings file: nothing reads the developer's settings."""
-    monkeypatch.setenv(preferences.SETTINGS_ENV, str(tmp_path / "settings.ini"))
-
-
-@pytest.fixture(scope="module")
-def demo_template(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("demo") / "demo.sqlite"
-    with redirect_stdout(StringIO()):
-        assert cli(["demo", str(path)]) == 0
-    return path
-
-
-@pytest.fixture
-def demo_db(demo_template, tmp_path) -> Path:
-    path = tmp_path / "demo.sqlite"
-    shutil.copy(demo_template, path)
-    return path
-
-
-@pytest.fixture
-def open_window(qtbot):
-    windows = []
-
-    def opener(database, rater="dan"):
-        window = create_main_window(database, rater)
-        qtbot.addWidget(window)
-        window.show()
-        windows.append(window)
-        return window
-
-    yield opener
-    for window in windows:
-        window.close()
-        window.database.close()
-
-
-@pytest.fixture
-def window(open_window, demo_db):
-    return open_window(demo_db)
-
-
-def press(qtbot, window, key, modifier=Qt.KeyboardModifier.NoModifier):
-    """A key sent to whatever has the focus, as a user's key press is."""
-    target = QApplication.focusWidget() or window.judging.result_view
-    qtbot.keyClick(target, key, modifier)
-
-
-def own_state(path, rater, query, document):
-    """The rater's judgment of (query, document) as read back from the database file."""
-    with open_database(path) as database, database.reading() as session:
-        frame = reads.judgments_frame(session, raters=[rater])
-    rows = frame[(frame["query_id"] == query) & (frame["doc_id"] == document)]
-    if rows.empty:
-        return None
-    row = rows.iloc[0]
-    grade = None if pd.isna(row["grade"]) else int(row["grade"])
-    return grade, bool(row["skipped"]), None if pd.isna(row["note"]) else row["note"]
 
 
 def current_item(window):

@@ -10,18 +10,23 @@ import pytest
 from judge_app.store import StoreError
 from judge_app.store.bulk import document_ids, query_ids, replace_run
 from judge_app.store.judgments import set_grade, skip
-from judge_app.store.people import add_rater, assign_queries
+from judge_app.store.people import add_rater, assign_queries, set_rater_active
 from judge_app.store.queue import (
     Item,
     PoolSettings,
     Progress,
+    active_raters,
+    all_rater_names,
     items_progress,
     overall_progress,
     pool_settings,
+    pooled_pair_count,
     query_items,
     queue_progress,
     rater_queue,
+    run_names,
     set_pool_settings,
+    total_progress,
 )
 
 
@@ -164,3 +169,25 @@ def test_pool_settings_round_trip_and_refusals(pooled):
         set_pool_settings(session, PoolSettings(depth=0))
     with pytest.raises(StoreError, match="no run called gamma"), db.transaction() as session:
         set_pool_settings(session, PoolSettings(runs=("gamma",)))
+
+
+def test_raters_runs_and_the_size_of_the_pool(pooled):
+    db = pooled["db"]
+    with db.transaction() as session:
+        retired = add_rater(session, "cy")
+        set_rater_active(session, retired.id, False)
+    with db.reading() as session:
+        assert active_raters(session) == [(pooled["ana"], "ana"), (pooled["ben"], "ben")]
+        assert all_rater_names(session) == ["ana", "ben", "cy"]
+        assert run_names(session) == ["alpha", "beta"]
+        # q1: d1-d4 and d6, d7 (d2, d3 in both); q2: d5, d8
+        assert pooled_pair_count(session, PoolSettings()) == 8
+        assert pooled_pair_count(session, PoolSettings(depth=1)) == 4  # d1, d3; d5, d8
+        assert pooled_pair_count(session, PoolSettings(runs=("beta",))) == 5
+        assert pooled_pair_count(session, PoolSettings(runs=())) == 0
+
+
+def test_total_progress_adds_up_counts():
+    parts = [Progress(1, 2, 5), Progress(0, 0, 3), Progress(4, 1, 6)]
+    assert total_progress(parts) == sum(parts, Progress()) == Progress(5, 3, 14)
+    assert total_progress([]) == Progress()

@@ -8,7 +8,8 @@ from pathlib import Path
 from PySide6.QtWidgets import QApplication
 
 from judge_app.gui import preferences
-from judge_app.gui.window import MainWindow
+from judge_app.gui.start import recent_entry_exists
+from judge_app.gui.window import DemoBuilder, MainWindow
 from judge_app.store import Database, open_database
 from judge_app.store.people import add_rater, find_rater
 
@@ -24,18 +25,27 @@ def application() -> QApplication:
     return app
 
 
-def create_main_window(database: str | Path | Database, rater: str | None = None) -> MainWindow:
-    """The main window on a database (a path, a URL or an open Database), not shown yet.
+def create_main_window(
+    database: str | Path | Database | None = None,
+    rater: str | None = None,
+    *,
+    demo: DemoBuilder | None = None,
+) -> MainWindow:
+    """The main window, not shown yet: on a database (a path, a URL or an open Database), or
+    without one on the start page. ``demo`` builds the demo database for the start page's
+    "Open the demo".
 
     With ``rater`` the window opens judging as that rater (created if the database does not
-    know the name, as ``--rater NAME`` does); without, it opens for a lead and asks inline who
-    is judging. It never runs a modal dialog.
+    know the name, as ``--rater NAME`` does); without, it asks inline who is judging. It never
+    runs a modal dialog.
     """
     application()
+    if database is None:
+        return MainWindow(demo)
     if not isinstance(database, Database):
         database = open_database(database)
-    preferences.add_recent_database(database.describe())
-    window = MainWindow(database)
+    window = MainWindow(demo)
+    window.set_database(database)
     if rater is None:
         window.show_chooser()
     else:
@@ -46,15 +56,37 @@ def create_main_window(database: str | Path | Database, rater: str | None = None
     return window
 
 
-def run(database: str | Path, rater: str | None = None) -> int:
-    """Show the window on ``database`` until it is closed, judging as ``rater`` or as the
-    rater last chosen on this database; the exit code."""
+def run(
+    database: str | Path | None = None,
+    rater: str | None = None,
+    *,
+    demo: DemoBuilder | None = None,
+) -> int:
+    """Show the window until it is closed; the exit code.
+
+    On ``database``: judging as ``rater``, or as the rater last chosen there. Without one: the
+    most recent database that is still there (an error opening it is shown on the start page);
+    on first use, when no database was ever opened, the demo (from ``demo``); else the start
+    page.
+    """
     app = application()
-    opened = open_database(database)
-    window = create_main_window(opened, rater or preferences.last_rater(opened.describe()))
+    if database is not None:
+        opened = open_database(database)
+        window = create_main_window(
+            opened, rater or preferences.last_rater(opened.describe()), demo=demo
+        )
+    else:
+        window = create_main_window(None, demo=demo)
+        known = preferences.recent_databases()
+        recent = [name for name in known if recent_entry_exists(name)]
+        if recent:
+            window.open_path(recent[0])
+        elif not known and demo is not None:
+            window.open_path(str(demo()))
     window.show()
     window.raise_()
     try:
         return app.exec()
     finally:
-        opened.close()
+        if window.database is not None:
+            window.database.close()

@@ -32,6 +32,22 @@ def _text_colour(option: QStyleOptionViewItem, muted: bool = False) -> QColor:
     return QColor(muted_text(option.palette)) if muted else option.palette.text().color()
 
 
+_FONTS: dict[str, tuple[tuple[QFont, QFontMetrics], tuple[QFont, QFontMetrics]]] = {}
+
+
+def _fonts(base: QFont) -> tuple[tuple[QFont, QFontMetrics], tuple[QFont, QFontMetrics]]:
+    """(font, metrics) of a row's main line (demi-bold) and of its smaller second line, made
+    once per base font rather than on every paint."""
+    key = base.key()
+    if key not in _FONTS:
+        bold = QFont(base)
+        bold.setWeight(QFont.Weight.DemiBold)
+        small = QFont(base)
+        small.setPointSizeF(base.pointSizeF() * 0.9)
+        _FONTS[key] = ((bold, QFontMetrics(bold)), (small, QFontMetrics(small)))
+    return _FONTS[key]
+
+
 class GradeBadgeDelegate(QStyledItemDelegate):
     """The rater's grade as a coloured pill with the grade and its label."""
 
@@ -44,10 +60,8 @@ class GradeBadgeDelegate(QStyledItemDelegate):
         text = index.data(Qt.ItemDataRole.DisplayRole) or ""
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        font = QFont(option.font)
-        font.setWeight(QFont.Weight.DemiBold)
+        font, metrics = _fonts(option.font)[0]
         painter.setFont(font)
-        metrics = QFontMetrics(font)
         rect = QRectF(option.rect).adjusted(8, 0, -8, 0)
         height = metrics.height() + 8
         if not text:
@@ -94,11 +108,7 @@ class TwoLineDelegate(QStyledItemDelegate):
         self.initStyleOption(option, index)
         _background(painter, option)
         painter.save()
-        first_font = QFont(option.font)
-        first_font.setWeight(QFont.Weight.DemiBold)
-        second_font = QFont(option.font)
-        second_font.setPointSizeF(option.font.pointSizeF() * 0.9)
-        first_metrics, second_metrics = QFontMetrics(first_font), QFontMetrics(second_font)
+        (first_font, first_metrics), (second_font, second_metrics) = _fonts(option.font)
         rect = option.rect.adjusted(8, 6, -8, -6)
         complete = bool(index.data(self._check_role)) if self._check_role else False
         if complete:

@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
-    QListView,
     QProgressBar,
     QPushButton,
     QSizePolicy,
@@ -160,12 +159,21 @@ class JudgingScreen(QWidget):
         layout.addWidget(self.error_banner)
 
         self.queue_model = QueueModel(parent=self)
-        self.queue_view = QListView()
+        # a one-column table, not a QListView: QListView lays out every row again on each
+        # dataChanged (O(queue) per grade), a table repaints the one row
+        self.queue_view = QTableView()
         self.queue_view.setObjectName("queueList")
         self.queue_view.setModel(self.queue_model)
         self.queue_view.setItemDelegate(TwoLineDelegate(Role.PROGRESS, Role.COMPLETE, self))
         self.queue_view.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.queue_view.setUniformItemSizes(True)
+        self.queue_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.queue_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.queue_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.queue_view.setShowGrid(False)
+        self.queue_view.setWordWrap(False)
+        self.queue_view.horizontalHeader().hide()
+        self.queue_view.horizontalHeader().setStretchLastSection(True)
+        self.queue_view.verticalHeader().hide()
         self.queue_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.queue_view.clicked.connect(lambda index: self.open_query(index.row()))
         queue_pane = self._pane("Queue", self.queue_view)
@@ -197,7 +205,9 @@ class JudgingScreen(QWidget):
         option = QStyleOptionViewItem()
         self.result_view.initViewItemOption(option)
         row_height = TwoLineDelegate(Role.URL).sizeHint(option, QModelIndex()).height()
-        self.result_view.verticalHeader().setDefaultSectionSize(row_height)
+        for view in (self.result_view, self.queue_view):
+            view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+            view.verticalHeader().setDefaultSectionSize(row_height)
         self.result_view.selectionModel().currentRowChanged.connect(self._current_changed)
         self.result_view.doubleClicked.connect(lambda _index: self.result_view.setFocus())
         results_pane = self._pane("Results", self.result_view)
@@ -322,7 +332,15 @@ class JudgingScreen(QWidget):
 
     # binding ---------------------------------------------------------------------------------
 
-    def set_session(self, session: JudgingSession | None) -> None:
+    def set_session(
+        self,
+        session: JudgingSession | None,
+        *,
+        query_id: int | None = None,
+        document_id: int | None = None,
+    ) -> None:
+        """Judge ``session``'s queue: from query ``query_id`` at ``document_id`` where given
+        (and still there), else from the first query with results left to judge."""
         self.session = session
         self.queue_model.set_session(session)
         self.results_model.set_session(session)
@@ -332,15 +350,20 @@ class JudgingScreen(QWidget):
             return
         self.rater_label.setText(f"Judging as <b>{session.rater_name}</b>")
         if session.queue:
-            start = next(
-                (
-                    index
-                    for index, query in enumerate(session.queue)
-                    if (p := session.progress.get(query.id)) and p.done < p.total
-                ),
-                0,
-            )
+            start = session.query_index_of(query_id) if query_id is not None else None
+            if start is None:
+                start = next(
+                    (
+                        index
+                        for index, query in enumerate(session.queue)
+                        if (p := session.progress.get(query.id)) and p.done < p.total
+                    ),
+                    0,
+                )
             self.open_query(start)
+            row = session.row_of(document_id) if document_id is not None else None
+            if row is not None:
+                self.select_row(row)
         else:
             self._show_empty("Nothing to judge", "No queries are assigned and none exist yet.")
 
@@ -438,6 +461,12 @@ class JudgingScreen(QWidget):
             f"{_escape(url)} &nbsp;·&nbsp; {_escape(item.external_id)}</div>"
             f'<div style="font-size:11pt; line-height:150%">{body}</div>{note}'
         )
+
+    def _shown_note(self) -> str | None:
+        row = self.current_row
+        if self.session is None or not 0 <= row < len(self.session.items):
+            return None
+        return self.session.items[row].note
 
     def _update_progress(self) -> None:
         session = self.session
@@ -563,6 +592,7 @@ class JudgingScreen(QWidget):
 
     def _write(self, change) -> Outcome:  # type: ignore[no-untyped-def]
         """Run one write with the key guard up; keys that arrived meanwhile are dropped."""
+        shown = self._shown_note()
         self._writing = True
         try:
             outcome = change()
@@ -575,7 +605,8 @@ class JudgingScreen(QWidget):
         for row in self.session.unsaved if self.session else ():
             self.results_model.row_changed(row)
         self._update_progress()
-        self._show_document()
+        if self._shown_note() != shown:  # the document pane shows the note
+            self._show_document()
         if outcome.ok:
             self.error_banner.hide()
             self.message.emit(outcome.message, False)

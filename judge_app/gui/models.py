@@ -38,6 +38,23 @@ class Column(IntEnum):
 HEADERS = {Column.POSITION: "#", Column.TITLE: "Result", Column.URL: "URL", Column.GRADE: "Grade"}
 
 
+_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
+_FOREGROUND = int(Qt.ItemDataRole.ForegroundRole)
+_ALIGNMENT = int(Qt.ItemDataRole.TextAlignmentRole)
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+_RESULT_ROLES = frozenset(
+    int(role)
+    for role in (
+        Qt.ItemDataRole.DisplayRole,
+        Qt.ItemDataRole.ToolTipRole,
+        Qt.ItemDataRole.ForegroundRole,
+        Qt.ItemDataRole.TextAlignmentRole,
+        *Role,
+    )
+)
+
+
 def _muted() -> QColor:
     return QColor(muted_text(QApplication.palette()))
 
@@ -87,14 +104,15 @@ class ResultsModel(QAbstractTableModel):
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
-        if not index.isValid() or self._session is None:
+        # called a few hundred times per repaint: plain ints, and no work for other roles
+        if role not in _RESULT_ROLES or self._session is None or not index.isValid():
             return None
-        row, column = index.row(), Column(index.column())
+        row, column = index.row(), index.column()
         if not 0 <= row < len(self._session.items):
             return None
         item = self._session.items[row]
         unsaved = self._session.unsaved.get(row)
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == _DISPLAY:
             if column == Column.POSITION:
                 return str(item.position)
             if column == Column.TITLE:
@@ -102,16 +120,16 @@ class ResultsModel(QAbstractTableModel):
             if column == Column.URL:
                 return item.url or ""
             return self._grade_text(item, unsaved)
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == _TOOLTIP:
             if column == Column.GRADE and item.note:
                 return f"Note: {item.note}"
             if column == Column.TITLE:
                 return item.url or item.external_id
             return None
-        if role == Qt.ItemDataRole.ForegroundRole and column in (Column.POSITION, Column.URL):
+        if role == _FOREGROUND and column in (Column.POSITION, Column.URL):
             return _muted()
-        if role == Qt.ItemDataRole.TextAlignmentRole and column == Column.POSITION:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == _ALIGNMENT and column == Column.POSITION:
+            return _RIGHT
         if role == Role.GRADE:
             return item.grade
         if role == Role.SKIPPED:

@@ -24,6 +24,7 @@ from judge_app.store.queue import (
     query_items,
     queue_progress,
     rater_queue,
+    total_progress,
 )
 from judge_app.store.settings import GradeLabel, scale
 
@@ -85,7 +86,7 @@ class JudgingSession:
         return items_progress(self.items)
 
     def overall_progress(self) -> Progress:
-        return sum(self.progress.values(), Progress())
+        return total_progress(self.progress.values())
 
     def next_unjudged(self, row: int) -> int:
         """The first row after ``row`` (wrapping round) not judged yet; ``row`` if all are."""

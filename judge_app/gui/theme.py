@@ -97,8 +97,19 @@ def muted_text(pal: QPalette) -> str:
 
 def apply_theme(app: QApplication, theme: str) -> None:
     """Use Fusion with the ``light`` or ``dark`` palette and the application's base font."""
+    if app.property("judgeAppTheme") == theme:
+        return  # already so: setting it again would re-polish every widget of every window
+    app.setProperty("judgeAppTheme", theme)
     app.setStyle("Fusion")
     app.setPalette(palette(theme))
+    # Fusion outlines check boxes and radio buttons (and list items' check boxes) in the Window
+    # colour made darker, which vanishes on a dark window; these widgets paint no Window
+    # background (lists paint Base), so a lighter Window colour changes only the outlines
+    indicators = palette(theme)
+    if theme == "dark":
+        indicators.setColor(QPalette.ColorRole.Window, QColor("#a3abb6"))
+    for widget_class in ("QCheckBox", "QRadioButton", "QListWidget"):
+        app.setPalette(indicators, widget_class)
     font = QFont(app.font())
     font.setPointSizeF(max(font.pointSizeF(), 10.0))
     app.setFont(font)
@@ -129,10 +140,10 @@ QMainWindow, QStackedWidget > QWidget {{ background: {window}; }}
     border: 1px solid {border}; border-radius: 5px; background: {base}; height: 20px;
     text-align: center; color: {text}; font-size: 9pt; }}
 #overallProgress::chunk {{ background: {"#2f8a57" if dark else "#58b57f"}; border-radius: 4px; }}
-QTableView#resultList, QListView#queueList, QTextBrowser#documentView {{
+QTableView#resultList, QTableView#queueList, QTextBrowser#documentView {{
     background: {base}; border: 1px solid {border}; border-radius: 6px; }}
 QTableView#resultList {{ selection-background-color: {accent}; }}
-QListView#queueList::item:hover, QTableView#resultList::item:hover {{ background: {hover}; }}
+QTableView#queueList::item:hover, QTableView#resultList::item:hover {{ background: {hover}; }}
 QHeaderView::section {{
     background: {base}; color: {muted}; border: none; border-bottom: 1px solid {border};
     padding: 5px 8px; font-size: 9pt; font-weight: 600; }}
@@ -157,6 +168,50 @@ QHeaderView::section {{
 #chooserCard {{ background: {header}; border: 1px solid {border}; border-radius: 12px; }}
 #chooserTitle {{ font-size: 18pt; font-weight: 600; color: {text}; }}
 #chooserText {{ color: {muted}; font-size: 10pt; }}
+#chooserRule {{ background: {border}; }}
+QPushButton[class="link"] {{
+    background: transparent; border: none; color: {colours[QPalette.ColorRole.Link]};
+    font-weight: 600; padding: 4px 6px; }}
+QPushButton[class="link"]:hover {{ text-decoration: underline; }}
+#startTitle {{ font-size: 26pt; font-weight: 700; color: {text}; }}
+#startTagline {{ color: {muted}; font-size: 11pt; }}
+QPushButton[class="startAction"] {{
+    background: {header}; border: 1px solid {border}; border-radius: 10px; text-align: left; }}
+QPushButton[class="startAction"]:hover {{ background: {hover}; border-color: {accent}; }}
+QPushButton[class="startAction"]:focus {{ border: 2px solid {accent}; }}
+QPushButton[class="startAction"]:pressed {{ background: {keycap}; }}
+#startGlyph {{
+    background: {"#2a3a5c" if dark else "#e8efff"}; color: {"#9dbcff" if dark else accent};
+    border-radius: 20px; font-size: 15pt; font-weight: 700; }}
+#startActionTitle {{ font-size: 11pt; font-weight: 600; color: {text}; }}
+#startActionText {{ color: {muted}; font-size: 9.5pt; }}
+QListWidget#recentList {{
+    background: {header}; border: 1px solid {border}; border-radius: 10px; padding: 4px; }}
+QListWidget#recentList::item {{ border-radius: 6px; }}
+QListWidget#recentList::item:hover {{ background: {hover}; }}
+QListWidget#recentList::item:selected {{ background: {accent}; }}
+#recentEmpty {{
+    background: {header}; border: 1px dashed {border}; border-radius: 10px; color: {muted};
+    font-size: 10pt; padding: 24px; }}
+#startHint {{ color: {muted}; font-size: 9pt; }}
+#startError {{
+    background: {"#5a1f1f" if dark else "#fdecec"}; color: {"#ffd7d7" if dark else "#8a1f1f"};
+    border: 1px solid {"#8a2f2f" if dark else "#f1b7b7"}; border-radius: 8px;
+    padding: 10px 14px; }}
+#dialogTitle {{ font-size: 15pt; font-weight: 600; color: {text}; }}
+#dialogText {{ color: {muted}; font-size: 9.5pt; }}
+#fieldLabel {{ color: {text}; font-weight: 600; }}
+#fieldSubLabel {{ color: {muted}; padding-left: 12px; }}
+#problemsBox {{
+    background: {"#3a1c1c" if dark else "#fff5f5"};
+    border: 1px solid {"#8a2f2f" if dark else "#f1b7b7"}; border-radius: 8px; }}
+#problemsTitle {{ color: {"#ffb4b4" if dark else "#8a1f1f"}; font-weight: 600; font-size: 10.5pt; }}
+QTableWidget#problemList {{
+    background: {base}; border: 1px solid {border}; border-radius: 4px;
+    alternate-background-color: {colours[QPalette.ColorRole.AlternateBase]}; }}
+QListWidget#assignRaters::item, QListWidget#poolRuns::item {{ padding: 3px 2px; }}
+#previewText {{ color: {text}; }}
+#dialogError {{ color: {"#ff8f8f" if dark else "#b42318"}; font-weight: 600; }}
 QStatusBar {{ background: {header}; border-top: 1px solid {border}; color: {text}; }}
 QStatusBar QLabel {{ padding: 3px 10px; }}
 QStatusBar QLabel#statusError {{ color: {"#ff8f8f" if dark else "#b42318"}; font-weight: 600; }}

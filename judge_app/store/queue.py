@@ -10,10 +10,11 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from sqlalchemy import Select, and_, case, func, select
+from sqlalchemy import Row, Select, and_, case, func, select
 from sqlalchemy.orm import Session
 
 from judge_app.store.errors import StoreError
@@ -120,6 +121,35 @@ def active_rater_names(session: Session) -> list[str]:
     return list(session.scalars(select(Rater.name).where(Rater.active).order_by(Rater.name)))
 
 
+def active_raters(session: Session) -> list[tuple[int, str]]:
+    """(id, name) of the raters who may judge, by name."""
+    rows = session.execute(select(Rater.id, Rater.name).where(Rater.active).order_by(Rater.name))
+    return [(rater_id, name) for rater_id, name in rows]
+
+
+def run_names(session: Session) -> list[str]:
+    """The names of the runs, in order."""
+    return list(session.scalars(select(Run.name).order_by(Run.name)))
+
+
+def pooled_pair_count(session: Session, pool: PoolSettings) -> int:
+    """How many (query, document) pairs the pool holds over all queries: the work of a
+    rater who judges every query."""
+    run_ids = [run_id for run_id, _name in _pool_runs(session, pool)]
+    pairs = (
+        select(Result.query_id, Result.document_id)
+        .where(Result.run_id.in_(run_ids), Result.rank <= pool.depth)
+        .distinct()
+        .subquery()
+    )
+    return session.scalar(select(func.count()).select_from(pairs)) or 0
+
+
+def all_rater_names(session: Session) -> list[str]:
+    """The names of every rater, retired ones too, in order."""
+    return list(session.scalars(select(Rater.name).order_by(Rater.name)))
+
+
 def rater_queue(session: Session, rater_id: int) -> list[QueueQuery]:
     """The rater's queries in order: their assignment, or every query when there is none."""
     ids = assigned_queries(session, rater_id)
@@ -157,56 +187,54 @@ def query_items(
     if not runs:
         return []
     run_position = {run_id: index for index, (run_id, _name) in enumerate(runs)}
-    best: dict[int, tuple[int, int]] = {}
-    for document_id, run_id, rank in session.execute(
-        select(Result.document_id, Result.run_id, Result.rank).where(
+    # one statement (as a hand-written SELECT would be): the pooled results with their
+    # document and the rater's own judgment of it
+    rows = session.execute(
+        select(
+            Result.document_id, Result.run_id, Result.rank,
+            Document.external_id, Document.title, Document.url, Document.body,
+            Judgment.grade, Judgment.skipped, Judgment.note,
+        )
+        .join(Document, Document.id == Result.document_id)
+        .outerjoin(
+            Judgment,
+            and_(
+                Judgment.query_id == Result.query_id,
+                Judgment.document_id == Result.document_id,
+                Judgment.rater_id == rater_id,
+            ),
+        )
+        .where(
             Result.query_id == query_id,
             Result.run_id.in_(list(run_position)),
             Result.rank <= pool.depth,
         )
-    ):
-        key = (run_position[run_id] > 0, rank, run_position[run_id])
-        if document_id not in best or key < best[document_id]:
-            best[document_id] = key
-    if not best:
-        return []
-    documents = {
-        row.id: row
-        for row in session.execute(
-            select(Document.id, Document.external_id, Document.title, Document.url, Document.body)
-            .where(Document.id.in_(list(best)))
-        )
-    }  # fmt: skip
-    own = {
-        row.document_id: row
-        for row in session.execute(
-            select(Judgment.document_id, Judgment.grade, Judgment.skipped, Judgment.note).where(
-                Judgment.rater_id == rater_id,
-                Judgment.query_id == query_id,
-                Judgment.document_id.in_(list(best)),
-            )
-        )
-    }
+    )  # fmt: skip
+    best: dict[int, tuple[tuple[bool, int, int], Row]] = {}
+    for row in rows:
+        position = run_position[row.run_id]
+        key = (position > 0, row.rank, position)
+        if row.document_id not in best or key < best[row.document_id][0]:
+            best[row.document_id] = (key, row)
     if pool.order == "shuffle":
-        order = sorted(best, key=lambda document_id: documents[document_id].external_id)
+        order = sorted(best, key=lambda document_id: best[document_id][1].external_id)
         _seeded_random(pool.seed, rater_id, query_id).shuffle(order)
     else:
-        order = sorted(best, key=lambda document_id: (best[document_id], document_id))
+        order = sorted(best, key=lambda document_id: (best[document_id][0], document_id))
     items = []
     for position, document_id in enumerate(order, start=1):
-        document = documents[document_id]
-        judgment = own.get(document_id)
+        row = best[document_id][1]
         items.append(
             Item(
                 position=position,
                 document_id=document_id,
-                external_id=document.external_id,
-                title=document.title,
-                url=document.url,
-                body=document.body,
-                grade=judgment.grade if judgment else None,
-                skipped=bool(judgment.skipped) if judgment else False,
-                note=judgment.note if judgment else None,
+                external_id=row.external_id,
+                title=row.title,
+                url=row.url,
+                body=row.body,
+                grade=row.grade,
+                skipped=bool(row.skipped),
+                note=row.note,
             )
         )
     return items
@@ -262,7 +290,17 @@ def queue_progress(
 
 def overall_progress(session: Session, rater_id: int, pool: PoolSettings | None = None) -> Progress:
     """The rater's progress over all their assigned work."""
-    return sum(queue_progress(session, rater_id, pool).values(), Progress())
+    return total_progress(queue_progress(session, rater_id, pool).values())
+
+
+def total_progress(parts: Iterable[Progress]) -> Progress:
+    """The sum of many progress counts (one pass, no intermediate objects)."""
+    graded = skipped = total = 0
+    for part in parts:
+        graded += part.graded
+        skipped += part.skipped
+        total += part.total
+    return Progress(graded, skipped, total)
 
 
 def items_progress(items: list[Item]) -> Progress:

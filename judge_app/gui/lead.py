@@ -1,0 +1,546 @@
+"""A lead's tools: assign queries to raters, edit the rubric, set the pooling.
+
+Each dialog is opened with ``open()`` (never ``exec()``), reads what it shows through store
+functions and writes its change in one transaction; the judging screen is then read again.
+Nothing here shows a rater's grades: a lead sees counts, not judgments.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QRadioButton,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from judge_app.errors import JudgeAppError
+from judge_app.gui.theme import grade_colour, text_on
+from judge_app.gui.workers import Worker
+from judge_app.store import open_database
+from judge_app.store.assignments import AssignmentPlan, plan_assignments, write_assignments
+from judge_app.store.queue import PoolSettings, pooled_pair_count, set_pool_settings
+from judge_app.store.settings import DEFAULT_SCALE, GradeLabel, set_grade_label
+
+if TYPE_CHECKING:
+    from judge_app.gui.window import MainWindow
+
+FIRST_RUN = "(the first run by name)"
+
+
+class LeadDialog(QDialog):
+    """The frame of a lead's dialog: a title, a line of text, the content, the buttons.
+    Each dialog builds its content, calls ``finish_layout()`` and defines ``save()``."""
+
+    def __init__(self, window: MainWindow, name: str, title: str, text: str, accept: str):
+        super().__init__(window)
+        self.window_ = window
+        self.setObjectName(name)
+        self.setWindowTitle(title)
+        self.body = QVBoxLayout(self)
+        self.body.setContentsMargins(22, 18, 22, 18)
+        self.body.setSpacing(12)
+        heading = QLabel(title)
+        heading.setObjectName("dialogTitle")
+        intro = QLabel(text)
+        intro.setObjectName("dialogText")
+        intro.setWordWrap(True)
+        intro.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.body.addWidget(heading)
+        self.body.addWidget(intro)
+        self.error = QLabel()
+        self.error.setObjectName("dialogError")
+        self.error.setWordWrap(True)
+        self.error.hide()
+        self.buttons = QDialogButtonBox()
+        self.accept_button = self.buttons.addButton(accept, QDialogButtonBox.ButtonRole.AcceptRole)
+        self.accept_button.setDefault(True)
+        self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.rejected.connect(self.reject)
+
+    def finish_layout(self) -> None:
+        """Put the error line and the buttons last; the accept button runs ``save()``."""
+        self.body.addStretch(1)
+        self.body.addWidget(self.error)
+        self.body.addWidget(self.buttons)
+        self.buttons.accepted.connect(self.save)  # type: ignore[attr-defined]
+
+    def show_error(self, text: str) -> None:
+        self.error.setText(text)
+        self.error.setVisible(bool(text))
+
+
+def _checkable_list(name: str, entries: list[tuple[str, object]], checked: set) -> QListWidget:
+    widget = QListWidget()
+    widget.setObjectName(name)
+    widget.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+    for title, data in entries:
+        item = QListWidgetItem(title)
+        item.setData(Qt.ItemDataRole.UserRole, data)
+        item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
+        item.setCheckState(Qt.CheckState.Checked if data in checked else Qt.CheckState.Unchecked)
+        widget.addItem(item)
+    return widget
+
+
+def _checked(widget: QListWidget) -> list:
+    return [
+        widget.item(row).data(Qt.ItemDataRole.UserRole)
+        for row in range(widget.count())
+        if widget.item(row).checkState() == Qt.CheckState.Checked
+    ]
+
+
+def _set_all(widget: QListWidget, checked: bool) -> None:
+    state = Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked
+    for row in range(widget.count()):
+        widget.item(row).setCheckState(state)
+
+
+# assign ---------------------------------------------------------------------------------------
+
+
+class AssignDialog(LeadDialog):
+    """Every query to N of the chosen raters, or a share of the queries to all of them."""
+
+    def __init__(
+        self,
+        window: MainWindow,
+        raters: list[tuple[int, str]],
+        query_ids: list[int],
+        assigned: dict[int, set[int]],
+    ) -> None:
+        super().__init__(
+            window,
+            "assignDialog",
+            "Assign queries",
+            "Give each rater a queue. Queries judged by two raters or more measure agreement. "
+            "A rater without an assignment judges every query.",
+            "Assign",
+        )
+        self.setMinimumWidth(760)
+        self._names = dict(raters)
+        self._query_ids = query_ids
+        self._assigned = assigned
+        self.plan: AssignmentPlan | None = None
+
+        columns = QHBoxLayout()
+        columns.setSpacing(20)
+        left = QVBoxLayout()
+        left.setSpacing(6)
+        left.addWidget(_caption("Raters"))
+        self.raters = _checkable_list(
+            "assignRaters", [(name, rater_id) for rater_id, name in raters], set(self._names)
+        )
+        self.raters.setFixedWidth(220)
+        self.raters.itemChanged.connect(lambda _item: self._update())
+        left.addWidget(self.raters, 1)
+        pick = QHBoxLayout()
+        for title, checked in (("All", True), ("None", False)):
+            button = QPushButton(title)
+            button.setAutoDefault(False)
+            button.clicked.connect(lambda _c=False, on=checked: _set_all(self.raters, on))
+            pick.addWidget(button)
+        pick.addStretch(1)
+        left.addLayout(pick)
+        columns.addLayout(left)
+
+        right = QVBoxLayout()
+        right.setSpacing(8)
+        right.addWidget(_caption(f"How ({len(query_ids)} queries)"))
+        self.by_copies = QRadioButton("Every query to")
+        self.by_copies.setObjectName("assignEvery")
+        self.copies = QSpinBox()
+        self.copies.setObjectName("assignCopies")
+        self.copies.setRange(1, max(len(raters), 1))
+        self.copies.setValue(min(2, max(len(raters), 1)))
+        self.copies.setSuffix(" of the chosen raters")
+        every = QHBoxLayout()
+        every.addWidget(self.by_copies)
+        every.addWidget(self.copies)
+        every.addStretch(1)
+        right.addLayout(every)
+        right.addWidget(_note("in turn, so that each rater gets as many queries as the others"))
+        self.by_share = QRadioButton("Share")
+        self.by_share.setObjectName("assignShare")
+        self.share = QSpinBox()
+        self.share.setObjectName("assignSharePercent")
+        self.share.setRange(0, 100)
+        self.share.setValue(20)
+        self.share.setSuffix(" % of the queries with every chosen rater")
+        shared = QHBoxLayout()
+        shared.addWidget(self.by_share)
+        shared.addWidget(self.share)
+        shared.addStretch(1)
+        right.addLayout(shared)
+        right.addWidget(_note("each other query goes to one rater, in turn"))
+        group = QButtonGroup(self)
+        group.addButton(self.by_copies)
+        group.addButton(self.by_share)
+        self.by_copies.setChecked(True)
+        self.replace = QCheckBox("Replace the chosen raters' queues (their judgments stay)")
+        self.replace.setObjectName("assignReplace")
+        right.addSpacing(4)
+        right.addWidget(self.replace)
+        right.addSpacing(4)
+        right.addWidget(_caption("Preview"))
+        self.summary = QLabel()
+        self.summary.setObjectName("previewText")
+        self.summary.setWordWrap(True)
+        right.addWidget(self.summary)
+        self.preview = QTableWidget(0, 3)
+        self.preview.setObjectName("assignPreview")
+        self.preview.setHorizontalHeaderLabels(["Rater", "Queries after", "New"])
+        self.preview.verticalHeader().hide()
+        self.preview.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.preview.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.preview.setShowGrid(False)
+        self.preview.setMinimumHeight(170)
+        header = self.preview.horizontalHeader()
+        header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in (1, 2):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        right.addWidget(self.preview, 1)
+        columns.addLayout(right, 1)
+        self.body.addLayout(columns, 1)
+        self.finish_layout()
+        for signal in (
+            self.copies.valueChanged,
+            self.share.valueChanged,
+            self.by_copies.toggled,
+            self.replace.toggled,
+        ):
+            signal.connect(lambda *_args: self._update())
+        self._update()
+
+    def chosen(self) -> list[int]:
+        return _checked(self.raters)
+
+    def _update(self) -> None:
+        chosen = self.chosen()
+        self.copies.setMaximum(max(len(chosen), 1))
+        self.copies.setEnabled(self.by_copies.isChecked())
+        self.share.setEnabled(self.by_share.isChecked())
+        self.plan = None
+        self.preview.setRowCount(0)
+        if not chosen or not self._query_ids:
+            self.summary.setText(
+                "Choose at least one rater."
+                if self._query_ids
+                else "There are no queries to assign yet: import some first."
+            )
+            self.accept_button.setEnabled(False)
+            return
+        try:
+            if self.by_copies.isChecked():
+                self.plan = plan_assignments(self._query_ids, chosen, copies=self.copies.value())
+            else:
+                share = self.share.value() / 100
+                self.plan = plan_assignments(self._query_ids, chosen, share=share)
+        except JudgeAppError as error:
+            self.summary.setText(str(error))
+            self.accept_button.setEnabled(False)
+            return
+        self.accept_button.setEnabled(True)
+        replace = self.replace.isChecked()
+        rows = []
+        for rater_id, queries in self.plan.queues.items():
+            before = set() if replace else self._assigned.get(rater_id, set())
+            new = len(set(queries) - before)
+            rows.append((self._names[rater_id], len(before) + new, new))
+        self.preview.setRowCount(len(rows))
+        for row, cells in enumerate(rows):
+            for column, value in enumerate(cells):
+                text = f"{value:,}" if isinstance(value, int) else value
+                item = QTableWidgetItem(text)
+                if column:
+                    item.setTextAlignment(
+                        Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+                    )
+                self.preview.setItem(row, column, item)
+        self.summary.setText(self._describe(self.plan, len(chosen)))
+
+    def _describe(self, plan: AssignmentPlan, raters: int) -> str:
+        loads = sorted(plan.load().values())
+        spread = f"{loads[0]:,}" if loads[0] == loads[-1] else f"{loads[0]:,}–{loads[-1]:,}"
+        queries = len(self._query_ids)
+        if plan.shared or self.by_share.isChecked():
+            text = (
+                f"{len(plan.shared):,} of {queries:,} queries judged by all {raters} raters, "
+                f"the other {queries - len(plan.shared):,} by one each; {spread} per rater."
+            )
+        else:
+            copies = self.copies.value()
+            judges = "rater" if copies == 1 else f"{copies} raters"
+            text = f"Each of the {queries:,} queries judged by {judges}; {spread} per rater."
+        if loads[0] == 0:
+            text += " A rater left with no query would judge every query."
+        return text
+
+    def save(self) -> None:
+        if self.plan is None:
+            return
+        plan, replace = self.plan, self.replace.isChecked()
+        url = self.window_.database_url()
+
+        def work(_worker: Worker) -> int:
+            with open_database(url, create=False) as database, database.transaction() as s:
+                return write_assignments(s, plan, replace=replace)
+
+        task = self.window_.run_task("Assigning", work, cancellable=False)
+        self.setEnabled(False)
+        task.returned.connect(self._assigned_done)
+        task.errored.connect(lambda error: self.show_error(f"Nothing was assigned: {error}"))
+        task.finished.connect(lambda: self.setEnabled(True))
+
+    def _assigned_done(self, _added: int) -> None:
+        assert self.plan is not None
+        total, raters = sum(self.plan.load().values()), len(self.plan.queues)
+        self.window_.refresh_judging()
+        self.window_.show_message(f"Assigned: {total:,} queries to {raters} raters")
+        self.accept()
+
+
+# rubric ---------------------------------------------------------------------------------------
+
+
+class RubricDialog(LeadDialog):
+    """The six grades' labels and descriptions, as raters see them in the rubric."""
+
+    def __init__(self, window: MainWindow, labels: list[GradeLabel]) -> None:
+        super().__init__(
+            window,
+            "rubricDialog",
+            "Rubric",
+            "What each grade means, as raters see it beneath the results. Grades stay 0–5; "
+            "the labels and descriptions are yours.",
+            "Save",
+        )
+        self.setMinimumWidth(820)
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(10)
+        grid.setVerticalSpacing(8)
+        for column, title in ((1, "Label"), (2, "Description")):
+            grid.addWidget(_caption(title), 0, column)
+        self.labels: list[QLineEdit] = []
+        self.descriptions: list[QLineEdit] = []
+        for grade, label in enumerate(labels):
+            badge = QLabel(str(grade))
+            colour = grade_colour(grade)
+            badge.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            badge.setFixedSize(28, 26)
+            badge.setStyleSheet(
+                f"background:{colour.name()}; color:{text_on(colour).name()};"
+                "border-radius:5px; font-weight:700;"
+            )
+            name = QLineEdit(label.label)
+            name.setObjectName(f"rubricLabel{grade}")
+            name.setFixedWidth(190)
+            name.setPlaceholderText(DEFAULT_SCALE[grade].label)
+            text = QLineEdit(label.description)
+            text.setObjectName(f"rubricText{grade}")
+            text.setPlaceholderText("what a result of this grade is like")
+            grid.addWidget(badge, grade + 1, 0)
+            grid.addWidget(name, grade + 1, 1)
+            grid.addWidget(text, grade + 1, 2)
+            self.labels.append(name)
+            self.descriptions.append(text)
+        grid.setColumnStretch(2, 1)
+        self.body.addLayout(grid)
+        defaults = QPushButton("Restore the defaults")
+        defaults.setObjectName("rubricDefaults")
+        defaults.setAutoDefault(False)
+        defaults.clicked.connect(self.restore_defaults)
+        self.buttons.addButton(defaults, QDialogButtonBox.ButtonRole.ResetRole)
+        self.finish_layout()
+
+    def restore_defaults(self) -> None:
+        for default, name, text in zip(DEFAULT_SCALE, self.labels, self.descriptions):
+            name.setText(default.label)
+            text.setText(default.description)
+
+    def values(self) -> list[GradeLabel]:
+        return [
+            GradeLabel(grade, name.text().strip(), text.text().strip())
+            for grade, (name, text) in enumerate(zip(self.labels, self.descriptions))
+        ]
+
+    def save(self) -> None:
+        database = self.window_.database
+        if database is None:
+            return
+        empty = [str(label.grade) for label in self.values() if not label.label]
+        if empty:
+            self.show_error(f"Give grade {', '.join(empty)} a label")
+            return
+        try:
+            with database.transaction() as session:
+                for label in self.values():
+                    set_grade_label(session, label.grade, label.label, label.description)
+        except JudgeAppError as error:
+            self.show_error(f"Not saved: {error}")
+            return
+        self.window_.refresh_judging()
+        self.window_.show_message("Rubric saved: raters see the new labels from now on")
+        self.accept()
+
+
+# pool -----------------------------------------------------------------------------------------
+
+
+class PoolDialog(LeadDialog):
+    """Which results raters judge: the top d of the chosen runs, in a run's order or shuffled."""
+
+    def __init__(self, window: MainWindow, pool: PoolSettings, runs: list[str]) -> None:
+        super().__init__(
+            window,
+            "poolDialog",
+            "Pooling",
+            "Raters judge the union of the top results of the chosen runs, each document "
+            "once. Shuffling the order per rater keeps a system's ranking from biasing them.",
+            "Save",
+        )
+        self.setMinimumWidth(640)
+        self._all_runs = runs
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(14)
+        grid.setVerticalSpacing(10)
+        grid.addWidget(_field("Depth"), 0, 0)
+        self.depth = QSpinBox()
+        self.depth.setObjectName("poolDepth")
+        self.depth.setRange(1, 10_000)
+        self.depth.setValue(pool.depth)
+        self.depth.setPrefix("the top ")
+        self.depth.setSuffix(" results of each run")
+        grid.addWidget(self.depth, 0, 1, Qt.AlignmentFlag.AlignLeft)
+        grid.addWidget(_field("Runs"), 1, 0, Qt.AlignmentFlag.AlignTop)
+        chosen = set(runs) if pool.runs is None else set(pool.runs)
+        self.runs = _checkable_list("poolRuns", [(name, name) for name in runs], chosen)
+        self.runs.setFixedHeight(min(max(len(runs), 2), 5) * 26 + 8)
+        grid.addWidget(self.runs, 1, 1)
+        grid.addWidget(_field("Order"), 2, 0, Qt.AlignmentFlag.AlignTop)
+        order = QVBoxLayout()
+        order.setSpacing(6)
+        self.in_run_order = QRadioButton("As ranked by")
+        self.in_run_order.setObjectName("poolRunOrder")
+        self.order_run = QComboBox()
+        self.order_run.setObjectName("poolOrderRun")
+        self.order_run.addItem(FIRST_RUN, None)
+        for name in runs:
+            self.order_run.addItem(name, name)
+        self.order_run.setCurrentIndex(max(self.order_run.findData(pool.order_run), 0))
+        by_run = QHBoxLayout()
+        by_run.addWidget(self.in_run_order)
+        by_run.addWidget(self.order_run)
+        by_run.addStretch(1)
+        order.addLayout(by_run)
+        order.addWidget(_note("then the documents only the other runs found, best rank first"))
+        self.shuffled = QRadioButton("Shuffled, differently for each rater and query; seed")
+        self.shuffled.setObjectName("poolShuffle")
+        self.seed = QSpinBox()
+        self.seed.setObjectName("poolSeed")
+        self.seed.setRange(0, 2_000_000_000)
+        self.seed.setValue(pool.seed)
+        shuffled = QHBoxLayout()
+        shuffled.addWidget(self.shuffled)
+        shuffled.addWidget(self.seed)
+        shuffled.addStretch(1)
+        order.addLayout(shuffled)
+        group = QButtonGroup(self)
+        group.addButton(self.in_run_order)
+        group.addButton(self.shuffled)
+        (self.shuffled if pool.order == "shuffle" else self.in_run_order).setChecked(True)
+        grid.addLayout(order, 2, 1)
+        grid.setColumnStretch(1, 1)
+        self.body.addLayout(grid)
+        self.summary = QLabel()
+        self.summary.setObjectName("previewText")
+        self.summary.setWordWrap(True)
+        self.body.addWidget(self.summary)
+        self.finish_layout()
+        self.depth.valueChanged.connect(lambda _value: self._update())
+        self.runs.itemChanged.connect(lambda _item: self._update())
+        self.in_run_order.toggled.connect(lambda _on: self._update())
+        self._update()
+
+    def settings(self) -> PoolSettings:
+        runs = _checked(self.runs)
+        return PoolSettings(
+            depth=self.depth.value(),
+            runs=None if len(runs) == len(self._all_runs) else tuple(runs),
+            order="run" if self.in_run_order.isChecked() else "shuffle",
+            order_run=self.order_run.currentData(),
+            seed=self.seed.value(),
+        )
+
+    def _update(self) -> None:
+        self.order_run.setEnabled(self.in_run_order.isChecked())
+        self.seed.setEnabled(self.shuffled.isChecked())
+        database = self.window_.database
+        if not self._all_runs:
+            self.summary.setText("There are no runs yet: import one first.")
+            self.accept_button.setEnabled(False)
+            return
+        if not _checked(self.runs):
+            self.summary.setText("Choose at least one run.")
+            self.accept_button.setEnabled(False)
+            return
+        self.accept_button.setEnabled(True)
+        if database is not None:
+            with database.reading() as session:
+                pairs = pooled_pair_count(session, self.settings())
+            self.summary.setText(f"A rater who judges every query has {pairs:,} results to judge.")
+
+    def save(self) -> None:
+        database = self.window_.database
+        if database is None:
+            return
+        try:
+            with database.transaction() as session:
+                set_pool_settings(session, self.settings())
+        except JudgeAppError as error:
+            self.show_error(f"Not saved: {error}")
+            return
+        self.window_.refresh_judging()
+        self.window_.show_message("Pooling saved: every rater's queue is read again")
+        self.accept()
+
+
+def _caption(text: str) -> QLabel:
+    caption = QLabel(text.upper())
+    caption.setObjectName("paneCaption")
+    return caption
+
+
+def _field(text: str) -> QLabel:
+    label = QLabel(text)
+    label.setObjectName("fieldLabel")
+    return label
+
+
+def _note(text: str) -> QWidget:
+    label = QLabel(text)
+    label.setObjectName("dialogText")
+    label.setWordWrap(True)
+    label.setContentsMargins(24, 0, 0, 0)
+    return label

@@ -1,0 +1,501 @@
+"""File ▸ Import… and File ▸ Export…: the dialogs, and the work they hand to a worker thread.
+
+The work functions run on a pool thread with their own Database (opened from the window's
+URL) and never touch a widget. An import is one transaction: cancelling it, or a problem in
+any file, writes nothing. An export writes a temporary file and renames it at the end, so a
+cancelled or failed export leaves no half-written file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QButtonGroup,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QRadioButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from judge_app.errors import JudgeAppError
+from judge_app.gui.workers import Worker
+from judge_app.io.errors import ImportFileError, Problem
+from judge_app.store import open_database
+
+if TYPE_CHECKING:
+    from judge_app.gui.window import MainWindow
+
+TABLE_FILTER = "Tables (*.csv *.tsv *.jsonl);;All files (*)"
+RUN_FILTER = "Runs (*.csv *.tsv *.jsonl *.txt *.run);;All files (*)"
+JUDGMENT_FILTER = "Judgments (*.csv *.tsv *.jsonl *.txt *.qrels);;All files (*)"
+
+
+# the work -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ImportRequest:
+    """The files of one import (any of the four) and its options."""
+
+    queries: Path | None = None
+    documents: Path | None = None
+    run: Path | None = None
+    run_name: str | None = None
+    judgments: Path | None = None
+    rater: str | None = None
+    strict: bool = False
+
+    @property
+    def files(self) -> list[Path]:
+        return [p for p in (self.queries, self.documents, self.run, self.judgments) if p]
+
+
+def import_work(url: str, request: ImportRequest) -> Callable[[Worker], str]:
+    """The import as work for a worker: check every file, then write them in one transaction
+    on a Database of its own; returns the summary. Raises ImportFileError with the problems."""
+
+    def work(worker: Worker) -> str:
+        from judge_app.store.imports import read_inputs, write_inputs
+
+        worker.report("checking the files", 0, 0)
+        inputs = read_inputs(
+            queries=request.queries,
+            documents=request.documents,
+            run=request.run,
+            run_name=request.run_name or None,
+            judgments=request.judgments,
+            rater=request.rater or None,
+        )
+        worker.check()
+        worker.report("writing", 0, 0)
+        with open_database(url, create=False) as database:
+            summary = write_inputs(database, inputs, strict=request.strict, progress=worker.report)
+        return str(summary)
+
+    return work
+
+
+@dataclass(frozen=True)
+class ExportRequest:
+    """What to export where: ``judgments`` CSV, or ``qrels`` aggregated with ``method``."""
+
+    kind: str  # "judgments" or "qrels"
+    path: Path
+    method: str = "mean"
+
+
+def export_work(url: str, request: ExportRequest) -> Callable[[Worker], str]:
+    """The export as work for a worker, on a Database of its own; returns what it wrote."""
+
+    def work(worker: Worker) -> str:
+        from judge_app.io.exports import write_judgments_csv, write_qrels
+        from judge_app.metrics.aggregation import aggregate_grades
+        from judge_app.store import reads
+
+        worker.report("reading the judgments", 0, 0)
+        with open_database(url, create=False) as database, database.reading() as session:
+            judgments = reads.judgments_frame(session)
+        worker.check()
+        partial = request.path.with_name(request.path.name + ".part")
+        try:
+            if request.kind == "judgments":
+                worker.report("writing", 0, 0)
+                count = write_judgments_csv(judgments, partial)
+                what = f"{count:,} judgments"
+            else:
+                worker.report("aggregating", 0, 0)
+                grades = aggregate_grades(judgments, request.method)
+                worker.check()
+                worker.report("writing", 0, 0)
+                count = write_qrels(grades, partial)
+                what = f"{count:,} graded pairs ({request.method})"
+            worker.check()
+            partial.replace(request.path)
+        finally:
+            partial.unlink(missing_ok=True)
+        return f"Exported {what} to {request.path}"
+
+    return work
+
+
+def problems_of(error: BaseException) -> tuple[list[Problem], int]:
+    """The problems to list for a failed import (and how many there are in all)."""
+    if isinstance(error, ImportFileError):
+        return list(error.problems), error.total
+    return [Problem("", None, None, describe_error(error))], 1
+
+
+def problems_summary(error: BaseException) -> str:
+    """A failed import in a line: ``3 problems in queries.csv, run.txt``."""
+    problems, total = problems_of(error)
+    if not isinstance(error, ImportFileError):
+        return problems[0].reason.splitlines()[0]
+    files = sorted({problem.file for problem in problems if problem.file})
+    where = f" in {', '.join(Path(name).name for name in files)}" if files else ""
+    return f"{total} problem{'s' if total != 1 else ''}{where}"
+
+
+def describe_error(error: BaseException) -> str:
+    """An error in words: our own errors and the system's carry a message for the user;
+    anything else is a defect, named by its type."""
+    if isinstance(error, (JudgeAppError, OSError)):
+        return str(error)
+    return f"{type(error).__name__}: {error}"
+
+
+# the dialogs ----------------------------------------------------------------------------------
+
+
+class FileField(QWidget):
+    """A path with a Browse… button."""
+
+    def __init__(self, dialog: QDialog, window: MainWindow, name: str, title: str, filter_: str):
+        super().__init__()
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(6)
+        self.edit = QLineEdit()
+        self.edit.setObjectName(f"{name}Path")
+        self.edit.setPlaceholderText("no file")
+        self.edit.setClearButtonEnabled(True)
+        browse = QPushButton("Browse…")
+        browse.setObjectName(f"{name}Browse")
+        browse.setAutoDefault(False)
+        browse.clicked.connect(
+            lambda: window.choose_file(title, filter_, self.edit.setText, parent=dialog)
+        )
+        layout.addWidget(self.edit, 1)
+        layout.addWidget(browse)
+
+    def path(self) -> Path | None:
+        text = self.edit.text().strip()
+        return Path(text).expanduser() if text else None
+
+
+class ImportDialog(QDialog):
+    """Which files to import; lists the problems when the import is refused."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self._window = window
+        self.setObjectName("importDialog")
+        self.setWindowTitle("Import files")
+        self.setMinimumWidth(720)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(22, 18, 22, 18)
+        layout.setSpacing(12)
+        heading = QLabel("Import files")
+        heading.setObjectName("dialogTitle")
+        intro = QLabel(
+            "Every file is checked before anything is written; a problem in any of them "
+            "imports nothing. CSV, TSV and JSONL files; a run or judgments file with another "
+            "extension is read as TREC."
+        )
+        intro.setObjectName("dialogText")
+        intro.setWordWrap(True)
+        intro.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        layout.addWidget(heading)
+        layout.addWidget(intro)
+
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(12)
+        grid.setVerticalSpacing(8)
+        self.queries = FileField(self, window, "queries", "Queries file", TABLE_FILTER)
+        self.documents = FileField(self, window, "documents", "Documents file", TABLE_FILTER)
+        self.run = FileField(self, window, "run", "Run file", RUN_FILTER)
+        self.judgments = FileField(self, window, "judgments", "Judgments file", JUDGMENT_FILTER)
+        self.run_name = QLineEdit()
+        self.run_name.setObjectName("runName")
+        self.run_name.setPlaceholderText("from the file: its TREC tag, or its name")
+        self.rater = QLineEdit()
+        self.rater.setObjectName("qrelsRater")
+        self.rater.setPlaceholderText("for a qrels file or one without a rater column")
+        rows = [
+            ("Queries", self.queries, "query_id, text[, description]"),
+            ("Documents", self.documents, "doc_id[, title, url, body]"),
+            ("Run", self.run, "query_id, doc_id, rank[, score], or a TREC run"),
+            ("Run name", self.run_name, None),
+            ("Judgments", self.judgments, "query_id, doc_id, rater, grade[, note], or qrels"),
+            ("Rater", self.rater, None),
+        ]
+        for row, (label, field, hint) in enumerate(rows):
+            name = QLabel(label)
+            name.setObjectName("fieldLabel" if hint else "fieldSubLabel")
+            grid.addWidget(name, row, 0)
+            grid.addWidget(field, row, 1)
+            if hint:
+                field.setToolTip(hint)
+        grid.setColumnStretch(1, 1)
+        layout.addLayout(grid)
+        self.strict = QCheckBox("Refuse queries and documents the database does not know yet")
+        self.strict.setObjectName("strictImport")
+        layout.addWidget(self.strict)
+
+        self.problems_box = QFrame()
+        self.problems_box.setObjectName("problemsBox")
+        problems_layout = QVBoxLayout(self.problems_box)
+        problems_layout.setContentsMargins(12, 10, 12, 12)
+        problems_layout.setSpacing(8)
+        self.problems_title = QLabel()
+        self.problems_title.setObjectName("problemsTitle")
+        self.problems_title.setWordWrap(True)
+        self.problems = QTableWidget(0, 4)
+        self.problems.setObjectName("problemList")
+        self.problems.setHorizontalHeaderLabels(["File", "Line", "Column", "Problem"])
+        self.problems.verticalHeader().hide()
+        self.problems.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.problems.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.problems.setWordWrap(True)
+        self.problems.setShowGrid(False)
+        self.problems.setAlternatingRowColors(True)
+        header = self.problems.horizontalHeader()
+        header.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.problems.setMinimumHeight(180)
+        self.problems_more = QLabel()
+        self.problems_more.setObjectName("dialogText")
+        copy = QPushButton("Copy the list")
+        copy.setObjectName("copyProblems")
+        copy.setAutoDefault(False)
+        copy.clicked.connect(self._copy_problems)
+        more_row = QHBoxLayout()
+        more_row.addWidget(self.problems_more, 1)
+        more_row.addWidget(copy)
+        problems_layout.addWidget(self.problems_title)
+        problems_layout.addWidget(self.problems, 1)
+        problems_layout.addLayout(more_row)
+        self.problems_box.hide()
+        layout.addWidget(self.problems_box, 1)
+
+        self.buttons = QDialogButtonBox()
+        self.import_button = self.buttons.addButton(
+            "Import", QDialogButtonBox.ButtonRole.AcceptRole
+        )
+        self.import_button.setObjectName("startImport")
+        self.import_button.setDefault(True)
+        self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self.start)
+        self.buttons.rejected.connect(self.reject)
+        layout.addWidget(self.buttons)
+        for field in (self.queries, self.documents, self.run, self.judgments):
+            field.edit.textChanged.connect(self._update_button)
+        self._update_button()
+
+    def request(self) -> ImportRequest:
+        return ImportRequest(
+            queries=self.queries.path(),
+            documents=self.documents.path(),
+            run=self.run.path(),
+            run_name=self.run_name.text().strip() or None,
+            judgments=self.judgments.path(),
+            rater=self.rater.text().strip() or None,
+            strict=self.strict.isChecked(),
+        )
+
+    def _update_button(self) -> None:
+        self.import_button.setEnabled(bool(self.request().files))
+
+    def start(self) -> None:
+        """Run the import in the background; the dialog waits, disabled, for its outcome."""
+        task = self._window.start_import(self.request())
+        if task is None:
+            return
+        self.setEnabled(False)
+        task.returned.connect(lambda _summary: self.accept())
+        task.errored.connect(self.show_problems)
+        task.finished.connect(lambda: self.setEnabled(True))
+
+    def show_problems(self, error: BaseException) -> None:
+        problems, total = problems_of(error)
+        self.problems_title.setText(f"Nothing was imported: {problems_summary(error)}.")
+        self.problems.setRowCount(len(problems))
+        for row, problem in enumerate(problems):
+            cells = (
+                Path(problem.file).name if problem.file else "",
+                "" if problem.line is None else str(problem.line),
+                problem.column or "",
+                problem.reason,
+            )
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if column == 0 and problem.file:
+                    item.setToolTip(problem.file)
+                self.problems.setItem(row, column, item)
+        self.problems.resizeRowsToContents()
+        shown = len(problems)
+        self.problems_more.setText(
+            f"The first {shown} of {total} are listed." if total > shown else ""
+        )
+        self.problems_box.show()
+        self.adjustSize()
+
+    def problem_rows(self) -> list[tuple[str, str, str, str]]:
+        return [
+            tuple(self.problems.item(row, column).text() for column in range(4))  # type: ignore[misc]
+            for row in range(self.problems.rowCount())
+        ]
+
+    def _copy_problems(self) -> None:
+        lines = [self.problems_title.text()]
+        for file, line, column, reason in self.problem_rows():
+            where = ", ".join(part for part in (file, line and f"line {line}", column) if part)
+            lines.append(f"{where}: {reason}" if where else reason)
+        QGuiApplication.clipboard().setText("\n".join(lines))
+
+
+class ExportDialog(QDialog):
+    """Judgments as CSV, or qrels with the raters' grades aggregated."""
+
+    def __init__(self, window: MainWindow, raters: list[str]) -> None:
+        super().__init__(window)
+        self._window = window
+        self.setObjectName("exportDialog")
+        self.setWindowTitle("Export")
+        self.setMinimumWidth(640)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(22, 18, 22, 18)
+        layout.setSpacing(12)
+        heading = QLabel("Export judgments")
+        heading.setObjectName("dialogTitle")
+        layout.addWidget(heading)
+        self.as_csv = QRadioButton("Judgments as CSV: one row per rater judgment")
+        self.as_csv.setObjectName("exportCsv")
+        csv_text = QLabel(
+            "Query and document ids and texts, rater, grade, skipped, note, time; "
+            "imports back without loss."
+        )
+        self.as_qrels = QRadioButton("Qrels for trec_eval: one grade per query and document")
+        self.as_qrels.setObjectName("exportQrels")
+        qrels_text = QLabel("The raters' grades of each pair combined into one.")
+        group = QButtonGroup(self)
+        for button in (self.as_csv, self.as_qrels):
+            group.addButton(button)
+        self.as_csv.setChecked(True)
+        for widget in (csv_text, qrels_text):
+            widget.setObjectName("dialogText")
+            widget.setWordWrap(True)
+            widget.setContentsMargins(26, 0, 0, 0)
+        choices = QVBoxLayout()
+        choices.setSpacing(2)
+        choices.addWidget(self.as_csv)
+        choices.addWidget(csv_text)
+        choices.addSpacing(10)
+        choices.addWidget(self.as_qrels)
+        choices.addWidget(qrels_text)
+        choices.addSpacing(6)
+        layout.addLayout(choices)
+        method_row = QHBoxLayout()
+        method_row.setContentsMargins(26, 0, 0, 0)
+        method_label = QLabel("Combine by")
+        self.method = QComboBox()
+        self.method.setObjectName("aggregation")
+        for title, method in (
+            ("mean grade", "mean"),
+            ("median grade", "median"),
+            ("majority (ties to the lower grade)", "majority"),
+            ("highest grade", "max"),
+            ("lowest grade", "min"),
+            *((f"only {name}'s grades", f"rater:{name}") for name in raters),
+        ):
+            self.method.addItem(title, method)
+        method_row.addWidget(method_label)
+        method_row.addWidget(self.method, 1)
+        layout.addLayout(method_row)
+        self.as_qrels.toggled.connect(self._update)
+
+        target = QGridLayout()
+        target.setHorizontalSpacing(12)
+        target.addWidget(QLabel("To file"), 0, 0)
+        self.path = QLineEdit()
+        self.path.setObjectName("exportPath")
+        self.path.setPlaceholderText("where to write it")
+        browse = QPushButton("Browse…")
+        browse.setObjectName("exportBrowse")
+        browse.setAutoDefault(False)
+        browse.clicked.connect(self._browse)
+        target.addWidget(self.path, 0, 1)
+        target.addWidget(browse, 0, 2)
+        target.setColumnStretch(1, 1)
+        layout.addSpacing(4)
+        layout.addLayout(target)
+        self.error = QLabel()
+        self.error.setObjectName("dialogError")
+        self.error.setWordWrap(True)
+        self.error.hide()
+        layout.addWidget(self.error)
+
+        self.buttons = QDialogButtonBox()
+        self.export_button = self.buttons.addButton(
+            "Export", QDialogButtonBox.ButtonRole.AcceptRole
+        )
+        self.export_button.setObjectName("startExport")
+        self.export_button.setDefault(True)
+        self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.accepted.connect(self.start)
+        self.buttons.rejected.connect(self.reject)
+        layout.addWidget(self.buttons)
+        self.path.textChanged.connect(self._update)
+        self._update()
+
+    def request(self) -> ExportRequest:
+        return ExportRequest(
+            kind="qrels" if self.as_qrels.isChecked() else "judgments",
+            path=Path(self.path.text().strip()).expanduser(),
+            method=self.method.currentData(),
+        )
+
+    def _update(self) -> None:
+        self.method.setEnabled(self.as_qrels.isChecked())
+        self.export_button.setEnabled(bool(self.path.text().strip()))
+
+    def _browse(self) -> None:
+        qrels = self.as_qrels.isChecked()
+        self._window.choose_file(
+            "Export qrels" if qrels else "Export judgments",
+            "TREC qrels (*.qrels *.txt);;All files (*)" if qrels else "CSV (*.csv)",
+            self.path.setText,
+            save=True,
+            suffix="qrels" if qrels else "csv",
+            default="judgments.qrels" if qrels else "judgments.csv",
+            parent=self,
+        )
+
+    def start(self) -> None:
+        request = self.request()
+        if not request.path.parent.is_dir():
+            self._show_error(f"Folder {request.path.parent} does not exist")
+            return
+        task = self._window.start_export(request)
+        if task is None:
+            return
+        self.setEnabled(False)
+        self.error.hide()
+        task.returned.connect(lambda _text: self.accept())
+        task.errored.connect(lambda error: self._show_error(describe_error(error)))
+        task.finished.connect(lambda: self.setEnabled(True))
+
+    def _show_error(self, text: str) -> None:
+        self.error.setText(f"Nothing was exported: {text}")
+        self.error.show()

@@ -1,0 +1,82 @@
+"""Fixtures and helpers of the GUI tests: fresh settings, the demo database, windows."""
+
+from __future__ import annotations
+
+import shutil
+from contextlib import redirect_stdout
+from io import StringIO
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from PySide6.QtCore import QEvent, Qt, QThreadPool
+from PySide6.QtWidgets import QApplication
+
+from judge_app.cli import main as cli
+from judge_app.gui import create_main_window, preferences
+from judge_app.store import open_database, reads
+
+
+@pytest.fixture(autouse=True)
+def fresh_settings(tmp_path, monkeypatch):
+    """Every test gets its own QSettings file: nothing reads the developer's settings."""
+    monkeypatch.setenv(preferences.SETTINGS_ENV, str(tmp_path / "settings.ini"))
+
+
+@pytest.fixture(scope="module")
+def demo_template(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("demo") / "demo.sqlite"
+    with redirect_stdout(StringIO()):
+        assert cli(["demo", str(path)]) == 0
+    return path
+
+
+@pytest.fixture
+def demo_db(demo_template, tmp_path) -> Path:
+    path = tmp_path / "demo.sqlite"
+    shutil.copy(demo_template, path)
+    return path
+
+
+@pytest.fixture
+def open_window(qtbot):
+    windows = []
+
+    def opener(database, rater="dan", demo=None):
+        window = create_main_window(database, rater, demo=demo)
+        qtbot.addWidget(window)
+        window.show()
+        windows.append(window)
+        return window
+
+    yield opener
+    assert QThreadPool.globalInstance().waitForDone(30_000), "a worker is still running"
+    for window in windows:
+        window.close()
+        if window.database is not None:
+            window.database.close()
+        window.deleteLater()  # closed windows would slow every later theme change down
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+
+
+@pytest.fixture
+def window(open_window, demo_db):
+    return open_window(demo_db)
+
+
+def press(qtbot, window, key, modifier=Qt.KeyboardModifier.NoModifier):
+    """A key sent to whatever has the focus, as a user's key press is."""
+    target = QApplication.focusWidget() or window.judging.result_view
+    qtbot.keyClick(target, key, modifier)
+
+
+def own_state(path, rater, query, document):
+    """The rater's judgment of (query, document) as read back from the database file."""
+    with open_database(path) as database, database.reading() as session:
+        frame = reads.judgments_frame(session, raters=[rater])
+    rows = frame[(frame["query_id"] == query) & (frame["doc_id"] == document)]
+    if rows.empty:
+        return None
+    row = rows.iloc[0]
+    grade = None if pd.isna(row["grade"]) else int(row["grade"])
+    return grade, bool(row["skipped"]), None if pd.isna(row["note"]) else row["note"]

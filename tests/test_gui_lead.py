@@ -1,0 +1,150 @@
+"""A lead's tools: Assign…, Rubric… and Pooling… write the database; the judging screen follows."""
+
+from __future__ import annotations
+
+from gui_support import demo_db, demo_template, fresh_settings, open_window, press
+from PySide6.QtCore import Qt
+
+from judge_app.gui.models import Role
+from judge_app.store import open_database
+from judge_app.store.assignments import current_assignments
+from judge_app.store.people import add_rater, find_rater
+from judge_app.store.queue import (
+    PoolSettings,
+    pool_settings,
+    pooled_pair_count,
+    query_items,
+    rater_queue,
+)
+from judge_app.store.settings import scale
+
+__all__ = ["demo_db", "demo_template", "fresh_settings", "open_window"]  # fixtures
+
+
+def check_only(widget, names):
+    for row in range(widget.count()):
+        item = widget.item(row)
+        item.setCheckState(
+            Qt.CheckState.Checked if item.text() in names else Qt.CheckState.Unchecked
+        )
+
+
+def assignments_by_name(path):
+    with open_database(path) as database, database.reading() as session:
+        raters = {name: find_rater(session, name) for name in ("ana", "ben", "chloe", "dan")}
+        assigned = current_assignments(session)
+    return {name: assigned.get(rater.id, set()) for name, rater in raters.items() if rater}
+
+
+def test_assign_every_query_to_two_raters_from_the_rater_chooser(qtbot, open_window, demo_db):
+    with open_database(demo_db) as database, database.transaction() as session:
+        add_rater(session, "dan")
+    window = open_window(demo_db, None)  # opened for a lead: the chooser offers the tools
+    qtbot.mouseClick(window.chooser.lead_buttons["assign"], Qt.MouseButton.LeftButton)
+    dialog = window.lead_dialog
+    assert dialog.objectName() == "assignDialog" and dialog.isVisible()
+    check_only(dialog.raters, {"ana", "ben", "dan"})
+    dialog.copies.setValue(2)
+    dialog.replace.setChecked(True)
+    assert dialog.summary.text() == "Each of the 16 queries judged by 2 raters; 10–11 per rater."
+    preview = {
+        dialog.preview.item(row, 0).text(): dialog.preview.item(row, 1).text()
+        for row in range(dialog.preview.rowCount())
+    }
+    assert sorted(preview) == ["ana", "ben", "dan"] and sorted(preview.values()) == [
+        "10",
+        "11",
+        "11",
+    ]
+    qtbot.mouseClick(dialog.accept_button, Qt.MouseButton.LeftButton)
+    with qtbot.waitSignal(dialog.finished, timeout=30_000):
+        pass
+    assigned = assignments_by_name(demo_db)
+    assert sorted(len(assigned[name]) for name in ("ana", "ben", "dan")) == [10, 11, 11]
+    assert len(assigned["chloe"]) == 16  # not chosen: unchanged
+    every = [q for name in ("ana", "ben", "dan") for q in assigned[name]]
+    assert all(every.count(query) == 2 for query in set(every)) and len(set(every)) == 16
+    assert window.status_text() == "Assigned: 32 queries to 3 raters"
+    window.chooser.raters.setCurrentText("dan")
+    qtbot.mouseClick(window.chooser.start, Qt.MouseButton.LeftButton)
+    assert {query.id for query in window.judging.session.queue} == assigned["dan"]
+
+
+def test_assign_a_share_to_all_and_the_rest_to_one_each(qtbot, open_window, demo_db):
+    window = open_window(demo_db, "ana")
+    dialog = window.show_assign_dialog()
+    dialog.by_share.setChecked(True)
+    dialog.share.setValue(25)
+    dialog.replace.setChecked(True)
+    assert dialog.summary.text().startswith("4 of 16 queries judged by all 3 raters, the other 12")
+    dialog.accept_button.click()
+    with qtbot.waitSignal(dialog.finished, timeout=30_000):
+        pass
+    assigned = assignments_by_name(demo_db)
+    shared = assigned["ana"] & assigned["ben"] & assigned["chloe"]
+    assert len(shared) == 4 and all(len(assigned[n]) == 8 for n in ("ana", "ben", "chloe"))
+    assert len(window.judging.session.queue) == 8  # ana's queue was read again
+
+
+def test_rubric_edits_reach_the_rubric_panel_and_the_grades(qtbot, open_window, demo_db):
+    window = open_window(demo_db, "dan")
+    press(qtbot, window, Qt.Key.Key_3)
+    dialog = window.show_rubric_dialog()
+    assert dialog.labels[3].text() == "Relevant"
+    dialog.labels[3].setText("Good")
+    dialog.descriptions[3].setText("Answers most of what was asked.")
+    dialog.labels[1].clear()
+    dialog.accept_button.click()
+    assert dialog.isVisible() and dialog.error.text() == "Give grade 1 a label"
+    dialog.labels[1].setText("Marginal")
+    dialog.accept_button.click()
+    assert not dialog.isVisible()
+    with open_database(demo_db) as database, database.reading() as session:
+        labels = scale(session)
+    assert (labels[3].label, labels[3].description) == ("Good", "Answers most of what was asked.")
+    assert labels[1].label == "Marginal" and labels[0].label == "Irrelevant"
+    button = window.judging.rubric_buttons[3]
+    assert button.title.text() == "3 · Good"
+    assert button.description.text() == "Answers most of what was asked."
+    assert window.judging.results_model.index(0, 3).data() == "3 Good"
+    assert window.judging.current_row == 1  # the same result stays selected
+
+
+def test_rubric_defaults_can_be_restored(open_window, demo_db):
+    window = open_window(demo_db, "dan")
+    dialog = window.show_rubric_dialog()
+    dialog.labels[5].setText("Ideal")
+    dialog.accept_button.click()
+    dialog = window.show_rubric_dialog()
+    assert dialog.labels[5].text() == "Ideal"
+    dialog.restore_defaults()
+    dialog.accept_button.click()
+    assert window.judging.rubric_buttons[5].title.text() == "5 · Perfect"
+
+
+def test_pooling_settings_are_stored_and_the_items_follow(open_window, demo_db):
+    window = open_window(demo_db, "dan")
+    assert len(window.judging.session.items) == 12
+    dialog = window.show_pool_dialog()
+    assert dialog.depth.value() == 10 and dialog.in_run_order.isChecked()
+    dialog.depth.setValue(5)
+    check_only(dialog.runs, {"neural"})
+    dialog.shuffled.setChecked(True)
+    dialog.seed.setValue(3)
+    expected = PoolSettings(depth=5, runs=("neural",), order="shuffle", seed=3)
+    with open_database(demo_db) as database, database.reading() as session:
+        pairs = pooled_pair_count(session, expected)
+    assert dialog.summary.text() == f"A rater who judges every query has {pairs} results to judge."
+    check_only(dialog.runs, set())
+    assert not dialog.accept_button.isEnabled()
+    check_only(dialog.runs, {"neural"})
+    dialog.accept_button.click()
+    with open_database(demo_db) as database, database.reading() as session:
+        assert pool_settings(session) == expected
+        dan = find_rater(session, "dan").id
+        first = rater_queue(session, dan)[0].id
+        items = query_items(session, dan, first)
+    session = window.judging.session
+    assert [item.external_id for item in session.items] == [item.external_id for item in items]
+    assert len(session.items) == 5 and session.pool == expected
+    assert window.judging.results_model.index(0, 1).data(Role.URL) == items[0].url
