@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,3 +36,21 @@ def postgres_url() -> str:
     if not url:
         pytest.skip(f"no PostgreSQL server: set {POSTGRES_ENV} (.ci/run sets it)")
     return url
+
+
+@pytest.fixture
+def pg_url(postgres_url: str) -> Iterator[str]:
+    """A PostgreSQL database of its own on the test server, dropped afterwards."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    name = f"judge_test_{uuid.uuid4().hex[:10]}"
+    admin = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(postgres_url).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
+        admin.dispose()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import uuid
 from contextlib import redirect_stdout
 from importlib import resources
 from io import StringIO
@@ -13,8 +12,6 @@ from gui_support import demo_db, demo_template, fresh_settings, open_window
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 from snapshots import snapshot
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
 from judge_app.cli import main as cli
 from judge_app.gui.workers import PROGRESS_DELAY_MS, Cancelled
@@ -205,21 +202,6 @@ def test_a_refused_export_says_why_and_leaves_no_file(qtbot, open_window, demo_d
     assert dialog.isVisible() and dialog.error.isVisible()
     assert "contain spaces" in dialog.error.text()
     assert not (tmp_path / "out.qrels").exists() and not list(tmp_path.glob("*.part"))
-
-
-@pytest.fixture
-def pg_url(postgres_url):
-    """A PostgreSQL database of its own, dropped afterwards."""
-    name = f"judge_gui_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(postgres_url).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 @pytest.mark.postgres

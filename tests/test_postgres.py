@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
+from sqlalchemy import text
 
 from judge_app.store import open_database, reads
 from judge_app.store.imports import import_files
@@ -18,21 +15,6 @@ from judge_app.store.people import rater
 
 DEMO = Path(__file__).resolve().parents[1] / "resources" / "demo"
 pytestmark = pytest.mark.postgres
-
-
-@pytest.fixture
-def pg_url(postgres_url: str) -> Iterator[str]:
-    """A database of its own on the server, dropped afterwards."""
-    name = f"judge_test_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(postgres_url).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 def _demo(database) -> None:  # type: ignore[no-untyped-def]

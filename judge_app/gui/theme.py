@@ -5,9 +5,10 @@ from __future__ import annotations
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication
 
+from judge_app.reports.palette import GRADE_COLOURS
+
 THEMES = ("light", "dark")
 
-GRADE_COLOURS = ("#b8473d", "#d9822b", "#d6a72c", "#7ba63a", "#3b9960", "#1f7a8c")
 SKIPPED_COLOUR = "#7b8494"
 
 _PALETTES = {

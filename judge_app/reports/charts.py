@@ -10,8 +10,8 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-GRADE_COLOURS = ("#b8473d", "#d9822b", "#d6a72c", "#7ba63a", "#3b9960", "#1f7a8c")
-"""Grades 0–5, from red (irrelevant) to teal (perfect): the window's badges use them too."""
+from judge_app.reports.palette import GRADE_COLOURS
+
 RUN_COLOURS = ("#2f6feb", "#d9822b", "#3b9960", "#8250df", "#b8473d", "#6b7280")
 INK, GRID = "#1f2328", "#d0d4da"
 SIZE = (7.0, 3.4)  # inches: a page column at 100 dpi
