@@ -14,6 +14,7 @@ from judge_app.agreement import formats
 from judge_app.agreement.report import AgreementReport, Ratings, build_report
 from judge_app.errors import JudgeAppError
 from judge_app.evaluation import UsageError
+from judge_app.metrics.aggregation import ADJUDICATED
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -92,6 +93,8 @@ def _check(request: AgreementRequest) -> None:
 def _chosen(judgments: pd.DataFrame, request: AgreementRequest, source: str) -> pd.DataFrame:
     """The graded judgments of the chosen raters and query; a data error if any is unknown."""
     graded = judgments[judgments["grade"].notna() & ~judgments["skipped"].astype(bool)]
+    if not request.raters:  # a lead's decision, not a rater's opinion
+        graded = graded[graded["rater"] != ADJUDICATED]
     if graded.empty:
         raise JudgeAppError(f"{source} holds no graded judgments (skipped ones are left out)")
     known = set(graded["rater"].unique())
@@ -116,7 +119,7 @@ def _from_database(db: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     from judge_app.store import open_database, reads
 
     with open_database(db, create=False) as database, database.reading() as session:
-        judgments = reads.judgments_frame(session, include_skipped=False)
+        judgments = reads.grades_frame(session)
         results = reads.results_frame(session)
     return judgments, results
 

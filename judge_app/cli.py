@@ -24,6 +24,11 @@ if TYPE_CHECKING:
 
 DEMO_RUNS = ("runs/bm25.txt", "runs/neural.csv")
 
+ADJUDICATED_HELP = (
+    "a lead's adjudicated grades (rater 'adjudicated'): prefer them over the raters' "
+    "aggregate where there is one (default), or ignore them"
+)
+
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -82,6 +87,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="METHOD",
         help="for --qrels: mean (default), median, majority, max, min or rater:NAME",
     )
+    export.add_argument(
+        "--adjudicated", choices=("prefer", "ignore"), default="prefer", help=ADJUDICATED_HELP
+    )
 
     info = commands.add_parser(
         "info", help="what the database holds: counts, raters, runs, coverage"
@@ -131,6 +139,9 @@ def _add_eval_parser(commands: argparse._SubParsersAction) -> None:
         default="mean",
         metavar="METHOD",
         help="raters' grades to one: mean (default), median, majority, max, min or rater:NAME",
+    )
+    source.add_argument(
+        "--adjudicated", choices=("prefer", "ignore"), default="prefer", help=ADJUDICATED_HELP
     )
     source.add_argument("--raters", metavar="A,B", help="only these raters' judgments")
     options = evaluate.add_argument_group("measures")
@@ -234,6 +245,9 @@ def _add_report_parser(commands: argparse._SubParsersAction) -> None:
     )
     report.add_argument("--run", action="append", metavar="NAME", help="only these runs")
     report.add_argument("--aggregate", default="mean", metavar="HOW", help="as for eval")
+    report.add_argument(
+        "--adjudicated", choices=("prefer", "ignore"), default="prefer", help=ADJUDICATED_HELP
+    )
     report.add_argument("--raters", metavar="A,B", help="only these raters' judgments")
     report.add_argument("--bootstrap", type=int, default=1000, metavar="N")
     report.add_argument("--seed", type=int, default=0)
@@ -356,7 +370,8 @@ def _export(args: argparse.Namespace) -> int:
             f"judge-app export: no judgments by {method[6:]!r} (raters: {raters})", file=sys.stderr
         )
         return 1
-    count = write_qrels(aggregate_grades(judgments, method), args.qrels)
+    grades = aggregate_grades(judgments, method, args.adjudicated == "prefer")
+    count = write_qrels(grades, args.qrels)
     print(f"{args.qrels}: {count} graded pairs ({method})")
     return 0
 
@@ -482,6 +497,7 @@ def _eval(args: argparse.Namespace) -> int:
         db=args.db,
         runs=args.run,
         aggregate=args.aggregate,
+        adjudicated=args.adjudicated,
         raters=args.raters.split(",") if args.raters else None,
         ks=args.k or ["10"],
         gain=args.gain,
@@ -529,6 +545,7 @@ def _report(args: argparse.Namespace) -> int:
         ks=args.k or ["10"],
         runs=args.run,
         aggregate=args.aggregate,
+        adjudicated=args.adjudicated,
         raters=args.raters.split(",") if args.raters else None,
         bootstrap=args.bootstrap,
         seed=args.seed,

@@ -42,6 +42,7 @@ class EvalRequest:
     db: str | None = None
     runs: list[str] | None = None
     aggregate: str = "mean"
+    adjudicated: str = "prefer"
     raters: list[str] | None = None
     ks: list[str] = field(default_factory=lambda: ["10"])
     gain: str = "linear"
@@ -78,38 +79,48 @@ def parse_ks(values: list[str]) -> tuple[int | None, ...]:
 @dataclass
 class Outcome:
     """What an evaluation request computed: per run, its evaluation; the comparisons (with
-    ``compare``); each rater's own means (with ``per_rater``); and the NDCG cut-offs asked
-    for (``settings.ks`` may hold more, as trec_eval prints P and recall at 5 and 10)."""
+    ``compare``); each rater's own means (with ``per_rater``); the NDCG cut-offs asked for
+    (``settings.ks`` may hold more, as trec_eval prints P and recall at 5 and 10); and the
+    grades evaluated against."""
 
     settings: Settings
     ndcg_ks: tuple[int | None, ...]
     evaluations: dict[str, Evaluation]
     comparisons: list[Comparison] = field(default_factory=list)
     raters: pd.DataFrame | None = None
+    qrels: Frame | None = None  # the grades evaluated against: one per (query, document)
+
+
+ADJUDICATED_CHOICES = ("prefer", "ignore")
 
 
 def evaluate_request(request: EvalRequest) -> Outcome:
     """Load, aggregate, evaluate and compare as ``request`` asks."""
-    settings = _settings(request)
-    try:
-        method = parse_method(request.aggregate)
-    except ValueError as error:
-        raise UsageError(str(error)) from None
     if request.db is not None:
         if request.qrels or request.run_files:
             raise UsageError("give either --db or --qrels with --run-file, not both")
+        _checked(request)  # usage errors before the database is read
         judgments, runs = _from_database(request)
     elif request.qrels and request.run_files:
+        _checked(request)
         judgments, runs = _from_files(request)
     else:
         raise UsageError("give --qrels QRELS and at least one --run-file RUN, or --db DB")
+    return evaluate_loaded(request, judgments, runs)
+
+
+def evaluate_loaded(request: EvalRequest, judgments: Frame, runs: dict[str, Frame]) -> Outcome:
+    """Aggregate, evaluate and compare judgments and runs already loaded, as ``request`` asks
+    (its sources aside): ``judge-app eval`` and the evaluation view both come through here."""
+    settings, method = _checked(request)
     by_rater = "rater" in (
         judgments.column_names if isinstance(judgments, pa.Table) else judgments.columns
     )
     if request.per_rater and not by_rater:
         raise UsageError("--per-rater needs judgments with raters: --db, or a judgments CSV")
     source = str(request.db or request.qrels)
-    qrels = _aggregate(judgments, method, source) if by_rater else judgments
+    prefer = request.adjudicated == "prefer"
+    qrels = _aggregate(judgments, method, source, prefer) if by_rater else judgments
     ndcg_ks = settings.ks
     if request.output == "trec":  # trec_eval always prints P and recall at 5 and 10
         cuts = tuple(k for k in formats.TREC_ALWAYS_CUTS if k not in settings.ks)
@@ -118,7 +129,7 @@ def evaluate_request(request: EvalRequest) -> Outcome:
         evaluations = {name: evaluate(run, qrels, settings) for name, run in runs.items()}
     except RepeatedDocument as repeat:
         _explain(repeat, request)
-    outcome = Outcome(settings, ndcg_ks, evaluations)
+    outcome = Outcome(settings, ndcg_ks, evaluations, qrels=qrels)
     if request.compare:
         measure = f"ndcg@{k_label(settings.ks[0])}"
         outcome.comparisons = compare_evaluations(
@@ -149,6 +160,18 @@ def run_evaluation(request: EvalRequest) -> str:
     return text + "".join("\n" + item.describe(request.digits) + "\n" for item in comparisons)
 
 
+def _checked(request: EvalRequest) -> tuple[Settings, str]:
+    """The settings and aggregation method of ``request``; a usage error if any is wrong."""
+    settings = _settings(request)
+    try:
+        method = parse_method(request.aggregate)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    if request.adjudicated not in ADJUDICATED_CHOICES:
+        raise UsageError(f"--adjudicated must be one of {', '.join(ADJUDICATED_CHOICES)}")
+    return settings, method
+
+
 def _settings(request: EvalRequest) -> Settings:
     if request.digits < 0 or request.digits > 15:
         raise UsageError("--digits takes a whole number from 0 to 15")
@@ -174,6 +197,7 @@ def _settings_record(request: EvalRequest, settings: Settings) -> dict:
         "threshold": settings.threshold,
         "complete": settings.complete,
         "aggregate": request.aggregate,
+        "adjudicated": request.adjudicated,
         "raters": request.raters,
     }
 
@@ -222,28 +246,35 @@ def _from_database(request: EvalRequest) -> tuple[pd.DataFrame, dict[str, pd.Dat
     """The raters' judgments and the runs of the database."""
     from judge_app.store import open_database, reads
 
+    assert request.db is not None
     with open_database(request.db, create=False) as database, database.reading() as session:
-        judgments = reads.judgments_frame(session, request.raters, include_skipped=False)
+        judgments = reads.grades_frame(session, request.raters)
         results = reads.results_frame(session, request.runs)
-    if request.runs:
-        unknown = sorted(set(request.runs) - set(results["run"]))
+    return judgments, runs_of(results, request.runs, request.db)
+
+
+def runs_of(results: pd.DataFrame, names: list[str] | None, source: str) -> dict[str, pd.DataFrame]:
+    """Each run's ``query_id, doc_id, rank`` (in order of run name), from a database's
+    results; a usage error if a run asked for has none."""
+    if names:
+        unknown = sorted(set(names) - set(results["run"]))
         if unknown:
-            raise UsageError(f"no results for run(s) {', '.join(unknown)} in {request.db}")
+            raise UsageError(f"no results for run(s) {', '.join(unknown)} in {source}")
+        results = results[results["run"].isin(names)]
     if results.empty:
-        raise UsageError(f"{request.db} holds no run results: import a run first")
-    runs = {
+        raise UsageError(f"{source} holds no run results: import a run first")
+    return {
         name: group[["query_id", "doc_id", "rank"]]
         for name, group in results.groupby("run", sort=False)
     }
-    return judgments, runs
 
 
-def _aggregate(judgments: pd.DataFrame, method: str, source: str) -> pd.DataFrame:
+def _aggregate(judgments: pd.DataFrame, method: str, source: str, prefer: bool) -> pd.DataFrame:
     """One grade per (query, document); a data error if the one rater asked for has none."""
     if method.startswith("rater:") and method[len("rater:") :] not in set(judgments["rater"]):
         raters = ", ".join(sorted(set(judgments["rater"]))) or "none"
         raise JudgeAppError(f"{source} has no judgments by {method[6:]!r} (raters: {raters})")
-    return aggregate_grades(judgments, method)
+    return aggregate_grades(judgments, method, prefer)
 
 
 def compare_evaluations(

@@ -29,6 +29,7 @@ class ReportRequest:
     ks: list[str] = field(default_factory=lambda: ["10"])
     runs: list[str] | None = None
     aggregate: str = "mean"
+    adjudicated: str = "prefer"
     raters: list[str] | None = None
     bootstrap: int = 1000
     seed: int = 0
@@ -104,6 +105,7 @@ def gather(request: ReportRequest):  # type: ignore[no-untyped-def]
             "ideal": settings.ideal,
             "unjudged": settings.unjudged,
             "aggregate": request.aggregate,
+            "adjudicated grades": request.adjudicated,
             "raters": ", ".join(request.raters) if request.raters else "all",
         },
         evaluations=evaluation.evaluations,
@@ -122,6 +124,7 @@ def _eval_request(request: ReportRequest, ks: list[str]) -> EvalRequest:
         db=request.db,
         runs=request.runs,
         aggregate=request.aggregate,
+        adjudicated=request.adjudicated,
         raters=request.raters,
         ks=ks,
         seed=request.seed,
