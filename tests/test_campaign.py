@@ -1,0 +1,260 @@
+"""The evaluation view's numbers (judge_app.campaign) against ``judge-app eval --db`` itself,
+the drill-down against the engine and the seeds' tables, and adjudicated grades."""
+
+from __future__ import annotations
+
+import json
+import math
+from contextlib import redirect_stdout
+from io import StringIO
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from judge_app.campaign import (
+    EvaluationChoice,
+    change_stamp,
+    evaluate_campaign,
+    explain_query,
+    load_campaign,
+)
+from judge_app.cli import main as cli
+from judge_app.metrics.aggregation import aggregate_grades
+from judge_app.store import open_database
+
+
+def _import(path: Path, folder: Path, **frames: pd.DataFrame) -> None:
+    """Write the frames as CSV files and import them with ``judge-app import`` (a run
+    ``run_NAME`` each on its own, as the command takes one run at a time)."""
+    args, runs = ["import", str(path)], []
+    for name, frame in frames.items():
+        file = folder / f"{name}.csv"
+        frame.to_csv(file, index=False)
+        if name.startswith("run_"):
+            runs.append(["import", str(path), "--run", str(file), "--run-name", name[4:]])
+        else:
+            args += [f"--{name}", str(file)]
+    with redirect_stdout(StringIO()):
+        for command in [args, *runs]:
+            assert cli(command) == 0
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory) -> Path:
+    """30 queries; runs ``alpha`` and ``beta`` of 15 results from a pool of 25 documents per
+    query; raters ana, ben, chloe each grade a random part of the pool (so some top-k results
+    stay unjudged and two queries are not judged at all); a lead adjudicated some grades."""
+    folder = tmp_path_factory.mktemp("generated")
+    rng = np.random.default_rng(7)
+    queries = [f"g{q:02d}" for q in range(30)]
+    pool = {q: [f"{q}-d{d:02d}" for d in range(25)] for q in queries}
+    runs = {
+        name: pd.DataFrame(
+            [
+                (q, doc, rank + 1)
+                for q in queries[: 28 if name == "alpha" else 30]
+                for rank, doc in enumerate(rng.permutation(pool[q])[:15])
+            ],
+            columns=["query_id", "doc_id", "rank"],
+        )
+        for name in ("alpha", "beta")
+    }
+    rows = []
+    for q in queries[:28]:
+        truth = rng.integers(0, 6, size=25)
+        for rater, share in (("ana", 0.9), ("ben", 0.7), ("chloe", 0.5)):
+            for doc, grade in zip(pool[q], truth):
+                if rng.random() < share:
+                    noisy = int(np.clip(grade + rng.integers(-1, 2), 0, 5))
+                    rows.append((q, doc, rater, noisy))
+        for doc in pool[q][:3]:
+            rows.append((q, doc, "adjudicated", int(rng.integers(0, 6))))
+    judgments = pd.DataFrame(rows, columns=["query_id", "doc_id", "rater", "grade"])
+    path = folder / "generated.sqlite"
+    _import(
+        path,
+        folder,
+        queries=pd.DataFrame({"query_id": queries, "text": [f"query {q}" for q in queries]}),
+        run_alpha=runs["alpha"],
+        run_beta=runs["beta"],
+        judgments=judgments,
+    )
+    return path
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("demo") / "demo.sqlite"
+    with redirect_stdout(StringIO()):
+        assert cli(["demo", str(path)]) == 0
+    return path
+
+
+def _cli_json(*args: str) -> dict:
+    out = StringIO()
+    with redirect_stdout(out):
+        assert cli(["eval", *args, "--format", "json", "--digits", "12"]) == 0
+    return json.loads(out.getvalue())
+
+
+def _cli_options(choice: EvaluationChoice) -> list[str]:
+    options = ["--k", "all" if choice.k is None else str(choice.k), "--gain", choice.gain]
+    options += ["--ideal", choice.ideal, "--unjudged", choice.unjudged]
+    options += ["--aggregate", choice.aggregate]
+    options += ["--adjudicated", "prefer" if choice.adjudicated else "ignore"]
+    for run in choice.runs or ():
+        options += ["--run", run]
+    if not choice.runs or len(choice.runs) > 1:
+        options.append("--compare")
+    if choice.raters:
+        options += ["--raters", ",".join(choice.raters)]
+    return options
+
+
+CHOICES = [
+    EvaluationChoice(),
+    EvaluationChoice(k=5, gain="exponential", unjudged="condensed"),
+    EvaluationChoice(k=None, ideal="retrieved", aggregate="majority", adjudicated=False),
+    EvaluationChoice(k=3, aggregate="rater:ben"),
+    EvaluationChoice(k=20, aggregate="median", raters=("ana", "chloe"), runs=("beta",)),
+]
+
+
+@pytest.mark.parametrize("database", ["demo", "generated"])
+@pytest.mark.parametrize("choice", CHOICES, ids=lambda c: f"k{c.k}-{c.aggregate}-{c.unjudged}")
+def test_view_numbers_equal_eval_db(request, database, choice):
+    path = request.getfixturevalue(database)
+    if database == "demo" and choice.raters:
+        choice = EvaluationChoice(k=choice.k, raters=("ana", "ben"))
+    with open_database(path, create=False) as store:
+        campaign = load_campaign(store)
+    shown = evaluate_campaign(campaign, choice)
+    printed = _cli_json("--db", str(path), *_cli_options(choice))
+    measure = choice.measure
+    assert list(shown.evaluations) == [run["run"] for run in printed["runs"]]
+    for run in printed["runs"]:
+        name = run["run"]
+        assert shown.summaries[name].n == run["n_queries"]
+        assert shown.summaries[name].mean == pytest.approx(run["mean"][measure], abs=1e-11)
+        table = shown.table.set_index("query_id")
+        for query in run["queries"]:
+            row = table.loc[query["query_id"]]
+            label = measure.split("@")[1]
+            assert row[f"{name} NDCG"] == pytest.approx(query[measure], abs=1e-11)
+            assert row[f"{name} DCG"] == pytest.approx(query[f"dcg@{label}"], abs=1e-11)
+            assert row[f"{name} IDCG"] == pytest.approx(query[f"idcg@{label}"], abs=1e-11)
+            assert row[f"{name} judged"] == pytest.approx(query[f"judged@{label}"], abs=1e-11)
+    for ours, theirs in zip(shown.comparisons, printed["comparisons"], strict=True):
+        assert ours.mean_difference == pytest.approx(theirs["mean_difference"], abs=1e-11)
+        assert ours.t_p_value == pytest.approx(theirs["t_p_value"], abs=1e-11)
+        assert ours.randomization_p_value == pytest.approx(
+            theirs["randomization_p_value"], abs=1e-11
+        )
+
+
+def test_generated_campaign_marks_incomplete_queries_and_differences(generated):
+    with open_database(generated, create=False) as store:
+        campaign = load_campaign(store)
+    shown = evaluate_campaign(campaign, EvaluationChoice(k=10))
+    table = shown.table
+    judged = table[["alpha judged", "beta judged"]]
+    assert table["incomplete"].tolist() == (judged < 1).any(axis=1).tolist()
+    assert table["incomplete"].any() and not table["incomplete"].all()
+    both = table.dropna(subset=["alpha NDCG", "beta NDCG"])
+    assert np.allclose(both["difference"], both["beta NDCG"] - both["alpha NDCG"])
+    # beta has two queries alpha lacks, but neither is judged: 28 queries each
+    assert shown.summaries["alpha"].n == shown.summaries["beta"].n == 28
+    low, mean, high = (getattr(shown.summaries["beta"], name) for name in ("low", "mean", "high"))
+    assert low < mean < high
+    assert campaign.raters == ["ana", "ben", "chloe"] and campaign.adjudicated == 28 * 3
+
+
+@pytest.mark.parametrize("choice", CHOICES, ids=lambda c: f"k{c.k}-{c.aggregate}-{c.unjudged}")
+def test_drill_down_sums_to_the_engines_dcg_and_idcg(generated, choice):
+    with open_database(generated, create=False) as store:
+        campaign = load_campaign(store)
+    shown = evaluate_campaign(campaign, choice)
+    label = choice.measure.split("@")[1]
+    for run, evaluation in shown.evaluations.items():
+        for index, query in enumerate(evaluation.query_ids):
+            explained = explain_query(campaign, shown, run, query)
+            assert explained.dcg == pytest.approx(evaluation.values[f"dcg@{label}"][index])
+            assert explained.idcg == pytest.approx(evaluation.values[f"idcg@{label}"][index])
+            assert explained.ndcg == pytest.approx(evaluation.values[choice.measure][index])
+            positions = explained.ranked["position"].dropna()
+            assert positions.tolist() == list(range(1, len(positions) + 1))
+            if choice.k is not None:
+                assert len(positions) <= choice.k and len(explained.ideal) <= choice.k
+            if choice.unjudged == "zero":
+                assert explained.ranked["position"].notna().all()
+
+
+def test_drill_down_is_the_table_of_seed_003(tmp_path):
+    """Seed 003: grades 2, 4, 1, 3, 1 in ranked order; the ideal order 4, 3, 2, 1, 1."""
+    path = tmp_path / "seed.sqlite"
+    docs = [f"d{i}" for i in range(1, 6)]
+    _import(
+        path,
+        tmp_path,
+        queries=pd.DataFrame({"query_id": ["q"], "text": ["seed 003"]}),
+        documents=pd.DataFrame({"doc_id": docs, "title": [f"Doc {d}" for d in docs]}),
+        run_system=pd.DataFrame({"query_id": "q", "doc_id": docs, "rank": range(1, 6)}),
+        judgments=pd.DataFrame({"query_id": "q", "doc_id": docs, "rater": "r", "grade": [2, 4, 1, 3, 1]}),
+    )  # fmt: skip
+    with open_database(path, create=False) as store:
+        campaign = load_campaign(store)
+    shown = evaluate_campaign(campaign, EvaluationChoice(k=None))
+    explained = explain_query(campaign, shown, "system", "q", {d: f"Doc {d}" for d in docs})
+    ranked = explained.ranked
+    assert ranked["grade"].tolist() == [2, 4, 1, 3, 1]
+    assert ranked["r"].tolist() == [2, 4, 1, 3, 1]
+    assert ranked["title"].tolist() == [f"Doc {d}" for d in docs]
+    assert ranked["discount"].round(4).tolist() == [1.0, 0.6309, 0.5, 0.4307, 0.3869]
+    assert ranked["contribution"].round(4).tolist() == [2.0, 2.5237, 0.5, 1.2920, 0.3869]
+    assert explained.dcg == pytest.approx(6.702601, abs=5e-7)
+    assert explained.ideal["grade"].tolist() == [4, 3, 2, 1, 1]
+    assert explained.idcg == pytest.approx(7.710319, abs=5e-7)
+    assert ranked["running DCG"].iloc[-1] == pytest.approx(explained.dcg)
+    assert explained.formula() == "NDCG@all = DCG@all / IDCG@all = 6.7026 / 7.7103 = 0.8693"
+
+
+def test_adjudicated_grades_replace_the_aggregate_or_are_ignored():
+    judgments = pd.DataFrame(
+        {
+            "query_id": ["q"] * 5,
+            "doc_id": ["a", "a", "a", "b", "b"],
+            "rater": ["ana", "ben", "adjudicated", "ana", "ben"],
+            "grade": [1.0, 5.0, 4.0, 2.0, 4.0],
+            "skipped": [False] * 5,
+        }
+    )
+    preferred = aggregate_grades(judgments, "mean")
+    assert preferred["grade"].tolist() == [4.0, 3.0]
+    ignored = aggregate_grades(judgments, "mean", prefer_adjudicated=False)
+    assert ignored["grade"].tolist() == [3.0, 3.0]
+    assert aggregate_grades(judgments, "rater:adjudicated")["doc_id"].tolist() == ["a"]
+
+
+def test_agreement_leaves_the_adjudicator_out(generated):
+    out = StringIO()
+    with redirect_stdout(out):
+        assert cli(["agreement", "--db", str(generated), "--format", "json"]) == 0
+    assert json.loads(out.getvalue())["raters"] == ["ana", "ben", "chloe"]
+
+
+def test_change_stamp_moves_with_every_grade(demo, tmp_path):
+    path = tmp_path / "copy.sqlite"
+    path.write_bytes(demo.read_bytes())
+    with open_database(path, create=False) as store:
+        with store.reading() as session:
+            before = change_stamp(session)
+        _import(
+            path,
+            tmp_path,
+            judgments=pd.DataFrame({"query_id": ["q01"], "doc_id": ["d0101"], "rater": ["zed"], "grade": [0]}),
+        )  # fmt: skip
+        with store.reading() as session:
+            after = change_stamp(session)
+    assert after != before and not any(math.isnan(value) for value in after)
