@@ -17,7 +17,7 @@ Ours, timed as the view does it off the UI thread (best of ``--repeat``): ``load
 (every graded judgment and every result, read from the file) and ``evaluate_campaign`` with the
 view's defaults: NDCG@10 of both runs with mean aggregation, the per-query table, each run's
 bootstrap interval, the comparison (paired t-test, 10,000-permutation randomization test) and
-the NDCG@k curve for k = 1 ... 20.
+the NDCG@k curve for k = 1 ... 20, and the four charts' figures.
 
 Peer, in the same process on the same file: plain ``sqlite3`` reading the same rows with their
 external ids (query, document, rater, grade of every graded judgment; run, query, document,
@@ -127,9 +127,10 @@ def peer_read(db_path: Path) -> tuple[float, int]:
 
 
 def our_refresh(db_path: Path) -> tuple[float, float, object]:
-    """Seconds to load the campaign, seconds to compute the view's numbers, and the result."""
+    """Seconds to load the campaign, seconds to compute the view's numbers and draw its
+    charts' figures (what the view's worker does), and the result."""
     from judge_app.campaign import EvaluationChoice, evaluate_campaign, load_campaign
-
+    from judge_app.reports.figures import evaluation_figures
     from judge_app.store import open_database
 
     with open_database(db_path, create=False) as database:
@@ -137,6 +138,7 @@ def our_refresh(db_path: Path) -> tuple[float, float, object]:
         campaign = load_campaign(database)
         loaded = time.perf_counter()
         result = evaluate_campaign(campaign, EvaluationChoice())
+        evaluation_figures(campaign, result)
         done = time.perf_counter()
     return loaded - start, done - loaded, result
 
@@ -157,6 +159,7 @@ def benchmark(args: argparse.Namespace, workdir: Path) -> None:
     log(f"python {sys.version.split()[0]}, SQLite {sqlite3.sqlite_version}, "
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")  # fmt: skip
     import judge_app.campaign  # noqa: F401  (imports are not part of a refresh)
+    import judge_app.reports.figures  # noqa: F401
 
     peers, loads, computes, rows = [], [], [], 0
     result = None

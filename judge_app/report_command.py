@@ -36,8 +36,33 @@ class ReportRequest:
     title: str | None = None
 
 
+@dataclass
+class RenderedReport:
+    """A report's HTML and, for a PDF, the chart images it names; not yet written."""
+
+    out: Path
+    html: str
+    images: dict[str, bytes]
+
+    def save(self) -> Path:
+        """Write the file (a PDF is printed by Qt: in a window, on the UI thread)."""
+        if self.out.suffix.lower() == ".pdf":
+            from judge_app.gui.pdf import write_pdf
+
+            write_pdf(self.html, self.images, self.out)
+        else:
+            self.out.write_text(self.html, encoding="utf-8")
+        return self.out
+
+
 def write_report(request: ReportRequest) -> Path:
     """Compute and write the report to ``request.out`` (``.html`` or ``.pdf``)."""
+    return render_report(request).save()
+
+
+def render_report(request: ReportRequest) -> RenderedReport:
+    """Compute the report and lay it out as HTML: PNG charts for a PDF, SVG ones embedded
+    for an HTML file. Needs no Qt, so it may run off the UI thread."""
     from judge_app.reports import charts
     from judge_app.reports.document import render_html
 
@@ -47,24 +72,20 @@ def write_report(request: ReportRequest) -> Path:
     if not request.out.parent.is_dir():
         raise JudgeAppError(f"cannot write {request.out}: folder {request.out.parent} is missing")
     data = gather(request)
+    images: dict[str, bytes] = {}
     if suffix == ".pdf":
-        from judge_app.gui.pdf import write_pdf
-
-        images: dict[str, bytes] = {}
 
         def place(figure, name: str) -> str:  # type: ignore[no-untyped-def]
             images[f"{name}.png"] = charts.png(figure, dpi=192)  # drawn at half size
             return f"{name}.png"
 
-        write_pdf(render_html(data, place), images, request.out)
-    else:
+        return RenderedReport(request.out, render_html(data, place), images)
 
-        def embed(figure, name: str) -> str:  # type: ignore[no-untyped-def]
-            encoded = base64.b64encode(charts.svg(figure).encode("utf-8")).decode("ascii")
-            return f"data:image/svg+xml;base64,{encoded}"
+    def embed(figure, name: str) -> str:  # type: ignore[no-untyped-def]
+        encoded = base64.b64encode(charts.svg(figure).encode("utf-8")).decode("ascii")
+        return f"data:image/svg+xml;base64,{encoded}"
 
-        request.out.write_text(render_html(data, embed), encoding="utf-8")
-    return request.out
+    return RenderedReport(request.out, render_html(data, embed), images)
 
 
 def gather(request: ReportRequest):  # type: ignore[no-untyped-def]

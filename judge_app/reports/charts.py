@@ -15,6 +15,8 @@ from judge_app.reports.palette import GRADE_COLOURS
 RUN_COLOURS = ("#2f6feb", "#d9822b", "#3b9960", "#8250df", "#b8473d", "#6b7280")
 INK, GRID = "#1f2328", "#d0d4da"
 SIZE = (7.0, 3.4)  # inches: a page column at 100 dpi
+WIN, LOSS = "#3b9960", "#b8473d"
+MAX_BARS = 400  # per-query differences beyond this are drawn as areas
 
 
 def _figure(title: str, size: tuple[float, float] = SIZE) -> tuple[Figure, object]:
@@ -60,8 +62,13 @@ def query_differences(differences: np.ndarray, baseline: str, other: str, measur
     """Per-query ``other − baseline`` of ``measure``, sorted: who wins where, and by how much."""
     figure, axes = _figure(f"{other} − {baseline}: {measure} per query, sorted")
     ordered = np.sort(np.asarray(differences, dtype=float))[::-1]
-    colours = np.where(ordered > 0, "#3b9960", np.where(ordered < 0, "#b8473d", GRID))
-    axes.bar(np.arange(len(ordered)), ordered, width=0.85, color=colours)
+    x = np.arange(len(ordered))
+    if len(ordered) <= MAX_BARS:
+        colours = np.where(ordered > 0, WIN, np.where(ordered < 0, LOSS, GRID))
+        axes.bar(x, ordered, width=0.85, color=colours)
+    else:  # one bar per query would take seconds to draw: two filled areas look the same
+        for sign, colour in ((ordered > 0, WIN), (ordered < 0, LOSS)):
+            axes.fill_between(x, ordered, where=sign, step="mid", color=colour, linewidth=0)
     axes.axhline(0, color=INK, linewidth=0.8)
     axes.set_xticks([])
     axes.set_xlabel(f"{len(ordered)} queries, largest gain for {other} first", fontsize=9)

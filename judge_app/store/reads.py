@@ -165,6 +165,16 @@ def documents_frame(session: Session) -> pd.DataFrame:
     )
 
 
+def document_titles(session: Session, doc_ids: Sequence[str]) -> dict[str, str]:
+    """The titles of these documents (those without one left out)."""
+    rows = session.execute(
+        select(Document.external_id, Document.title).where(
+            Document.external_id.in_(list(doc_ids)), Document.title.is_not(None)
+        )
+    )
+    return {doc_id: title for doc_id, title in rows}
+
+
 def history_frame(session: Session, rater: str | None = None) -> pd.DataFrame:
     """The judgment history, oldest first: who changed which pair, from what to what, when."""
     statement = (

@@ -1,0 +1,37 @@
+"""The evaluation view's charts for one evaluation: the same figure functions as the reports,
+drawn without Qt (off the UI thread)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from judge_app.reports import charts
+
+if TYPE_CHECKING:
+    from judge_app.campaign import Campaign, CampaignEvaluation
+
+
+def evaluation_figures(campaign: Campaign, evaluation: CampaignEvaluation) -> dict[str, Figure]:
+    """NDCG@k by k, the per-query distribution, the per-query difference of two runs and the
+    grades by rater."""
+    label = evaluation.label
+    figures = {
+        "curve": charts.ndcg_by_k(evaluation.curves),
+        "distribution": charts.ndcg_distribution(
+            {run: evaluation.scores(run) for run in evaluation.evaluations}, label
+        ),
+        "grades": charts.grades_by_rater(campaign.grade_counts()),
+    }
+    compared = evaluation.differences()
+    if compared is None:
+        figures["differences"] = charts.query_differences(np.array([]), "—", "—", label)
+        figures["differences"].axes[0].set_title(
+            "Per-query difference: choose two runs (or have two)", loc="left", fontsize=11
+        )
+    else:
+        first, second, differences = compared
+        figures["differences"] = charts.query_differences(differences, first, second, label)
+    return figures
