@@ -144,10 +144,10 @@ class EvaluationChoice:
 class CampaignEvaluation:
     """The evaluation view's numbers for one choice.
 
-    ``table`` has a row per query evaluated by any run: ``query_id, query``, then per run
-    ``RUN judged``, ``RUN DCG``, ``RUN IDCG``, ``RUN NDCG`` (at k), with two or more runs
-    ``difference`` (second run − first), and ``incomplete`` (the top k of some run is not
-    fully judged)."""
+    ``table`` has a row per query evaluated by any run: ``query_id, query``, each run's
+    ``RUN NDCG`` (at k), with two or more runs ``difference`` (second run − first), each run's
+    ``RUN judged``, ``RUN DCG`` and ``RUN IDCG``, and ``incomplete`` (the top k of some run
+    is not fully judged)."""
 
     choice: EvaluationChoice
     settings: Settings
@@ -239,7 +239,10 @@ def _per_query_table(
     judged = table[[f"{run} judged" for run in runs]]
     table["incomplete"] = (judged < 1).any(axis=1)
     table.insert(1, "query", table["query_id"].map(queries).fillna(""))
-    return table.sort_values("query_id", ignore_index=True)
+    ndcg = [f"{run} NDCG" for run in runs] + (["difference"] if len(runs) >= 2 else [])
+    details = [f"{run} {name}" for run in runs for name in ("judged", "DCG", "IDCG")]
+    order = ["query_id", "query", *ndcg, *details, "incomplete"]
+    return table[order].sort_values("query_id", ignore_index=True)
 
 
 @dataclass
@@ -247,10 +250,10 @@ class QueryExplanation:
     """One query's NDCG@k of one run, position by position.
 
     ``ranked``: ``position`` (None for an unjudged result left out by ``condensed``),
-    ``rank``, ``doc_id``, ``title``, ``grade`` (aggregated; NaN unjudged), one column per rater
-    (their own grades), ``gain``, ``discount``, ``contribution``, ``running DCG``.
-    ``ideal``: the ideal order, ``position, doc_id, title, grade, gain, discount,
-    contribution, running IDCG``."""
+    ``rank``, ``doc_id``, ``grade`` (aggregated; NaN unjudged), one column per rater (their
+    own grades), ``gain``, ``discount``, ``contribution``, ``running DCG``, ``title``.
+    ``ideal``: the ideal order, ``position, doc_id, grade, gain, discount, contribution,
+    running IDCG, title``."""
 
     query_id: str
     query: str
@@ -305,10 +308,10 @@ def explain_query(
     ranked.loc[~counted, "position"] = pd.NA
     if choice.k is not None:
         ranked = ranked[before < choice.k]
-    ranked.insert(3, "title", [titles.get(doc, "") for doc in ranked["doc_id"]])
     for rater, grades in _rater_grades(evaluation.judgments, query_id).items():
         ranked[rater] = ranked["doc_id"].map(grades).astype(float)
     ranked = _with_contributions(ranked, settings.gain, "running DCG")
+    ranked["title"] = [titles.get(doc, "") for doc in ranked["doc_id"]]
 
     if settings.ideal == "judged":
         pool = pd.DataFrame({"doc_id": qrels["doc_id"].astype(str), "grade": qrels["grade"]})
@@ -320,8 +323,8 @@ def explain_query(
         pool = pool.head(choice.k)
     ideal = pool.reset_index(drop=True)
     ideal.insert(0, "position", pd.array(np.arange(1, len(ideal) + 1), dtype="Int64"))
-    ideal.insert(2, "title", [titles.get(doc, "") for doc in ideal["doc_id"]])
     ideal = _with_contributions(ideal, settings.gain, "running IDCG")
+    ideal["title"] = [titles.get(doc, "") for doc in ideal["doc_id"]]
     return QueryExplanation(
         query_id=query_id,
         query=campaign.queries.get(query_id, ""),

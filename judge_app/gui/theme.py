@@ -213,6 +213,52 @@ QTableWidget#problemList {{
 QListWidget#assignRaters::item, QListWidget#poolRuns::item {{ padding: 3px 2px; }}
 #previewText {{ color: {text}; }}
 #dialogError {{ color: {"#ff8f8f" if dark else "#b42318"}; font-weight: 600; }}
+#analysisControls, #evaluationSummary {{
+    background: {header}; border: 1px solid {border}; border-radius: 8px; }}
+#evaluationSummary {{ padding: 10px 12px; color: {text}; }}
+#analysisStatus {{ color: {muted}; }}
+#analysisStatus[error="true"] {{ color: {"#ff8f8f" if dark else "#b42318"}; font-weight: 600; }}
+#tableHint, #tableCount, #statNote {{ color: {muted}; font-size: 9pt; }}
+#agreementHeader {{ background: {header}; border-bottom: 1px solid {border}; }}
+#agreementTitle {{ font-size: 15pt; font-weight: 600; color: {text}; }}
+#agreementSource, #agreementBusy {{ color: {muted}; font-size: 9.5pt; }}
+#alphaValue {{ font-size: 30pt; font-weight: 700; color: {text}; }}
+#alphaIntervalCaption {{ color: {muted}; font-size: 8pt; font-weight: 600; letter-spacing: 1px; }}
+#alphaInterval {{ color: {text}; font-size: 12pt; font-weight: 600; }}
+#alphaLevels {{ color: {muted}; font-size: 9pt; }}
+#alphaReading {{ border-radius: 6px; padding: 5px 10px; font-size: 9.5pt; font-weight: 600; }}
+#alphaReading[level="good"] {{
+    background: {"#173b27" if dark else "#e6f4ec"}; color: {"#9fe0b8" if dark else "#1e6b41"}; }}
+#alphaReading[level="fair"] {{
+    background: {"#3d3113" if dark else "#fdf3dc"}; color: {"#f5cf7a" if dark else "#8a5a00"}; }}
+#alphaReading[level="poor"] {{
+    background: {"#5a1f1f" if dark else "#fdecec"}; color: {"#ffd7d7" if dark else "#8a1f1f"}; }}
+#statCard {{ background: {base}; border: 1px solid {border}; border-radius: 8px; }}
+#statCaption {{ color: {muted}; font-size: 8.5pt; font-weight: 600; }}
+#statValue {{ color: {text}; font-size: 15pt; font-weight: 600; }}
+#agreementMessageCard {{ background: {header}; border: 1px solid {border}; border-radius: 12px; }}
+#agreementMessage {{ color: {muted}; font-size: 10.5pt; }}
+#agreementMessage[error="true"] {{ color: {"#ff8f8f" if dark else "#b42318"}; }}
+QTableView#pairTable, QTableView#raterTable, QTableView#queryTable,
+QTableView#adjudicationTable {{
+    background: {base}; border: 1px solid {border}; border-radius: 6px;
+    alternate-background-color: {colours[QPalette.ColorRole.AlternateBase]}; }}
+QTableView#pairTable::item, QTableView#raterTable::item, QTableView#queryTable::item,
+QTableView#adjudicationTable::item {{ padding: 0 8px; }}
+#agreementTabs::pane {{ border: none; }}
+#agreementTabs QTabBar::tab {{
+    background: transparent; border: none; border-bottom: 2px solid transparent;
+    color: {muted}; font-weight: 600; padding: 6px 16px; margin-right: 4px; }}
+#agreementTabs QTabBar::tab:selected {{ color: {text}; border-bottom-color: {accent}; }}
+#agreementTabs QTabBar::tab:hover {{ color: {text}; }}
+#kappaHeatmap, #gradesChart {{
+    background: #ffffff; border: 1px solid {border}; border-radius: 6px; }}
+#agreementView QHeaderView::section, #evaluationView QHeaderView::section {{
+    padding-right: 20px; }}
+#drillFormula {{ font-size: 12pt; font-weight: 600; color: {text}; padding: 4px 0; }}
+QTableView#perQueryTable, QTableView#drillRanked, QTableView#drillIdeal {{
+    background: {base}; border: 1px solid {border}; border-radius: 6px;
+    alternate-background-color: {colours[QPalette.ColorRole.AlternateBase]}; }}
 QStatusBar {{ background: {header}; border-top: 1px solid {border}; color: {text}; }}
 QStatusBar QLabel {{ padding: 3px 10px; }}
 QStatusBar QLabel#statusError {{ color: {"#ff8f8f" if dark else "#b42318"}; font-weight: 600; }}

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from judge_app.errors import JudgeAppError
 from judge_app.gui import preferences
+from judge_app.gui.analysis import Analysis
 from judge_app.gui.judging import JudgingScreen
 from judge_app.gui.keymap import KEYMAP_TITLES, KEYMAPS, key_label, keys_of
 from judge_app.gui.lead import AssignDialog, PoolDialog, RubricDialog
@@ -43,8 +44,10 @@ from judge_app.gui.transfer import (
     problems_summary,
 )
 from judge_app.gui.workers import Task
+from judge_app.metrics.aggregation import ADJUDICATED
 from judge_app.store import Database, open_database
 from judge_app.store.assignments import current_assignments
+from judge_app.store.bulk import document_ids, query_ids
 from judge_app.store.people import add_rater, all_query_ids, find_rater
 from judge_app.store.queue import (
     active_rater_names,
@@ -194,7 +197,13 @@ class MainWindow(QMainWindow):
         self.pages.addWidget(self.start_page)
         self.pages.addWidget(self.chooser)
         self.pages.addWidget(self.judging)
-        self.pages.currentChanged.connect(lambda _index: self._update_actions())
+        self.analysis = Analysis(self)
+        self.pages.addWidget(self.analysis.evaluation_view)
+        self.pages.addWidget(self.analysis.agreement_view)
+        self.analysis.agreement_view.adjudicate.connect(self.adjudicate)
+        self.pages.currentChanged.connect(
+            lambda _index: (self._update_actions(), self._set_title())
+        )
         self.setCentralWidget(self.pages)
         self.overlay = ShortcutOverlay(self.pages)
         self.status_label = QLabel()
@@ -224,6 +233,9 @@ class MainWindow(QMainWindow):
         file.addSeparator()
         self.import_action = self._add(file, "&Import…", self.show_import_dialog, "Ctrl+I")
         self.export_action = self._add(file, "&Export…", self.show_export_dialog, "Ctrl+E")
+        self.report_action = self._add(
+            file, "Export &report…", lambda: self.analysis.ask_report(), "Ctrl+Shift+E"
+        )
         file.addSeparator()
         self.close_database_action = self._add(file, "C&lose database", self.close_database)
         file.addSeparator()
@@ -262,6 +274,16 @@ class MainWindow(QMainWindow):
         }
 
         view = menus.addMenu("&View")
+        self.page_actions = {
+            "judging": self._add(view, "&Judging", self.show_judging, "Ctrl+1"),
+            "evaluation": self._add(
+                view, "&Evaluation (NDCG)", lambda: self.analysis.show_evaluation(), "Ctrl+2"
+            ),
+            "agreement": self._add(
+                view, "&Agreement", lambda: self.analysis.show_agreement(), "Ctrl+3"
+            ),
+        }
+        view.addSeparator()
         self._judge_action(view, "help", "&Keyboard shortcuts")
         keys = view.addMenu("Key &map")
         group = QActionGroup(self)
@@ -394,8 +416,13 @@ class MainWindow(QMainWindow):
             return
         title = f"judge_app — {_short_name(self.database.describe())}"
         session = self.judging.session
-        if session is not None and self.pages.currentWidget() is self.judging:
+        current = self.pages.currentWidget()
+        if session is not None and current is self.judging:
             title += f" — judging as {session.rater_name}"
+        elif current is self.analysis.evaluation_view:
+            title += " — evaluation"
+        elif current is self.analysis.agreement_view:
+            title += " — agreement"
         self.setWindowTitle(title)
 
     def _update_actions(self) -> None:
@@ -409,7 +436,9 @@ class MainWindow(QMainWindow):
             self.close_database_action,
             self.import_action,
             self.export_action,
+            self.report_action,
             *self.lead_actions.values(),
+            *self.page_actions.values(),
         ):
             action.setEnabled(has_database)
 
@@ -429,6 +458,7 @@ class MainWindow(QMainWindow):
         if self.database is not None and self.database is not database:
             self.judging.set_session(None)
             self.database.close()
+        self.analysis.forget()
         self.database = database
         preferences.add_recent_database(database.describe())
         self._set_title()
@@ -462,11 +492,49 @@ class MainWindow(QMainWindow):
         else:
             self.show_chooser()
 
+    def show_judging(self) -> None:
+        """View ▸ Judging: back to the judging screen, or to the rater chooser."""
+        if self.database is None:
+            return
+        if self.judging.session is None:
+            self.start_judging()
+            return
+        self.pages.setCurrentWidget(self.judging)
+        self._set_title()
+        self.judging.result_view.setFocus()
+
+    def adjudicate(self, query_id: str, doc_id: str) -> None:
+        """Judge a disputed document as the rater ``adjudicated``: the lead's grade is stored
+        as that rater's own judgment, never over a rater's; aggregation can prefer it."""
+        assert self.database is not None
+        grades = self.analysis.grades_of(query_id, doc_id)
+        with self.database.transaction() as session:
+            rater = find_rater(session, ADJUDICATED) or add_rater(session, ADJUDICATED)
+            rater.active = False  # a lead's role, not a rater to choose or assign
+            rater_id = rater.id
+            query = query_ids(session, [query_id], create=False).get(query_id)
+            document = document_ids(session, [doc_id], create=False).get(doc_id)
+        self.judging.set_session(
+            JudgingSession(self.database, rater_id, ADJUDICATED),
+            query_id=query,
+            document_id=document,
+        )
+        self.pages.setCurrentWidget(self.judging)
+        self._set_title()
+        given = ", ".join(f"{rater} {grade}" for rater, grade in grades.items())
+        self.show_message(
+            f"Adjudicating {query_id} · {doc_id}"
+            + (f" (raters gave {given})" if given else "")
+            + ": your grade is stored as the rater “adjudicated”. Ctrl+3 goes back."
+        )
+        self.judging.result_view.setFocus()
+
     def close_database(self) -> None:
         """Close the database and go back to the start page."""
         if self.database is None:
             return
         self.judging.set_session(None)
+        self.analysis.forget()
         self.database.close()
         self.database = None
         self._update_actions()
@@ -681,6 +749,8 @@ class MainWindow(QMainWindow):
         self._update_actions()
         if self.pages.currentWidget() is self.judging:
             self.judging.result_view.setFocus()
+        elif self.pages.currentWidget() is self.analysis.evaluation_view:
+            self.analysis.evaluation_view.table.setFocus()
 
     # events ----------------------------------------------------------------------------------
 

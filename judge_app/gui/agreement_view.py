@@ -1,0 +1,738 @@
+"""The agreement view: how far the raters agree, pair by pair, rater by rater and query by
+query, and the documents to adjudicate. The report is computed off the UI thread by the window
+(``judge_app.gui.analysis``); the view only shows it, and says which document a lead opens."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QStackedWidget,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from judge_app.agreement.coefficients import GRADES, LEVELS
+from judge_app.agreement.formats import alpha_reading
+from judge_app.agreement.report import AgreementReport
+from judge_app.gui.charts_canvas import ChartCanvas
+from judge_app.gui.tables import MISSING, FrameModel, csv_button, table_view
+from judge_app.reports import charts
+
+HEATMAP_LABEL = "Cohen's kappa, quadratic weights"
+HEATMAP_NOTE = (
+    "The heat map shows each pair's quadratic weighted κ; its diagonal is left empty: a rater "
+    "is not compared with themselves."
+)
+PAIR_COLUMNS = {
+    "rater_a": "Rater A",
+    "rater_b": "Rater B",
+    "documents": "Documents",
+    "percent_agreement": "% agreement",
+    "cohen_kappa": "Cohen's κ",
+    "cohen_kappa_linear": "κ linear",
+    "cohen_kappa_quadratic": "κ quadratic",
+}
+RATER_COLUMNS = {
+    "rater": "Rater",
+    "documents": "Documents",
+    "mean_grade": "Mean grade",
+    "alpha_without_rater": "α without rater",
+    "alpha_contribution": "Contribution",
+    **{f"grade_{grade}": f"Grade {grade}" for grade in GRADES},
+}
+QUERY_COLUMNS = {
+    "query_id": "Query",
+    "documents": "Documents",
+    "raters": "Raters",
+    "percent_agreement": "% agreement",
+    "alpha_ordinal": "α ordinal",
+    "to_adjudicate": "To adjudicate",
+}
+ADJUDICATION_COLUMNS = {"query_id": "Query", "doc_id": "Document", "spread": "Spread"}
+TIPS = {
+    "documents": "Documents (query, document pairs) graded",
+    "percent_agreement": "Share of agreeing pairs of grades (exact agreement)",
+    "cohen_kappa": "Cohen's kappa on the documents both raters graded, unweighted",
+    "cohen_kappa_linear": "Cohen's kappa with linear weights: near grades agree in part",
+    "cohen_kappa_quadratic": "Cohen's kappa with quadratic weights: near grades agree nearly fully",
+    "mean_grade": "The rater's mean grade",
+    "alpha_without_rater": "Ordinal alpha of the other raters, on the same documents",
+    "alpha_contribution": (
+        "Ordinal alpha of all raters minus alpha without this rater: above 0 the rater raises "
+        "the group's agreement, below 0 the others agree better without them"
+    ),
+    **{f"grade_{grade}": f"How many times the rater gave grade {grade}" for grade in GRADES},
+    "raters": "How many raters graded documents of the query",
+    "alpha_ordinal": "Krippendorff's alpha (ordinal) on the query's documents",
+    "to_adjudicate": "Documents of the query whose grades differ by two or more",
+    "spread": "Highest grade minus lowest grade",
+}
+CARDS = {  # key (as in report.reasons): caption, tooltip
+    "percent_agreement": (
+        "Percent agreement",
+        "Exact agreement: each document's share of agreeing pairs of grades, averaged over "
+        "the documents graded by two or more raters",
+    ),
+    "within_one_agreement": (
+        "Within one grade",
+        "As percent agreement, counting grades at most one apart as agreeing",
+    ),
+    "fleiss_kappa": (
+        "Fleiss' κ",
+        "Fleiss' kappa over the documents graded by every rater (nominal: any two different "
+        "grades disagree)",
+    ),
+    "gwet_ac1": (
+        "Gwet's AC1",
+        "Chance-corrected agreement that stays stable when one grade dominates (nominal)",
+    ),
+    "gwet_ac2.linear": ("Gwet's AC2", "Gwet's AC2 with linear weights (ordinal)"),
+    "gwet_ac2.quadratic": ("Gwet's AC2", "Gwet's AC2 with quadratic weights (ordinal)"),
+    "raters": ("Raters", "The raters whose grades are compared"),
+    "documents": ("Documents", "(Query, document) pairs graded by at least one rater"),
+    "multi_rated": (
+        "Multi-rated",
+        "Documents graded by two or more raters: agreement is measured on these",
+    ),
+    "to_adjudicate": (
+        "To adjudicate",
+        "Documents whose grades differ by two or more: see the Adjudicate tab",
+    ),
+}
+CARD_COLUMNS = 5
+HEADLINE_WIDTH = 380
+MESSAGE_WIDTH = 480
+_LEVELS = {"reliable": "good", "tentative": "fair"}  # reading's first word: property "level"
+
+
+def _number(value: float) -> str:
+    return f"{value:.4f}"
+
+
+def _percent(value: float) -> str:
+    return f"{value:.2%}"
+
+
+def _signed(value: float) -> str:
+    return f"{value:+.4f}"
+
+
+def _shown(value: float | None, show: Callable[[float], str] = _number) -> str:
+    return MISSING if value is None else show(value)
+
+
+# the report as tables -------------------------------------------------------------------------
+
+
+def pairs_frame(report: AgreementReport) -> pd.DataFrame:
+    """One row a pair of raters: common documents, agreement, Cohen's kappas."""
+    return pd.DataFrame(
+        {
+            "rater_a": pd.Series([p.rater_a for p in report.pairwise], dtype=object),
+            "rater_b": pd.Series([p.rater_b for p in report.pairwise], dtype=object),
+            "documents": pd.Series([p.n_units for p in report.pairwise], dtype="int64"),
+            **{
+                key: pd.Series([getattr(p, key) for p in report.pairwise], dtype="float64")
+                for key in list(PAIR_COLUMNS)[3:]
+            },
+        }
+    )
+
+
+def raters_frame(report: AgreementReport) -> pd.DataFrame:
+    """One row a rater: documents, mean grade, alpha without the rater, how many of each grade."""
+    raters = report.per_rater
+    return pd.DataFrame(
+        {
+            "rater": pd.Series([r.rater for r in raters], dtype=object),
+            "documents": pd.Series([r.n_units for r in raters], dtype="int64"),
+            "mean_grade": pd.Series([r.mean_grade for r in raters], dtype="float64"),
+            "alpha_without_rater": pd.Series(
+                [r.alpha_without_rater for r in raters], dtype="float64"
+            ),
+            "alpha_contribution": pd.Series(
+                [r.alpha_contribution for r in raters], dtype="float64"
+            ),
+            **{
+                f"grade_{grade}": pd.Series([r.grades[grade] for r in raters], dtype="int64")
+                for grade in GRADES
+            },
+        }
+    )
+
+
+def queries_frame(report: AgreementReport) -> pd.DataFrame:
+    """One row a query, lowest ordinal alpha first and undefined alpha last."""
+    queries = report.per_query
+    frame = pd.DataFrame(
+        {
+            "query_id": pd.Series([q.query_id for q in queries], dtype=object),
+            "documents": pd.Series([q.n_units for q in queries], dtype="int64"),
+            "raters": pd.Series([q.n_raters for q in queries], dtype="int64"),
+            "percent_agreement": pd.Series([q.percent_agreement for q in queries], dtype="float64"),
+            "alpha_ordinal": pd.Series(
+                [q.krippendorff_alpha_ordinal for q in queries], dtype="float64"
+            ),
+            "to_adjudicate": pd.Series([len(q.adjudicate) for q in queries], dtype="int64"),
+        }
+    )
+    return frame.sort_values("alpha_ordinal", kind="stable", na_position="last").reset_index(
+        drop=True
+    )
+
+
+def adjudication_frame(report: AgreementReport) -> pd.DataFrame:
+    """Every document to adjudicate, widest spread first: its query, spread and each rater's
+    grade (missing where the rater did not grade it)."""
+    items = [(query.query_id, item) for query in report.per_query for item in query.adjudicate]
+    frame = pd.DataFrame(
+        {
+            "query_id": pd.Series([query_id for query_id, _item in items], dtype=object),
+            "doc_id": pd.Series([item.doc_id for _query_id, item in items], dtype=object),
+            "spread": pd.Series([item.spread for _query_id, item in items], dtype="int64"),
+            **{
+                rater: pd.Series([item.grades.get(rater) for _q, item in items], dtype="Int64")
+                for rater in report.raters
+            },
+        }
+    )
+    return frame.sort_values("spread", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def kappa_matrix(report: AgreementReport) -> np.ndarray:
+    """Rater × rater quadratic weighted kappa; NaN where undefined and on the diagonal (a
+    rater is not compared with themselves)."""
+    index = {rater: position for position, rater in enumerate(report.raters)}
+    matrix = np.full((len(index), len(index)), np.nan)
+    for pair in report.pairwise:
+        value = np.nan if pair.cohen_kappa_quadratic is None else pair.cohen_kappa_quadratic
+        a, b = index[pair.rater_a], index[pair.rater_b]
+        matrix[a, b] = matrix[b, a] = value
+    return matrix
+
+
+def agreement_figures(report: AgreementReport) -> dict[str, Figure]:
+    """The view's charts (the reports' figure functions); safe off the UI thread."""
+    return {
+        "kappa": charts.kappa_heatmap(report.raters, kappa_matrix(report), HEATMAP_LABEL),
+        "grades": charts.grades_by_rater({r.rater: r.grades for r in report.per_rater}),
+    }
+
+
+def _undefined_note(entries: Iterable[tuple[str, dict[str, str]]]) -> str:
+    """ "– undefined: why (for whom)", one line a reason, from ``(who, reasons)`` pairs."""
+    whom: dict[str, list[str]] = {}
+    for who, reasons in entries:
+        for why in reasons.values():
+            if who not in whom.setdefault(why, []):
+                whom[why].append(who)
+    lines = []
+    for why, names in whom.items():
+        shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
+        lines.append(f"{MISSING} {shown}: {why}")
+    return "\n".join(lines)
+
+
+# widgets ----------------------------------------------------------------------------------------
+
+
+def _label(text: str, name: str, *, wrap: bool = False) -> QLabel:
+    label = QLabel(text)
+    label.setObjectName(name)
+    label.setWordWrap(wrap)
+    return label
+
+
+class StatCard(QFrame):
+    """A statistic in a small card: caption, value, a line of context; the tooltip explains
+    it and says why it is undefined ("–")."""
+
+    def __init__(self, caption: str, tooltip: str) -> None:
+        super().__init__()
+        self.setObjectName("statCard")
+        self.explanation = tooltip
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 8, 12, 8)
+        layout.setSpacing(1)
+        self.caption = _label(caption, "statCaption")
+        self.value = _label(MISSING, "statValue")
+        self.note = _label("", "statNote")
+        for label in (self.caption, self.value, self.note):
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+            layout.addWidget(label)
+
+    def show_value(self, value: str, note: str = "", reason: str | None = None) -> None:
+        self.value.setText(value)
+        self.note.setText(note)
+        undefined = f"\n\nUndefined: {reason}" if reason else ""
+        self.setToolTip(self.explanation + undefined)
+
+
+class TablePane(QWidget):
+    """A caption, a count, optional tools, the table, its CSV button and a note below."""
+
+    def __init__(
+        self,
+        caption: str,
+        name: str,
+        headers: dict[str, str],
+        csv_name: str,
+        *,
+        formats: dict[str, Callable[[object], str]] | None = None,
+        noun: str = "rows",
+        filter_text: str | None = None,
+        tools: Iterable[QWidget] = (),
+        stretch: int | None = 0,
+    ) -> None:
+        super().__init__()
+        self.noun = noun
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(8)
+        bar = QHBoxLayout()
+        bar.setSpacing(10)
+        bar.addWidget(_label(caption.upper(), "paneCaption"))
+        self.count = _label("", "tableCount")
+        bar.addWidget(self.count)
+        bar.addStretch(1)
+        self.filter: QLineEdit | None = None
+        if filter_text is not None:
+            self.filter = QLineEdit()
+            self.filter.setObjectName(f"{name}Filter")
+            self.filter.setPlaceholderText(filter_text)
+            self.filter.setClearButtonEnabled(True)
+            self.filter.setFixedWidth(240)
+            self.filter.textChanged.connect(self._filter)
+            bar.addWidget(self.filter)
+        for tool in tools:
+            bar.addWidget(tool)
+        empty = pd.DataFrame({column: [] for column in headers})
+        tips = {column: TIPS[column] for column in headers if column in TIPS}
+        self.model = FrameModel(empty, headers=headers, formats=formats, tooltips=tips)
+        self.table, self.proxy = table_view(self.model, name)
+        if stretch is not None:  # this column takes the room left: the numbers stay together
+            header = self.table.horizontalHeader()
+            header.setStretchLastSection(False)
+            header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
+        self.csv = csv_button(None, self.model, csv_name)  # parented with the bar, in turn
+        bar.addWidget(self.csv)
+        layout.addLayout(bar)
+        layout.addWidget(self.table, 1)
+        self.note = _label("", "tableHint", wrap=True)
+        layout.addWidget(self.note)
+
+    def set_frame(self, frame: pd.DataFrame, note: str = "") -> None:
+        self.model.set_frame(frame)
+        self.note.setText(note)
+        self.note.setVisible(bool(note))
+        self._filter(self.filter.text() if self.filter else "")
+
+    def _filter(self, text: str) -> None:
+        self.proxy.setFilterFixedString(text)
+        shown, total = self.proxy.rowCount(), self.model.rowCount()
+        self.count.setText(
+            f"{shown:,} of {total:,} {self.noun}" if text else f"{total:,} {self.noun}"
+        )
+
+
+class AgreementView(QWidget):
+    """The agreement page: the headline alpha and the coefficients, then tabs of pairs,
+    raters, queries and the documents to adjudicate, each table exportable as CSV."""
+
+    adjudicate = Signal(str, str)
+    """(query_id, doc_id) of the document on the adjudication list the lead opened."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("agreementView")
+        self.report: AgreementReport | None = None
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self._content())
+        self.pages.addWidget(self._message_page())
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.pages)
+        self.show_busy("No agreement computed yet")
+
+    # layout ------------------------------------------------------------------------------------
+
+    def _content(self) -> QWidget:
+        content = QWidget()
+        layout = QVBoxLayout(content)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self._header())
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("agreementTabs")
+        self.tabs.setDocumentMode(True)
+        self.tabs.tabBar().setDrawBase(False)
+        self.tabs.addTab(self._pairs_tab(), "Pairs")
+        self.tabs.addTab(self._raters_tab(), "Raters")
+        self.tabs.addTab(self._queries_tab(), "Queries")
+        self.tabs.addTab(self._adjudication_tab(), "Adjudicate")
+        body = QVBoxLayout()
+        body.setContentsMargins(20, 12, 20, 14)
+        body.addWidget(self.tabs)
+        layout.addLayout(body, 1)
+        return content
+
+    def _message_page(self) -> QWidget:
+        page = QWidget()
+        outer = QGridLayout(page)
+        card = QFrame()
+        card.setObjectName("agreementMessageCard")
+        card.setFixedWidth(MESSAGE_WIDTH)
+        outer.addWidget(card, 0, 0, Qt.AlignmentFlag.AlignCenter)
+        layout = QVBoxLayout(card)
+        layout.setContentsMargins(28, 22, 28, 24)
+        layout.setSpacing(8)
+        layout.addWidget(_label("Inter-rater agreement", "agreementTitle"))
+        self.message = _label("", "agreementMessage", wrap=True)
+        layout.addWidget(self.message)
+        return page
+
+    def _header(self) -> QFrame:
+        header = QFrame()
+        header.setObjectName("agreementHeader")
+        grid = QGridLayout(header)
+        grid.setContentsMargins(20, 14, 20, 16)
+        grid.setHorizontalSpacing(24)
+        grid.setVerticalSpacing(10)
+        title = QHBoxLayout()
+        title.setSpacing(12)
+        title.addWidget(_label("Inter-rater agreement", "agreementTitle"))
+        self.source = _label("", "agreementSource")
+        self.source.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        title.addWidget(self.source, 1, Qt.AlignmentFlag.AlignBaseline)
+        self.busy = _label("", "agreementBusy")
+        title.addWidget(self.busy, 0, Qt.AlignmentFlag.AlignBaseline)
+        grid.addLayout(title, 0, 0, 1, 2)
+
+        headline = QGridLayout()
+        headline.setContentsMargins(0, 0, 0, 0)
+        headline.setHorizontalSpacing(16)
+        headline.setVerticalSpacing(4)
+        headline.addWidget(_label("KRIPPENDORFF'S ALPHA · ORDINAL", "paneCaption"), 0, 0, 1, 2)
+        self.alpha = _label(MISSING, "alphaValue")
+        headline.addWidget(self.alpha, 1, 0, 2, 1, Qt.AlignmentFlag.AlignVCenter)
+        caption = _label("95% BOOTSTRAP INTERVAL", "alphaIntervalCaption")
+        self.interval = _label("", "alphaInterval")
+        headline.addWidget(caption, 1, 1, Qt.AlignmentFlag.AlignBottom)
+        headline.addWidget(self.interval, 2, 1, Qt.AlignmentFlag.AlignTop)
+        self.levels = _label("", "alphaLevels")
+        headline.addWidget(self.levels, 3, 0, 1, 2)
+        self.reading = _label("", "alphaReading", wrap=True)
+        headline.addWidget(self.reading, 4, 0, 1, 2)
+        headline.setColumnStretch(1, 1)
+        headline.setRowStretch(5, 1)
+        panel = QWidget()
+        panel.setObjectName("alphaPanel")
+        panel.setFixedWidth(HEADLINE_WIDTH)
+        panel.setLayout(headline)
+        grid.addWidget(panel, 1, 0)
+
+        cards = QGridLayout()
+        cards.setSpacing(8)
+        self.cards: dict[str, StatCard] = {}
+        for position, (key, (caption, tooltip)) in enumerate(CARDS.items()):
+            card = StatCard(caption, tooltip)
+            self.cards[key] = card
+            cards.addWidget(card, position // CARD_COLUMNS, position % CARD_COLUMNS)
+        grid.addLayout(cards, 1, 1)
+        grid.setColumnStretch(1, 1)
+        return header
+
+    def _pairs_tab(self) -> QWidget:
+        formats = {"percent_agreement": _percent}
+        self.pairs = TablePane(
+            "Pairs of raters",
+            "pairTable",
+            PAIR_COLUMNS,
+            "agreement-pairs.csv",
+            formats=formats,
+            noun="pairs",
+            stretch=None,
+        )
+        self.heatmap = ChartCanvas(name="kappaHeatmap", minimum_height=260)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.setObjectName("pairsSplitter")
+        splitter.setChildrenCollapsible(False)
+        splitter.addWidget(self.pairs)
+        splitter.addWidget(self.heatmap)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        splitter.setSizes([780, 460])
+        return _tab_page(splitter)
+
+    def _raters_tab(self) -> QWidget:
+        formats = {"mean_grade": _number, "alpha_contribution": _signed}
+        self.raters = TablePane(
+            "Raters",
+            "raterTable",
+            RATER_COLUMNS,
+            "agreement-raters.csv",
+            formats=formats,
+            noun="raters",
+        )
+        self.grades = ChartCanvas(name="gradesChart", minimum_height=200)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.setObjectName("ratersSplitter")
+        splitter.setChildrenCollapsible(False)
+        splitter.addWidget(self.raters)
+        splitter.addWidget(self.grades)
+        return _tab_page(splitter)
+
+    def _queries_tab(self) -> QWidget:
+        self.queries = TablePane(
+            "Queries, lowest agreement first",
+            "queryTable",
+            QUERY_COLUMNS,
+            "agreement-queries.csv",
+            formats={"percent_agreement": _percent},
+            noun="queries",
+            filter_text="Filter queries…",
+        )
+        self.queries.table.sortByColumn(
+            list(QUERY_COLUMNS).index("alpha_ordinal"), Qt.SortOrder.AscendingOrder
+        )
+        return _tab_page(self.queries)
+
+    def _adjudication_tab(self) -> QWidget:
+        self.open_button = QPushButton("Adjudicate in judging screen")
+        self.open_button.setObjectName("adjudicateButton")
+        self.open_button.setAutoDefault(False)
+        self.open_button.setToolTip("Open the chosen document in the judging screen (Enter)")
+        self.open_button.clicked.connect(self._open_selected)
+        self.adjudication = TablePane(
+            "Documents to adjudicate",
+            "adjudicationTable",
+            ADJUDICATION_COLUMNS,
+            "agreement-adjudicate.csv",
+            noun="documents",
+            filter_text="Filter by query or document…",
+            tools=[self.open_button],
+            stretch=1,
+        )
+        table = self.adjudication.table
+        table.sortByColumn(list(ADJUDICATION_COLUMNS).index("spread"), Qt.SortOrder.DescendingOrder)
+        table.doubleClicked.connect(self._open_index)
+        table.installEventFilter(self)
+        table.selectionModel().selectionChanged.connect(lambda *_args: self._update_button())
+        self._update_button()
+        return _tab_page(self.adjudication)
+
+    # state -------------------------------------------------------------------------------------
+
+    def show_report(
+        self, report: AgreementReport, source: str, figures: dict[str, Figure] | None = None
+    ) -> None:
+        """Show ``report`` (computed from ``source``); ``figures`` drawn beforehand (off the
+        UI thread, :func:`agreement_figures`) if given."""
+        self.report = report
+        self.source.setText(source)
+        self.source.setToolTip(source)
+        self._show_headline(report)
+        self._show_cards(report)
+        undefined = _undefined_note(
+            (f"{p.rater_a}/{p.rater_b}", p.reasons) for p in report.pairwise
+        )
+        self.pairs.set_frame(
+            pairs_frame(report), "\n".join(filter(None, [undefined, HEATMAP_NOTE]))
+        )
+        self.raters.set_frame(
+            raters_frame(report),
+            _undefined_note((r.rater, r.reasons) for r in report.per_rater),
+        )
+        self.queries.set_frame(
+            queries_frame(report),
+            _undefined_note((q.query_id, q.reasons) for q in report.per_query),
+        )
+        chosen = self.chosen_item()
+        adjudication = adjudication_frame(report)
+        model = self.adjudication.model
+        model.headers = {**ADJUDICATION_COLUMNS, **{rater: rater for rater in report.raters}}
+        model.tooltips = {
+            **{column: TIPS[column] for column in ADJUDICATION_COLUMNS if column in TIPS},
+            **{rater: f"{rater}'s grade (– not graded)" for rater in report.raters},
+        }
+        self.adjudication.set_frame(
+            adjudication,
+            "Double-click a document or press Enter to open it in the judging screen."
+            if len(adjudication)
+            else "No document to adjudicate: no two grades of a document differ by two or more.",
+        )
+        self._choose_item(chosen)
+        figures = figures or agreement_figures(report)
+        self.heatmap.set_figure(figures["kappa"])
+        self.grades.set_figure(figures["grades"])
+        self.busy.setText("")
+        self.pages.setCurrentIndex(0)
+
+    def show_error(self, text: str) -> None:
+        """Say why there are no numbers (e.g. fewer than two raters) in place of them."""
+        self._show_message(text, error=True)
+
+    def show_busy(self, text: str) -> None:
+        """Say what is under way ("Computing…"): beside the numbers shown, or in place of
+        them if there are none yet; "" says nothing."""
+        if self.report is not None:
+            self.busy.setText(text)
+            self.pages.setCurrentIndex(0)
+        elif text:
+            self._show_message(text, error=False)
+
+    def _show_message(self, text: str, *, error: bool) -> None:
+        self.report = None
+        self.busy.setText("")
+        self.message.setProperty("error", error)
+        self.message.style().unpolish(self.message)
+        self.message.style().polish(self.message)
+        self.message.setText(text)
+        self.pages.setCurrentIndex(1)
+
+    def shown_message(self) -> str | None:
+        """The message shown in place of the numbers, or None when they are shown."""
+        return self.message.text() if self.pages.currentIndex() == 1 else None
+
+    def _show_headline(self, report: AgreementReport) -> None:
+        alpha = report.krippendorff_alpha["ordinal"]
+        reasons = report.reasons
+        self.alpha.setText(_shown(alpha))
+        interval = report.krippendorff_alpha_ci["ordinal"]
+        if interval is None:
+            why = reasons.get("krippendorff_alpha_ci.ordinal", "undefined")
+            self.interval.setText(MISSING)
+            self.interval.setToolTip(why)
+        else:
+            self.interval.setText(f"{_number(interval[0])} – {_number(interval[1])}")
+            self.interval.setToolTip(
+                f"Bootstrap interval from {report.resamples:,} resamples of the documents"
+            )
+        self.levels.setText(
+            "   ·   ".join(
+                f"{level.capitalize()} α {_shown(report.krippendorff_alpha[level])}"
+                for level in LEVELS
+                if level != "ordinal"
+            )
+        )
+        self.levels.setToolTip("Krippendorff's alpha at the other levels of measurement")
+        if alpha is None:
+            why = reasons.get("krippendorff_alpha.ordinal", "undefined")
+            text, level = f"Undefined: {why}", "poor"
+            self.alpha.setToolTip(why)
+        else:
+            reading = alpha_reading(alpha)
+            text = (reading[0].upper() + reading[1:]).replace(">=", "≥").replace("<=", "≤")
+            level = _LEVELS.get(reading.split()[0].strip(",:"), "poor")
+            self.alpha.setToolTip("Krippendorff's alpha, ordinal: 1 is perfect agreement, 0 chance")
+        self.reading.setText(text)
+        self.reading.setProperty("level", level)
+        self.reading.style().unpolish(self.reading)
+        self.reading.style().polish(self.reading)
+
+    def _show_cards(self, report: AgreementReport) -> None:
+        reasons = report.reasons
+        cards = self.cards
+        for key, value, note in (
+            ("percent_agreement", report.percent_agreement, "exact"),
+            ("within_one_agreement", report.within_one_agreement, "grades ≤ 1 apart"),
+        ):
+            cards[key].show_value(_shown(value, _percent), note, reasons.get(key))
+        fleiss_note = (
+            f"{report.fleiss_units:,} graded by all {report.n_raters}"
+            if report.fleiss_units
+            else ""
+        )
+        cards["fleiss_kappa"].show_value(
+            _shown(report.fleiss_kappa), fleiss_note, reasons.get("fleiss_kappa")
+        )
+        cards["gwet_ac1"].show_value(_shown(report.gwet_ac1), "unweighted", reasons.get("gwet_ac1"))
+        for kind in ("linear", "quadratic"):
+            key = f"gwet_ac2.{kind}"
+            cards[key].show_value(
+                _shown(report.gwet_ac2[kind]), f"{kind} weights", reasons.get(key)
+            )
+        queries = len(report.per_query)
+        to_adjudicate = sum(len(query.adjudicate) for query in report.per_query)
+        cards["raters"].show_value(f"{report.n_raters:,}", ", ".join(report.raters))
+        cards["raters"].setToolTip(f"{cards['raters'].explanation}: {', '.join(report.raters)}")
+        cards["documents"].show_value(
+            f"{report.n_units:,}", f"in {queries:,} quer{'y' if queries == 1 else 'ies'}"
+        )
+        cards["multi_rated"].show_value(f"{report.n_multi_rated:,}", "graded by 2+ raters")
+        cards["to_adjudicate"].show_value(f"{to_adjudicate:,}", "grades ≥ 2 apart")
+
+    # adjudication ------------------------------------------------------------------------------
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            watched is self.adjudication.table
+            and isinstance(event, QKeyEvent)
+            and event.type() == QEvent.Type.KeyPress
+            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        ):
+            self._open_index(self.adjudication.table.currentIndex())
+            return True
+        return super().eventFilter(watched, event)
+
+    def chosen_item(self) -> tuple[str, str] | None:
+        """(query_id, doc_id) of the document chosen on the adjudication list, if any."""
+        rows = self.adjudication.table.selectionModel().selectedRows()
+        return self._item(rows[0]) if rows else None
+
+    def _choose_item(self, item: tuple[str, str] | None) -> None:
+        """Choose ``item`` on the adjudication list again, or else the first document."""
+        pane = self.adjudication
+        frame = pane.model.frame
+        index = QModelIndex()
+        if item is not None:
+            same = ((frame["query_id"] == item[0]) & (frame["doc_id"] == item[1])).to_numpy()
+            if same.any():
+                index = pane.proxy.mapFromSource(pane.model.index(int(same.argmax()), 0))
+        if not index.isValid():  # not listed any more, or filtered out
+            index = pane.proxy.index(0, 0)
+        if index.isValid():
+            pane.table.selectRow(index.row())
+        self._update_button()
+
+    def _open_selected(self) -> None:
+        item = self.chosen_item()
+        if item is not None:
+            self.adjudicate.emit(*item)
+
+    def _open_index(self, index: QModelIndex) -> None:
+        if index.isValid():
+            self.adjudicate.emit(*self._item(index))
+
+    def _item(self, index: QModelIndex) -> tuple[str, str]:
+        pane = self.adjudication
+        row = pane.model.row_frame(pane.proxy.mapToSource(index).row())
+        return str(row["query_id"]), str(row["doc_id"])
+
+    def _update_button(self) -> None:
+        self.open_button.setEnabled(self.adjudication.table.selectionModel().hasSelection())
+
+
+def _tab_page(widget: QWidget) -> QWidget:
+    page = QWidget()
+    layout = QVBoxLayout(page)
+    layout.setContentsMargins(0, 12, 0, 0)
+    layout.addWidget(widget)
+    return page

@@ -1,0 +1,218 @@
+"""The window's evaluation and agreement pages: the campaign loaded off the UI thread, numbers
+computed there too, both refreshed when judgments change (the database is polled while a page
+is shown), and File ▸ Export report…."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QTimer
+
+from judge_app.agreement_command import AgreementRequest, agreement_report
+from judge_app.campaign import Campaign, Stamp, change_stamp, evaluate_campaign, load_campaign
+from judge_app.errors import JudgeAppError
+from judge_app.gui.agreement_view import AgreementView
+from judge_app.gui.evaluation_view import EvaluationView
+from judge_app.gui.workers import Task, Worker
+from judge_app.metrics.ranking import k_label
+from judge_app.report_command import ReportRequest, render_report
+from judge_app.reports.figures import evaluation_figures
+from judge_app.store import open_database, reads
+
+if TYPE_CHECKING:
+    from judge_app.gui.window import MainWindow
+
+POLL_MS = 3000
+"""How often a shown evaluation or agreement page looks for new judgments."""
+REPORT_FILTER = "HTML report (*.html);;PDF report (*.pdf)"
+
+
+class Analysis(QObject):
+    """The evaluation and agreement pages of ``window`` and the work behind them."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        self.evaluation_view = EvaluationView(titles=self._titles)
+        self.agreement_view = AgreementView()
+        self.campaign: Campaign | None = None
+        self.agreement_stamp: Stamp | None = None
+        self.report = None  # the agreement report shown, for the adjudication list
+        self.evaluation_view.changed.connect(self.refresh_evaluation)
+        self.poll = QTimer(self)
+        self.poll.setInterval(POLL_MS)
+        self.poll.timeout.connect(self._poll)
+
+    # pages -------------------------------------------------------------------------------------
+
+    def show_evaluation(self) -> None:
+        """Show the evaluation page, computed afresh if judgments changed."""
+        self.window.pages.setCurrentWidget(self.evaluation_view)
+        self.poll.start()
+        if self.campaign is None or self.campaign.stamp != self._stamp():
+            self.refresh_evaluation()
+        self.window.show_message("Evaluation: double-click a query to see how its NDCG adds up")
+
+    def show_agreement(self) -> None:
+        """Show the agreement page, computed afresh if judgments changed."""
+        self.window.pages.setCurrentWidget(self.agreement_view)
+        self.poll.start()
+        if self.agreement_stamp is None or self.agreement_stamp != self._stamp():
+            self.refresh_agreement()
+        self.window.show_message("Agreement: open an item of the adjudication list to judge it")
+
+    def forget(self) -> None:
+        """The database was closed or changed: nothing shown belongs to the next one."""
+        self.poll.stop()
+        self.campaign = None
+        self.agreement_stamp = None
+        self.report = None
+
+    def _stamp(self) -> Stamp | None:
+        if self.window.database is None:
+            return None
+        with self.window.database.reading() as session:
+            return change_stamp(session)
+
+    def _poll(self) -> None:
+        current = self.window.pages.currentWidget()
+        if current not in (self.evaluation_view, self.agreement_view):
+            self.poll.stop()
+            return
+        if self.window.task is not None or self.window.database is None:
+            return
+        stamp = self._stamp()
+        if current is self.evaluation_view and self.campaign and self.campaign.stamp != stamp:
+            self.refresh_evaluation()
+        elif current is self.agreement_view and self.agreement_stamp not in (None, stamp):
+            self.refresh_agreement()
+
+    # evaluation --------------------------------------------------------------------------------
+
+    def refresh_evaluation(self) -> Task | None:
+        """Compute the evaluation the controls ask for (reading the database again first if
+        its judgments or results changed) off the UI thread."""
+        if self.window.database is None or self.window.busy():
+            return None
+        stamp = self._stamp()
+        campaign = self.campaign if self.campaign and self.campaign.stamp == stamp else None
+        choice = self.evaluation_view.choice()
+        url = self.window.database_url()
+
+        def work(worker: Worker):  # type: ignore[no-untyped-def]
+            loaded = campaign
+            if loaded is None:
+                worker.report("reading judgments and results", 0, 0)
+                with open_database(url, create=False) as database:
+                    loaded = load_campaign(database)
+                worker.check()
+            worker.report("computing NDCG", 0, 0)
+            evaluation = evaluate_campaign(loaded, choice)
+            worker.check()
+            return loaded, evaluation, evaluation_figures(loaded, evaluation)
+
+        self.evaluation_view.show_busy("Computing…")
+        task = self.window.run_task("Evaluating", work)
+        task.returned.connect(self._evaluated)
+        task.errored.connect(lambda error: self.evaluation_view.show_error(_reason(error)))
+        task.cancelled.connect(lambda: self.evaluation_view.show_error("Evaluation cancelled"))
+        return task
+
+    def _evaluated(self, outcome) -> None:  # type: ignore[no-untyped-def]
+        campaign, evaluation, figures = outcome
+        if campaign is not self.campaign:
+            self.campaign = campaign
+            self.evaluation_view.set_campaign(campaign)
+        self.evaluation_view.show_evaluation(evaluation, figures)
+
+    def _titles(self, doc_ids: list[str]) -> dict[str, str]:
+        if self.window.database is None:
+            return {}
+        with self.window.database.reading() as session:
+            return reads.document_titles(session, doc_ids)
+
+    # agreement ---------------------------------------------------------------------------------
+
+    def refresh_agreement(self) -> Task | None:
+        """Compute the agreement report of every rater off the UI thread."""
+        if self.window.database is None or self.window.busy():
+            return None
+        stamp = self._stamp()
+        url = self.window.database_url()
+        self.agreement_view.show_busy("Computing agreement…")
+        task = self.window.run_task(
+            "Computing agreement", lambda _worker: agreement_report(AgreementRequest(db=url))
+        )
+        task.returned.connect(lambda report: self._agreed(report, stamp))
+        task.errored.connect(lambda error: self._agreement_failed(error, stamp))
+        return task
+
+    def _agreed(self, report, stamp: Stamp | None) -> None:  # type: ignore[no-untyped-def]
+        assert self.window.database is not None
+        self.report, self.agreement_stamp = report, stamp
+        self.agreement_view.show_report(report, self.window.database.describe())
+
+    def _agreement_failed(self, error: BaseException, stamp: Stamp | None) -> None:
+        self.report, self.agreement_stamp = None, stamp
+        self.agreement_view.show_error(_reason(error))
+
+    def grades_of(self, query_id: str, doc_id: str) -> dict[str, int]:
+        """The raters' grades of a document on the adjudication list (empty if not on it)."""
+        for query in self.report.per_query if self.report else ():
+            if query.query_id == query_id:
+                for item in query.adjudicate:
+                    if item.doc_id == doc_id:
+                        return dict(item.grades)
+        return {}
+
+    # report ------------------------------------------------------------------------------------
+
+    def ask_report(self) -> None:
+        """File ▸ Export report…: where to, then the report with the evaluation's settings."""
+        if self.window.database is None or self.window.busy():
+            return
+        name = Path(self.window.database.describe()).stem or "campaign"
+        self.window.choose_file(
+            "Export report",
+            REPORT_FILTER,
+            self.export_report,
+            save=True,
+            suffix="html",
+            default=f"{name}-report.html",
+        )
+
+    def export_report(self, path: str) -> Task | None:
+        """Compute and lay out the report off the UI thread; write (print a PDF) on it."""
+        if self.window.database is None or self.window.busy():
+            return None
+        choice = self.evaluation_view.choice()
+        request = ReportRequest(
+            db=self.window.database_url(),
+            out=Path(path),
+            ks=[k_label(choice.k)],
+            runs=list(choice.runs) if choice.runs else None,
+            aggregate=choice.aggregate,
+            adjudicated="prefer" if choice.adjudicated else "ignore",
+            raters=list(choice.raters) if choice.raters else None,
+        )
+        task = self.window.run_task("Writing the report", lambda _worker: render_report(request))
+        task.returned.connect(self._report_rendered)
+        task.errored.connect(
+            lambda error: self.window.show_message(f"No report: {_reason(error)}", error=True)
+        )
+        return task
+
+    def _report_rendered(self, rendered) -> None:  # type: ignore[no-untyped-def]
+        try:
+            out = rendered.save()
+        except OSError as error:
+            self.window.show_message(f"No report: cannot write {rendered.out}: {error}", True)
+            return
+        self.window.show_message(f"Report written to {out}")
+
+
+def _reason(error: BaseException) -> str:
+    if isinstance(error, JudgeAppError):
+        return str(error)
+    return f"{type(error).__name__}: {error}"

@@ -1,0 +1,189 @@
+"""A query's NDCG@k opened up: the ranked list with each position's grades, gain, discount
+1/log2(i+1), contribution and running DCG, beside the ideal order and its IDCG (the tables of
+seeds 002 and 003, for the campaign's own data)."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QHBoxLayout,
+    QLabel,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from judge_app.campaign import QueryExplanation
+from judge_app.gui.tables import FrameModel, csv_button, is_missing, table_view
+
+Explainer = Callable[[str, str], QueryExplanation]
+"""(run, query id) → the explanation of that query's NDCG in that run."""
+
+
+def _grade(value: object) -> str:
+    if is_missing(value):
+        return "–"
+    number = float(value)  # type: ignore[arg-type]
+    return f"{number:g}" if number == round(number) else f"{number:.2f}"
+
+
+HEADERS = {
+    "position": "i",
+    "rank": "Rank",
+    "doc_id": "Document",
+    "title": "Title",
+    "grade": "Grade",
+    "gain": "Gain",
+    "discount": "Discount",
+    "contribution": "Gain × disc.",
+    "running DCG": "DCG so far",
+    "running IDCG": "IDCG so far",
+}
+TOOLTIPS = {
+    "position": "The position i that the discount uses",
+    "rank": "The rank in the run (an unjudged result left out by condensed takes no position)",
+    "grade": "The grade evaluated: the raters' grades aggregated as chosen",
+    "gain": "The gain of the grade: the grade (linear) or 2^grade − 1 (exponential)",
+    "discount": "1 / log2(i + 1)",
+    "contribution": "gain × 1 / log2(i + 1): what this position adds",
+    "running DCG": "The sum of the contributions down to this position",
+    "running IDCG": "The sum of the contributions down to this position",
+}
+
+
+class DrillDownDialog(QDialog):
+    """The ranked and ideal tables of one query, for any run that evaluates it."""
+
+    def __init__(self, parent: QWidget, explain: Explainer) -> None:
+        super().__init__(parent)
+        self.setObjectName("drillDown")
+        self.explain = explain
+        self.query_id = ""
+        self.explanation: QueryExplanation | None = None
+        self.resize(1270, 660)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 14, 12, 14)
+        layout.setSpacing(10)
+        top = QHBoxLayout()
+        self.heading = QLabel()
+        self.heading.setObjectName("drillHeading")
+        self.heading.setWordWrap(True)
+        self.run = QComboBox()
+        self.run.setObjectName("drillRun")
+        self.run.currentIndexChanged.connect(lambda _index: self.refresh())
+        run_label = QLabel("Run")
+        run_label.setBuddy(self.run)
+        top.addWidget(self.heading, 1)
+        top.addWidget(run_label)
+        top.addWidget(self.run)
+        layout.addLayout(top)
+        self.formula = QLabel()
+        self.formula.setObjectName("drillFormula")
+        layout.addWidget(self.formula)
+        self.ranked_model = FrameModel(headers=HEADERS, formats=self._formats(), tooltips=TOOLTIPS)
+        self.ideal_model = FrameModel(headers=HEADERS, formats=self._formats(), tooltips=TOOLTIPS)
+        self.ranked_table, _ = table_view(self.ranked_model, "drillRanked")
+        self.ideal_table, _ = table_view(self.ideal_model, "drillIdeal")
+        for table in (self.ranked_table, self.ideal_table):
+            table.setSortingEnabled(False)
+        splitter = QSplitter()
+        self.ranked_caption = QLabel()
+        self.ideal_caption = QLabel()
+        splitter.addWidget(
+            self._pane(self.ranked_caption, self.ranked_table, self.ranked_model, "ranked")
+        )
+        splitter.addWidget(
+            self._pane(self.ideal_caption, self.ideal_table, self.ideal_model, "ideal")
+        )
+        splitter.setSizes([790, 456])
+        layout.addWidget(splitter, 1)
+        self.note = QLabel()
+        self.note.setObjectName("tableHint")
+        self.note.setWordWrap(True)
+        layout.addWidget(self.note)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+    @staticmethod
+    def _formats() -> dict[str, Callable[[object], str]]:
+        four = "{:.4f}".format
+        return {
+            "grade": _grade,
+            "gain": _grade,
+            "discount": lambda value: "–" if is_missing(value) else four(value),
+            "contribution": four,
+            "running DCG": four,
+            "running IDCG": four,
+        }
+
+    def _pane(self, caption: QLabel, table, model: FrameModel, name: str) -> QWidget:  # type: ignore[no-untyped-def]
+        pane = QWidget()
+        layout = QVBoxLayout(pane)
+        layout.setContentsMargins(0, 0, 0, 0)
+        top = QHBoxLayout()
+        caption.setObjectName("fieldLabel")
+        top.addWidget(caption)
+        top.addStretch(1)
+        top.addWidget(csv_button(self, model, f"{name}.csv"))
+        layout.addLayout(top)
+        layout.addWidget(table, 1)
+        return pane
+
+    def show_query(self, query_id: str, runs: list[str]) -> None:
+        """Open ``query_id`` in the chosen run (kept if it evaluates the query)."""
+        self.query_id = query_id
+        current = self.run.currentText()
+        self.run.blockSignals(True)
+        self.run.clear()
+        self.run.addItems(runs)
+        self.run.setCurrentIndex(max(runs.index(current) if current in runs else 0, 0))
+        self.run.blockSignals(False)
+        self.refresh()
+        self.show()
+        self.raise_()
+        self.ranked_table.setFocus()
+
+    def refresh(self) -> None:
+        """Explain the query again (the run or the evaluation changed)."""
+        if not self.query_id or not self.run.currentText():
+            return
+        explanation = self.explain(self.run.currentText(), self.query_id)
+        self.explanation = explanation
+        k = "all" if explanation.k is None else str(explanation.k)
+        self.setWindowTitle(f"{explanation.query_id}: NDCG@{k} of {explanation.run}")
+        self.heading.setText(
+            f"<span style='font-size:15pt; font-weight:600'>{explanation.query_id}</span>"
+            f"&nbsp;&nbsp;<span style='font-size:13pt'>{html.escape(explanation.query)}</span>"
+        )
+        self.formula.setText(explanation.formula())
+        for column in explanation.ranked.columns:
+            if column not in HEADERS:
+                self.ranked_model.formats[column] = _grade  # a rater's own grades
+        ranked, ideal = explanation.ranked, explanation.ideal.drop(columns="discount")
+        if ranked["rank"].equals(ranked["position"].astype("int64", errors="ignore")):
+            ranked = ranked.drop(columns="rank")  # the rank says nothing the position does not
+        linear = ranked["gain"].equals(ranked["grade"].fillna(0.0))
+        if linear:  # the gain is the grade
+            ranked, ideal = ranked.drop(columns="gain"), ideal.drop(columns="gain")
+        self.ranked_model.set_frame(ranked)
+        self.ideal_model.set_frame(ideal)
+        for table in (self.ranked_table, self.ideal_table):
+            table.resizeColumnsToContents()  # a few rows: tight columns, side by side
+        self.ranked_caption.setText(f"Ranked by {explanation.run}: DCG@{k} = {explanation.dcg:.4f}")
+        self.ideal_caption.setText(f"Ideal order: IDCG@{k} = {explanation.idcg:.4f}")
+        raters = [column for column in explanation.ranked.columns if column not in HEADERS]
+        unjudged = int(explanation.ranked["grade"].isna().sum())
+        note = "Grade is the grade evaluated (aggregated over the raters"
+        note += f": {', '.join(raters)})" if raters else ")"
+        note += "; each rater's own grade follows it."
+        note += " The gain is the grade (linear gain)." if linear else ""
+        note += " Position i of the ideal order has the discount of position i on the left."
+        if unjudged:
+            note += f" {unjudged} result(s) are not judged: they add nothing to DCG."
+        self.note.setText(note)

@@ -1,0 +1,427 @@
+"""The evaluation view: a lead's controls, the per-query table, the summary in words and the
+charts. The numbers come from ``judge_app.campaign``, computed off the UI thread by the window
+(``judge_app.gui.analysis``); the view only shows them and says when a control changed."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from matplotlib.figure import Figure
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeyEvent
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QSpinBox,
+    QSplitter,
+    QTabWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from judge_app.campaign import Campaign, CampaignEvaluation, EvaluationChoice, explain_query
+from judge_app.gui.charts_canvas import ChartCanvas
+from judge_app.gui.drill_down import DrillDownDialog
+from judge_app.gui.tables import FrameModel, csv_button, is_missing, table_view
+from judge_app.metrics.comparison import CONFIDENCE
+from judge_app.reports.figures import evaluation_figures
+
+GAINS = {"linear": "linear: the grade", "exponential": "exponential: 2^grade − 1"}
+IDEALS = {"judged": "every judged document", "retrieved": "the run's documents"}
+UNJUDGED = {"zero": "count as not relevant", "condensed": "leave out (condensed)"}
+AGGREGATES = {
+    "mean": "mean of the raters",
+    "median": "median of the raters",
+    "majority": "majority of the raters",
+    "max": "highest rater's grade",
+    "min": "lowest rater's grade",
+}
+INCOMPLETE_TIP = (
+    "† the top k of this query is not fully judged: unjudged results count as not relevant"
+)
+TEXT_WIDTH = 220  # pixels at most for a query's text in the table: the numbers come first
+TitleSource = Callable[[list[str]], dict[str, str]]
+"""Document id → title of the given documents (read from the database)."""
+
+
+def _combo(name: str, entries: dict[str, str]) -> QComboBox:
+    combo = QComboBox()
+    combo.setObjectName(name)
+    for value, text in entries.items():
+        combo.addItem(text, value)
+    return combo
+
+
+def _labelled(text: str, widget: QWidget) -> QWidget:
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(2)
+    caption = QLabel(text.upper())
+    caption.setObjectName("paneCaption")
+    caption.setBuddy(widget)
+    layout.addWidget(caption)
+    layout.addWidget(widget)
+    return box
+
+
+class NameMenu(QToolButton):
+    """A drop-down of checkable names (runs or raters); none checked means all."""
+
+    changed = Signal()
+
+    def __init__(self, name: str, noun: str) -> None:
+        super().__init__()
+        self.setObjectName(name)
+        self.noun = noun
+        self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.setMenu(QMenu(self))
+        self.actions_: dict[str, QAction] = {}
+        self._update_text()
+
+    def set_names(self, names: list[str]) -> None:
+        """Offer ``names``, keeping what was chosen among them."""
+        chosen = set(self.chosen() or ())
+        menu = self.menu()
+        menu.clear()
+        self.actions_ = {}
+        for name in names:
+            action = menu.addAction(name)
+            action.setCheckable(True)
+            action.setChecked(name in chosen)
+            action.toggled.connect(lambda _on: (self._update_text(), self.changed.emit()))
+            self.actions_[name] = action
+        self._update_text()
+
+    def chosen(self) -> tuple[str, ...] | None:
+        names = tuple(name for name, action in self.actions_.items() if action.isChecked())
+        return names or None
+
+    def set_chosen(self, names: list[str] | None) -> None:
+        for name, action in self.actions_.items():
+            action.blockSignals(True)
+            action.setChecked(bool(names) and name in names)
+            action.blockSignals(False)
+        self._update_text()
+        self.changed.emit()
+
+    def _update_text(self) -> None:
+        chosen = self.chosen()
+        self.setText(f"All {self.noun}" if not chosen else ", ".join(chosen))
+
+
+class EvaluationView(QWidget):
+    """Controls, per-query table, summary and charts of a campaign's NDCG."""
+
+    changed = Signal()  # a control changed: the window computes again
+
+    def __init__(self, titles: TitleSource | None = None) -> None:
+        super().__init__()
+        self.setObjectName("evaluationView")
+        self.titles = titles or (lambda ids: {})
+        self.campaign: Campaign | None = None
+        self.evaluation: CampaignEvaluation | None = None
+        self.drill_down: DrillDownDialog | None = None
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(200)
+        self._debounce.timeout.connect(self.changed)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(16, 12, 16, 12)
+        outer.setSpacing(10)
+        outer.addWidget(self._controls())
+        self.status = QLabel()
+        self.status.setObjectName("analysisStatus")
+        self.status.setWordWrap(True)
+        outer.addWidget(self.status)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self._table_pane())
+        splitter.addWidget(self._summary_pane())
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+        splitter.setSizes([700, 540])
+        outer.addWidget(splitter, 1)
+
+    # layout ------------------------------------------------------------------------------------
+
+    def _controls(self) -> QWidget:
+        bar = QFrame()
+        bar.setObjectName("analysisControls")
+        layout = QHBoxLayout(bar)
+        layout.setContentsMargins(12, 8, 12, 8)
+        layout.setSpacing(14)
+        self.k = QSpinBox()
+        self.k.setObjectName("kSpin")
+        self.k.setRange(0, 100)
+        self.k.setSpecialValueText("all")
+        self.k.setValue(10)
+        self.k.setToolTip("The cut-off k of NDCG@k: 1 to 100, or all (below 1)")
+        self.gain = _combo("gainCombo", GAINS)
+        self.ideal = _combo("idealCombo", IDEALS)
+        self.unjudged = _combo("unjudgedCombo", UNJUDGED)
+        self.aggregate = _combo("aggregateCombo", AGGREGATES)
+        self.adjudicated = QCheckBox("Prefer adjudicated")
+        self.adjudicated.setObjectName("adjudicatedCheck")
+        self.adjudicated.setChecked(True)
+        self.adjudicated.setToolTip(
+            "Where a lead adjudicated a document, take that grade instead of the raters'"
+        )
+        self.runs = NameMenu("runMenu", "runs")
+        self.raters = NameMenu("raterMenu", "raters")
+        for text, widget in (
+            ("k", self.k),
+            ("Gain", self.gain),
+            ("Ideal order from", self.ideal),
+            ("Unjudged results", self.unjudged),
+            ("Grade of a document", self.aggregate),
+            ("Runs", self.runs),
+            ("Raters", self.raters),
+        ):
+            layout.addWidget(_labelled(text, widget))
+        layout.addWidget(self.adjudicated, 0, Qt.AlignmentFlag.AlignBottom)
+        layout.addStretch(1)
+        self.k.valueChanged.connect(self._debounce.start)
+        for combo in (self.gain, self.ideal, self.unjudged, self.aggregate):
+            combo.currentIndexChanged.connect(self._debounce.start)
+        self.adjudicated.toggled.connect(self._debounce.start)
+        self.runs.changed.connect(self._debounce.start)
+        self.raters.changed.connect(self._debounce.start)
+        return bar
+
+    def _table_pane(self) -> QWidget:
+        pane = QWidget()
+        layout = QVBoxLayout(pane)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(6)
+        top = QHBoxLayout()
+        caption = QLabel("PER QUERY")
+        caption.setObjectName("paneCaption")
+        self.filter = QLineEdit()
+        self.filter.setObjectName("queryFilter")
+        self.filter.setPlaceholderText("Filter queries…")
+        self.filter.setClearButtonEnabled(True)
+        self.count = QLabel()
+        self.count.setObjectName("tableCount")
+        self.model = FrameModel(
+            marked="incomplete",
+            tooltips={"incomplete": INCOMPLETE_TIP},
+            formats={"difference": lambda value: "–" if is_missing(value) else f"{value:+.4f}"},
+        )
+        self.table, self.proxy = table_view(self.model, "perQueryTable")
+        self.table.doubleClicked.connect(self._open_index)
+        self.table.installEventFilter(self)
+        self.filter.textChanged.connect(self._filter)
+        top.addWidget(caption)
+        top.addStretch(1)
+        top.addWidget(self.count)
+        top.addWidget(self.filter, 1)
+        top.addWidget(csv_button(self, self.model, "per-query.csv"))
+        layout.addLayout(top)
+        layout.addWidget(self.table, 1)
+        hint = QLabel("Double-click or press Enter on a query to see how its NDCG adds up.")
+        hint.setObjectName("tableHint")
+        layout.addWidget(hint)
+        return pane
+
+    def _summary_pane(self) -> QWidget:
+        pane = QWidget()
+        layout = QVBoxLayout(pane)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(8)
+        self.summary = QLabel()
+        self.summary.setObjectName("evaluationSummary")
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        layout.addWidget(self.summary)
+        self.charts = QTabWidget()
+        self.charts.setObjectName("evaluationCharts")
+        self.canvases: dict[str, ChartCanvas] = {}
+        for key, title in (
+            ("curve", "NDCG@k by k"),
+            ("distribution", "Distribution"),
+            ("differences", "Per-query difference"),
+            ("grades", "Grades by rater"),
+        ):
+            canvas = ChartCanvas()
+            canvas.setObjectName(f"{key}Chart")
+            self.canvases[key] = canvas
+            self.charts.addTab(canvas, title)
+        layout.addWidget(self.charts, 1)
+        return pane
+
+    # state -------------------------------------------------------------------------------------
+
+    def set_campaign(self, campaign: Campaign) -> None:
+        """Offer the campaign's runs, raters and aggregations in the controls."""
+        self.campaign = campaign
+        self.runs.blockSignals(True)
+        self.raters.blockSignals(True)
+        self.runs.set_names(campaign.runs)
+        self.raters.set_names(campaign.raters)
+        self.runs.blockSignals(False)
+        self.raters.blockSignals(False)
+        current = self.aggregate.currentData()
+        self.aggregate.blockSignals(True)
+        self.aggregate.clear()
+        for value, text in AGGREGATES.items():
+            self.aggregate.addItem(text, value)
+        for rater in campaign.raters:
+            self.aggregate.addItem(f"{rater}'s grades only", f"rater:{rater}")
+        index = self.aggregate.findData(current)
+        self.aggregate.setCurrentIndex(max(index, 0))
+        self.aggregate.blockSignals(False)
+        adjudicated = campaign.adjudicated
+        self.adjudicated.setEnabled(adjudicated > 0)
+        self.adjudicated.setText(
+            f"Prefer adjudicated ({adjudicated:,})" if adjudicated else "Prefer adjudicated"
+        )
+
+    def choice(self) -> EvaluationChoice:
+        """The evaluation the controls ask for."""
+        k = self.k.value()
+        return EvaluationChoice(
+            k=k or None,
+            gain=self.gain.currentData(),
+            ideal=self.ideal.currentData(),
+            unjudged=self.unjudged.currentData(),
+            aggregate=self.aggregate.currentData(),
+            adjudicated=self.adjudicated.isChecked(),
+            runs=self.runs.chosen(),
+            raters=self.raters.chosen(),
+        )
+
+    def show_busy(self, text: str) -> None:
+        self.status.setProperty("error", False)
+        self._set_status(text)
+
+    def show_error(self, text: str) -> None:
+        self.status.setProperty("error", True)
+        self._set_status(text)
+
+    def _set_status(self, text: str) -> None:
+        self.status.style().unpolish(self.status)
+        self.status.style().polish(self.status)
+        self.status.setText(text)
+        self.status.setVisible(bool(text))
+
+    def show_evaluation(
+        self, evaluation: CampaignEvaluation, figures: dict[str, Figure] | None = None
+    ) -> None:
+        """Show ``evaluation``; ``figures`` drawn beforehand (off the UI thread) if given."""
+        self.evaluation = evaluation
+        self.model.headers = _headers(evaluation)
+        self.model.set_frame(evaluation.table)
+        self.table.setColumnWidth(1, min(self.table.columnWidth(1), TEXT_WIDTH))
+        self.proxy.sort(0, Qt.SortOrder.AscendingOrder)
+        self._filter(self.filter.text())
+        self.summary.setText(_summary_html(evaluation))
+        assert self.campaign is not None
+        figures = figures or evaluation_figures(self.campaign, evaluation)
+        for key, canvas in self.canvases.items():
+            canvas.set_figure(figures[key])
+        self.show_busy("")
+        if self.drill_down is not None and self.drill_down.isVisible():
+            self.drill_down.refresh()
+
+    def _filter(self, text: str) -> None:
+        self.proxy.setFilterFixedString(text)
+        shown, total = self.proxy.rowCount(), self.model.rowCount()
+        self.count.setText(f"{shown:,} of {total:,} queries" if text else f"{total:,} queries")
+
+    # drill-down --------------------------------------------------------------------------------
+
+    def eventFilter(self, watched, event) -> bool:  # type: ignore[no-untyped-def]
+        if (
+            watched is self.table
+            and isinstance(event, QKeyEvent)
+            and event.type() == QKeyEvent.Type.KeyPress
+            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        ):
+            self._open_index(self.table.currentIndex())
+            return True
+        return super().eventFilter(watched, event)
+
+    def _open_index(self, index: QModelIndex) -> None:
+        if index.isValid():
+            row = self.proxy.mapToSource(index).row()
+            self.open_query(str(self.model.frame["query_id"].iloc[row]))
+
+    def open_query(self, query_id: str) -> DrillDownDialog | None:
+        """The drill-down of ``query_id`` (in the first run that evaluates it)."""
+        if self.campaign is None or self.evaluation is None:
+            return None
+        runs = [
+            run
+            for run, evaluation in self.evaluation.evaluations.items()
+            if query_id in set(evaluation.query_ids)
+        ]
+        if not runs:
+            return None
+        if self.drill_down is None:
+            self.drill_down = DrillDownDialog(self, self._explain)
+        self.drill_down.show_query(query_id, runs)
+        return self.drill_down
+
+    def _explain(self, run: str, query_id: str):  # type: ignore[no-untyped-def]
+        assert self.campaign is not None and self.evaluation is not None
+        listed = self.campaign.results
+        documents = listed.loc[listed["query_id"] == query_id, "doc_id"].astype(str).tolist()
+        qrels = self.evaluation.qrels
+        documents += qrels.loc[qrels["query_id"] == query_id, "doc_id"].astype(str).tolist()
+        titles = self.titles(sorted(set(documents)))
+        return explain_query(self.campaign, self.evaluation, run, query_id, titles)
+
+
+def _headers(evaluation: CampaignEvaluation) -> dict[str, str]:
+    label = evaluation.label
+    k = label.split("@")[1]
+    headers = {"query_id": "Query", "query": "Text"}
+    for run in evaluation.evaluations:
+        headers[f"{run} judged"] = f"{run}\njudged@{k}"
+        headers[f"{run} DCG"] = f"{run}\nDCG@{k}"
+        headers[f"{run} IDCG"] = f"{run}\nIDCG@{k}"
+        headers[f"{run} NDCG"] = f"{run}\n{label}"
+    if "difference" in evaluation.table:
+        first, second = list(evaluation.evaluations)[:2]
+        headers["difference"] = f"{second} − {first}\n{label}"
+    return headers
+
+
+def _summary_html(evaluation: CampaignEvaluation) -> str:
+    """Mean NDCG@k per run with its interval, the comparison in words, and coverage."""
+    label = evaluation.label
+    rows = "".join(
+        f"<tr><td><b>{run}</b></td><td align='right'><b>{s.mean:.4f}</b></td>"
+        f"<td align='right'>{_interval(s.low, s.high)}</td>"
+        f"<td align='right'>{s.n:,}</td></tr>"
+        for run, s in evaluation.summaries.items()
+    )
+    parts = [
+        f"<p style='margin:0'><span style='font-size:13pt; font-weight:600'>Mean {label}</span>"
+        f"</p><table cellspacing='0' cellpadding='3' width='100%'>"
+        f"<tr><td></td><td align='right'>mean</td><td align='right'>{CONFIDENCE:.0%} interval"
+        f"</td><td align='right'>queries</td></tr>{rows}</table>"
+    ]
+    for comparison in evaluation.comparisons:
+        parts.append(f"<p>{comparison.describe(4)}</p>")
+    incomplete = int(evaluation.table["incomplete"].sum())
+    if incomplete:
+        k = label.split("@")[1]
+        parts.append(
+            f"<p>† {incomplete:,} of {len(evaluation.table):,} queries have unjudged results "
+            f"in their top {k}: their {label} counts those results as not relevant.</p>"
+        )
+    return "".join(parts)
+
+
+def _interval(low: float, high: float) -> str:
+    return "–" if math.isnan(low) else f"{low:.4f} – {high:.4f}"

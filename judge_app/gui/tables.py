@@ -1,0 +1,425 @@
+"""Tables of pandas frames: a read-only model that sorts itself, a proxy that filters it,
+a ready table view, and the "Export CSV…" button.
+
+As glue's table model, nothing is copied per comparison: the model keeps each column's raw
+values and display texts in small per-column caches, made when first asked for, sorts by
+reordering its rows once (a Python sort of the column's keys, then ``layoutChanged``) and the
+proxy matches its filter once per row text. Five thousand rows and more sort and filter at
+once; a ``lessThan`` called from C++ for every comparison would take seconds.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from pandas.api.types import is_bool_dtype, is_numeric_dtype
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QDir,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+)
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QGuiApplication
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFileDialog,
+    QMessageBox,
+    QPushButton,
+    QTableView,
+    QWidget,
+)
+
+from judge_app.gui.theme import is_dark
+
+SORT_ROLE = Qt.ItemDataRole.UserRole
+"""The raw value of a cell (None where missing), by which the proxy sorts."""
+Formatter = Callable[[object], str]
+"""A cell's text from its raw value; never called with a missing value (shown as "–")."""
+MISSING = "–"
+MARK = " †"
+WARNING_COLOURS = {False: "#a15c00", True: "#f0b35a"}  # on a light, on a dark palette
+SAMPLE_ROWS = 200  # rows measured to size the columns of a table
+MAX_COLUMN_WIDTH = 420
+HEADER_ROOM = 32  # a header's padding and sort indicator
+CSV_FILTER = "CSV files (*.csv);;All files (*)"
+
+_Index = QModelIndex | QPersistentModelIndex
+_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+_LEFT = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+
+
+def is_missing(value: object) -> bool:
+    """None, NaN, pandas' NA or NaT."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    return isinstance(value, float) and math.isnan(value)
+
+
+def default_text(value: object) -> str:
+    """Floats with four decimals, whole numbers with thousands separators, the rest as str."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, numbers.Integral):
+        return f"{value:,}"
+    if isinstance(value, numbers.Real):
+        return f"{value:.4f}"
+    return str(value)
+
+
+def _natural(text: str) -> list[object]:
+    """``"q10"`` after ``"q9"``: text parts case-folded, digit runs as numbers."""
+    parts = re.split(r"(\d+)", text.casefold())
+    return [int(part) if index % 2 else part for index, part in enumerate(parts)]
+
+
+def _sort_key(value: object) -> tuple[int, float, list[object]]:
+    if isinstance(value, numbers.Real):
+        return (0, float(value), [])
+    return (1, 0.0, _natural(str(value)))
+
+
+class FrameModel(QAbstractTableModel):
+    """A read-only table of a DataFrame: every column but ``marked``, headers from
+    ``headers`` (default: the column name), texts from ``formats`` (default:
+    :func:`default_text`), numbers right-aligned. Rows whose bool column ``marked`` is True are
+    drawn in a warning colour with "†" after the first cell and ``tooltips[marked]`` as their
+    tooltip; ``tooltips`` gives the header tooltips. Change ``headers`` or ``formats`` before
+    :meth:`set_frame`, which applies them.
+
+    Row ``r`` of the model is always ``frame.iloc[r]``: :meth:`sort` reorders the frame's
+    rows, and a frame set while sorted is sorted the same way."""
+
+    def __init__(
+        self,
+        frame: pd.DataFrame | None = None,
+        *,
+        headers: dict[str, str] | None = None,
+        formats: dict[str, Formatter] | None = None,
+        marked: str | None = None,
+        tooltips: dict[str, str] | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.headers = dict(headers or {})
+        self.formats = dict(formats or {})
+        self.tooltips = dict(tooltips or {})
+        self.marked = marked
+        self.generation = 0  # counts the frames and orders shown: caches are kept per order
+        self.sorted_by: tuple[str, Qt.SortOrder] | None = None  # (column, order), if sorted
+        self._load(pd.DataFrame() if frame is None else frame)
+
+    def _load(self, frame: pd.DataFrame) -> None:
+        self._frame = frame
+        self._columns = [column for column in frame.columns if column != self.marked]
+        self._numeric = [
+            is_numeric_dtype(frame[column].dtype) and not is_bool_dtype(frame[column].dtype)
+            for column in self._columns
+        ]
+        if self.marked is not None and self.marked in frame:
+            self._marks = frame[self.marked].fillna(False).astype(bool).tolist()
+        else:
+            self._marks = [False] * len(frame)
+        self._values: dict[int, list[object]] = {}
+        self._texts: dict[int, list[str]] = {}
+        self.generation += 1
+        if self.sorted_by is not None and self.sorted_by[0] in self._columns:
+            column, order = self.sorted_by
+            self._reorder(self._order(self._columns.index(column), order))
+
+    def set_frame(self, frame: pd.DataFrame) -> None:
+        """Show ``frame`` instead (a model reset), in the order it is sorted by, if any."""
+        self.beginResetModel()
+        self._load(frame)
+        self.endResetModel()
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The frame as given (its rows in the order shown, when sorted)."""
+        return self._frame
+
+    @property
+    def columns(self) -> list[str]:
+        """The frame's columns shown, in order."""
+        return list(self._columns)
+
+    def row_frame(self, row: int) -> pd.Series:
+        """Row ``row`` of the frame (a row of the model, not of a proxy)."""
+        return self._frame.iloc[row]
+
+    def column_values(self, column: int) -> list[object]:
+        """The raw values of column ``column``, None where missing."""
+        values = self._values.get(column)
+        if values is None:
+            raw = self._frame[self._columns[column]].tolist()
+            values = [None if is_missing(value) else value for value in raw]
+            self._values[column] = values
+        return values
+
+    def column_texts(self, column: int) -> list[str]:
+        """The texts shown in column ``column`` (without the mark)."""
+        texts = self._texts.get(column)
+        if texts is None:
+            show = self.formats.get(self._columns[column], default_text)
+            values = self.column_values(column)
+            texts = [MISSING if value is None else show(value) for value in values]
+            self._texts[column] = texts
+        return texts
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Reorder the rows by ``column`` (numbers by value, text naturally and ignoring
+        case, missing values last in both orders; equal values keep their order); -1 keeps
+        the order as it is."""
+        if not 0 <= column < len(self._columns):
+            self.sorted_by = None
+            return
+        self.sorted_by = (self._columns[column], order)
+        self.layoutAboutToBeChanged.emit()
+        order_of_rows = self._order(column, order)
+        moved = np.empty(len(order_of_rows), dtype=np.int64)
+        moved[order_of_rows] = np.arange(len(order_of_rows))
+        persistent = self.persistentIndexList()
+        self._reorder(order_of_rows)
+        self.changePersistentIndexList(
+            persistent,
+            [self.index(int(moved[index.row()]), index.column()) for index in persistent],
+        )
+        self.layoutChanged.emit()
+
+    def _order(self, column: int, order: Qt.SortOrder) -> list[int]:
+        values = self.column_values(column)
+        present = [row for row, value in enumerate(values) if value is not None]
+        keys = {row: _sort_key(values[row]) for row in present}
+        present.sort(key=keys.__getitem__, reverse=order == Qt.SortOrder.DescendingOrder)
+        return present + [row for row, value in enumerate(values) if value is None]
+
+    def _reorder(self, rows: list[int]) -> None:
+        self._frame = self._frame.iloc[rows]
+        self._marks = [self._marks[row] for row in rows]
+        for cache in (self._values, self._texts):
+            for column, entries in cache.items():
+                cache[column] = [entries[row] for row in rows]  # type: ignore[assignment]
+        self.generation += 1
+
+    # Qt ----------------------------------------------------------------------------------------
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._frame)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._columns)
+
+    def flags(self, index: _Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return (
+            Qt.ItemFlag.ItemIsEnabled
+            | Qt.ItemFlag.ItemIsSelectable
+            | Qt.ItemFlag.ItemNeverHasChildren
+        )
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        if not index.isValid():
+            return None
+        row, column = index.row(), index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            text = self.column_texts(column)[row]
+            return text + MARK if column == 0 and self._marks[row] else text
+        if role == SORT_ROLE:
+            return self.column_values(column)[row]
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return _RIGHT if self._numeric[column] else _LEFT
+        if self._marks[row]:
+            if role == Qt.ItemDataRole.ForegroundRole:
+                return QBrush(QColor(WARNING_COLOURS[is_dark(QGuiApplication.palette())]))
+            if role == Qt.ItemDataRole.ToolTipRole and self.marked is not None:
+                return self.tooltips.get(self.marked)
+        return None
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> object:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self._columns):
+            return None
+        column = self._columns[section]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.headers.get(column, str(column))
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self.tooltips.get(column)
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return _RIGHT if self._numeric[section] else _LEFT
+        return None
+
+
+class SortProxy(QSortFilterProxyModel):
+    """Filters a :class:`FrameModel`'s rows by a text, case-insensitive, found in any column
+    (``setFilterFixedString``); sorting (a header click, :meth:`sort`) is the model's own
+    :meth:`FrameModel.sort`, by ``SORT_ROLE`` values with missing values last."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.setSortRole(SORT_ROLE)
+        self.setFilterKeyColumn(-1)
+        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self._matches: tuple[tuple[object, ...], list[bool]] = ((), [])
+
+    def _model(self) -> FrameModel:
+        model = self.sourceModel()
+        assert isinstance(model, FrameModel), "SortProxy filters a FrameModel"
+        return model
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        self._model().sort(column, order)
+
+    def sortColumn(self) -> int:
+        sorted_by = self._model().sorted_by
+        return -1 if sorted_by is None else self._model().columns.index(sorted_by[0])
+
+    def sortOrder(self) -> Qt.SortOrder:
+        sorted_by = self._model().sorted_by
+        return Qt.SortOrder.AscendingOrder if sorted_by is None else sorted_by[1]
+
+    def filterAcceptsRow(self, source_row: int, source_parent: _Index) -> bool:
+        expression = self.filterRegularExpression()
+        if not expression.pattern():
+            return True
+        model = self._model()
+        key = (id(model), model.generation, expression.pattern(), expression.patternOptions())
+        if self._matches[0] != key:
+            columns = [model.column_texts(column) for column in range(model.columnCount())]
+            rows = zip(*columns) if columns else ([] for _row in range(model.rowCount()))
+            self._matches = (
+                key,
+                [expression.match("\n".join(texts)).hasMatch() for texts in rows],
+            )
+        return self._matches[1][source_row]
+
+
+def table_view(model: FrameModel, name: str) -> tuple[QTableView, SortProxy]:
+    """A table (object name ``name``) of ``model`` through a :class:`SortProxy`: sortable by
+    its headers, alternating rows, one whole row selected at a time, columns fitted to a
+    sample of their texts whenever the model is reset. Unsorted until a header is clicked."""
+    proxy = SortProxy(model)
+    proxy.setSourceModel(model)
+    view = QTableView()
+    view.setObjectName(name)
+    view.setModel(proxy)
+    view.setAlternatingRowColors(True)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setShowGrid(False)
+    view.setWordWrap(False)
+    view.setCornerButtonEnabled(False)
+    view.verticalHeader().hide()
+    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 12)
+    header = view.horizontalHeader()
+    header.setStretchLastSection(True)
+    header.setHighlightSections(False)
+    header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)  # the frame's order until clicked
+    view.setSortingEnabled(True)
+    model.modelReset.connect(lambda: fit_columns(view, model))
+    fit_columns(view, model)
+    return view, proxy
+
+
+def fit_columns(view: QTableView, model: FrameModel) -> None:
+    """Size each column to its header and a sample of its texts (the first rows and a spread
+    of the others), never to all rows."""
+    rows = model.rowCount()
+    step = max(rows // SAMPLE_ROWS, 1)
+    sample = sorted(set(range(min(rows, SAMPLE_ROWS))) | set(range(0, rows, step)))
+    cells = view.fontMetrics()
+    bold = QFont(view.horizontalHeader().font())
+    bold.setBold(True)  # headers are often styled bold: measure them so
+    heading = QFontMetrics(bold)
+    for column in range(model.columnCount()):
+        title = str(model.headerData(column, Qt.Orientation.Horizontal))
+        width = max(heading.horizontalAdvance(line) for line in title.split("\n")) + HEADER_ROOM
+        texts = model.column_texts(column)
+        if sample:
+            longest = max((texts[row] for row in sample), key=len)
+            extra = MARK if column == 0 else ""
+            width = max(width, cells.horizontalAdvance(longest + extra) + 24)
+        view.setColumnWidth(column, min(width, MAX_COLUMN_WIDTH))
+
+
+def write_csv(frame: pd.DataFrame, path: str | Path) -> None:
+    """``frame`` as a CSV file in UTF-8, without the index."""
+    frame.to_csv(path, index=False, encoding="utf-8")
+
+
+class CsvButton(QPushButton):
+    """The "Export CSV…" button: asks where (a Qt file dialog, opened with ``open()`` and
+    kept as ``dialog``) and writes the model's frame there."""
+
+    def __init__(
+        self,
+        parent: QWidget | None,
+        model: FrameModel,
+        default_name: str,
+        on_done: Callable[[str], None] | None = None,
+        on_error: Callable[[str], None] | None = None,
+    ) -> None:
+        super().__init__("Export CSV…", parent)
+        self.setObjectName("exportCsv")
+        self.setAutoDefault(False)
+        self.setToolTip("Save this table as a CSV file (every row, whatever the filter)")
+        self.model = model
+        self.default_name = default_name
+        self.on_done = on_done
+        self.on_error = on_error
+        self.dialog: QFileDialog | None = None
+        self.clicked.connect(self.ask)
+
+    def ask(self) -> QFileDialog:
+        """Open the file dialog (made once, so it remembers the folder)."""
+        if self.dialog is None:
+            self.dialog = QFileDialog(self.window(), "Export CSV")
+            self.dialog.setObjectName("csvDialog")
+            self.dialog.setOption(QFileDialog.Option.DontUseNativeDialog)
+            self.dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+            self.dialog.setFileMode(QFileDialog.FileMode.AnyFile)
+            self.dialog.setNameFilter(CSV_FILTER)
+            self.dialog.setDefaultSuffix("csv")
+            self.dialog.setDirectory(QDir.homePath())
+            self.dialog.selectFile(self.default_name)
+            self.dialog.fileSelected.connect(self.write)
+        self.dialog.open()
+        return self.dialog
+
+    def write(self, path: str) -> None:
+        """Write the model's frame to ``path``; say so, or say why not."""
+        try:
+            write_csv(self.model.frame, path)
+        except OSError as error:
+            message = f"Cannot write {path}: {error.strerror or error}"
+            if self.on_error is not None:
+                self.on_error(message)
+            else:
+                box = QMessageBox(QMessageBox.Icon.Warning, "Export CSV", message, parent=self)
+                box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+                box.open()
+            return
+        if self.on_done is not None:
+            self.on_done(path)
+
+
+def csv_button(
+    parent: QWidget | None,
+    model: FrameModel,
+    default_name: str,
+    on_done: Callable[[str], None] | None = None,
+    on_error: Callable[[str], None] | None = None,
+) -> CsvButton:
+    """An "Export CSV…" button writing ``model.frame``; ``on_done(path)`` after writing,
+    ``on_error(message)`` if it cannot (default: a message box)."""
+    return CsvButton(parent, model, default_name, on_done, on_error)
