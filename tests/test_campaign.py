@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from campaign_support import generated, import_frames
 
 from judge_app.campaign import (
     EvaluationChoice,
@@ -24,64 +25,7 @@ from judge_app.cli import main as cli
 from judge_app.metrics.aggregation import aggregate_grades
 from judge_app.store import open_database
 
-
-def _import(path: Path, folder: Path, **frames: pd.DataFrame) -> None:
-    """Write the frames as CSV files and import them with ``judge-app import`` (a run
-    ``run_NAME`` each on its own, as the command takes one run at a time)."""
-    args, runs = ["import", str(path)], []
-    for name, frame in frames.items():
-        file = folder / f"{name}.csv"
-        frame.to_csv(file, index=False)
-        if name.startswith("run_"):
-            runs.append(["import", str(path), "--run", str(file), "--run-name", name[4:]])
-        else:
-            args += [f"--{name}", str(file)]
-    with redirect_stdout(StringIO()):
-        for command in [args, *runs]:
-            assert cli(command) == 0
-
-
-@pytest.fixture(scope="module")
-def generated(tmp_path_factory) -> Path:
-    """30 queries; runs ``alpha`` and ``beta`` of 15 results from a pool of 25 documents per
-    query; raters ana, ben, chloe each grade a random part of the pool (so some top-k results
-    stay unjudged and two queries are not judged at all); a lead adjudicated some grades."""
-    folder = tmp_path_factory.mktemp("generated")
-    rng = np.random.default_rng(7)
-    queries = [f"g{q:02d}" for q in range(30)]
-    pool = {q: [f"{q}-d{d:02d}" for d in range(25)] for q in queries}
-    runs = {
-        name: pd.DataFrame(
-            [
-                (q, doc, rank + 1)
-                for q in queries[: 28 if name == "alpha" else 30]
-                for rank, doc in enumerate(rng.permutation(pool[q])[:15])
-            ],
-            columns=["query_id", "doc_id", "rank"],
-        )
-        for name in ("alpha", "beta")
-    }
-    rows = []
-    for q in queries[:28]:
-        truth = rng.integers(0, 6, size=25)
-        for rater, share in (("ana", 0.9), ("ben", 0.7), ("chloe", 0.5)):
-            for doc, grade in zip(pool[q], truth):
-                if rng.random() < share:
-                    noisy = int(np.clip(grade + rng.integers(-1, 2), 0, 5))
-                    rows.append((q, doc, rater, noisy))
-        for doc in pool[q][:3]:
-            rows.append((q, doc, "adjudicated", int(rng.integers(0, 6))))
-    judgments = pd.DataFrame(rows, columns=["query_id", "doc_id", "rater", "grade"])
-    path = folder / "generated.sqlite"
-    _import(
-        path,
-        folder,
-        queries=pd.DataFrame({"query_id": queries, "text": [f"query {q}" for q in queries]}),
-        run_alpha=runs["alpha"],
-        run_beta=runs["beta"],
-        judgments=judgments,
-    )
-    return path
+__all__ = ["generated"]  # fixture
 
 
 @pytest.fixture(scope="module")
@@ -195,7 +139,7 @@ def test_drill_down_is_the_table_of_seed_003(tmp_path):
     """Seed 003: grades 2, 4, 1, 3, 1 in ranked order; the ideal order 4, 3, 2, 1, 1."""
     path = tmp_path / "seed.sqlite"
     docs = [f"d{i}" for i in range(1, 6)]
-    _import(
+    import_frames(
         path,
         tmp_path,
         queries=pd.DataFrame({"query_id": ["q"], "text": ["seed 003"]}),
@@ -250,7 +194,7 @@ def test_change_stamp_moves_with_every_grade(demo, tmp_path):
     with open_database(path, create=False) as store:
         with store.reading() as session:
             before = change_stamp(session)
-        _import(
+        import_frames(
             path,
             tmp_path,
             judgments=pd.DataFrame({"query_id": ["q01"], "doc_id": ["d0101"], "rater": ["zed"], "grade": [0]}),

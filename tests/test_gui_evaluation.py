@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from campaign_support import generated
 from gui_support import demo_db, demo_template, fresh_settings, open_window, press, window
 from PySide6.QtCore import Qt
 
@@ -20,7 +21,7 @@ from judge_app.metrics.aggregation import ADJUDICATED
 from judge_app.store import open_database, reads
 from judge_app.store.queue import active_rater_names
 
-__all__ = ["demo_db", "demo_template", "fresh_settings", "open_window", "window"]  # fixtures
+__all__ = ["demo_db", "demo_template", "fresh_settings", "generated", "open_window", "window"]
 
 SHOTS = os.environ.get("JUDGE_APP_SHOTS")  # a folder: save screenshots there
 
@@ -164,6 +165,38 @@ def test_agreement_view_and_adjudication_round_trip(qtbot, window, demo_db):
     window.page_actions["agreement"].trigger()
     qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
     assert ADJUDICATED not in analysis.report.raters
+
+
+def test_generated_campaign_marks_incomplete_queries_and_equals_both_commands(
+    qtbot, open_window, generated, tmp_path
+):
+    path = tmp_path / "generated.sqlite"
+    path.write_bytes(generated.read_bytes())
+    window = open_window(path, rater="ana")
+    view = shown_evaluation(qtbot, window)
+    check_equal_to_cli(view, path, "--compare")
+    table = view.model.frame
+    marked = [
+        view.model.data(view.model.index(row, 0)).endswith("†")
+        for row in range(view.model.rowCount())
+    ]
+    assert marked == table["incomplete"].tolist() and any(marked) and not all(marked)
+    assert "† " in view.summary.text() and "unjudged results" in view.summary.text()
+    assert view.adjudicated.isEnabled()  # the generated lead adjudicated 84 grades
+    with qtbot.waitSignal(view.model.modelReset, timeout=60_000):
+        view.adjudicated.setChecked(False)
+    qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
+    check_equal_to_cli(view, path, "--adjudicated", "ignore")
+
+    window.page_actions["agreement"].trigger()
+    qtbot.waitUntil(lambda: window.analysis.report is not None, timeout=60_000)
+    expected = printed("agreement", "--db", path)
+    report = window.analysis.report
+    assert report.raters == expected["raters"] == ["ana", "ben", "chloe"]
+    assert report.krippendorff_alpha["ordinal"] == pytest.approx(
+        expected["krippendorff_alpha"]["ordinal"], abs=1e-11
+    )
+    assert report.percent_agreement == pytest.approx(expected["percent_agreement"], abs=1e-11)
 
 
 @pytest.mark.parametrize("suffix", ["html", "pdf"])

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
+import numpy as np
 from matplotlib.figure import Figure
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeyEvent
@@ -397,25 +398,29 @@ def _headers(evaluation: CampaignEvaluation) -> dict[str, str]:
 
 
 def _summary_html(evaluation: CampaignEvaluation) -> str:
-    """Mean NDCG@k per run with its interval, the comparison in words, and coverage."""
+    """Mean NDCG@k per run with its interval and how much of its top k is judged, the
+    comparison in words, and the queries whose NDCG rests on unjudged results."""
     label = evaluation.label
+    k = label.split("@")[1]
+    judged = {
+        run: float(np.mean(e.values[f"judged@{k}"])) for run, e in evaluation.evaluations.items()
+    }
     rows = "".join(
         f"<tr><td><b>{run}</b></td><td align='right'><b>{s.mean:.4f}</b></td>"
         f"<td align='right'>{_interval(s.low, s.high)}</td>"
-        f"<td align='right'>{s.n:,}</td></tr>"
+        f"<td align='right'>{s.n:,}</td><td align='right'>{judged[run]:.1%}</td></tr>"
         for run, s in evaluation.summaries.items()
     )
     parts = [
         f"<p style='margin:0'><span style='font-size:13pt; font-weight:600'>Mean {label}</span>"
         f"</p><table cellspacing='0' cellpadding='3' width='100%'>"
         f"<tr><td></td><td align='right'>mean</td><td align='right'>{CONFIDENCE:.0%} interval"
-        f"</td><td align='right'>queries</td></tr>{rows}</table>"
+        f"</td><td align='right'>queries</td><td align='right'>judged@{k}</td></tr>{rows}</table>"
     ]
     for comparison in evaluation.comparisons:
         parts.append(f"<p>{comparison.describe(4)}</p>")
     incomplete = int(evaluation.table["incomplete"].sum())
     if incomplete:
-        k = label.split("@")[1]
         parts.append(
             f"<p>† {incomplete:,} of {len(evaluation.table):,} queries have unjudged results "
             f"in their top {k}: their {label} counts those results as not relevant.</p>"
