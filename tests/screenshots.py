@@ -5,8 +5,9 @@
 Builds the demo database in a temporary folder and saves: the start page (with recent
 databases and with an error), the rater chooser, the judging screen after a few grades from
 the keyboard, the shortcut overlay, the import dialog listing a refused file's problems, the
-export dialog and the lead's dialogs (assign, rubric, pooling). A dialog is shown over its
-window, as a user sees it. The light judging screen is also saved as docs/judging.png.
+export dialog, the lead's dialogs (assign, rubric, pooling), the evaluation page with a
+query's drill-down, and the agreement page. A dialog is shown over its window, as a user sees
+it. The light judging, evaluation and agreement pages are also saved in docs/.
 """
 
 from __future__ import annotations
@@ -108,9 +109,41 @@ def take(folder: Path) -> list[Path]:
             dialog.path.setText(str(Path.home() / "judgments.qrels"))
             saved.append(_save_dialog(window, dialog, folder / f"export-{theme}.png"))
             dialog.reject()
+            saved += _analysis_pages(window, folder, theme)
             window.close()
             window.database.close()
     return saved
+
+
+def _analysis_pages(window, folder: Path, theme: str) -> list[Path]:  # type: ignore[no-untyped-def]
+    """The evaluation page (with its drill-down over it) and the agreement page."""
+    saved = []
+    window.analysis.show_evaluation()
+    _finish(window)
+    evaluation = _save(window, folder / f"evaluation-{theme}.png")
+    saved.append(evaluation)
+    view = window.analysis.evaluation_view
+    dialog = view.open_query("q03")
+    saved.append(_save_dialog(window, dialog, folder / f"drill-down-{theme}.png", fit=False))
+    dialog.reject()
+    window.analysis.show_agreement()
+    _finish(window)
+    agreement = _save(window, folder / f"agreement-{theme}.png")
+    saved.append(agreement)
+    if theme == "light":
+        for shot, name in ((evaluation, "evaluation.png"), (agreement, "agreement.png")):
+            shutil.copy(shot, DOCS / name)
+            saved.append(DOCS / name)
+    return saved
+
+
+def _finish(window) -> None:  # type: ignore[no-untyped-def]
+    """Wait for the window's background work and let it show the outcome."""
+    while window.task is not None:
+        QThreadPool.globalInstance().waitForDone()
+        QApplication.processEvents()
+    for _ in range(3):
+        QApplication.processEvents()
 
 
 def _broken_files(folder: Path) -> tuple[Path, Path]:
@@ -146,11 +179,13 @@ def _save(window: QWidget, path: Path) -> Path:
     return path
 
 
-def _save_dialog(window: QWidget, dialog: QWidget, path: Path) -> Path:
-    """The window, dimmed as under a window-modal dialog, with the dialog in its middle."""
+def _save_dialog(window: QWidget, dialog: QWidget, path: Path, fit: bool = True) -> Path:
+    """The window, dimmed as under a window-modal dialog, with the dialog in its middle (sized
+    to its contents with ``fit``, else as it opens)."""
     for _ in range(3):
         QApplication.processEvents()
-    dialog.adjustSize()
+    if fit:
+        dialog.adjustSize()
     QApplication.processEvents()
     picture = QPixmap(window.grab())
     painter = QPainter(picture)
