@@ -27,13 +27,11 @@ rank of every result) with ``fetchall``.
 from __future__ import annotations
 
 import argparse
-import os
 import sqlite3
-import sys
 import time
 from pathlib import Path
 
-from common import in_workdir, log, max_rss_mib
+from common import in_workdir, log, max_rss_mib, prepared_database
 
 RESULTS_PER_RUN = 10
 POOL = 67  # judged documents per query
@@ -145,19 +143,7 @@ def our_refresh(db_path: Path) -> tuple[float, float, object]:
 
 def benchmark(args: argparse.Namespace, workdir: Path) -> None:
     db_path = workdir / f"evaluation_{args.queries}_{args.seed}.sqlite"
-    if db_path.exists() and args.reuse:
-        log(f"reusing {db_path.name}")
-    else:
-        for suffix in ("", "-wal", "-shm"):
-            Path(str(db_path) + suffix).unlink(missing_ok=True)
-        t0 = time.perf_counter()
-        counts = generate(db_path, args.queries, args.seed)
-        log(f"generated {db_path.name} in {time.perf_counter() - t0:.1f} s (not counted): "
-            f"{counts['queries']:,} queries, {counts['results']:,} results, "
-            f"{counts['judgments']:,} judgments by {counts['raters']} raters, "
-            f"{db_path.stat().st_size / 2**20:.0f} MiB")  # fmt: skip
-    log(f"python {sys.version.split()[0]}, SQLite {sqlite3.sqlite_version}, "
-        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")  # fmt: skip
+    prepared_database(db_path, args.reuse, lambda path: generate(path, args.queries, args.seed))
     import judge_app.campaign  # noqa: F401  (imports are not part of a refresh)
     import judge_app.reports.figures  # noqa: F401
 

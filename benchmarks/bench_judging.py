@@ -50,7 +50,7 @@ import sys
 import time
 from pathlib import Path
 
-from common import in_workdir, log, max_rss_mib
+from common import in_workdir, log, max_rss_mib, prepared_database
 
 RESULTS_PER_QUERY = 50
 FULL_RATERS = 9  # r01..r09 judged everything; r10 and r11 half each
@@ -377,19 +377,12 @@ def p95(values: list[float]) -> float:
 
 def benchmark(args: argparse.Namespace, workdir: Path) -> None:
     db_path = workdir / f"judging_{args.queries}_{args.seed}.sqlite"
-    if db_path.exists() and args.reuse:
-        log(f"reusing {db_path.name}")
-    else:
-        for suffix in ("", "-wal", "-shm"):
-            Path(str(db_path) + suffix).unlink(missing_ok=True)
-        t0 = time.perf_counter()
-        counts = generate(db_path, args.queries, args.seed)
-        log(f"generated {db_path.name} in {time.perf_counter() - t0:.1f} s (not counted): "
-            f"{counts['queries']:,} queries, {counts['documents']:,} documents, "
-            f"{counts['results']:,} results, {counts['judgments']:,} judgments by "
-            f"{counts['raters']} raters, {db_path.stat().st_size / 2**20:.0f} MiB")  # fmt: skip
-    log(f"python {sys.version.split()[0]}, SQLite {sqlite3.sqlite_version}, "
-        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}; rater {RATER}")  # fmt: skip
+    prepared_database(
+        db_path,
+        args.reuse,
+        lambda path: generate(path, args.queries, args.seed),
+        f"; rater {RATER}",
+    )
     env = child_env(workdir)
 
     gui = run_gui_child(args, db_path, env)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import resource
+import sqlite3
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -42,3 +45,26 @@ def in_workdir(
     else:
         with tempfile.TemporaryDirectory(prefix=prefix) as workdir:
             benchmark(args, Path(workdir))
+
+
+def prepared_database(
+    db_path: Path, reuse: bool, generate: Callable[[Path], dict[str, int]], extra: str = ""
+) -> None:
+    """Generate the benchmark's database at ``db_path`` (not timed), or keep it with
+    ``reuse``; log what it holds and the machine it runs on."""
+    if db_path.exists() and reuse:
+        log(f"reusing {db_path.name}")
+    else:
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(db_path) + suffix).unlink(missing_ok=True)
+        t0 = time.perf_counter()
+        counts = generate(db_path)
+        held = ", ".join(
+            f"{counts[name]:,} {name}"
+            for name in ("queries", "documents", "results", "judgments", "raters")
+            if name in counts
+        )
+        log(f"generated {db_path.name} in {time.perf_counter() - t0:.1f} s (not counted): "
+            f"{held}, {db_path.stat().st_size / 2**20:.0f} MiB")  # fmt: skip
+    log(f"python {sys.version.split()[0]}, SQLite {sqlite3.sqlite_version}, "
+        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}{extra}")  # fmt: skip

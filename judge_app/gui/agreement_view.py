@@ -15,9 +15,6 @@ from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
     QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QLineEdit,
     QPushButton,
     QSizePolicy,
     QSplitter,
@@ -31,7 +28,7 @@ from judge_app.agreement.coefficients import GRADES, LEVELS
 from judge_app.agreement.formats import alpha_reading
 from judge_app.agreement.report import AgreementReport
 from judge_app.gui.charts_canvas import ChartCanvas
-from judge_app.gui.tables import MISSING, FrameModel, csv_button, table_view
+from judge_app.gui.tables import MISSING, TablePane, named_label
 from judge_app.reports import charts
 
 HEATMAP_LABEL = "Cohen's kappa, quadratic weights"
@@ -252,11 +249,9 @@ def _undefined_note(entries: Iterable[tuple[str, dict[str, str]]]) -> str:
 # widgets ----------------------------------------------------------------------------------------
 
 
-def _label(text: str, name: str, *, wrap: bool = False) -> QLabel:
-    label = QLabel(text)
-    label.setObjectName(name)
-    label.setWordWrap(wrap)
-    return label
+def _tips(headers: dict[str, str]) -> dict[str, str]:
+    """The header tooltips of these columns."""
+    return {column: TIPS[column] for column in headers if column in TIPS}
 
 
 class StatCard(QFrame):
@@ -271,9 +266,9 @@ class StatCard(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 8)
         layout.setSpacing(1)
-        self.caption = _label(caption, "statCaption")
-        self.value = _label(MISSING, "statValue")
-        self.note = _label("", "statNote")
+        self.caption = named_label(caption, "statCaption")
+        self.value = named_label(MISSING, "statValue")
+        self.note = named_label("", "statNote")
         for label in (self.caption, self.value, self.note):
             label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
             layout.addWidget(label)
@@ -283,73 +278,6 @@ class StatCard(QFrame):
         self.note.setText(note)
         undefined = f"\n\nUndefined: {reason}" if reason else ""
         self.setToolTip(self.explanation + undefined)
-
-
-class TablePane(QWidget):
-    """A caption, a count, optional tools, the table, its CSV button and a note below."""
-
-    def __init__(
-        self,
-        caption: str,
-        name: str,
-        headers: dict[str, str],
-        csv_name: str,
-        *,
-        formats: dict[str, Callable[[object], str]] | None = None,
-        noun: str = "rows",
-        filter_text: str | None = None,
-        tools: Iterable[QWidget] = (),
-        stretch: int | None = 0,
-    ) -> None:
-        super().__init__()
-        self.noun = noun
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(8)
-        bar = QHBoxLayout()
-        bar.setSpacing(10)
-        bar.addWidget(_label(caption.upper(), "paneCaption"))
-        self.count = _label("", "tableCount")
-        bar.addWidget(self.count)
-        bar.addStretch(1)
-        self.filter: QLineEdit | None = None
-        if filter_text is not None:
-            self.filter = QLineEdit()
-            self.filter.setObjectName(f"{name}Filter")
-            self.filter.setPlaceholderText(filter_text)
-            self.filter.setClearButtonEnabled(True)
-            self.filter.setFixedWidth(240)
-            self.filter.textChanged.connect(self._filter)
-            bar.addWidget(self.filter)
-        for tool in tools:
-            bar.addWidget(tool)
-        empty = pd.DataFrame({column: [] for column in headers})
-        tips = {column: TIPS[column] for column in headers if column in TIPS}
-        self.model = FrameModel(empty, headers=headers, formats=formats, tooltips=tips)
-        self.table, self.proxy = table_view(self.model, name)
-        if stretch is not None:  # this column takes the room left: the numbers stay together
-            header = self.table.horizontalHeader()
-            header.setStretchLastSection(False)
-            header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
-        self.csv = csv_button(None, self.model, csv_name)  # parented with the bar, in turn
-        bar.addWidget(self.csv)
-        layout.addLayout(bar)
-        layout.addWidget(self.table, 1)
-        self.note = _label("", "tableHint", wrap=True)
-        layout.addWidget(self.note)
-
-    def set_frame(self, frame: pd.DataFrame, note: str = "") -> None:
-        self.model.set_frame(frame)
-        self.note.setText(note)
-        self.note.setVisible(bool(note))
-        self._filter(self.filter.text() if self.filter else "")
-
-    def _filter(self, text: str) -> None:
-        self.proxy.setFilterFixedString(text)
-        shown, total = self.proxy.rowCount(), self.model.rowCount()
-        self.count.setText(
-            f"{shown:,} of {total:,} {self.noun}" if text else f"{total:,} {self.noun}"
-        )
 
 
 class AgreementView(QWidget):
@@ -403,8 +331,8 @@ class AgreementView(QWidget):
         layout = QVBoxLayout(card)
         layout.setContentsMargins(28, 22, 28, 24)
         layout.setSpacing(8)
-        layout.addWidget(_label("Inter-rater agreement", "agreementTitle"))
-        self.message = _label("", "agreementMessage", wrap=True)
+        layout.addWidget(named_label("Inter-rater agreement", "agreementTitle"))
+        self.message = named_label("", "agreementMessage", wrap=True)
         layout.addWidget(self.message)
         return page
 
@@ -417,11 +345,11 @@ class AgreementView(QWidget):
         grid.setVerticalSpacing(10)
         title = QHBoxLayout()
         title.setSpacing(12)
-        title.addWidget(_label("Inter-rater agreement", "agreementTitle"))
-        self.source = _label("", "agreementSource")
+        title.addWidget(named_label("Inter-rater agreement", "agreementTitle"))
+        self.source = named_label("", "agreementSource")
         self.source.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         title.addWidget(self.source, 1, Qt.AlignmentFlag.AlignBaseline)
-        self.busy = _label("", "agreementBusy")
+        self.busy = named_label("", "agreementBusy")
         title.addWidget(self.busy, 0, Qt.AlignmentFlag.AlignBaseline)
         grid.addLayout(title, 0, 0, 1, 2)
 
@@ -429,16 +357,16 @@ class AgreementView(QWidget):
         headline.setContentsMargins(0, 0, 0, 0)
         headline.setHorizontalSpacing(16)
         headline.setVerticalSpacing(4)
-        headline.addWidget(_label("KRIPPENDORFF'S ALPHA · ORDINAL", "paneCaption"), 0, 0, 1, 2)
-        self.alpha = _label(MISSING, "alphaValue")
+        headline.addWidget(named_label("KRIPPENDORFF'S ALPHA · ORDINAL", "paneCaption"), 0, 0, 1, 2)
+        self.alpha = named_label(MISSING, "alphaValue")
         headline.addWidget(self.alpha, 1, 0, 2, 1, Qt.AlignmentFlag.AlignVCenter)
-        caption = _label("95% BOOTSTRAP INTERVAL", "alphaIntervalCaption")
-        self.interval = _label("", "alphaInterval")
+        caption = named_label("95% BOOTSTRAP INTERVAL", "alphaIntervalCaption")
+        self.interval = named_label("", "alphaInterval")
         headline.addWidget(caption, 1, 1, Qt.AlignmentFlag.AlignBottom)
         headline.addWidget(self.interval, 2, 1, Qt.AlignmentFlag.AlignTop)
-        self.levels = _label("", "alphaLevels")
+        self.levels = named_label("", "alphaLevels")
         headline.addWidget(self.levels, 3, 0, 1, 2)
-        self.reading = _label("", "alphaReading", wrap=True)
+        self.reading = named_label("", "alphaReading", wrap=True)
         headline.addWidget(self.reading, 4, 0, 1, 2)
         headline.setColumnStretch(1, 1)
         headline.setRowStretch(5, 1)
@@ -464,8 +392,9 @@ class AgreementView(QWidget):
         self.pairs = TablePane(
             "Pairs of raters",
             "pairTable",
-            PAIR_COLUMNS,
             "agreement-pairs.csv",
+            headers=PAIR_COLUMNS,
+            tooltips=_tips(PAIR_COLUMNS),
             formats=formats,
             noun="pairs",
             stretch=None,
@@ -486,8 +415,9 @@ class AgreementView(QWidget):
         self.raters = TablePane(
             "Raters",
             "raterTable",
-            RATER_COLUMNS,
             "agreement-raters.csv",
+            headers=RATER_COLUMNS,
+            tooltips=_tips(RATER_COLUMNS),
             formats=formats,
             noun="raters",
         )
@@ -503,8 +433,9 @@ class AgreementView(QWidget):
         self.queries = TablePane(
             "Queries, lowest agreement first",
             "queryTable",
-            QUERY_COLUMNS,
             "agreement-queries.csv",
+            headers=QUERY_COLUMNS,
+            tooltips=_tips(QUERY_COLUMNS),
             formats={"percent_agreement": _percent},
             noun="queries",
             filter_text="Filter queries…",
@@ -523,8 +454,9 @@ class AgreementView(QWidget):
         self.adjudication = TablePane(
             "Documents to adjudicate",
             "adjudicationTable",
-            ADJUDICATION_COLUMNS,
             "agreement-adjudicate.csv",
+            headers=ADJUDICATION_COLUMNS,
+            tooltips=_tips(ADJUDICATION_COLUMNS),
             noun="documents",
             filter_text="Filter by query or document…",
             tools=[self.open_button],

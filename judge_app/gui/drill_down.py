@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from judge_app.campaign import QueryExplanation
-from judge_app.gui.tables import FrameModel, csv_button, is_missing, table_view
+from judge_app.gui.tables import TablePane, is_missing
 
 Explainer = Callable[[str, str], QueryExplanation]
 """(run, query id) → the explanation of that query's NDCG in that run."""
@@ -85,21 +85,13 @@ class DrillDownDialog(QDialog):
         self.formula = QLabel()
         self.formula.setObjectName("drillFormula")
         layout.addWidget(self.formula)
-        self.ranked_model = FrameModel(headers=HEADERS, formats=self._formats(), tooltips=TOOLTIPS)
-        self.ideal_model = FrameModel(headers=HEADERS, formats=self._formats(), tooltips=TOOLTIPS)
-        self.ranked_table, _ = table_view(self.ranked_model, "drillRanked")
-        self.ideal_table, _ = table_view(self.ideal_model, "drillIdeal")
-        for table in (self.ranked_table, self.ideal_table):
-            table.setSortingEnabled(False)
+        self.ranked = self._pane("drillRanked", "ranked.csv")
+        self.ideal = self._pane("drillIdeal", "ideal-order.csv")
+        self.ranked_model, self.ranked_table = self.ranked.model, self.ranked.table
+        self.ideal_model, self.ideal_table = self.ideal.model, self.ideal.table
         splitter = QSplitter()
-        self.ranked_caption = QLabel()
-        self.ideal_caption = QLabel()
-        splitter.addWidget(
-            self._pane(self.ranked_caption, self.ranked_table, self.ranked_model, "ranked")
-        )
-        splitter.addWidget(
-            self._pane(self.ideal_caption, self.ideal_table, self.ideal_model, "ideal")
-        )
+        splitter.addWidget(self.ranked)
+        splitter.addWidget(self.ideal)
         splitter.setSizes([790, 456])
         layout.addWidget(splitter, 1)
         self.note = QLabel()
@@ -122,17 +114,19 @@ class DrillDownDialog(QDialog):
             "running IDCG": four,
         }
 
-    def _pane(self, caption: QLabel, table, model: FrameModel, name: str) -> QWidget:  # type: ignore[no-untyped-def]
-        pane = QWidget()
-        layout = QVBoxLayout(pane)
-        layout.setContentsMargins(0, 0, 0, 0)
-        top = QHBoxLayout()
-        caption.setObjectName("fieldLabel")
-        top.addWidget(caption)
-        top.addStretch(1)
-        top.addWidget(csv_button(self, model, f"{name}.csv"))
-        layout.addLayout(top)
-        layout.addWidget(table, 1)
+    def _pane(self, name: str, csv_name: str) -> TablePane:
+        pane = TablePane(
+            "",
+            name,
+            csv_name,
+            headers=HEADERS,
+            formats=self._formats(),
+            tooltips=TOOLTIPS,
+            noun="positions",
+            stretch=None,
+        )
+        pane.table.setSortingEnabled(False)
+        pane.count.hide()
         return pane
 
     def show_query(self, query_id: str, runs: list[str]) -> None:
@@ -175,8 +169,10 @@ class DrillDownDialog(QDialog):
         self.ideal_model.set_frame(ideal)
         for table in (self.ranked_table, self.ideal_table):
             table.resizeColumnsToContents()  # a few rows: tight columns, side by side
-        self.ranked_caption.setText(f"Ranked by {explanation.run}: DCG@{k} = {explanation.dcg:.4f}")
-        self.ideal_caption.setText(f"Ideal order: IDCG@{k} = {explanation.idcg:.4f}")
+        self.ranked.caption.setText(
+            f"RANKED BY {explanation.run.upper()}: DCG@{k} = {explanation.dcg:.4f}"
+        )
+        self.ideal.caption.setText(f"IDEAL ORDER: IDCG@{k} = {explanation.idcg:.4f}")
         raters = [column for column in explanation.ranked.columns if column not in HEADERS]
         unjudged = int(explanation.ranked["grade"].isna().sum())
         note = "Grade is the grade evaluated (aggregated over the raters"

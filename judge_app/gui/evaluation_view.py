@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QMenu,
     QSpinBox,
     QSplitter,
@@ -30,7 +29,7 @@ from PySide6.QtWidgets import (
 from judge_app.campaign import Campaign, CampaignEvaluation, EvaluationChoice, explain_query
 from judge_app.gui.charts_canvas import ChartCanvas
 from judge_app.gui.drill_down import DrillDownDialog
-from judge_app.gui.tables import FrameModel, csv_button, is_missing, table_view
+from judge_app.gui.tables import TablePane, is_missing
 from judge_app.metrics.comparison import CONFIDENCE
 from judge_app.reports.figures import evaluation_figures
 
@@ -47,6 +46,7 @@ AGGREGATES = {
 INCOMPLETE_TIP = (
     "† the top k of this query is not fully judged: unjudged results count as not relevant"
 )
+HINT = "Double-click or press Enter on a query to see how its NDCG adds up."
 TEXT_WIDTH = 220  # pixels at most for a query's text in the table: the numbers come first
 TitleSource = Callable[[list[str]], dict[str, str]]
 """Document id → title of the given documents (read from the database)."""
@@ -197,39 +197,22 @@ class EvaluationView(QWidget):
         return bar
 
     def _table_pane(self) -> QWidget:
-        pane = QWidget()
-        layout = QVBoxLayout(pane)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(6)
-        top = QHBoxLayout()
-        caption = QLabel("PER QUERY")
-        caption.setObjectName("paneCaption")
-        self.filter = QLineEdit()
-        self.filter.setObjectName("queryFilter")
-        self.filter.setPlaceholderText("Filter queries…")
-        self.filter.setClearButtonEnabled(True)
-        self.count = QLabel()
-        self.count.setObjectName("tableCount")
-        self.model = FrameModel(
-            marked="incomplete",
-            tooltips={"incomplete": INCOMPLETE_TIP},
+        self.pane = TablePane(
+            "Per query",
+            "perQueryTable",
+            "per-query.csv",
             formats={"difference": lambda value: "–" if is_missing(value) else f"{value:+.4f}"},
+            tooltips={"incomplete": INCOMPLETE_TIP},
+            marked="incomplete",
+            noun="queries",
+            filter_text="Filter queries…",
+            stretch=None,
         )
-        self.table, self.proxy = table_view(self.model, "perQueryTable")
+        self.model, self.table, self.proxy = self.pane.model, self.pane.table, self.pane.proxy
+        self.filter, self.count = self.pane.filter, self.pane.count
         self.table.doubleClicked.connect(self._open_index)
         self.table.installEventFilter(self)
-        self.filter.textChanged.connect(self._filter)
-        top.addWidget(caption)
-        top.addStretch(1)
-        top.addWidget(self.count)
-        top.addWidget(self.filter, 1)
-        top.addWidget(csv_button(self, self.model, "per-query.csv"))
-        layout.addLayout(top)
-        layout.addWidget(self.table, 1)
-        hint = QLabel("Double-click or press Enter on a query to see how its NDCG adds up.")
-        hint.setObjectName("tableHint")
-        layout.addWidget(hint)
-        return pane
+        return self.pane
 
     def _summary_pane(self) -> QWidget:
         pane = QWidget()
@@ -320,10 +303,9 @@ class EvaluationView(QWidget):
         """Show ``evaluation``; ``figures`` drawn beforehand (off the UI thread) if given."""
         self.evaluation = evaluation
         self.model.headers = _headers(evaluation)
-        self.model.set_frame(evaluation.table)
+        self.pane.set_frame(evaluation.table, HINT)
         self.table.setColumnWidth(1, min(self.table.columnWidth(1), TEXT_WIDTH))
         self.proxy.sort(0, Qt.SortOrder.AscendingOrder)
-        self._filter(self.filter.text())
         self.summary.setText(_summary_html(evaluation))
         assert self.campaign is not None
         figures = figures or evaluation_figures(self.campaign, evaluation)
@@ -332,11 +314,6 @@ class EvaluationView(QWidget):
         self.show_busy("")
         if self.drill_down is not None and self.drill_down.isVisible():
             self.drill_down.refresh()
-
-    def _filter(self, text: str) -> None:
-        self.proxy.setFilterFixedString(text)
-        shown, total = self.proxy.rowCount(), self.model.rowCount()
-        self.count.setText(f"{shown:,} of {total:,} queries" if text else f"{total:,} queries")
 
     # drill-down --------------------------------------------------------------------------------
 

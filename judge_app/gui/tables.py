@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
@@ -32,9 +32,14 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
     QMessageBox,
     QPushButton,
     QTableView,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -423,3 +428,83 @@ def csv_button(
     """An "Export CSV…" button writing ``model.frame``; ``on_done(path)`` after writing,
     ``on_error(message)`` if it cannot (default: a message box)."""
     return CsvButton(parent, model, default_name, on_done, on_error)
+
+
+def named_label(text: str, name: str, *, wrap: bool = False) -> QLabel:
+    """A label with an object name (its style) that may wrap."""
+    label = QLabel(text)
+    label.setObjectName(name)
+    label.setWordWrap(wrap)
+    return label
+
+
+class TablePane(QWidget):
+    """A caption, a count, optional tools, the table, its CSV button and a note below."""
+
+    def __init__(
+        self,
+        caption: str,
+        name: str,
+        csv_name: str,
+        *,
+        headers: dict[str, str] | None = None,
+        formats: dict[str, Formatter] | None = None,
+        tooltips: dict[str, str] | None = None,
+        marked: str | None = None,
+        noun: str = "rows",
+        filter_text: str | None = None,
+        tools: Iterable[QWidget] = (),
+        stretch: int | None = 0,
+    ) -> None:
+        super().__init__()
+        self.noun = noun
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(8)
+        bar = QHBoxLayout()
+        bar.setSpacing(10)
+        self.caption = named_label(caption.upper(), "paneCaption")
+        bar.addWidget(self.caption)
+        self.count = named_label("", "tableCount")
+        bar.addWidget(self.count)
+        bar.addStretch(1)
+        self.filter: QLineEdit | None = None
+        if filter_text is not None:
+            self.filter = QLineEdit()
+            self.filter.setObjectName(f"{name}Filter")
+            self.filter.setPlaceholderText(filter_text)
+            self.filter.setClearButtonEnabled(True)
+            self.filter.setFixedWidth(240)
+            self.filter.textChanged.connect(self._filter)
+            bar.addWidget(self.filter)
+        for tool in tools:
+            bar.addWidget(tool)
+        empty = pd.DataFrame({column: [] for column in headers or {}})
+        self.model = FrameModel(
+            empty, headers=headers, formats=formats, tooltips=tooltips, marked=marked
+        )
+        self.table, self.proxy = table_view(self.model, name)
+        if stretch is not None:  # this column takes the room left: the numbers stay together
+            header = self.table.horizontalHeader()
+            header.setStretchLastSection(False)
+            header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
+        self.csv = csv_button(None, self.model, csv_name)  # parented with the bar, in turn
+        bar.addWidget(self.csv)
+        layout.addLayout(bar)
+        layout.addWidget(self.table, 1)
+        self.note = named_label("", "tableHint", wrap=True)
+        layout.addWidget(self.note)
+
+    def set_frame(self, frame: pd.DataFrame, note: str = "") -> None:
+        """Show ``frame`` with ``note`` below it (none: the note is hidden)."""
+        self.model.set_frame(frame)
+        self.note.setText(note)
+        self.note.setVisible(bool(note))
+        self._filter(self.filter.text() if self.filter else "")
+
+    def _filter(self, text: str) -> None:
+        self.proxy.setFilterFixedString(text)
+        shown, total = self.proxy.rowCount(), self.model.rowCount()
+        self.count.setText(
+            f"{shown:,} of {total:,} {self.noun}" if text else f"{total:,} {self.noun}"
+        )
