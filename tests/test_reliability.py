@@ -1,5 +1,5 @@
 """No grade lost and no half-written change: crashes, two writers, a full disk, a read-only or
-damaged file. The long runs carry the ``reliability`` marker (``-m "not reliability"`` skips
+damaged file; and a million-row import in bounded memory. The long runs carry the ``reliability`` marker (``-m "not reliability"`` skips
 them; CI runs them)."""
 
 from __future__ import annotations
@@ -216,3 +216,73 @@ def test_two_processes_grading_one_file_for_thirty_seconds_lose_nothing(campaign
             stored = {(query, document): grade for query, document, grade in rows}
             assert {pair: stored.get(pair) for pair in grades} == grades
     assert integrity(campaign) == "ok"
+
+
+IMPORT_ROWS = 1_000_000
+# Peak RSS of `judge-app import` of IMPORT_ROWS judgments (campaign_judgments_file) into a new
+# SQLite file, measured at 517-523 MiB (Python 3.11, pandas 3, 2 CPUs; 8 s): the bound is about
+# 1.5 times that, so the test fails when the import's memory grows by half.
+IMPORT_RSS_BOUND_MIB = 768
+PEAK_RSS = textwrap.dedent(
+    """
+    import resource, subprocess, sys
+    done = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+    sys.stderr.write(done.stderr)
+    print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+    """
+)
+
+
+def campaign_judgments_file(path: Path, rows: int, seed: int = 0) -> Path:
+    """``rows`` judgments of a campaign's shape: queries x 50 pooled documents x 4 raters out of
+    a collection of 100,000 documents, 2% with a note (query_id, doc_id, rater, grade, note)."""
+    rng = np.random.default_rng(seed)
+    documents, raters = 50, 4
+    queries = rows // (documents * raters)
+    query = np.repeat(np.arange(queries), documents * raters)
+    position = np.tile(np.repeat(np.arange(documents), raters), queries)
+    document = (query * 17 + position) % 100_000  # 50 distinct documents per query
+    labels = np.asarray([f"Q{i:05d}" for i in range(queries)], dtype=object)
+    doc_labels = np.asarray([f"D{i:06d}" for i in range(100_000)], dtype=object)
+    pd.DataFrame(
+        {
+            "query_id": labels[query],
+            "doc_id": doc_labels[document],
+            "rater": np.asarray([f"r{i}" for i in range(raters)], dtype=object)[
+                np.tile(np.arange(raters), queries * documents)
+            ],
+            "grade": rng.integers(0, 6, query.size),
+            "note": np.where(rng.random(query.size) < 0.02, "partly relevant, outdated", ""),
+        }
+    ).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.reliability
+def test_importing_a_million_judgments_stays_within_bounded_memory(tmp_path: Path):
+    """The import runs in a child of a small wrapper whose RUSAGE_CHILDREN peak is then the
+    import's alone (ru_maxrss, KiB on Linux): not this test process's nor earlier children's."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("ru_maxrss is in KiB on Linux only")
+    source = campaign_judgments_file(tmp_path / "million.csv", IMPORT_ROWS)
+    database = tmp_path / "million.sqlite"
+    command = [sys.executable, "-m", "judge_app.cli", "import", database, "--judgments", source]
+    started = time.perf_counter()
+    measured = subprocess.run(
+        [sys.executable, "-c", PEAK_RSS, *map(str, command)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    seconds = time.perf_counter() - started
+    assert measured.returncode == 0, measured.stderr
+    status, peak_kib = map(int, measured.stdout.split())
+    assert status == 0, measured.stderr
+    with sqlite3.connect(database) as connection:
+        assert connection.execute("SELECT count(*) FROM judgment").fetchone()[0] == IMPORT_ROWS
+    peak_mib = peak_kib / 1024
+    print(
+        f"\nimport of {IMPORT_ROWS:,} judgments: peak RSS {peak_mib:.0f} MiB "
+        f"(bound {IMPORT_RSS_BOUND_MIB} MiB), {seconds:.1f} s"
+    )
+    assert peak_mib < IMPORT_RSS_BOUND_MIB
