@@ -259,6 +259,7 @@ class QueryExplanation:
     query: str
     run: str
     k: int | None
+    gain: str
     ranked: pd.DataFrame
     ideal: pd.DataFrame
     dcg: float
@@ -330,6 +331,7 @@ def explain_query(
         query=campaign.queries.get(query_id, ""),
         run=run,
         k=choice.k,
+        gain=settings.gain,
         ranked=ranked.reset_index(drop=True),
         ideal=ideal,
         dcg=float(ranked["contribution"].sum()),

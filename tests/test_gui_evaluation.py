@@ -105,11 +105,25 @@ def test_drill_down_opens_with_enter_and_adds_up_to_the_ndcg(qtbot, qtmodelteste
         dialog.ranked_model.headerData(column, Qt.Orientation.Horizontal)
         for column in range(dialog.ranked_model.columnCount())
     ]
-    assert {"ana", "ben", "chloe", "Discount", "Gain × disc.", "DCG so far"} <= set(headers)
+    wanted = {"ana", "ben", "chloe", "Gain", "Discount", "Gain ×\ndiscount", "DCG\nso far"}
+    assert wanted <= set(headers)
     qtmodeltester.check(dialog.ranked_model)
+    ranked = dialog.ranked_model.frame
+    assert ranked["gain"].tolist() == ranked["grade"].fillna(0).tolist()
+    assert "Gain is the grade (linear gain)" in dialog.note.text()
     dialog.run.setCurrentIndex(1)  # the other run: its own list, the same ideal order
     assert dialog.explanation.run != explanation.run
     assert dialog.explanation.idcg == pytest.approx(explanation.idcg)
+
+    with qtbot.waitSignal(view.model.modelReset, timeout=60_000):  # the open drill-down follows
+        view.gain.setCurrentIndex(view.gain.findData("exponential"))
+    qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
+    ranked, ideal = dialog.ranked_model.frame, dialog.ideal_model.frame
+    assert ranked["gain"].tolist() == pytest.approx((2 ** ranked["grade"].fillna(0) - 1).tolist())
+    assert ideal["discount"].tolist() == pytest.approx(ranked["discount"].tolist()[: len(ideal)])
+    assert "Gain is 2^grade − 1 (exponential gain)" in dialog.note.text()
+    row = view.model.frame.set_index("query_id").loc[dialog.explanation.query_id]
+    assert dialog.explanation.ndcg == pytest.approx(row[f"{dialog.explanation.run} NDCG"])
     if SHOTS:
         qtbot.wait(100)  # the captions' layout
         dialog.grab().save(str(Path(SHOTS) / "drill-down.png"))

@@ -54,8 +54,12 @@ def test_pdf_report_has_pages_with_the_same_numbers(capsys, demo, tmp_path, qapp
     document = QPdfDocument()
     document.load(str(out))
     assert document.pageCount() >= 3
-    text = " ".join(document.getAllText(page).text() for page in range(document.pageCount()))
+    pages = [document.getAllText(page).text() for page in range(document.pageCount())]
+    text = " ".join(pages)
     assert "Demo campaign" in text
+    # the charts and the per-query table each start a page: no heading left alone at a foot
+    assert pages[1].lstrip().startswith("Charts") and "Charts" not in pages[0]
+    assert any(page.lstrip().startswith("Per query (NDCG@10)") for page in pages[2:])
     for number in expected_numbers(capsys, demo):
         assert number in text
 

@@ -19,10 +19,13 @@ from PySide6.QtWidgets import (
 )
 
 from judge_app.campaign import QueryExplanation
-from judge_app.gui.tables import TablePane, is_missing
+from judge_app.gui.tables import TablePane, fit_columns, is_missing
 
 Explainer = Callable[[str, str], QueryExplanation]
 """(run, query id) → the explanation of that query's NDCG in that run."""
+TIGHT = 16
+"""Pixels beside a column's text: these headers sort nothing, so need no room for an arrow."""
+GAIN_WORDS = {"linear": "the grade (linear gain)", "exponential": "2^grade − 1 (exponential gain)"}
 
 
 def _grade(value: object) -> str:
@@ -40,9 +43,9 @@ HEADERS = {
     "grade": "Grade",
     "gain": "Gain",
     "discount": "Discount",
-    "contribution": "Gain × disc.",
-    "running DCG": "DCG so far",
-    "running IDCG": "IDCG so far",
+    "contribution": "Gain ×\ndiscount",
+    "running DCG": "DCG\nso far",
+    "running IDCG": "IDCG\nso far",
 }
 TOOLTIPS = {
     "position": "The position i that the discount uses",
@@ -89,11 +92,10 @@ class DrillDownDialog(QDialog):
         self.ideal = self._pane("drillIdeal", "ideal-order.csv")
         self.ranked_model, self.ranked_table = self.ranked.model, self.ranked.table
         self.ideal_model, self.ideal_table = self.ideal.model, self.ideal.table
-        splitter = QSplitter()
-        splitter.addWidget(self.ranked)
-        splitter.addWidget(self.ideal)
-        splitter.setSizes([790, 456])
-        layout.addWidget(splitter, 1)
+        self.splitter = QSplitter()
+        self.splitter.addWidget(self.ranked)
+        self.splitter.addWidget(self.ideal)
+        layout.addWidget(self.splitter, 1)
         self.note = QLabel()
         self.note.setObjectName("tableHint")
         self.note.setWordWrap(True)
@@ -138,8 +140,8 @@ class DrillDownDialog(QDialog):
         self.run.addItems(runs)
         self.run.setCurrentIndex(max(runs.index(current) if current in runs else 0, 0))
         self.run.blockSignals(False)
+        self.show()  # laid out first: the tables share its width
         self.refresh()
-        self.show()
         self.raise_()
         self.ranked_table.setFocus()
 
@@ -159,16 +161,22 @@ class DrillDownDialog(QDialog):
         for column in explanation.ranked.columns:
             if column not in HEADERS:
                 self.ranked_model.formats[column] = _grade  # a rater's own grades
-        ranked, ideal = explanation.ranked, explanation.ideal.drop(columns="discount")
+        ranked, ideal = explanation.ranked, explanation.ideal
         if ranked["rank"].equals(ranked["position"].astype("int64", errors="ignore")):
             ranked = ranked.drop(columns="rank")  # the rank says nothing the position does not
-        linear = ranked["gain"].equals(ranked["grade"].fillna(0.0))
-        if linear:  # the gain is the grade
-            ranked, ideal = ranked.drop(columns="gain"), ideal.drop(columns="gain")
         self.ranked_model.set_frame(ranked)
         self.ideal_model.set_frame(ideal)
-        for table in (self.ranked_table, self.ideal_table):
-            table.resizeColumnsToContents()  # a few rows: tight columns, side by side
+        needed = []
+        for model, table in (
+            (self.ranked_model, self.ranked_table),
+            (self.ideal_model, self.ideal_table),
+        ):
+            fit_columns(table, model, header_room=TIGHT, cell_room=TIGHT)  # side by side
+            table.setColumnWidth(model.columnCount() - 1, TIGHT)  # the title, last, stretches
+            columns = range(model.columnCount() - 1)  # all but the (stretched) title
+            needed.append(sum(map(table.columnWidth, columns)) + 2 * table.frameWidth())
+        spare = max(sum(self.splitter.sizes()) - sum(needed), 0)  # shared by the two titles
+        self.splitter.setSizes([width + spare // 2 for width in needed])
         self.ranked.caption.setText(
             f"RANKED BY {explanation.run.upper()}: DCG@{k} = {explanation.dcg:.4f}"
         )
@@ -178,8 +186,7 @@ class DrillDownDialog(QDialog):
         note = "Grade is the grade evaluated (aggregated over the raters"
         note += f": {', '.join(raters)})" if raters else ")"
         note += "; each rater's own grade follows it."
-        note += " The gain is the grade (linear gain)." if linear else ""
-        note += " Position i of the ideal order has the discount of position i on the left."
+        note += f" Gain is {GAIN_WORDS[explanation.gain]}; discount is 1 / log2(i + 1)."
         if unjudged:
             note += f" {unjudged} result(s) are not judged: they add nothing to DCG."
         self.note.setText(note)

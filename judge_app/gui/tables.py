@@ -336,9 +336,11 @@ def table_view(model: FrameModel, name: str) -> tuple[QTableView, SortProxy]:
     return view, proxy
 
 
-def fit_columns(view: QTableView, model: FrameModel) -> None:
+def fit_columns(
+    view: QTableView, model: FrameModel, header_room: int = HEADER_ROOM, cell_room: int = 24
+) -> None:
     """Size each column to its header and a sample of its texts (the first rows and a spread
-    of the others), never to all rows."""
+    of the others), never to all rows; ``*_room``: pixels beside the text."""
     rows = model.rowCount()
     step = max(rows // SAMPLE_ROWS, 1)
     sample = sorted(set(range(min(rows, SAMPLE_ROWS))) | set(range(0, rows, step)))
@@ -348,12 +350,12 @@ def fit_columns(view: QTableView, model: FrameModel) -> None:
     heading = QFontMetrics(bold)
     for column in range(model.columnCount()):
         title = str(model.headerData(column, Qt.Orientation.Horizontal))
-        width = max(heading.horizontalAdvance(line) for line in title.split("\n")) + HEADER_ROOM
+        width = max(heading.horizontalAdvance(line) for line in title.split("\n")) + header_room
         texts = model.column_texts(column)
         if sample:
             longest = max((texts[row] for row in sample), key=len)
             extra = MARK if column == 0 else ""
-            width = max(width, cells.horizontalAdvance(longest + extra) + 24)
+            width = max(width, cells.horizontalAdvance(longest + extra) + cell_room)
         view.setColumnWidth(column, min(width, MAX_COLUMN_WIDTH))
 
 

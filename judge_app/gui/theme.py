@@ -255,6 +255,7 @@ QTableView#adjudicationTable::item {{ padding: 0 8px; }}
     background: #ffffff; border: 1px solid {border}; border-radius: 6px; }}
 #agreementView QHeaderView::section, #evaluationView QHeaderView::section {{
     padding-right: 20px; }}
+#drillDown QHeaderView::section {{ padding: 5px 6px; }}
 #drillFormula {{ font-size: 12pt; font-weight: 600; color: {text}; padding: 4px 0; }}
 QTableView#perQueryTable, QTableView#drillRanked, QTableView#drillIdeal {{
     background: {base}; border: 1px solid {border}; border-radius: 6px;

@@ -74,10 +74,10 @@ def render_html(data: ReportData, image: ImagePlacer) -> str:
     ]
     for comparison in data.comparisons:
         parts.append(f"<p class='finding'>{_e(comparison.describe(data.digits))}</p>")
-    parts.append("<h2>Charts</h2>")
+    parts.append("<h2 class='page'>Charts</h2>")  # on a page of their own in print
     for figure, name in _figures(data, label):
         parts.append(f"<p class='chart'><img src='{image(figure, name)}' alt='{_e(name)}'></p>")
-    parts.append(f"<h2>Per query (NDCG@{label})</h2>")
+    parts.append(f"<h2 class='page'>Per query (NDCG@{label})</h2>")
     parts.append(_per_query(data.evaluations, label, number))
     parts.append("<h2>Agreement between raters</h2>")
     if data.agreement is None:
@@ -97,6 +97,7 @@ body { font-family: 'Segoe UI', 'Helvetica Neue', Arial, sans-serif; color: #1f2
        max-width: 60em; margin: 2em auto; padding: 0 1em; font-size: 10pt; }
 h1 { font-size: 20pt; margin-bottom: 0.2em; }
 h2 { font-size: 13pt; margin-top: 1.6em; border-bottom: 1px solid #d0d4da; }
+h2.page { page-break-before: always; }
 .meta { color: #6b7280; }
 table { border-collapse: collapse; margin: 0.6em 0; }
 th { text-align: left; background: #f3f4f6; font-weight: 600; }
