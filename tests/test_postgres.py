@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import random
+import threading
+import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from sqlalchemy import text
+from sqlalchemy import select, text
 
 from judge_app.store import open_database, reads
+from judge_app.store.bulk import document_ids, query_ids
 from judge_app.store.imports import import_files
 from judge_app.store.judgments import JudgmentState, current_state, set_grade, undo
-from judge_app.store.people import rater
+from judge_app.store.models import JudgmentEvent
+from judge_app.store.people import add_rater, rater
 
 DEMO = Path(__file__).resolve().parents[1] / "resources" / "demo"
 pytestmark = pytest.mark.postgres
@@ -97,3 +102,129 @@ def test_every_command_gives_the_same_answers_on_postgresql(pg_url, tmp_path, ca
         outputs[name] = said
     assert outputs["postgres"] == outputs["sqlite"]
     assert "judgments: 0 added, 1 changed" in outputs["postgres"][3]
+
+
+def _pairs(database, count: int) -> tuple[dict[str, int], int, list[int]]:
+    """Raters ana, ben and chloe, query q1 and documents d0 … d{count-1}: their ids."""
+    with database.transaction() as session:
+        raters = {name: add_rater(session, name).id for name in ("ana", "ben", "chloe")}
+        query = query_ids(session, ["q1"])["q1"]
+        documents = list(document_ids(session, [f"d{i}" for i in range(count)]).values())
+    return raters, query, documents
+
+
+def _history(database, rater: int, query: int, document: int) -> list[JudgmentEvent]:
+    with database.reading() as session:
+        return list(
+            session.scalars(
+                select(JudgmentEvent)
+                .where(
+                    JudgmentEvent.rater_id == rater,
+                    JudgmentEvent.query_id == query,
+                    JudgmentEvent.document_id == document,
+                )
+                .order_by(JudgmentEvent.id)
+            )
+        )
+
+
+def _in_other_session(url: str, work) -> threading.Thread:  # type: ignore[no-untyped-def]
+    """``work(database)`` in a thread with a database connection of its own (another copy of
+    the app); what it returns or raises goes to ``thread.outcome``."""
+
+    def run() -> None:
+        with open_database(url) as other:
+            try:
+                thread.outcome = work(other)  # type: ignore[attr-defined]
+            except Exception as error:  # noqa: BLE001 (the test reads it)
+                thread.outcome = error  # type: ignore[attr-defined]
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
+@pytest.mark.parametrize("existing", [False, True], ids=["first grade", "regrade"])
+def test_two_sessions_grading_one_judgment_at_once_keep_both_in_order(pg_url, existing):
+    """Session A grades a pair and holds its transaction open; B grades the same pair
+    meanwhile. B waits (a first grade: its insert collides with A's and is run again; a
+    regrade: the row is locked), then writes over A: the last grade stays, and the history
+    holds both, B's old state being A's grade."""
+    database = open_database(pg_url)
+    try:
+        raters, query, (document, *_) = _pairs(database, 1)
+        ana = raters["ana"]
+        if existing:
+            database.write(lambda s: set_grade(s, ana, query, document, 1))
+        with database.transaction() as session:
+            set_grade(session, ana, query, document, 2)
+            other = _in_other_session(
+                pg_url, lambda db: db.write(lambda s: set_grade(s, ana, query, document, 5))
+            )
+            other.join(1.0)
+            assert other.is_alive()  # B waits for A
+        other.join(30)
+        assert isinstance(other.outcome, JudgmentEvent), other.outcome
+        history = _history(database, ana, query, document)
+        grades = [(event.old_grade, event.new_grade) for event in history]
+        assert grades == ([(None, 1), (1, 2), (2, 5)] if existing else [(None, 2), (2, 5)])
+        with database.reading() as session:
+            assert current_state(session, ana, query, document).grade == 5
+    finally:
+        database.close()
+
+
+def test_raters_grading_at_once_on_one_server_lose_no_update(pg_url):
+    """Four copies of the app grade the same 6 documents for a few seconds, two of them as
+    the same rater (one person on two machines): no write fails, every confirmed change is
+    in the history, each judgment ends at its last change, and each change's old state is the
+    one before it."""
+    seconds = 4.0
+    database = open_database(pg_url)
+    try:
+        raters, query, documents = _pairs(database, 6)
+        start = threading.Barrier(4)
+
+        def grade(rater: int, seed: int):  # type: ignore[no-untyped-def]
+            def work(db):  # type: ignore[no-untyped-def]
+                rng = random.Random(seed)
+                start.wait()
+                written, ends = [], time.monotonic() + seconds
+                order = iter(documents)  # all start on the same documents: inserts collide
+                while time.monotonic() < ends:
+                    document = next(order, None) or rng.choice(documents)
+                    grade = rng.randrange(6)
+                    event = db.write(lambda s: set_grade(s, rater, query, document, grade))
+                    if event is not None:
+                        written.append((event.id, document, grade))
+                return written
+
+            return work
+
+        workers = [
+            _in_other_session(pg_url, grade(raters[name], seed))
+            for seed, name in enumerate(("ana", "ana", "ben", "chloe"))
+        ]
+        for worker in workers:
+            worker.join(seconds + 60)
+        outcomes = [worker.outcome for worker in workers]
+        assert not [o for o in outcomes if isinstance(o, Exception)], outcomes
+        confirmed = {
+            event_id: (document, grade) for o in outcomes for event_id, document, grade in o
+        }
+        assert len(confirmed) > 100
+        for rater in raters.values():
+            for document in documents:
+                history = _history(database, rater, query, document)
+                for before, after in zip([None, *history], history):
+                    assert after.old_grade == (before.new_grade if before else None)
+                    if after.id in confirmed:
+                        assert confirmed.pop(after.id) == (document, after.new_grade)
+                with database.reading() as session:
+                    state = current_state(session, rater, query, document)
+                assert (state.grade if state else None) == (
+                    history[-1].new_grade if history else None
+                )
+        assert confirmed == {}  # every confirmed change was found in a history
+    finally:
+        database.close()

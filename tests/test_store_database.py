@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import threading
+import time
 
 import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from sqlalchemy import text
 
-from judge_app.store import SchemaTooNewError, StoreError, open_database, reads, schema
+from judge_app.store import SchemaTooNewError, StoreError, database, open_database, reads, schema
 from judge_app.store.bulk import document_ids, query_ids
 from judge_app.store.judgments import set_grade
 from judge_app.store.models import Base
@@ -135,3 +138,83 @@ def test_old_database_is_backed_up_before_migrating(tmp_path, monkeypatch):
     open_database(path).close()
     assert calls == ["head"]
     assert schema.backup_path(path, real_head).exists()
+
+
+def _hold_write_lock(path, seconds: float) -> threading.Thread:
+    """Another program's write transaction on ``path`` for ``seconds``, begun before this
+    returns."""
+    begun = threading.Event()
+
+    def hold() -> None:
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        begun.set()
+        time.sleep(seconds)
+        other.execute("COMMIT")
+        other.close()
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    assert begun.wait(10)
+    return thread
+
+
+def _grade_one(session) -> int:
+    rater = add_rater(session, "ana").id
+    query = query_ids(session, ["q1"])["q1"]
+    document = document_ids(session, ["d1"])["d1"]
+    set_grade(session, rater, query, document, 3)
+    return rater
+
+
+def test_a_write_outwaits_a_lock_held_past_the_busy_timeout(db_path, monkeypatch):
+    """SQLite gives up after its busy timeout; the store retries with pauses until the other
+    writer is done, so the rater never sees "database is locked"."""
+    monkeypatch.setattr(database, "BUSY_TIMEOUT_MS", 50)
+    with open_database(db_path) as db:
+        holder = _hold_write_lock(db_path, 1.0)
+        started = time.perf_counter()
+        db.write(_grade_one)
+        waited = time.perf_counter() - started
+        holder.join()
+        holder = _hold_write_lock(db_path, 1.0)
+        with db.transaction() as session:  # a block's start waits the same way
+            add_rater(session, "ben")
+        holder.join()
+        with db.reading() as session:
+            assert reads.table_counts(session)["judgments"] == 1
+            assert reads.table_counts(session)["raters"] == 2
+    assert waited >= 0.9  # it did wait for the other writer, past many busy timeouts
+
+
+def test_a_lock_held_past_the_retries_fails_in_plain_words(db_path, monkeypatch):
+    monkeypatch.setattr(database, "BUSY_TIMEOUT_MS", 50)
+    monkeypatch.setattr(database, "RETRY_SECONDS", 0.5)
+    with open_database(db_path) as db:
+        holder = _hold_write_lock(db_path, 2.0)
+        with pytest.raises(StoreError) as raised:
+            db.write(_grade_one)
+        holder.join()
+        with db.reading() as session:
+            assert reads.table_counts(session)["judgments"] == 0
+    message = str(raised.value)
+    assert "other programs kept writing to the database for 0.5 s" in message
+    assert "nothing of this change was written: try again" in message
+    assert "locked" not in message
+
+
+def test_work_that_fails_for_its_own_reasons_is_not_retried(db):
+    calls = []
+
+    def duplicate_rater(session) -> None:
+        calls.append(1)
+        session.execute(
+            text("INSERT INTO rater (name, created_at, active) VALUES ('x', '2026-01-01', 1)")
+        )
+        session.execute(
+            text("INSERT INTO rater (name, created_at, active) VALUES ('x', '2026-01-01', 1)")
+        )
+
+    with pytest.raises(StoreError, match="UNIQUE constraint failed"):
+        db.write(duplicate_rater)
+    assert calls == [1]

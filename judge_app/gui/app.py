@@ -11,7 +11,6 @@ from judge_app.gui import preferences
 from judge_app.gui.start import recent_entry_exists
 from judge_app.gui.window import DemoBuilder, MainWindow
 from judge_app.store import Database, open_database
-from judge_app.store.people import add_rater, find_rater
 
 
 def application() -> QApplication:
@@ -49,10 +48,7 @@ def create_main_window(
     if rater is None:
         window.show_chooser()
     else:
-        with database.transaction() as session:
-            if find_rater(session, rater) is None:
-                add_rater(session, rater)
-        window.choose_rater(rater)
+        window.choose_rater(rater, create=True)
     return window
 
 

@@ -170,8 +170,7 @@ class JudgingSession:
         item = self.items[row]
         start = time.perf_counter()
         try:
-            with self.database.transaction() as session:
-                event = change(session, item)
+            event = self.database.write(lambda session: change(session, item))
         except (JudgeAppError, OSError) as error:
             self.unsaved[row] = pending
             return Outcome(f"Not saved: {pending} for {item.external_id}", error=str(error))
@@ -187,8 +186,7 @@ class JudgingSession:
     def _history(self, step: Callable[[Session, int], JudgmentEvent | None], done: str, none: str):
         start = time.perf_counter()
         try:
-            with self.database.transaction() as session:
-                event = step(session, self.rater_id)
+            event = self.database.write(lambda session: step(session, self.rater_id))
         except (JudgeAppError, OSError) as error:
             return Outcome(f"{done[:-1]} failed", error=str(error))
         seconds = time.perf_counter() - start

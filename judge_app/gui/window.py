@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from sqlalchemy.orm import Session
 
 from judge_app.errors import JudgeAppError
 from judge_app.gui import preferences
@@ -388,13 +389,16 @@ class MainWindow(QMainWindow):
     def choose_rater(self, name: str, create: bool = False) -> None:
         """Start judging as ``name``; with ``create``, a rater the database lacks is added."""
         assert self.database is not None
-        with self.database.transaction() as session:
+
+        def chosen(session: Session) -> tuple[int, str]:
             rater = find_rater(session, name)
             if rater is None:
                 if not create:
                     raise JudgeAppError(f"no rater called {name!r}")
                 rater = add_rater(session, name)
-            rater_id, rater_name = rater.id, rater.name
+            return rater.id, rater.name
+
+        rater_id, rater_name = self.database.write(chosen)
         preferences.remember_rater(self.database.describe(), rater_name)
         self.judging.set_session(JudgingSession(self.database, rater_id, rater_name))
         self.pages.setCurrentWidget(self.judging)
@@ -508,12 +512,15 @@ class MainWindow(QMainWindow):
         as that rater's own judgment, never over a rater's; aggregation can prefer it."""
         assert self.database is not None
         grades = self.analysis.grades_of(query_id, doc_id)
-        with self.database.transaction() as session:
+
+        def adjudicator(session: Session) -> tuple[int, int | None, int | None]:
             rater = find_rater(session, ADJUDICATED) or add_rater(session, ADJUDICATED)
             rater.active = False  # a lead's role, not a rater to choose or assign
-            rater_id = rater.id
             query = query_ids(session, [query_id], create=False).get(query_id)
             document = document_ids(session, [doc_id], create=False).get(doc_id)
+            return rater.id, query, document
+
+        rater_id, query, document = self.database.write(adjudicator)
         self.judging.set_session(
             JudgingSession(self.database, rater_id, ADJUDICATED),
             query_id=query,

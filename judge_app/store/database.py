@@ -2,20 +2,33 @@
 
 from __future__ import annotations
 
+import random
 import sqlite3
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session, SessionTransaction, sessionmaker
 
 from judge_app.store import schema
 from judge_app.store.errors import StoreError
 
-BUSY_TIMEOUT_MS = 30_000
+BUSY_TIMEOUT_MS = 5_000
+"""How long SQLite itself waits for another writer's lock before a unit of work retries."""
+RETRY_SECONDS = 120.0
+"""How long a unit of work is retried while other writers are in its way."""
+FIRST_PAUSE, LONGEST_PAUSE = 0.02, 1.0
+"""Seconds between retries: doubling from the first to the longest, with jitter."""
+# PostgreSQL's SQLSTATEs of a unit of work that lost a race to another one and was rolled
+# back: serialization failure, deadlock, lock not available, and a row inserted at the same
+# moment by another (the retry reads it and changes it instead)
+CONFLICT_STATES = {"40001", "40P01", "55P03", "23505"}
+T = TypeVar("T")
 
 
 def database_url(path_or_url: str | Path) -> URL:
@@ -60,9 +73,42 @@ class Database:
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:
-        """One unit of work: committed when the block ends, rolled back if it raises."""
-        with _translated_errors(self), self._writer.begin() as session:
-            yield session
+        """One unit of work: committed when the block ends, rolled back if it raises.
+
+        Its start waits (and retries, for up to RETRY_SECONDS) while another writer holds
+        a SQLite file; for work that may also conflict half-way, as on PostgreSQL, use
+        ``write``, which can run the work again."""
+        with _translated_errors(self):
+            transaction = _retried(self._begun)
+            with transaction.session as session, transaction:
+                yield session
+
+    def write(self, change: Callable[[Session], T]) -> T:
+        """Run ``change`` as one unit of work and return what it returns.
+
+        When another writer is in the way (a SQLite file locked beyond its busy timeout; a
+        PostgreSQL deadlock, serialization failure or a row inserted at the same moment),
+        the attempt is rolled back and ``change`` runs again after a growing pause, for up
+        to RETRY_SECONDS: it must do nothing but its work on the session."""
+
+        def attempt() -> T:
+            transaction = self._begun()
+            with transaction.session as session, transaction:
+                return change(session)
+
+        with _translated_errors(self):
+            return _retried(attempt)
+
+    def _begun(self) -> SessionTransaction:
+        """The begun transaction of a new writing session (on SQLite: holding the lock)."""
+        session = self._writer()
+        transaction = session.begin()
+        try:
+            session.connection()
+        except BaseException:
+            session.close()
+            raise
+        return transaction
 
     @contextmanager
     def reading(self) -> Iterator[Session]:
@@ -80,6 +126,29 @@ class Database:
         self.close()
 
 
+def _retried(attempt: Callable[[], T]) -> T:
+    """``attempt()``, again after a pause each time it conflicts with another writer, until
+    it succeeds, fails otherwise, or RETRY_SECONDS have passed."""
+    deadline = time.monotonic() + RETRY_SECONDS
+    pause = FIRST_PAUSE
+    while True:
+        try:
+            return attempt()
+        except DBAPIError as error:
+            if not _conflicted(error) or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause * random.uniform(0.5, 1.5))
+        pause = min(pause * 2, LONGEST_PAUSE)
+
+
+def _conflicted(error: DBAPIError) -> bool:
+    """Whether ``error`` is another writer's doing, so that the same work may succeed later."""
+    if isinstance(error.orig, sqlite3.OperationalError):
+        reason = str(error.orig).lower()
+        return "database is locked" in reason or "database is busy" in reason
+    return getattr(error.orig, "sqlstate", None) in CONFLICT_STATES
+
+
 @contextmanager
 def _translated_errors(database: Database) -> Iterator[None]:
     """Database errors as StoreError, in words a user can act on; the change is rolled back."""
@@ -91,6 +160,11 @@ def _translated_errors(database: Database) -> Iterator[None]:
 
 def _explained(error: DBAPIError) -> str:
     """The driver's message, followed by what it means for the user where we know."""
+    if _conflicted(error):
+        return (
+            f"other programs kept writing to the database for {RETRY_SECONDS:g} s; "
+            "nothing of this change was written: try again"
+        )
     reason = str(error.orig)
     for cause, advice in _ADVICE.items():
         if cause in reason.lower():
@@ -103,7 +177,6 @@ _ADVICE = {
     "beside it, named *.bak, before each schema upgrade)",
     "disk is full": "the disk is full; nothing of this change was written",
     "readonly": "the file or its folder cannot be written to; nothing was changed",
-    "locked": "another program held the database too long; nothing was changed, try again",
 }
 
 

@@ -1,8 +1,8 @@
 """Writing one rater's judgments: grade, skip, clear, note, and undo/redo from the history.
 
-Every function takes a Session and does not commit: the caller's ``db.transaction()`` is the
-unit of work. Each change appends one row to ``judgment_event``; a call that changes nothing
-appends nothing and returns None.
+Every function takes a Session and does not commit: the caller's unit of work commits it
+(``db.write(...)``, which runs it again if another writer got in its way). Each change appends
+one row to ``judgment_event``; a call that changes nothing appends nothing and returns None.
 """
 
 from __future__ import annotations
@@ -188,12 +188,16 @@ def _state(grade: int | None, skipped: bool | None, note: str | None) -> Judgmen
 
 
 def _find(session: Session, rater_id: int, query_id: int, document_id: int) -> Judgment | None:
+    """The judgment, locked until the transaction ends where the database locks rows
+    (PostgreSQL): a concurrent change of it waits, then sees this one as its old state."""
     return session.scalars(
-        select(Judgment).where(
+        select(Judgment)
+        .where(
             Judgment.rater_id == rater_id,
             Judgment.query_id == query_id,
             Judgment.document_id == document_id,
         )
+        .with_for_update()
     ).first()
 
 
