@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -54,3 +56,42 @@ def pg_url(postgres_url: str) -> Iterator[str]:
         with admin.connect() as connection:
             connection.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
         admin.dispose()
+
+
+class TinyDisk:
+    """A small file system of its own (tmpfs), to be filled up like a full disk."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.filler = path / "filler"
+
+    def fill(self) -> None:
+        """Take every free byte, as another program filling the disk would."""
+        with self.filler.open("ab", buffering=0) as handle:
+            for size in (1 << 16, 1 << 10, 1):
+                try:
+                    while True:
+                        handle.write(b"\0" * size)
+                except OSError as error:
+                    assert error.errno == errno.ENOSPC, error
+
+    def free(self) -> None:
+        self.filler.unlink()
+
+
+@pytest.fixture
+def tiny_disk(tmp_path: Path) -> Iterator[TinyDisk]:
+    """A 4 MiB tmpfs mounted in the test's folder (skipped where mounting is not allowed)."""
+    path = tmp_path / "disk"
+    path.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(path)],
+        capture_output=True,
+        text=True,
+    )
+    if mounted.returncode:
+        pytest.skip(f"cannot mount a small file system to fill: {mounted.stderr.strip()}")
+    try:
+        yield TinyDisk(path)
+    finally:
+        subprocess.run(["umount", "--lazy", str(path)], check=True)

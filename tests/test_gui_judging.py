@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+import sqlite3
+
 from gui_support import (
     demo_db,
     demo_template,
@@ -281,6 +284,30 @@ def test_a_failed_write_is_shown_and_kept_as_unsaved(qtbot, window, demo_db, mon
     press(qtbot, window, Qt.Key.Key_4)
     assert own_state(demo_db, "dan", "q01", document) == (4, False, None)
     assert index.data(Role.UNSAVED) is None and not judging.error_banner.isVisible()
+
+
+def test_a_grade_on_a_full_disk_is_refused_in_words_and_saved_once_there_is_room(
+    qtbot, open_window, demo_template, tiny_disk
+):
+    """A real full disk (a small file system, filled up): the grade shows as unsaved with
+    the reason, the file stays sound, and the same key saves it once there is room again."""
+    database = tiny_disk.path / "demo.sqlite"
+    shutil.copy(demo_template, database)
+    window = open_window(database)
+    judging = window.judging
+    document = current_item(window).external_id
+    tiny_disk.fill()
+    press(qtbot, window, Qt.Key.Key_4)
+    assert window.status_text().startswith("Not saved: grade 4")
+    assert "the disk is full; nothing of this change was written" in judging.error_banner.text()
+    assert judging.results_model.index(0, 3).data(Role.UNSAVED) == "grade 4"
+    assert judging.current_row == 0
+    tiny_disk.free()
+    press(qtbot, window, Qt.Key.Key_4)
+    assert window.status_text().startswith("Saved: grade 4")
+    assert own_state(database, "dan", "q01", document) == (4, False, None)
+    with sqlite3.connect(database) as connection:
+        assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
 def test_time_per_judgment_is_recorded(qtbot, window, demo_db):

@@ -105,6 +105,24 @@ def test_a_full_disk_changes_nothing_and_says_so(campaign: Path, tmp_path: Path)
     assert integrity(campaign) == "ok"
 
 
+def test_an_import_onto_a_full_disk_changes_nothing_and_says_so(
+    campaign: Path, tiny_disk, tmp_path
+):
+    """A real full disk: a small file system, filled up after the database was put on it."""
+    database = tiny_disk.path / "campaign.sqlite"
+    shutil.copy(campaign, database)
+    before = count(database)
+    big = judgments_file(tmp_path / "big.csv", 20_000)
+    tiny_disk.fill()
+    result = cli("import", database, "--judgments", big)
+    assert result.returncode == 1, result.stderr
+    assert "the disk is full; nothing of this change was written" in result.stderr
+    assert "Traceback" not in result.stderr
+    tiny_disk.free()
+    assert count(database) == before
+    assert integrity(database) == "ok"
+
+
 def _read_only(path: Path) -> None:
     """Make ``path`` unwritable even for root (chattr +i), or skip saying why."""
     if os.geteuid() != 0:

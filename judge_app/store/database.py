@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import shutil
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -155,10 +156,10 @@ def _translated_errors(database: Database) -> Iterator[None]:
     try:
         yield
     except DBAPIError as error:
-        raise StoreError(f"{database.describe()}: {_explained(error)}") from error
+        raise StoreError(f"{database.describe()}: {_explained(error, database)}") from error
 
 
-def _explained(error: DBAPIError) -> str:
+def _explained(error: DBAPIError, database: Database) -> str:
     """The driver's message, followed by what it means for the user where we know."""
     if _conflicted(error):
         return (
@@ -166,6 +167,8 @@ def _explained(error: DBAPIError) -> str:
             "nothing of this change was written: try again"
         )
     reason = str(error.orig)
+    if "disk i/o error" in reason.lower() and _disk_full(database):
+        return f"{reason}: {_ADVICE['disk is full']}"  # SQLite says so only now and then
     for cause, advice in _ADVICE.items():
         if cause in reason.lower():
             return f"{reason}: {advice}"
@@ -177,7 +180,21 @@ _ADVICE = {
     "beside it, named *.bak, before each schema upgrade)",
     "disk is full": "the disk is full; nothing of this change was written",
     "readonly": "the file or its folder cannot be written to; nothing was changed",
+    "disk i/o error": "reading or writing the file failed (a failing disk, or a drive that "
+    "went away?); nothing of this change was written",
 }
+FULL_BELOW = 1 << 20
+"""A disk with less free space than this (bytes) is taken for full."""
+
+
+def _disk_full(database: Database) -> bool:
+    """Whether the disk that holds a SQLite database has (almost) no room left."""
+    if not database.is_sqlite or not database.url.database:
+        return False
+    try:
+        return shutil.disk_usage(Path(database.url.database).parent).free < FULL_BELOW
+    except OSError:
+        return False
 
 
 def _configure_sqlite(engine: Engine) -> None:
@@ -220,7 +237,9 @@ def open_database(path_or_url: str | Path, *, create: bool = True) -> Database:
         schema.upgrade(engine)
     except DBAPIError as error:
         engine.dispose()
-        raise StoreError(f"cannot open {database.describe()}: {_explained(error)}") from None
+        raise StoreError(
+            f"cannot open {database.describe()}: {_explained(error, database)}"
+        ) from None
     except BaseException:
         engine.dispose()
         raise
