@@ -38,6 +38,18 @@ def demo_db(demo_template, tmp_path) -> Path:
     return path
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def demo_anywhere(request, demo_db) -> str:
+    """The demo campaign in a SQLite file (its path) or on the test PostgreSQL server (a URL
+    of a database of its own)."""
+    if request.param == "sqlite":
+        return str(demo_db)
+    url = request.getfixturevalue("pg_url")
+    with redirect_stdout(StringIO()):
+        assert cli(["demo", url]) == 0
+    return url
+
+
 @pytest.fixture
 def open_window(qtbot):
     windows = []
@@ -62,6 +74,12 @@ def open_window(qtbot):
 @pytest.fixture
 def window(open_window, demo_db):
     return open_window(demo_db)
+
+
+@pytest.fixture
+def window_anywhere(open_window, demo_anywhere):
+    """A window judging the demo as dan, on SQLite and on PostgreSQL."""
+    return open_window(demo_anywhere)
 
 
 def press(qtbot, window, key, modifier=Qt.KeyboardModifier.NoModifier):

@@ -13,7 +13,16 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from campaign_support import generated
-from gui_support import demo_db, demo_template, fresh_settings, open_window, press, window
+from gui_support import (
+    demo_anywhere,
+    demo_db,
+    demo_template,
+    fresh_settings,
+    open_window,
+    press,
+    window,
+    window_anywhere,
+)
 from PySide6.QtCore import Qt
 
 from judge_app.cli import main as cli
@@ -21,7 +30,16 @@ from judge_app.metrics.aggregation import ADJUDICATED
 from judge_app.store import open_database, reads
 from judge_app.store.queue import active_rater_names
 
-__all__ = ["demo_db", "demo_template", "fresh_settings", "generated", "open_window", "window"]
+__all__ = [  # fixtures
+    "demo_anywhere",
+    "demo_db",
+    "demo_template",
+    "fresh_settings",
+    "generated",
+    "open_window",
+    "window",
+    "window_anywhere",
+]
 
 SHOTS = os.environ.get("JUDGE_APP_SHOTS")  # a folder: save screenshots there
 
@@ -63,8 +81,9 @@ def check_equal_to_cli(view, path, *options) -> None:
 
 
 def test_evaluation_view_equals_eval_db_and_recomputes_on_a_control(
-    qtbot, qtmodeltester, window, demo_db
+    qtbot, qtmodeltester, window_anywhere, demo_anywhere
 ):
+    window, demo_db = window_anywhere, demo_anywhere
     view = shown_evaluation(qtbot, window)
     assert window.pages.currentWidget() is view
     assert view.model.rowCount() == 16
@@ -145,7 +164,8 @@ def test_view_refreshes_when_judgments_change(qtbot, window, demo_db, tmp_path):
     check_equal_to_cli(view, demo_db)
 
 
-def test_agreement_view_and_adjudication_round_trip(qtbot, window, demo_db):
+def test_agreement_view_and_adjudication_round_trip(qtbot, window_anywhere, demo_anywhere):
+    window, demo_db = window_anywhere, demo_anywhere
     analysis = window.analysis
     window.page_actions["agreement"].trigger()
     qtbot.waitUntil(lambda: analysis.report is not None, timeout=60_000)

@@ -6,6 +6,7 @@ import shutil
 import sqlite3
 
 from gui_support import (
+    demo_anywhere,
     demo_db,
     demo_template,
     fresh_settings,
@@ -13,6 +14,7 @@ from gui_support import (
     own_state,
     press,
     window,
+    window_anywhere,
 )
 from PySide6.QtCore import QAbstractItemModel, QAbstractListModel, QEvent, QModelIndex, Qt
 from PySide6.QtGui import QKeyEvent
@@ -26,7 +28,15 @@ from judge_app.store.judgments import set_note
 from judge_app.store.people import find_rater
 from judge_app.store.queue import PoolSettings, set_pool_settings
 
-__all__ = ["demo_db", "demo_template", "fresh_settings", "open_window", "window"]  # fixtures
+__all__ = [  # fixtures
+    "demo_anywhere",
+    "demo_db",
+    "demo_template",
+    "fresh_settings",
+    "open_window",
+    "window",
+    "window_anywhere",
+]
 
 ROLES = [*range(0, 14), *range(int(Qt.ItemDataRole.UserRole), int(Qt.ItemDataRole.UserRole) + 16)]
 
@@ -75,7 +85,8 @@ def test_window_has_the_named_parts_and_opens_on_the_first_query(window):
     assert "background-color:#fff1a8" in html  # the query terms are marked
 
 
-def test_keyboard_only_session_commits_every_grade_at_once(qtbot, window, demo_db):
+def test_keyboard_only_session_commits_every_grade_at_once(qtbot, window_anywhere, demo_anywhere):
+    window, demo_db = window_anywhere, demo_anywhere
     judging = window.judging
     items = list(judging.session.items)
     for number, item in enumerate(items):
@@ -115,7 +126,8 @@ def test_clear_removes_the_grade(qtbot, window, demo_db):
     assert window.judging.results_model.index(0, 3).data(Role.GRADE) is None
 
 
-def test_undo_and_redo_several_steps_from_the_store_history(qtbot, window, demo_db):
+def test_undo_and_redo_several_steps_from_the_store_history(qtbot, window_anywhere, demo_anywhere):
+    window, demo_db = window_anywhere, demo_anywhere
     documents = [item.external_id for item in window.judging.session.items[:3]]
     for key in (Qt.Key.Key_1, Qt.Key.Key_2, Qt.Key.Key_3):
         press(qtbot, window, key)

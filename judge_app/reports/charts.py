@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 from collections.abc import Mapping, Sequence
 
+import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
@@ -119,9 +120,11 @@ def kappa_heatmap(raters: Sequence[str], matrix: np.ndarray, label: str) -> Figu
 
 
 def svg(figure: Figure) -> str:
-    """The figure as an SVG document (text kept as paths: it looks the same everywhere)."""
+    """The figure as an SVG document (text kept as paths: it looks the same everywhere),
+    the same for the same figure: no date, element ids from a fixed salt."""
     buffer = io.StringIO()
-    figure.savefig(buffer, format="svg")
+    with matplotlib.rc_context({"svg.hashsalt": "judge_app"}):
+        figure.savefig(buffer, format="svg", metadata={"Date": None})
     return buffer.getvalue()
 
 
