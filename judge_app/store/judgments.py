@@ -41,10 +41,7 @@ def current_state(
     session: Session, rater_id: int, query_id: int, document_id: int
 ) -> JudgmentState | None:
     """The rater's judgment of the pair, or None if there is none."""
-    judgment = _find(session, rater_id, query_id, document_id)
-    if judgment is None:
-        return None
-    return JudgmentState(judgment.grade, judgment.skipped, judgment.note)
+    return _state_of(_find(session, (rater_id, query_id, document_id)))
 
 
 def set_grade(
@@ -58,9 +55,10 @@ def set_grade(
 ) -> JudgmentEvent | None:
     """Grade a pair (keeping its note)."""
     grade = validate_grade(grade)
-    old = current_state(session, rater_id, query_id, document_id)
-    new = JudgmentState(grade, False, old.note if old else None)
-    return _change(session, (rater_id, query_id, document_id), old, new, "set", duration_ms)
+    key = (rater_id, query_id, document_id)
+    judgment = _find(session, key)
+    new = JudgmentState(grade, False, judgment.note if judgment else None)
+    return _change(session, key, judgment, new, "set", duration_ms)
 
 
 def skip(
@@ -73,27 +71,28 @@ def skip(
     duration_ms: int | None = None,
 ) -> JudgmentEvent | None:
     """Mark a pair as "cannot judge"; a reason, if given, becomes its note."""
-    old = current_state(session, rater_id, query_id, document_id)
-    note = reason if reason is not None else (old.note if old else None)
-    new = JudgmentState(None, True, note)
-    return _change(session, (rater_id, query_id, document_id), old, new, "skip", duration_ms)
+    key = (rater_id, query_id, document_id)
+    judgment = _find(session, key)
+    note = reason if reason is not None else (judgment.note if judgment else None)
+    return _change(session, key, judgment, JudgmentState(None, True, note), "skip", duration_ms)
 
 
 def clear(session: Session, rater_id: int, query_id: int, document_id: int) -> JudgmentEvent | None:
     """Remove the rater's judgment of a pair (its history stays)."""
-    old = current_state(session, rater_id, query_id, document_id)
-    return _change(session, (rater_id, query_id, document_id), old, None, "clear")
+    key = (rater_id, query_id, document_id)
+    return _change(session, key, _find(session, key), None, "clear")
 
 
 def set_note(
     session: Session, rater_id: int, query_id: int, document_id: int, note: str | None
 ) -> JudgmentEvent | None:
     """Set or remove (empty or None) the note of a graded or skipped pair."""
-    old = current_state(session, rater_id, query_id, document_id)
-    if old is None:
+    key = (rater_id, query_id, document_id)
+    judgment = _find(session, key)
+    if judgment is None:
         raise StoreError("grade or skip the result before adding a note")
-    new = JudgmentState(old.grade, old.skipped, note or None)
-    return _change(session, (rater_id, query_id, document_id), old, new, "note")
+    new = JudgmentState(judgment.grade, judgment.skipped, note or None)
+    return _change(session, key, judgment, new, "note")
 
 
 def undo(session: Session, rater_id: int) -> JudgmentEvent | None:
@@ -178,18 +177,28 @@ def new_event(
 
 def _revert(session: Session, event: JudgmentEvent, action: str) -> JudgmentEvent:
     key = (event.rater_id, event.query_id, event.document_id)
-    old = current_state(session, *key)
     new, _ = event_states(event)
-    return _change(session, key, old, new, action, reverts=event.id, force=True)
+    return _change(session, key, _find(session, key), new, action, reverts=event.id, force=True)
 
 
 def _state(grade: int | None, skipped: bool | None, note: str | None) -> JudgmentState | None:
     return None if skipped is None else JudgmentState(grade, skipped, note)
 
 
-def _find(session: Session, rater_id: int, query_id: int, document_id: int) -> Judgment | None:
-    """The judgment, locked until the transaction ends where the database locks rows
-    (PostgreSQL): a concurrent change of it waits, then sees this one as its old state."""
+def _state_of(judgment: Judgment | None) -> JudgmentState | None:
+    return (
+        None if judgment is None else JudgmentState(judgment.grade, judgment.skipped, judgment.note)
+    )
+
+
+def _find(session: Session, key: tuple[int, int, int]) -> Judgment | None:
+    """The (rater, query, document) judgment, locked until the transaction ends where the
+    database locks rows (PostgreSQL): a concurrent change of it waits, then reads this one.
+
+    A change reads its judgment once, with this, and changes what it read: a second read
+    could see a judgment that another transaction committed after the first (PostgreSQL
+    reads each statement afresh), and record a wrong old state in the history."""
+    rater_id, query_id, document_id = key
     return session.scalars(
         select(Judgment)
         .where(
@@ -204,7 +213,7 @@ def _find(session: Session, rater_id: int, query_id: int, document_id: int) -> J
 def _change(
     session: Session,
     key: tuple[int, int, int],
-    old: JudgmentState | None,
+    judgment: Judgment | None,
     new: JudgmentState | None,
     action: str,
     duration_ms: int | None = None,
@@ -212,12 +221,13 @@ def _change(
     reverts: int | None = None,
     force: bool = False,
 ) -> JudgmentEvent | None:
-    """Write ``new`` as the pair's judgment and append the event; None if nothing changes."""
+    """Make ``judgment`` (as ``_find`` read it; None: there is none) ``new`` and append the
+    event; None if nothing changes."""
+    old = _state_of(judgment)
     if old == new and not force:
         return None
     rater_id, query_id, document_id = key
     now = utcnow()
-    judgment = _find(session, *key)
     if new is None:
         if judgment is not None:
             session.delete(judgment)
