@@ -17,6 +17,7 @@ from judge_app.store.bulk import document_ids, query_ids
 from judge_app.store.imports import import_files
 from judge_app.store.judgments import JudgmentState, current_state, set_grade, undo
 from judge_app.store.models import JudgmentEvent
+from judge_app.store.packets import MergeOutcome, export_packet, merge_packet
 from judge_app.store.people import add_rater, rater
 
 DEMO = Path(__file__).resolve().parents[1] / "resources" / "demo"
@@ -236,5 +237,57 @@ def test_raters_grading_at_once_on_one_server_lose_no_update(pg_url):
                     history[-1].new_grade if history else None
                 )
         assert confirmed == {}  # every confirmed change was found in a history
+    finally:
+        database.close()
+
+
+UNJUDGED_BY = """
+SELECT DISTINCT s.query_id, s.document_id FROM result s
+WHERE NOT EXISTS (SELECT 1 FROM judgment j WHERE j.rater_id = :r
+                  AND j.query_id = s.query_id AND j.document_id = s.document_id)
+"""
+JUDGED_BY = "SELECT query_id, document_id FROM judgment WHERE rater_id = :r AND grade = 0"
+
+
+@pytest.mark.parametrize(
+    ("name", "pairs", "before"),
+    [("ana", JUDGED_BY, 0), ("chloe", UNJUDGED_BY, None)],
+    ids=["regrade", "first grade"],
+)
+def test_a_merge_while_the_rater_grades_the_same_judgment_on_the_server_loses_neither(
+    pg_url, tmp_path, name, pairs, before
+):
+    """A rater grades a document offline in their packet and, at the moment the lead merges
+    it, on the server too (that transaction still open). The merge waits for the server's
+    grade (or, for a first grade, collides with it and runs again), then reports the
+    conflict: the packet's grade stands and both are in the history, in order."""
+    from judge_app.cli import main
+
+    assert main(["demo", pg_url]) == 0
+    database = open_database(pg_url)
+    try:
+        with database.reading() as session:
+            who = rater(session, name).id
+            query, document = session.execute(text(pairs), {"r": who}).first()
+        packet = tmp_path / f"{name}.judge"
+        export_packet(database, name, packet)
+        with open_database(packet, create=False) as offline:
+            offline.write(lambda s: set_grade(s, who, query, document, 5))
+        with database.transaction() as session:
+            set_grade(session, who, query, document, 2)
+            merging = _in_other_session(pg_url, lambda db: merge_packet(db, packet))
+            merging.join(1.0)
+            assert merging.is_alive()  # the merge waits for the grade being given
+        merging.join(30)
+        outcome = merging.outcome
+        assert isinstance(outcome, MergeOutcome), outcome
+        assert [(c.database.grade, c.packet.grade) for c in outcome.conflicts] == [(2, 5)]
+        history = _history(database, who, query, document)
+        assert [(e.old_grade, e.new_grade, e.action) for e in history] == [
+            (before, 2, "set"),
+            (2, 5, "merge"),
+        ]
+        with database.reading() as session:
+            assert current_state(session, who, query, document).grade == 5
     finally:
         database.close()

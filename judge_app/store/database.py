@@ -163,8 +163,8 @@ def _explained(error: DBAPIError, database: Database) -> str:
     """The driver's message, followed by what it means for the user where we know."""
     if _conflicted(error):
         return (
-            f"other programs kept writing to the database for {RETRY_SECONDS:g} s; "
-            "nothing of this change was written: try again"
+            "other programs were changing the same data at the same time; nothing of this "
+            "change was written: try again"
         )
     reason = str(error.orig)
     if "disk i/o error" in reason.lower() and _disk_full(database):

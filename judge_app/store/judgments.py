@@ -41,7 +41,33 @@ def current_state(
     session: Session, rater_id: int, query_id: int, document_id: int
 ) -> JudgmentState | None:
     """The rater's judgment of the pair, or None if there is none."""
-    return _state_of(_find(session, (rater_id, query_id, document_id)))
+    return state_of(locked_judgment(session, (rater_id, query_id, document_id)))
+
+
+def state_of(judgment: Judgment | None) -> JudgmentState | None:
+    """What ``judgment`` says (None: there is no judgment)."""
+    if judgment is None:
+        return None
+    return JudgmentState(judgment.grade, judgment.skipped, judgment.note)
+
+
+def locked_judgment(session: Session, key: tuple[int, int, int]) -> Judgment | None:
+    """The (rater, query, document) judgment, locked until the transaction ends where the
+    database locks rows (PostgreSQL): a concurrent change of it waits, then reads this one.
+
+    A change reads its judgment once, with this, and changes what it read: a second read
+    could see a judgment that another transaction committed after the first (PostgreSQL
+    reads each statement afresh), and record a wrong old state in the history."""
+    rater_id, query_id, document_id = key
+    return session.scalars(
+        select(Judgment)
+        .where(
+            Judgment.rater_id == rater_id,
+            Judgment.query_id == query_id,
+            Judgment.document_id == document_id,
+        )
+        .with_for_update()
+    ).first()
 
 
 def set_grade(
@@ -56,7 +82,7 @@ def set_grade(
     """Grade a pair (keeping its note)."""
     grade = validate_grade(grade)
     key = (rater_id, query_id, document_id)
-    judgment = _find(session, key)
+    judgment = locked_judgment(session, key)
     new = JudgmentState(grade, False, judgment.note if judgment else None)
     return _change(session, key, judgment, new, "set", duration_ms)
 
@@ -72,7 +98,7 @@ def skip(
 ) -> JudgmentEvent | None:
     """Mark a pair as "cannot judge"; a reason, if given, becomes its note."""
     key = (rater_id, query_id, document_id)
-    judgment = _find(session, key)
+    judgment = locked_judgment(session, key)
     note = reason if reason is not None else (judgment.note if judgment else None)
     return _change(session, key, judgment, JudgmentState(None, True, note), "skip", duration_ms)
 
@@ -80,7 +106,7 @@ def skip(
 def clear(session: Session, rater_id: int, query_id: int, document_id: int) -> JudgmentEvent | None:
     """Remove the rater's judgment of a pair (its history stays)."""
     key = (rater_id, query_id, document_id)
-    return _change(session, key, _find(session, key), None, "clear")
+    return _change(session, key, locked_judgment(session, key), None, "clear")
 
 
 def set_note(
@@ -88,7 +114,7 @@ def set_note(
 ) -> JudgmentEvent | None:
     """Set or remove (empty or None) the note of a graded or skipped pair."""
     key = (rater_id, query_id, document_id)
-    judgment = _find(session, key)
+    judgment = locked_judgment(session, key)
     if judgment is None:
         raise StoreError("grade or skip the result before adding a note")
     new = JudgmentState(judgment.grade, judgment.skipped, note or None)
@@ -178,36 +204,13 @@ def new_event(
 def _revert(session: Session, event: JudgmentEvent, action: str) -> JudgmentEvent:
     key = (event.rater_id, event.query_id, event.document_id)
     new, _ = event_states(event)
-    return _change(session, key, _find(session, key), new, action, reverts=event.id, force=True)
+    return _change(
+        session, key, locked_judgment(session, key), new, action, reverts=event.id, force=True
+    )
 
 
 def _state(grade: int | None, skipped: bool | None, note: str | None) -> JudgmentState | None:
     return None if skipped is None else JudgmentState(grade, skipped, note)
-
-
-def _state_of(judgment: Judgment | None) -> JudgmentState | None:
-    return (
-        None if judgment is None else JudgmentState(judgment.grade, judgment.skipped, judgment.note)
-    )
-
-
-def _find(session: Session, key: tuple[int, int, int]) -> Judgment | None:
-    """The (rater, query, document) judgment, locked until the transaction ends where the
-    database locks rows (PostgreSQL): a concurrent change of it waits, then reads this one.
-
-    A change reads its judgment once, with this, and changes what it read: a second read
-    could see a judgment that another transaction committed after the first (PostgreSQL
-    reads each statement afresh), and record a wrong old state in the history."""
-    rater_id, query_id, document_id = key
-    return session.scalars(
-        select(Judgment)
-        .where(
-            Judgment.rater_id == rater_id,
-            Judgment.query_id == query_id,
-            Judgment.document_id == document_id,
-        )
-        .with_for_update()
-    ).first()
 
 
 def _change(
@@ -221,9 +224,9 @@ def _change(
     reverts: int | None = None,
     force: bool = False,
 ) -> JudgmentEvent | None:
-    """Make ``judgment`` (as ``_find`` read it; None: there is none) ``new`` and append the
-    event; None if nothing changes."""
-    old = _state_of(judgment)
+    """Make ``judgment`` (as ``locked_judgment`` read it; None: there is none) ``new``
+    and append the event; None if nothing changes."""
+    old = state_of(judgment)
     if old == new and not force:
         return None
     rater_id, query_id, document_id = key

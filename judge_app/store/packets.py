@@ -20,12 +20,19 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from sqlalchemy import Table, delete, func, insert, select
+from sqlalchemy import Table, func, insert, select
 from sqlalchemy.orm import Session
 
 from judge_app.store.database import Database, open_database
 from judge_app.store.errors import StoreError
-from judge_app.store.judgments import JudgmentState, current_state, event_states, new_event
+from judge_app.store.judgments import (
+    JudgmentState,
+    current_state,
+    event_states,
+    locked_judgment,
+    new_event,
+    state_of,
+)
 from judge_app.store.models import (
     Assignment,
     Document,
@@ -182,7 +189,8 @@ def merge_packet(database: Database, path: Path) -> MergeOutcome:
                 )
             )
         }
-    with database.transaction() as session:
+
+    def merge(session: Session) -> MergeOutcome:
         if get_setting(session, DATABASE_ID) != meta[PACKET_SOURCE]:
             raise StoreError(
                 f"{path} was made from another database than {database.describe()}: "
@@ -197,7 +205,9 @@ def merge_packet(database: Database, path: Path) -> MergeOutcome:
         outcome = _apply(session, person, fresh, finals, durations)
         if fresh:
             set_setting(session, done_key, str(fresh[-1].id))
-    return outcome
+        return outcome
+
+    return database.write(merge)  # run again if a rater's grade came in at the same moment
 
 
 def _by_pair(events: Iterable[JudgmentEvent]) -> dict[tuple[int, int, int], list[JudgmentEvent]]:
@@ -218,7 +228,8 @@ def _apply(
     """Bring each pair the packet changed to the packet's state, with history."""
     outcome = MergeOutcome(person.name)
     for key, changes in _by_pair(events).items():
-        final, here = finals[key], current_state(session, *key)
+        judgment = locked_judgment(session, key)
+        final, here = finals[key], state_of(judgment)
         base, _ = event_states(changes[0])
         if here == final:
             outcome.unchanged += 1
@@ -231,7 +242,7 @@ def _apply(
         for old, new, at in steps:
             session.add(new_event(key, old, new, "merge", at))
         outcome.events += len(steps)
-        _set_judgment(session, key, final, changes[-1].at, durations.get(key[1:]))
+        _set_judgment(session, key, judgment, final, changes[-1].at, durations.get(key[1:]))
         if final is None:
             outcome.cleared += 1
         elif here is None:
@@ -245,31 +256,22 @@ def _apply(
 def _set_judgment(
     session: Session,
     key: tuple[int, int, int],
+    judgment: Judgment | None,
     state: JudgmentState | None,
     at: datetime,
     duration_ms: int | None,
 ) -> None:
-    rater_id, query_id, document_id = key
-    session.execute(
-        delete(Judgment).where(
-            Judgment.rater_id == rater_id,
-            Judgment.query_id == query_id,
-            Judgment.document_id == document_id,
-        )
-    )
-    if state is not None:
-        session.add(
-            Judgment(
-                rater_id=rater_id,
-                query_id=query_id,
-                document_id=document_id,
-                grade=state.grade,
-                skipped=state.skipped,
-                note=state.note,
-                judged_at=at,
-                duration_ms=duration_ms,
-            )
-        )
+    """Make the ``judgment`` read (locked) for ``key`` say ``state`` (None: remove it)."""
+    if state is None:
+        if judgment is not None:
+            session.delete(judgment)
+        return
+    if judgment is None:
+        rater_id, query_id, document_id = key
+        judgment = Judgment(rater_id=rater_id, query_id=query_id, document_id=document_id)
+        session.add(judgment)
+    judgment.grade, judgment.skipped, judgment.note = state.grade, state.skipped, state.note
+    judgment.judged_at, judgment.duration_ms = at, duration_ms
 
 
 def _external_ids(session: Session, key: tuple[int, int, int]) -> tuple[str, str]:
