@@ -42,7 +42,7 @@ import time
 from pathlib import Path
 
 from bench_evaluation import PEER_JUDGMENTS, PEER_RESULTS, generate
-from common import log
+from common import log, prepared_database
 
 SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 PG_DATABASE = "bench_scale"
@@ -193,12 +193,7 @@ def sqlite_database(args: argparse.Namespace) -> Path:
 
     args.workdir.mkdir(parents=True, exist_ok=True)
     db_path = args.workdir / f"evaluation_{args.queries}_{args.seed}.sqlite"
-    if db_path.exists():
-        log(f"reusing {db_path}")
-    else:
-        start = time.perf_counter()
-        generate(db_path, args.queries, args.seed)
-        log(f"generated {db_path} in {time.perf_counter() - start:.1f} s (not counted)")
+    prepared_database(db_path, True, lambda path: generate(path, args.queries, args.seed))
     open_database(db_path, create=False).close()  # a schema upgrade, if any, is not timed
     return db_path
 
