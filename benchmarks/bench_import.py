@@ -14,10 +14,11 @@ with a hidden ``--child`` option), so its peak RSS is its own and neither side w
 other's Python heap. Both sides write a new database file with ``journal_mode=WAL`` and
 ``synchronous=FULL``, and both are timed from before reading the CSV to after the commit.
 
-What the two sides write is not the same amount of work: ``import_files`` checks every row,
-maps ids to the query/document/rater tables, stages rows in a temporary table, writes one
-``judgment_event`` history row per judgment and maintains the indexes of both tables; the
-peer inserts the rows into one table with one UNIQUE index.
+What the two sides write is not the same amount of work: ``import_files`` reads the file a
+chunk at a time, checks every row, maps ids to the query/document/rater tables, stages the
+rows in a temporary table, looks there for keys repeated anywhere in the file, and writes them
+to ``judgment`` (checking its foreign keys, maintaining its indexes); the peer holds every row
+in memory and inserts them into one table with one UNIQUE index.
 """
 
 from __future__ import annotations

@@ -59,7 +59,7 @@ def agreement_report(request: AgreementRequest) -> AgreementReport:
         assert request.judgments is not None
         from judge_app.io.readers import read_judgments
 
-        judgments, results = read_judgments(request.judgments).frame, None
+        judgments, results = read_judgments(request.judgments), None
         source = str(request.judgments)
     judgments = _chosen(judgments, request, source)
     raters = request.raters or sorted(judgments["rater"].unique())

@@ -321,8 +321,7 @@ def _progress_bar() -> Iterator[ImportProgress | None]:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from judge_app.store import open_database
-    from judge_app.store.imports import read_inputs, write_inputs
+    from judge_app.store.imports import database_for_import, read_inputs, write_inputs
 
     files = (args.queries, args.documents, args.run, args.judgments)
     if not any(files):
@@ -342,7 +341,7 @@ def _import(args: argparse.Namespace) -> int:
         judgments=args.judgments,
         rater=args.rater,
     )
-    with open_database(args.db) as database, _progress_bar() as progress:
+    with database_for_import(args.db) as database, _progress_bar() as progress:
         summary = write_inputs(database, inputs, strict=args.strict, progress=progress)
     print(summary)
     return 0

@@ -224,7 +224,7 @@ def _from_files(request: EvalRequest) -> tuple[Frame, dict[str, Frame]]:
     else:
         from judge_app.io import readers
 
-        judgments = readers.read_judgments(request.qrels).frame
+        judgments = readers.read_judgments(request.qrels)
         if request.raters:
             judgments = judgments[judgments["rater"].isin(request.raters)]
     runs: dict[str, Frame] = {}
@@ -234,8 +234,8 @@ def _from_files(request: EvalRequest) -> tuple[Frame, dict[str, Frame]]:
         else:
             from judge_app.io import readers
 
-            table, name = readers.read_results(path)
-            run = table.frame[["query_id", "doc_id", "rank"]]
+            run = readers.read_results(path)[["query_id", "doc_id", "rank"]]
+            name = path.stem
         if name in runs:
             name = f"{name} ({path.name})"
         runs[name] = run

@@ -15,9 +15,10 @@ from snapshots import snapshot
 
 from judge_app.cli import main as cli
 from judge_app.gui.workers import PROGRESS_DELAY_MS, Cancelled
+from judge_app.io import records
 from judge_app.io.errors import ImportFileError
 from judge_app.store import bulk, open_database, reads
-from judge_app.store.imports import read_inputs
+from judge_app.store.imports import import_files
 from judge_app.store.judgments import set_grade
 from judge_app.store.people import add_rater
 
@@ -70,8 +71,8 @@ def test_a_refused_import_lists_every_problem_and_writes_nothing(qtbot, open_win
     queries.write_text("query_id,text\nq1,hello\n,no id\nq3,ok\nq3,twice\n", encoding="utf-8")
     run = demo_db.parent / "run.txt"
     run.write_text("q1 Q0 d1 1 2.5 sys\nq1 Q0 d3 2\n", encoding="utf-8")
-    with pytest.raises(ImportFileError) as expected:  # the oracle: what the store reports
-        read_inputs(queries=queries, run=run)
+    with pytest.raises(ImportFileError) as expected, open_database(demo_db) as database:
+        import_files(database, queries=queries, run=run)  # the oracle: what the store reports
     window = open_window(demo_db, "ana")
     before = snapshot(window.database)
     dialog = window.show_import_dialog()
@@ -96,7 +97,7 @@ def test_a_refused_import_lists_every_problem_and_writes_nothing(qtbot, open_win
 
 
 def test_cancelling_an_import_writes_nothing(qtbot, open_window, demo_db, monkeypatch):
-    monkeypatch.setattr(bulk, "CHUNK", 50)  # progress every 50 rows
+    monkeypatch.setattr(records, "CHUNK_ROWS", 50)  # progress every 50 rows
     judgments = demo_db.parent / "more.csv"
     rows = [f"q{q:02d},x{q}-{d},zoe,{d % 6}" for q in range(1, 17) for d in range(40)]
     judgments.write_text("query_id,doc_id,rater,grade\n" + "\n".join(rows) + "\n")

@@ -13,7 +13,7 @@ import pytest
 from snapshots import rows, snapshot
 
 from judge_app.io.errors import MAX_PROBLEMS, ImportFileError
-from judge_app.io.readers import read_judgments, read_results
+from judge_app.io.readers import FileReader
 from judge_app.store import reads
 from judge_app.store.database import Database, open_database
 from judge_app.store.imports import import_files
@@ -521,7 +521,7 @@ def test_jsonl_with_bom_and_typed_values(db: Database, tmp_path: Path) -> None:
     assert pd.isna(frame["duration_ms"].iloc[0]) and frame["duration_ms"].iloc[1] == 1500
 
 
-def test_trec_run_is_ordered_as_trec_eval_orders_it(tmp_path: Path) -> None:
+def test_trec_run_is_ordered_as_trec_eval_orders_it(db: Database, tmp_path: Path) -> None:
     # the rank column is nonsense on purpose: only score, then document id, decide
     path = _write(
         tmp_path / "run.txt",
@@ -537,19 +537,22 @@ def test_trec_run_is_ordered_as_trec_eval_orders_it(tmp_path: Path) -> None:
         "q2 Q0 dZ 1 -1.5 myrun\n"
         "q1 Q0 dD 7 1.00 myrun\n",
     )
-    table, name = read_results(path)
-    assert name == "myrun"
-    ranks = {
-        (q, d): r for q, d, r in table.frame[["query_id", "doc_id", "rank"]].itertuples(index=False)
-    }
+    import_files(db, run=path)
+    with db.reading() as session:
+        frame = reads.results_frame(session)
+    assert set(frame["run"]) == {"myrun"}
+    ranks = {(q, d): r for q, d, r in frame[["query_id", "doc_id", "rank"]].itertuples(index=False)}
     # q1: dC (2.0), then the 1.0 ties by doc id descending: dD > dB > dA > d9 > d10
     assert ranks == {
         ("q1", "dC"): 1, ("q1", "dD"): 2, ("q1", "dB"): 3, ("q1", "dA"): 4, ("q1", "d9"): 5,
         ("q1", "d10"): 6, ("q2", "dB"): 1, ("q2", "dA"): 2, ("q2", "dZ"): 3,
     }  # fmt: skip
-    # rows stay in file order, each with the line it came from
-    assert table.frame["doc_id"].tolist() == ["dA", "dC", "dB", "d9", "d10", "dB", "dA", "dZ", "dD"]
-    assert [table.records.line(row) for row in range(len(table))] == [2, 3, 4, 6, 7, 8, 9, 10, 11]
+    # rows are read in file order, each with the line it came from
+    reader = FileReader(path, "results")
+    (chunk,) = reader.chunks()
+    assert chunk.frame["doc_id"].tolist() == ["dA", "dC", "dB", "d9", "d10", "dB", "dA", "dZ", "dD"]
+    lines = reader.records.lines(range(9))
+    assert [lines[row] for row in range(9)] == [2, 3, 4, 6, 7, 8, 9, 10, 11]
 
 
 def test_trec_run_ranks_in_the_database(db: Database, tmp_path: Path) -> None:
@@ -565,10 +568,16 @@ def test_trec_run_ranks_in_the_database(db: Database, tmp_path: Path) -> None:
 def test_run_name_from_option_tag_or_file_name(tmp_path: Path) -> None:
     trec = _write(tmp_path / "system-a.txt", "q1 Q0 d1 1 1.0 tagged\n")
     csv_run = _write(tmp_path / "system-b.csv", "query_id,doc_id,rank\nq1,d1,1\n")
-    assert read_results(trec)[1] == "tagged"
-    assert read_results(trec, "named")[1] == "named"
-    assert read_results(csv_run)[1] == "system-b"
-    assert read_results(csv_run, "named")[1] == "named"
+
+    def name(path: Path, run_name: str | None = None) -> str:
+        reader = FileReader(path, "results", run_name=run_name)
+        list(reader.chunks())  # the tag is known once read
+        return reader.run_name
+
+    assert name(trec) == "tagged"
+    assert name(trec, "named") == "named"
+    assert name(csv_run) == "system-b"
+    assert name(csv_run, "named") == "named"
 
 
 def test_empty_trec_run_is_named_after_its_file(db: Database, tmp_path: Path) -> None:
@@ -603,8 +612,9 @@ def test_qrels_with_rater(db: Database, tmp_path: Path) -> None:
         ["q1", "d1", "alice", 2, False], ["q1", "d2", "alice", 0, False], ["q2", "d1", "alice", 5, False]
     ]  # fmt: skip
     assert frame["note"].isna().all()
-    table = read_judgments(path, "alice")
-    assert [table.records.line(row) for row in range(len(table))] == [1, 3, 4]
+    reader = FileReader(path, "judgments", rater="alice")
+    (chunk,) = reader.chunks()
+    assert len(chunk.frame) == 3 and reader.records.lines([0, 1, 2]) == {0: 1, 1: 3, 2: 4}
 
 
 def test_rater_option_names_the_rater_of_a_csv_without_rater_column(

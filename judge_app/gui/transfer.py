@@ -70,8 +70,9 @@ class ImportRequest:
 
 
 def import_work(url: str, request: ImportRequest) -> Callable[[Worker], str]:
-    """The import as work for a worker: check every file, then write them in one transaction
-    on a Database of its own; returns the summary. Raises ImportFileError with the problems."""
+    """The import as work for a worker: open every file, then read, check and write them in one
+    transaction on a Database of its own; returns the summary. Raises ImportFileError with the
+    problems; cancelling (at a chunk's progress report) rolls it all back."""
 
     def work(worker: Worker) -> str:
         from judge_app.store.imports import read_inputs, write_inputs

@@ -1,21 +1,22 @@
-"""Readers of the input files (DESIGN section 7): every row checked before anything is written.
+"""Readers of the input files (DESIGN section 7): every row checked before anything is kept.
 
-Each reader returns a ``Table``: a typed DataFrame and the records it came from, so a later
-check (an unknown query under ``--strict``, say) can still name the line. A file with any
-problem raises ``ImportFileError`` listing up to 20 of them.
+A ``FileReader`` reads one file of queries, documents, results or judgments a chunk at a time
+(``records``), so the memory it takes does not grow with the file; each chunk comes back as a
+typed DataFrame, and the problems of its cells gather in the reader's ``problems``, named by
+file, line, column and reason. Keys repeated across the whole file are found by whoever keeps
+the rows: the importer in the database, ``read_judgments`` and ``read_results`` in memory.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
-from judge_app.io.errors import ProblemList
-from judge_app.io.records import Records, file_format, read_records, read_whitespace
+from judge_app.io.errors import FileProblems, ImportFileError, Problem
+from judge_app.io.records import open_records
 from judge_app.io.schemas import (
     Check,
     check_bool,
@@ -26,8 +27,9 @@ from judge_app.io.schemas import (
     check_timestamp,
     check_whole,
     collect,
-    report_duplicates,
+    repeated_rows,
 )
+from judge_app.io.text import file_format
 
 ALIASES = {
     "query_id": ("query_id", "qid", "query", "topic", "topic_id"),
@@ -39,163 +41,238 @@ ALIASES = {
     "title": ("title", "doc_title"),
 }
 INERT_PREFIXES = ("=", "+", "-", "@", "\t", "\r", "'")
+RUN_FIELDS = ["query_id", "q0", "doc_id", "rank", "score", "tag"]
+QRELS_FIELDS = ["query_id", "iteration", "doc_id", "grade"]
+
+Cells = Callable[[str], pd.Series]  # the file's cells of one of our columns, as strings
 
 
 @dataclass(frozen=True)
-class Table:
-    """Checked rows of one file: ``frame`` is typed; row i came from ``records`` row i."""
+class Chunk:
+    """Checked rows of one chunk of a file: ``frame`` is typed (a key cell that failed its
+    check is missing); row i is the record at position ``first + i`` (its index among the
+    file's records); the chunk ends about ``lines_read`` lines into the file."""
 
-    records: Records
     frame: pd.DataFrame
+    first: int
+    lines_read: int
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """What a kind of file holds and how its cells are checked."""
+
+    noun: str
+    required: list[str]
+    optional: list[str]
+    keys: list[tuple[str, ...]]
+    check: Callable[[Cells], dict[str, Check]]
+    constants: dict[str, object] | None = None  # columns of the same value in every row
+
+
+class FileReader:
+    """One file of ``kind`` (queries, documents, results or judgments) read a chunk at a
+    time, every cell checked.
+
+    ``rater`` names the rater of a TREC qrels file or of a file without a rater column; a run
+    is named ``run_name``, else by its TREC tag, else by the file name without extension.
+    Opening the file checks that it is UTF-8 text; reading it may raise ImportFileError for
+    a file it cannot read past (not CSV or JSON, TREC lines with too few fields, a missing
+    column). ``finish`` gives everything else found.
+    """
+
+    def __init__(
+        self, path: Path, kind: str, *, rater: str | None = None, run_name: str | None = None
+    ) -> None:
+        self.path = Path(path)
+        self.kind = kind
+        self.trec = file_format(self.path) == "trec" and kind in ("results", "judgments")
+        self.layout = _LAYOUTS[(kind, self.trec)]
+        self.records = open_records(self.path, self.layout.required if self.trec else None)
+        if kind == "judgments" and self.trec and not rater:
+            reason = "TREC qrels name no rater: give the rater's name"
+            raise ImportFileError([Problem(str(self.path), None, None, reason)])
+        self.rater = rater
+        self.problems = FileProblems(str(self.path))
+        self._run_name = run_name
+        self._required = [n for n in self.layout.required if not (n == "rater" and rater)]
+        self._columns: dict[str, str] = {}
+        self._seen: dict[str, None] = {}
+        self._tags: list[str] = []
+        self._constants: dict[tuple[int, str], pd.Series] = {}  # columns the file lacks
 
     @property
-    def path(self) -> Path:
-        return self.records.path
+    def keys(self) -> list[tuple[str, ...]]:
+        """The columns whose values no two rows may share, each set on its own."""
+        return self.layout.keys
 
-    def __len__(self) -> int:
-        return len(self.frame)
+    @property
+    def run_name(self) -> str:
+        first_tag = self._tags[0] if self._tags else None
+        return self._run_name or first_tag or self.path.stem
 
+    def chunks(self) -> Iterator[Chunk]:
+        """The file's rows, a chunk at a time, checked (at least one chunk, perhaps empty)."""
+        for records in self.records.chunks():
+            frame = records.frame
+            if self.kind == "judgments" and not self.trec:
+                frame = _restore_inert(frame)
+            self._find_columns(list(frame.columns))
+            checks = self.layout.check(lambda name: self._cells(frame, name))
+            named = {self._columns.get(name, name): check for name, check in checks.items()}
+            collect(named, records.first, self.problems)
+            typed = pd.DataFrame({name: check.values for name, check in checks.items()})
+            typed = typed.assign(**(self.layout.constants or {}))
+            for name in {name for key in self.keys for name in key}:
+                if checks[name].bad.any():
+                    typed[name] = typed[name].mask(checks[name].bad)
+            if self.trec and self.kind == "results":
+                for tag in frame["tag"].unique()[:6]:
+                    if tag not in self._tags and len(self._tags) < 6:
+                        self._tags.append(str(tag))
+            yield Chunk(typed, records.first, records.last_line)
+        if not self.records.fixed_columns:
+            self._refuse_missing_columns()
 
-def _find_columns(
-    records: Records, required: list[str], optional: list[str], problems: ProblemList
-) -> dict[str, str]:
-    """Map our column names to the file's, by name or alias, case-insensitively."""
-    by_lower = {column.lower(): column for column in records.frame.columns}
-    found: dict[str, str] = {}
-    for name in required + optional:
-        for alias in ALIASES.get(name, (name,)):
-            if alias in by_lower and by_lower[alias] not in found.values():
-                found[name] = by_lower[alias]
-                break
-    missing = [name for name in required if name not in found]
-    if missing:
-        header = ", ".join(records.frame.columns) or "nothing"
-        for name in missing:
-            problems.add(
-                records.problem(None, name, f"missing column '{name}' (the header has: {header})")
+    def add_repeat(
+        self, position: int, first: int, key: tuple[str, ...], values: tuple[object, ...]
+    ) -> None:
+        """The row at ``position`` repeats the ``key`` ``values`` of the row at ``first``."""
+        label = ", ".join(f"{name} {value}" for name, value in zip(key, values))
+        self.problems.add_repeat(position, first, f"duplicate {self.layout.noun} ({label})")
+
+    def finish(self) -> tuple[list[Problem], int]:
+        """The problems found (up to 20, with their lines) and how many there are; call once
+        every chunk was read and every repeat added."""
+        if self.trec and self.kind == "results" and not self._run_name and len(self._tags) > 1:
+            shown = ", ".join(self._tags[:5])
+            self.problems.add_whole("tag", f"several run tags ({shown}): name the run")
+        return self.problems.resolved(self.records.lines)
+
+    def _find_columns(self, columns: list[str]) -> None:
+        """Map our column names to the file's, by name or alias, case-insensitively: from the
+        header, or from the keys seen so far in a JSON Lines file."""
+        if self._seen and self.records.fixed_columns:
+            return
+        self._seen.update(dict.fromkeys(columns))
+        by_lower = {column.lower(): column for column in self._seen}
+        for name in self.layout.required + self.layout.optional:
+            if name in self._columns:
+                continue
+            for alias in ALIASES.get(name, (name,)):
+                if alias in by_lower and by_lower[alias] not in self._columns.values():
+                    self._columns[name] = by_lower[alias]
+                    break
+        if self.records.fixed_columns:
+            self._refuse_missing_columns()
+
+    def _refuse_missing_columns(self) -> None:
+        missing = [name for name in self._required if name not in self._columns]
+        if missing:
+            header = ", ".join(self._seen) or "nothing"
+            reason = "missing column '{}' (the header has: {})"
+            raise ImportFileError(
+                [Problem(str(self.path), None, n, reason.format(n, header)) for n in missing]
             )
-        problems.raise_if_any()
-    return found
+
+    def _cells(self, frame: pd.DataFrame, name: str) -> pd.Series:
+        """The file's cells of column ``name`` as strings: where the file lacks it, the rater
+        given for ``rater``, else ""."""
+        column = self._columns.get(name)
+        if column in frame:
+            return frame[column].astype("str")
+        value = (self.rater if name == "rater" else None) or ""
+        if (len(frame), value) not in self._constants:
+            self._constants[(len(frame), value)] = _constant(frame, value)
+        return self._constants[(len(frame), value)]
 
 
-def _cells(records: Records, columns: dict[str, str], name: str) -> pd.Series:
-    """The file's cells of column ``name`` as strings ("" everywhere if the file lacks it)."""
-    if name in columns:
-        return records.frame[columns[name]].astype("str")
-    return _constant(records, "")
+def read_judgments(path: Path, rater: str | None = None) -> pd.DataFrame:
+    """A whole judgments file, checked (repeated keys too), for commands that hold it in
+    memory: ``query_id, doc_id, rater, grade, skipped, note`` and the extra columns of our
+    export (``judged_at, duration_ms, query_text, doc_title``). See ``_judgment_checks``."""
+    return _read_whole(FileReader(path, "judgments", rater=rater))
 
 
-def read_queries(path: Path) -> Table:
-    """Queries: ``query_id,text[,description]`` as CSV, TSV or JSONL."""
-    records = read_records(path)
-    problems = ProblemList()
-    columns = _find_columns(records, ["query_id", "text"], ["description"], problems)
-    checks = {
-        "query_id": check_id(_cells(records, columns, "query_id"), "query id"),
-        "text": check_text(_cells(records, columns, "text"), required=True),
-        "description": check_text(_cells(records, columns, "description")),
+def read_results(path: Path) -> pd.DataFrame:
+    """A whole CSV, TSV or JSON Lines run, checked: ``query_id, doc_id, rank, score``."""
+    return _read_whole(FileReader(path, "results"))
+
+
+def _read_whole(reader: FileReader) -> pd.DataFrame:
+    chunks = list(reader.chunks())
+    frame = pd.concat([chunk.frame for chunk in chunks], ignore_index=True)  # row = position
+    for key in reader.keys:
+        values = frame[list(key)]
+        for row, first in repeated_rows(frame, list(key)):
+            reader.add_repeat(row, first, key, tuple(values.iloc[row]))
+    problems, total = reader.finish()
+    if total:
+        raise ImportFileError(problems, total)
+    return frame
+
+
+# --- the checks of each kind of file ---------------------------------------------------------
+
+
+def _query_checks(cells: Cells) -> dict[str, Check]:
+    return {
+        "query_id": check_id(cells("query_id"), "query id"),
+        "text": check_text(cells("text"), required=True),
+        "description": check_text(cells("description")),
     }
-    return _finish(records, columns, checks, problems, [("query_id",)], "query")
 
 
-def read_documents(path: Path) -> Table:
-    """Documents: ``doc_id[,title,url,body]`` as CSV, TSV or JSONL."""
-    records = read_records(path)
-    problems = ProblemList()
-    columns = _find_columns(records, ["doc_id"], ["title", "url", "body"], problems)
-    checks = {"doc_id": check_id(_cells(records, columns, "doc_id"), "document id")}
+def _document_checks(cells: Cells) -> dict[str, Check]:
+    checks = {"doc_id": check_id(cells("doc_id"), "document id")}
     for name in ("title", "url", "body"):
-        checks[name] = check_text(_cells(records, columns, name))
-    return _finish(records, columns, checks, problems, [("doc_id",)], "document")
+        checks[name] = check_text(cells(name))
+    return checks
 
 
-def read_results(path: Path, run_name: str | None = None) -> tuple[Table, str]:
-    """A run: CSV/TSV/JSONL ``query_id,doc_id,rank[,score]``, or a TREC run file.
-
-    A TREC run is ordered as trec_eval orders it (score descending, ties by document id
-    descending) and ranked 1, 2, … per query; its rank column is not used. The run's name is
-    ``run_name``, else the TREC tag, else the file name without extension.
-    """
-    if file_format(path) == "trec":
-        return _read_trec_run(path, run_name)
-    records = read_records(path)
-    problems = ProblemList()
-    columns = _find_columns(records, ["query_id", "doc_id", "rank"], ["score"], problems)
-    checks = {
-        "query_id": check_id(_cells(records, columns, "query_id"), "query id"),
-        "doc_id": check_id(_cells(records, columns, "doc_id"), "document id"),
-        "rank": check_whole(_cells(records, columns, "rank"), 1, None, "rank"),
-        "score": check_score(_cells(records, columns, "score")),
+def _result_checks(cells: Cells) -> dict[str, Check]:
+    return {
+        "query_id": check_id(cells("query_id"), "query id"),
+        "doc_id": check_id(cells("doc_id"), "document id"),
+        "rank": check_whole(cells("rank"), 1, None, "rank"),
+        "score": check_score(cells("score")),
     }
-    keys = [("query_id", "rank"), ("query_id", "doc_id")]
-    table = _finish(records, columns, checks, problems, keys, "result")
-    return table, run_name or path.stem
 
 
-def _read_trec_run(path: Path, run_name: str | None) -> tuple[Table, str]:
-    names = ["query_id", "q0", "doc_id", "rank", "score", "tag"]
-    records = read_whitespace(path, 6, names)
-    problems = ProblemList()
-    checks = {
-        "query_id": check_id(records.frame["query_id"], "query id"),
-        "doc_id": check_id(records.frame["doc_id"], "document id"),
-        "score": check_score(records.frame["score"]),
+def _trec_run_checks(cells: Cells) -> dict[str, Check]:
+    """A TREC run's rank column is not used: the importer ranks as trec_eval orders (score
+    descending, ties by document id descending)."""
+    return {
+        "query_id": check_id(cells("query_id"), "query id"),
+        "doc_id": check_id(cells("doc_id"), "document id"),
+        "score": check_score(cells("score")),
     }
-    tags = records.frame["tag"].unique()
-    if run_name is None and len(tags) > 1:
-        shown = ", ".join(map(str, tags[:5]))
-        problems.add(records.problem(None, "tag", f"several run tags ({shown}): name the run"))
-    columns = {name: name for name in names}
-    table = _finish(records, columns, checks, problems, [("query_id", "doc_id")], "result")
-    frame = table.frame.assign(_row=np.arange(len(table.frame)))
-    frame = frame.sort_values(
-        ["query_id", "score", "doc_id"], ascending=[True, False, False], kind="stable"
-    )
-    frame["rank"] = frame.groupby("query_id", sort=False).cumcount() + 1
-    frame = frame.sort_values("_row").drop(columns="_row")
-    name = run_name or (str(tags[0]) if len(tags) else path.stem)  # no tag in an empty run
-    return Table(records, frame[["query_id", "doc_id", "rank", "score"]]), name
 
 
-def read_judgments(path: Path, rater: str | None = None) -> Table:
-    """Judgments: CSV/TSV/JSONL ``query_id,doc_id,rater,grade[,note]`` (and the extra columns
-    of our export: ``skipped, judged_at, duration_ms, query_text, doc_title``), or TREC qrels
-    ``qid 0 docid grade``. ``rater`` names the rater of a qrels file or of a file without a
-    rater column. Text cells our export made inert (a leading ``'``) are restored.
-    """
-    if file_format(path) == "trec":
-        return _read_qrels(path, rater)
-    records = read_records(path)
-    records.frame = _restore_inert(records.frame)
-    problems = ProblemList()
-    required = ["query_id", "doc_id", "grade"] + ([] if rater else ["rater"])
-    optional = ["rater", "note", "skipped", "judged_at", "duration_ms", "query_text", "doc_title"]
-    columns = _find_columns(records, required, optional, problems)
-    raters = _cells(records, columns, "rater") if "rater" in columns else _constant(records, rater)
-    grade = check_grade(_cells(records, columns, "grade"), optional=True)
-    skipped = check_bool(_cells(records, columns, "skipped"), "skipped")
+def _judgment_checks(cells: Cells) -> dict[str, Check]:
+    """Judgments: ``query_id, doc_id, rater, grade[, note]`` and the extra columns of our
+    export; ``rater`` names the rater of a file without a rater column. Text cells our export
+    made inert (a leading ``'``) were restored before."""
+    grade = check_grade(cells("grade"), optional=True)
+    skipped = check_bool(cells("skipped"), "skipped")
     # a row must have a grade or be skipped, not both: checked with the grade, so that its
     # problems come in line order with the others and all of them are counted
     conflict = (grade.values.notna().to_numpy() | grade.bad) == skipped.values.to_numpy()
-    checks = {
-        "query_id": check_id(_cells(records, columns, "query_id"), "query id"),
-        "doc_id": check_id(_cells(records, columns, "doc_id"), "document id"),
-        "rater": check_id(raters, "rater"),
-        "grade": Check(grade.values, grade.bad | conflict, _judgment_grade_reason(grade.reason)),
+    return {
+        "query_id": check_id(cells("query_id"), "query id"),
+        "doc_id": check_id(cells("doc_id"), "document id"),
+        "rater": check_id(cells("rater"), "rater"),
+        "grade": replace(grade, bad=grade.bad | conflict, reason=_judgment_grade_reason(grade)),
         "skipped": skipped,
-        "note": check_text(_cells(records, columns, "note")),
-        "judged_at": check_timestamp(_cells(records, columns, "judged_at")),
-        "duration_ms": check_whole(
-            _cells(records, columns, "duration_ms"), 0, None, "duration_ms", optional=True
-        ),
-        "query_text": check_text(_cells(records, columns, "query_text")),
-        "doc_title": check_text(_cells(records, columns, "doc_title")),
+        "note": check_text(cells("note")),
+        "judged_at": check_timestamp(cells("judged_at")),
+        "duration_ms": check_whole(cells("duration_ms"), 0, None, "duration_ms", optional=True),
+        "query_text": check_text(cells("query_text")),
+        "doc_title": check_text(cells("doc_title")),
     }
-    key = [("query_id", "doc_id", "rater")]
-    return _finish(records, columns, checks, problems, key, "judgment")
 
 
-def _judgment_grade_reason(reason: Callable[[str], str]) -> Callable[[str], str]:
+def _judgment_grade_reason(grade: Check) -> Callable[[str], str]:
     """Why a grade cell failed, where an empty cell or a good grade failed for ``skipped``."""
 
     def explain(cell: str) -> str:
@@ -203,34 +280,27 @@ def _judgment_grade_reason(reason: Callable[[str], str]) -> Callable[[str], str]
             return "missing grade"
         if not check_grade(pd.Series([cell], dtype=object)).bad[0]:
             return "a skipped judgment has no grade"
-        return reason(cell)
+        return grade.reason(cell)
 
     return explain
 
 
-def _read_qrels(path: Path, rater: str | None) -> Table:
-    names = ["query_id", "iteration", "doc_id", "grade"]
-    records = read_whitespace(path, 4, names)
-    problems = ProblemList()
-    if not rater:
-        problems.add(records.problem(None, None, "TREC qrels name no rater: give the rater's name"))
-        problems.raise_if_any()
-    grade = check_grade(records.frame["grade"])
-    checks = {
-        "query_id": check_id(records.frame["query_id"], "query id"),
-        "doc_id": check_id(records.frame["doc_id"], "document id"),
-        "rater": check_id(_constant(records, rater), "rater"),
-        "grade": Check(grade.values, grade.bad, _qrels_grade_reason(grade.reason)),
+def _qrels_checks(cells: Cells) -> dict[str, Check]:
+    """TREC qrels ``qid iteration docid grade``, all of one rater."""
+    grade = check_grade(cells("grade"))
+    return {
+        "query_id": check_id(cells("query_id"), "query id"),
+        "doc_id": check_id(cells("doc_id"), "document id"),
+        "rater": check_id(cells("rater"), "rater"),
+        "grade": replace(
+            grade, values=grade.values.astype("Int64"), reason=_qrels_grade_reason(grade)
+        ),
     }
-    columns = {name: name for name in names}
-    table = _finish(records, columns, checks, problems, [("query_id", "doc_id")], "judgment")
-    frame = table.frame.assign(grade=table.frame["grade"].astype("Int64"), skipped=False, note=None)
-    return Table(records, frame)
 
 
-def _qrels_grade_reason(reason: Callable[[str], str]) -> Callable[[str], str]:
+def _qrels_grade_reason(grade: Check) -> Callable[[str], str]:
     def explain(cell: str) -> str:
-        text = reason(cell)
+        text = grade.reason(cell)
         if cell.strip().startswith("-"):
             text += " (trec_eval's negative 'unjudged' grades are not judgments: leave them out)"
         return text
@@ -238,34 +308,37 @@ def _qrels_grade_reason(reason: Callable[[str], str]) -> Callable[[str], str]:
     return explain
 
 
-def _constant(records: Records, value: str | None) -> pd.Series:
-    return pd.Series(value or "", index=records.frame.index, dtype="str")
+_LAYOUTS = {
+    ("queries", False): _Layout("query", ["query_id", "text"], ["description"], [("query_id",)],
+                                _query_checks),
+    ("documents", False): _Layout("document", ["doc_id"], ["title", "url", "body"], [("doc_id",)],
+                                  _document_checks),
+    ("results", False): _Layout("result", ["query_id", "doc_id", "rank"], ["score"],
+                                [("query_id", "rank"), ("query_id", "doc_id")], _result_checks),
+    ("results", True): _Layout("result", RUN_FIELDS, [], [("query_id", "doc_id")],
+                               _trec_run_checks),
+    ("judgments", False): _Layout(
+        "judgment", ["query_id", "doc_id", "grade", "rater"],
+        ["note", "skipped", "judged_at", "duration_ms", "query_text", "doc_title"],
+        [("query_id", "doc_id", "rater")], _judgment_checks,
+    ),
+    ("judgments", True): _Layout("judgment", QRELS_FIELDS, [], [("query_id", "doc_id")],
+                                 _qrels_checks, {"skipped": False, "note": None}),
+}  # fmt: skip
+
+
+def _constant(frame: pd.DataFrame, value: str) -> pd.Series:
+    return pd.Series(value, index=frame.index, dtype="str")
 
 
 def _restore_inert(frame: pd.DataFrame) -> pd.DataFrame:
     """Undo ``exports.make_inert``: drop the ``'`` it put before a risky first character."""
 
     def restore(cells: pd.Series) -> pd.Series:
-        escaped = cells.str.startswith("'") & cells.str[1:2].isin(INERT_PREFIXES)
-        return cells.where(~escaped, cells.str[1:]) if escaped.any() else cells
+        quoted = cells.str.startswith("'")
+        if not quoted.any():
+            return cells
+        escaped = quoted & cells.str[1:2].isin(INERT_PREFIXES)
+        return cells.where(~escaped, cells.str[1:])
 
     return frame.apply(restore) if len(frame) else frame
-
-
-def _finish(
-    records: Records,
-    columns: dict[str, str],
-    checks: dict[str, Check],
-    problems: ProblemList,
-    keys: list[tuple[str, ...]],
-    noun: str,
-) -> Table:
-    """Report failed cells and repeated keys, or return the typed table."""
-    collect(records, {columns.get(name, name): check for name, check in checks.items()}, problems)
-    frame = pd.DataFrame({name: check.values for name, check in checks.items()})
-    for key in keys:
-        # a row whose key cell failed its check holds a placeholder there, not a repeat
-        unreadable = np.logical_or.reduce([checks[name].bad for name in key])
-        report_duplicates(records, frame, list(key), noun, problems, skip=unreadable)
-    problems.raise_if_any()
-    return Table(records, frame)

@@ -12,8 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from judge_app.io.errors import MAX_PROBLEMS, ProblemList
-from judge_app.io.records import Records
+from judge_app.io.errors import MAX_PROBLEMS, FileProblems
 
 ID_MAX_LENGTH = 255
 WHOLE_MAX = 2**31 - 1  # the largest INTEGER of PostgreSQL (ranks, durations)
@@ -23,11 +22,13 @@ FALSE_WORDS = {"false", "0", "no", "n", "f", ""}
 
 @dataclass(frozen=True)
 class Check:
-    """A column's typed values, which rows failed, and how to describe a failed cell."""
+    """A column's typed values, which rows failed, and how to describe a failed cell (one of
+    ``cells``, the column as read)."""
 
     values: pd.Series
     bad: np.ndarray
     reason: Callable[[str], str]
+    cells: pd.Series
 
 
 def check_id(cells: pd.Series, noun: str) -> Check:
@@ -40,21 +41,24 @@ def check_id(cells: pd.Series, noun: str) -> Check:
             return f"empty {noun}"
         return f"{noun} is longer than {ID_MAX_LENGTH} characters"
 
-    return Check(stripped, bad, reason)
+    return Check(stripped, bad, reason, cells)
 
 
 def check_text(cells: pd.Series, required: bool = False) -> Check:
     values = cells.where(cells.str.strip() != "", None)
     bad = values.isna().to_numpy() if required else np.zeros(len(cells), dtype=bool)
-    return Check(values, bad, lambda cell: "empty text")
+    return Check(values, bad, lambda cell: "empty text", cells)
 
 
-def _numbers(cells: pd.Series) -> pd.Series:
-    """Cells as floats (NaN where not a number), parsing each distinct cell once."""
+def _distinct(cells: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each cell's code among the distinct cells (stripped of spaces), and for each distinct
+    cell whether it is empty and its number (NaN where it is not one): every distinct cell is
+    parsed once. Code -1, a missing cell, stands for an empty one."""
     codes, uniques = pd.factorize(cells.str.strip())
-    parsed = pd.to_numeric(pd.Series(uniques, dtype=object), errors="coerce")
-    parsed = parsed.astype("float64").to_numpy()
-    return pd.Series(np.where(codes >= 0, parsed[codes], np.nan), index=cells.index)
+    texts = pd.Series(uniques, dtype=object)
+    numbers = pd.to_numeric(texts, errors="coerce").astype("float64").to_numpy()
+    empty = (texts == "").to_numpy(dtype=bool)
+    return codes, np.append(empty, True), np.append(numbers, np.nan)
 
 
 def check_whole(
@@ -64,12 +68,10 @@ def check_whole(
 
     With ``optional``, an empty cell is a missing value (NA) rather than a problem.
     """
-    numbers = _numbers(cells)
-    finite = np.isfinite(numbers.to_numpy())
-    whole = finite & (np.floor(numbers.to_numpy()) == numbers.to_numpy())
-    in_range = numbers.to_numpy() >= low
-    in_range &= numbers.to_numpy() <= (high if high is not None else WHOLE_MAX)
-    bad = ~(whole & in_range)
+    codes, empty, numbers = _distinct(cells)
+    good = np.isfinite(numbers) & (np.floor(numbers) == numbers) & (numbers >= low)
+    good &= numbers <= (high if high is not None else WHOLE_MAX)
+    bad = ~good[codes]
     span = f"{low}–{high}" if high is not None else f"{low} or more"
 
     def reason(cell: str) -> str:
@@ -85,11 +87,11 @@ def check_whole(
             return f"{noun} {text} is too large (at most {WHOLE_MAX})"
         return f"{noun} {text} is outside {span}"
 
-    values = pd.Series(np.where(bad, 0, numbers.fillna(0)).astype("int64"), index=cells.index)
+    values = pd.Series(np.where(good, numbers, 0).astype("int64")[codes], index=cells.index)
     if optional:
-        empty = (cells.str.strip() == "").to_numpy()
-        return Check(values.astype("Int64").mask(empty), bad & ~empty, reason)
-    return Check(values, bad, reason)
+        missing = empty[codes]
+        return Check(values.astype("Int64").mask(missing), bad & ~missing, reason, cells)
+    return Check(values, bad, reason, cells)
 
 
 def check_grade(cells: pd.Series, optional: bool = False) -> Check:
@@ -99,17 +101,17 @@ def check_grade(cells: pd.Series, optional: bool = False) -> Check:
 
 def check_score(cells: pd.Series) -> Check:
     """An optional finite number."""
-    numbers = _numbers(cells)
-    empty = (cells.str.strip() == "").to_numpy()
-    bad = ~empty & ~np.isfinite(numbers.to_numpy())
-    return Check(numbers, bad, lambda cell: f"score {cell.strip()!r} is not a number")
+    codes, empty, numbers = _distinct(cells)
+    bad = ~(empty | np.isfinite(numbers))[codes]
+    values = pd.Series(numbers[codes], index=cells.index)
+    return Check(values, bad, lambda cell: f"score {cell.strip()!r} is not a number", cells)
 
 
 def check_bool(cells: pd.Series, noun: str) -> Check:
     lowered = cells.str.strip().str.lower()
     truthy = lowered.isin(TRUE_WORDS)
     bad = ~(truthy | lowered.isin(FALSE_WORDS)).to_numpy()
-    return Check(truthy, bad, lambda cell: f"{noun} {cell!r} is not true or false")
+    return Check(truthy, bad, lambda cell: f"{noun} {cell!r} is not true or false", cells)
 
 
 def check_timestamp(cells: pd.Series) -> Check:
@@ -122,56 +124,36 @@ def check_timestamp(cells: pd.Series) -> Check:
     empty = (stripped == "").to_numpy()
     if empty.all():
         values = pd.Series(pd.NaT, index=cells.index, dtype="datetime64[ns]")
-        return Check(values, np.zeros(len(cells), dtype=bool), reason)
+        return Check(values, np.zeros(len(cells), dtype=bool), reason, cells)
     parsed = pd.to_datetime(
         stripped.where(~empty, None), utc=True, errors="coerce", format="ISO8601"
     )
     bad = ~empty & parsed.isna().to_numpy()
     values = parsed.dt.tz_localize(None)
-    return Check(values, bad, reason)
+    return Check(values, bad, reason, cells)
 
 
-def collect(records: Records, checks: dict[str, Check], problems: ProblemList) -> None:
-    """Add the failed cells of ``checks`` (keyed by the file's column name) in line order."""
-    found: list[tuple[int, str, str]] = []
+def collect(checks: dict[str, Check], first: int, problems: FileProblems) -> None:
+    """Add the failed cells of ``checks`` (keyed by the file's column name); row i of the
+    checked columns is the record at position ``first + i``."""
     for column, check in checks.items():
         rows = np.flatnonzero(check.bad)
         for row in rows[:MAX_PROBLEMS]:
-            cell = str(records.frame[column].iat[row]) if column in records.frame else ""
-            found.append((int(row), column, check.reason(cell)))
-        problems.total += max(len(rows) - MAX_PROBLEMS, 0)
-    for row, column, reason in sorted(found):
-        problems.add(records.problem(row, column, reason))
+            problems.add(first + int(row), column, check.reason(str(check.cells.iat[row])))
+        problems.count(max(len(rows) - MAX_PROBLEMS, 0))
 
 
-def report_duplicates(
-    records: Records,
-    frame: pd.DataFrame,
-    key: list[str],
-    describe: str,
-    problems: ProblemList,
-    skip: np.ndarray | None = None,
-) -> None:
-    """A problem for every row whose ``key`` repeats an earlier row's (rows in ``skip`` aside)."""
-    if skip is None or not skip.any():
-        repeated = frame.duplicated(subset=key, keep=False).to_numpy()
-    else:
-        repeated = np.zeros(len(frame), dtype=bool)
-        repeated[~skip] = frame[~skip].duplicated(subset=key, keep=False).to_numpy()
-    if not repeated.any():
-        return
-    subset = frame.loc[repeated, key]
-    first_row = {}
-    for position, values in zip(np.flatnonzero(repeated), subset.itertuples(index=False)):
-        values = tuple(values)
-        if values not in first_row:
-            first_row[values] = position
-            continue
-        label = ", ".join(f"{name} {value}" for name, value in zip(key, values))
-        problems.add(
-            records.problem(
-                int(position),
-                None,
-                f"duplicate {describe} ({label}); first on line {records.line(first_row[values])}",
-            )
-        )
+def repeated_rows(frame: pd.DataFrame, key: list[str]) -> list[tuple[int, int]]:
+    """``(row, first row)`` of every row whose ``key`` repeats an earlier row's, in row order
+    (rows missing a key value aside)."""
+    usable = frame[key].notna().all(axis=1).to_numpy()
+    repeated = np.zeros(len(frame), dtype=bool)
+    repeated[usable] = frame[usable].duplicated(subset=key, keep=False).to_numpy()
+    first_row: dict[tuple, int] = {}
+    found = []
+    keys = frame.loc[repeated, key].itertuples(index=False)
+    for row, values in zip(np.flatnonzero(repeated), keys):
+        first = first_row.setdefault(tuple(values), int(row))
+        if first != row:
+            found.append((int(row), first))
+    return found

@@ -10,6 +10,7 @@ from judge_app.io.errors import ImportFileError, Problem
 
 DELIMITERS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 JSON_LINES = {".jsonl", ".ndjson"}
+BLOCK_BYTES = 2**20
 
 
 def file_format(path: Path) -> str:
@@ -22,42 +23,96 @@ def file_format(path: Path) -> str:
     return "trec"
 
 
+def _unreadable(path: Path, error: OSError) -> ImportFileError:
+    if isinstance(error, FileNotFoundError):
+        reason = "file not found"
+    elif isinstance(error, IsADirectoryError):
+        reason = "is a folder, not a file"
+    else:
+        reason = f"cannot read: {error.strerror}"
+    return ImportFileError([Problem(str(path), None, None, reason)])
+
+
 def read_bytes(path: Path) -> bytes:
     """The file's bytes, or ImportFileError saying why they cannot be read."""
-    name = str(path)
     try:
         return path.read_bytes()
-    except FileNotFoundError:
-        raise ImportFileError([Problem(name, None, None, "file not found")]) from None
-    except IsADirectoryError:
-        raise ImportFileError([Problem(name, None, None, "is a folder, not a file")]) from None
     except OSError as error:
-        raise ImportFileError(
-            [Problem(name, None, None, f"cannot read: {error.strerror}")]
-        ) from None
+        raise _unreadable(path, error) from None
 
 
 def read_text(path: Path, data: bytes | None = None) -> str:
     """The file's text (from ``data``, its bytes, if already read): UTF-8 with or without a
     BOM, or ImportFileError saying why not."""
-    name = str(path)
     if data is None:
         data = read_bytes(path)
+    data = data.removeprefix(codecs.BOM_UTF8)
     if b"\x00" in data:
-        line = data.count(b"\n", 0, data.index(b"\x00")) + 1
-        raise ImportFileError([Problem(name, line, None, "binary file: contains NUL bytes")])
-    if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8) :]
+        raise _binary(path, data, 0)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        line_start = data.rfind(b"\n", 0, error.start) + 1
-        column = len(data[line_start : error.start].decode("utf-8", errors="replace")) + 1
-        byte = data[error.start]
-        raise ImportFileError(
-            [Problem(name, line, None, f"not UTF-8: byte 0x{byte:02x} at character {column}")]
-        ) from None
+        raise _not_utf8(path, data, 0, error) from None
     if not text.strip():
-        raise ImportFileError([Problem(name, None, None, "file is empty")])
+        raise ImportFileError([Problem(str(path), None, None, "file is empty")])
     return text
+
+
+def check_text_file(path: Path) -> int:
+    """Check the file as ``read_text`` does, a block at a time so that it is never held whole,
+    and return its number of lines."""
+    try:
+        handle = path.open("rb")
+    except OSError as error:
+        raise _unreadable(path, error) from None
+    lines, has_text, not_utf8, first, last = 0, False, None, True, b""
+    pending: list[bytes] = []
+    with handle:
+        while True:
+            try:
+                block = handle.read(BLOCK_BYTES)
+            except OSError as error:
+                raise _unreadable(path, error) from None
+            if first:
+                block, first = block.removeprefix(codecs.BOM_UTF8), False
+            if block and b"\n" not in block:  # a long line: checked once it ends
+                pending.append(block)
+                continue
+            data = b"".join([*pending, block])
+            end = data.rfind(b"\n") + 1 if block else len(data)
+            piece, pending = data[:end], [data[end:]]
+            if b"\x00" in piece:  # NUL anywhere comes first, as in read_text
+                raise _binary(path, piece, lines)
+            if not_utf8 is None:
+                try:
+                    text = piece.decode("utf-8")
+                except UnicodeDecodeError as error:
+                    not_utf8 = _not_utf8(path, piece, lines, error)
+                else:
+                    has_text = has_text or bool(text.strip())
+            lines += piece.count(b"\n")
+            last = piece[-1:] or last
+            if not block:
+                break
+    if not_utf8 is not None:
+        raise not_utf8
+    if not has_text:
+        raise ImportFileError([Problem(str(path), None, None, "file is empty")])
+    return lines + (last != b"\n")
+
+
+def _binary(path: Path, data: bytes, lines_before: int) -> ImportFileError:
+    """``data`` (text from line ``lines_before`` + 1 on) holds a NUL byte."""
+    line = lines_before + data.count(b"\n", 0, data.index(b"\x00")) + 1
+    return ImportFileError([Problem(str(path), line, None, "binary file: contains NUL bytes")])
+
+
+def _not_utf8(
+    path: Path, data: bytes, lines_before: int, error: UnicodeDecodeError
+) -> ImportFileError:
+    """``data`` (text from line ``lines_before`` + 1 on) is not UTF-8 where ``error`` says."""
+    line = lines_before + data.count(b"\n", 0, error.start) + 1
+    line_start = data.rfind(b"\n", 0, error.start) + 1
+    column = len(data[line_start : error.start].decode("utf-8", errors="replace")) + 1
+    reason = f"not UTF-8: byte 0x{data[error.start]:02x} at character {column}"
+    return ImportFileError([Problem(str(path), line, None, reason)])

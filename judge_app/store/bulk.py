@@ -1,9 +1,11 @@
-"""Bulk writes of checked tables: queries, documents, runs with their results, judgments.
+"""Bulk writes of checked rows: queries, documents, runs with their results, judgments.
 
 Rows go to the database through the driver's fastest path (``executemany`` on SQLite, COPY
 on PostgreSQL); ids are resolved once per distinct key through a temporary table, so a
-million judgments import in seconds. Every function runs inside the caller's transaction
-and does not commit.
+million judgments import in seconds. Results and judgments are staged a chunk at a time in a
+TEMP table of the import (``staging_table``), where keys repeated anywhere in a file are found
+(``repeated``) and from which they are written by set-based SQL at the end. Every function runs
+inside the caller's transaction and does not commit.
 """
 
 from __future__ import annotations
@@ -13,17 +15,24 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
 
 import numpy as np
 import pandas as pd
 from sqlalchemy import (
     DateTime,
+    and_,
+    bindparam,
     column,
     delete,
+    distinct,
+    exists,
+    func,
+    insert,
     literal,
+    or_,
     select,
     table,
+    text,
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
@@ -46,6 +55,18 @@ CHUNK = 50_000
 # SQLAlchemy's SQLite DateTime storage format, in which times are sent as text.
 SQLITE_TIME_FORMAT = "%Y-%m-%d %H:%M:%S.%f"
 JUDGMENT_KEY = ["rater_id", "query_id", "document_id"]
+# The columns of the TEMP tables an import stages its results and judgments in
+JUDGMENT_STAGE = {
+    "rater_id": "INTEGER", "query_id": "INTEGER", "document_id": "INTEGER", "grade": "INTEGER",
+    "skipped": "BOOLEAN NOT NULL DEFAULT FALSE", "note": "TEXT", "judged_at": "TIMESTAMP",
+    "duration_ms": "INTEGER",
+}  # fmt: skip
+RESULT_STAGE = {
+    "query_id": "INTEGER",
+    "document_id": "INTEGER",
+    "rank": "INTEGER",
+    "score": "DOUBLE PRECISION",
+}
 
 
 @dataclass(frozen=True)
@@ -68,6 +89,8 @@ def _is_sqlite(session: Session) -> bool:
 
 def _values(series: pd.Series) -> list:
     """A column as a Python list with None for missing values."""
+    if isinstance(series.dtype, np.dtype) and series.dtype.kind in "iub":  # never missing
+        return series.tolist()
     return series.to_numpy(dtype=object, na_value=None).tolist()
 
 
@@ -120,16 +143,21 @@ def _sql_literal(value: str | bool) -> str:
 
 
 @contextmanager
-def _staged_keys(session: Session, keys: Sequence[str]) -> Iterator[TableClause]:
-    """A temporary one-column table (``external_id``) holding ``keys``, dropped afterwards."""
+def staging_table(session: Session, columns: dict[str, str]) -> Iterator[TableClause]:
+    """A TEMP table of ``columns`` (name: SQL type), dropped at the end of the block; a block
+    that raises leaves it to the rollback of the transaction, which drops it as well.
+
+    Its ``ordinal`` column numbers the rows as they are inserted, from 1 (not bound row by
+    row: SQLite's rowid, a sequence on PostgreSQL): a file's rows staged in order from its
+    first have ordinal = position + 1.
+    """
     name = f"stage_{uuid.uuid4().hex[:12]}"
+    ordinal = "INTEGER PRIMARY KEY" if _is_sqlite(session) else "BIGSERIAL PRIMARY KEY"
+    spec = ", ".join(f"{name} {kind}" for name, kind in {"ordinal": ordinal, **columns}.items())
     connection = session.connection()
-    connection.exec_driver_sql(f"CREATE TEMPORARY TABLE {name} (external_id TEXT)")
-    try:
-        copy_rows(session, name, ["external_id"], ((key,) for key in keys), len(keys))
-        yield table(name, column("external_id"))
-    finally:
-        connection.exec_driver_sql(f"DROP TABLE {name}")
+    connection.exec_driver_sql(f"CREATE TEMPORARY TABLE {name} ({spec})")
+    yield table(name, *map(column, ["ordinal", *columns]))
+    connection.exec_driver_sql(f"DROP TABLE {name}")
 
 
 def _mapped(keys: pd.Series, ids: dict[str, int]) -> np.ndarray:
@@ -151,26 +179,21 @@ def _id_map(
     if not wanted:
         return {}
     key_column = getattr(model, key)
-    with _staged_keys(session, wanted) as stage:
+    with staging_table(session, {"external_id": "TEXT"}) as stage:
+        copy_rows(session, stage.name, ["external_id"], ((key,) for key in wanted), len(wanted))
         if create:
             names = [key] + (["created_at"] if hasattr(model, "created_at") else [])
             chosen = [stage.c.external_id] + (
                 [literal(utcnow(), DateTime)] if hasattr(model, "created_at") else []
             )
-            insert = _insert(session)(model).from_select(
+            insert_ = _insert(session)(model).from_select(
                 names, select(*chosen).where(literal(True))
             )
-            session.execute(insert.on_conflict_do_nothing(index_elements=[key]))
+            session.execute(insert_.on_conflict_do_nothing(index_elements=[key]))
         rows = session.execute(
             select(key_column, model.id).join(stage, stage.c.external_id == key_column)
         )
         return {key: id_ for key, id_ in rows}
-
-
-def missing_ids(session: Session, model: type, key: str, external_ids: Iterable[str]) -> set[str]:
-    """The external ids not in the table (for ``--strict`` imports)."""
-    wanted = set(external_ids)
-    return wanted - set(_id_map(session, model, key, wanted, create=False))
 
 
 def query_ids(session: Session, external_ids: Iterable[str], create: bool = True) -> dict[str, int]:
@@ -190,53 +213,138 @@ def rater_ids(session: Session, names: Iterable[str], create: bool = True) -> di
     return _id_map(session, Rater, "name", names, create)
 
 
+class IdCache:
+    """Internal ids of the queries, documents and raters one import names, each looked up (or
+    created) once; its memory grows with the distinct ids, not with the rows.
+
+    With ``strict``, the queries and documents it had to create are ``unknown`` (what
+    ``--strict`` refuses), unless they were ``given`` (by the import's queries or documents).
+    """
+
+    KEYS = {Query: "external_id", Document: "external_id", Rater: "name"}
+
+    def __init__(self, session: Session, *, strict: bool = False) -> None:
+        self._session = session
+        self._strict = strict
+        self._ids: dict[type, dict[str, int]] = {model: {} for model in self.KEYS}
+        self._names: dict[type, dict[int, str]] = {}
+        self.unknown: dict[type, set[str]] = {Query: set(), Document: set()}
+
+    def ids(self, model: type, external_ids: pd.Series, *, given: bool = False) -> pd.Series:
+        """The id of each external id (NA where it is missing), creating the unknown ones."""
+        codes, uniques = pd.factorize(external_ids)
+        uniques, known = uniques.tolist(), self._ids[model]
+        new = [key for key in uniques if key not in known]
+        if new:
+            key = self.KEYS[model]
+            if self._strict and model in self.unknown and not given:
+                known.update(_id_map(self._session, model, key, new, create=False))
+                self.unknown[model].update(key for key in new if key not in known)
+            known.update(_id_map(self._session, model, key, new, create=True))
+            self._names.pop(model, None)
+        mapped = pd.Series(
+            np.array([known[key] for key in uniques] + [0], dtype=np.int64)[codes],
+            index=external_ids.index,
+        )
+        return mapped.astype("Int64").mask(codes < 0) if (codes < 0).any() else mapped
+
+    def name(self, model: type, id_: int) -> str:
+        """The external id of ``id_``, one this import named."""
+        if model not in self._names:
+            self._names[model] = {value: key for key, value in self._ids[model].items()}
+        return self._names[model][id_]
+
+
+def repeated(
+    session: Session, stage: TableClause, key: Sequence[str], limit: int
+) -> tuple[int, list[tuple]]:
+    """How many rows of ``stage`` repeat the ``key`` of an earlier row (rows missing a key
+    value aside), and the first ``limit`` of them as ``(position, first position, *key)``
+    (a position is ordinal - 1: see ``staging_table``)."""
+    names = ", ".join(key)
+    rows = f"FROM {stage.name} WHERE " + " AND ".join(f"{name} IS NOT NULL" for name in key)
+    distinct = f"SELECT COUNT(*) FROM (SELECT DISTINCT {names} {rows}) AS d"  # sorts fastest
+    total = session.execute(text(f"SELECT (SELECT COUNT(*) {rows}) - ({distinct})")).scalar()
+    if not total:
+        return 0, []
+    groups = (
+        f"SELECT {names}, MIN(ordinal) AS first_ordinal {rows} GROUP BY {names} HAVING COUNT(*) > 1"
+    )
+    same = " AND ".join(f"s.{name} = g.{name}" for name in key)
+    found = session.execute(
+        text(
+            f"SELECT s.ordinal - 1, g.first_ordinal - 1, {', '.join('s.' + name for name in key)} "
+            f"FROM {stage.name} AS s JOIN ({groups}) AS g ON {same} "
+            f"WHERE s.ordinal > g.first_ordinal ORDER BY s.ordinal LIMIT {int(limit)}"
+        )
+    )
+    return int(total), [tuple(row) for row in found]
+
+
 def upsert_queries(session: Session, frame: pd.DataFrame) -> int:
     """Add or update queries from ``query_id, text, description``; returns the rows written."""
-    return _upsert_texts(
-        session, Query, frame.rename(columns={"query_id": "external_id"}), ["text", "description"]
-    )
+    ids = _mapped(frame["query_id"], query_ids(session, frame["query_id"]))
+    update_texts(session, Query, ids, frame, ["text", "description"])
+    return len(frame)
 
 
 def upsert_documents(session: Session, frame: pd.DataFrame) -> int:
     """Add or update documents from ``doc_id[, title, url, body]``; returns the rows written."""
+    ids = _mapped(frame["doc_id"], document_ids(session, frame["doc_id"]))
     fields = [name for name in ("title", "url", "body") if name in frame]
-    return _upsert_texts(session, Document, frame.rename(columns={"doc_id": "external_id"}), fields)
+    update_texts(session, Document, ids, frame, fields)
+    return len(frame)
 
 
-def _upsert_texts(session: Session, model: type, frame: pd.DataFrame, fields: list[str]) -> int:
-    if frame.empty:
-        return 0
-    ids = _id_map(session, model, "external_id", frame["external_id"], create=True)
+def update_texts(
+    session: Session, model: type, ids: Sequence, frame: pd.DataFrame, fields: list[str]
+) -> None:
+    """Set ``fields`` of the rows ``ids`` (of ``model``) to the columns of ``frame``."""
     rows = [
-        {"id": ids[external_id], **dict(zip(fields, values))}
-        for external_id, *values in zip(
-            *(_values(frame[name]) for name in ["external_id", *fields])
-        )
+        {"id": id_, **dict(zip(fields, values))}
+        for id_, *values in zip(_values(pd.Series(ids)), *(_values(frame[f]) for f in fields))
+        if id_ is not None
     ]
-    session.execute(update(model), rows)
-    return len(rows)
+    if rows:
+        session.execute(update(model), rows)
 
 
-def fill_missing_texts(session: Session, model: type, field: str, pairs: pd.DataFrame) -> None:
-    """Set ``field`` from ``pairs`` (external_id, value) where the row has none yet."""
-    pairs = pairs.dropna().drop_duplicates("external_id")
-    for external_id, value in zip(_values(pairs["external_id"]), _values(pairs["value"])):
-        session.execute(
-            update(model)
-            .where(model.external_id == external_id, getattr(model, field).is_(None))
-            .values({field: value})
-        )
+def fill_missing_texts(
+    session: Session, model: type, field: str, ids: Sequence[int], values: Sequence[str]
+) -> None:
+    """Set ``field`` of the rows ``ids`` to ``values`` where the row has none yet."""
+    target = model.__table__
+    statement = (
+        update(target)
+        .where(target.c.id == bindparam("b_id"), target.c[field].is_(None))
+        .values({field: bindparam("b_value")})
+    )
+    session.execute(statement, [{"b_id": i, "b_value": v} for i, v in zip(ids, values)])
 
 
-def replace_run(
+def stage_results(session: Session, stage: TableClause, ids: IdCache, frame: pd.DataFrame) -> None:
+    """Stage results: ``query_id, doc_id[, rank], score``."""
+    columns = {
+        "query_id": ids.ids(Query, frame["query_id"]),
+        "document_id": ids.ids(Document, frame["doc_id"]),
+        "score": frame["score"],
+    }
+    if "rank" in frame:
+        columns["rank"] = frame["rank"]
+    stage_rows(session, stage, columns)
+
+
+def write_run(
     session: Session,
+    stage: TableClause,
     name: str,
-    results: pd.DataFrame,
     *,
+    ranked: bool = True,
     description: str | None = None,
-    progress: Progress | None = None,
-) -> int:
-    """Create the run or replace all its results with ``query_id, doc_id, rank, score``."""
+) -> tuple[int, int]:
+    """Create the run ``name`` or replace all its results with the staged ones; without
+    ``ranked``, ranks are given as trec_eval orders a run: per query, score descending and
+    ties by document id descending. Returns the number of results and of their queries."""
     run = session.scalars(select(Run).where(Run.name == name)).first()
     if run is None:
         run = Run(name=name, description=description)
@@ -247,114 +355,115 @@ def replace_run(
         if description is not None:
             run.description = description
         session.execute(delete(Result).where(Result.run_id == run.id))
-    queries = query_ids(session, results["query_id"])
-    documents = document_ids(session, results["doc_id"])
-    rows = zip(
-        itertools.repeat(run.id),
-        _mapped(results["query_id"], queries).tolist(),
-        _mapped(results["doc_id"], documents).tolist(),
-        results["rank"].astype("int64").tolist(),
-        _values(results["score"]),
+    rows = select(literal(run.id), stage.c.query_id, stage.c.document_id)
+    if ranked:
+        rows = rows.add_columns(stage.c.rank)
+    else:
+        document = Document.external_id  # in code point order, as Python orders strings
+        if session.get_bind().dialect.name == "postgresql":
+            document = document.collate("C")
+        rank = func.row_number().over(
+            partition_by=stage.c.query_id, order_by=[stage.c.score.desc(), document.desc()]
+        )
+        rows = rows.add_columns(rank).join(Document, Document.id == stage.c.document_id)
+    rows = rows.add_columns(stage.c.score).order_by(stage.c.ordinal)
+    names = ["run_id", "query_id", "document_id", "rank", "score"]
+    session.execute(insert(Result.__table__).from_select(names, rows))
+    counts = select(func.count(), func.count(distinct(stage.c.query_id))).select_from(stage)
+    results, queries = session.execute(counts).one()
+    return results, queries
+
+
+def replace_run(
+    session: Session,
+    name: str,
+    results: pd.DataFrame,
+    *,
+    description: str | None = None,
+) -> None:
+    """Create the run or replace all its results with ``query_id, doc_id, rank, score``."""
+    with staging_table(session, RESULT_STAGE) as stage:
+        stage_results(session, stage, IdCache(session), results)
+        write_run(session, stage, name, description=description)
+
+
+def stage_judgments(
+    session: Session, stage: TableClause, ids: IdCache, frame: pd.DataFrame
+) -> None:
+    """Stage judgments: ``query_id, doc_id, rater, grade, skipped, note[, judged_at,
+    duration_ms]``. Columns empty in every row (and ``skipped`` false in every row) are left
+    to the table's defaults rather than bound row by row."""
+    columns = {
+        "rater_id": ids.ids(Rater, frame["rater"]),
+        "query_id": ids.ids(Query, frame["query_id"]),
+        "document_id": ids.ids(Document, frame["doc_id"]),
+        "grade": frame["grade"].astype("Int64"),
+        "note": frame["note"],
+    }
+    if frame["skipped"].any():
+        columns["skipped"] = frame["skipped"].astype(bool)
+    if "judged_at" in frame and frame["judged_at"].notna().any():
+        times = frame["judged_at"].dt.strftime(SQLITE_TIME_FORMAT)
+        columns["judged_at"] = times.astype(object).where(frame["judged_at"].notna(), None)
+    if "duration_ms" in frame and frame["duration_ms"].notna().any():
+        columns["duration_ms"] = frame["duration_ms"].astype("Int64")
+    stage_rows(session, stage, columns)
+
+
+def merge_judgments(session: Session, stage: TableClause) -> JudgmentCounts:
+    """Add the staged judgments or update the stored ones they change, each change appending
+    an ``import`` event to the history; a row equal to the stored judgment changes nothing.
+
+    A judgment an import adds has no event: it enters as it is (and a later change's event
+    holds it as the old state), so a million-row import writes a million rows, not two
+    million. Staged rows without a time are judged now.
+    """
+    judgment, now = Judgment.__table__, literal(utcnow(), DateTime)
+    same = and_(*(judgment.c[name] == stage.c[name] for name in JUDGMENT_KEY))
+    differs = or_(
+        *(judgment.c[name].is_distinct_from(stage.c[name]) for name in ("grade", "skipped", "note"))
     )
-    columns = ["run_id", "query_id", "document_id", "rank", "score"]
-    copy_rows(session, Result.__tablename__, columns, rows, len(results), progress)
-    return run.id
+    old, new = ["grade", "skipped", "note"], [stage.c.grade, stage.c.skipped, stage.c.note]
+    events = (
+        select(*(judgment.c[name] for name in JUDGMENT_KEY), literal("import"))
+        .add_columns(*(judgment.c[name] for name in old), *new, now)
+        .join_from(stage, judgment, same)
+        .where(differs)
+        .order_by(stage.c.ordinal)
+    )
+    columns = [*JUDGMENT_KEY, "action", "old_grade", "old_skipped", "old_note", "new_grade",
+               "new_skipped", "new_note", "at"]  # fmt: skip
+    counted = {"preserve_rowcount": True}  # INSERT's row count is kept only when asked
+    events = insert(JudgmentEvent.__table__).from_select(columns, events)
+    changed = session.execute(events, execution_options=counted).rowcount
+    if changed:
+        values = dict(zip(old, new), duration_ms=stage.c.duration_ms)
+        values["judged_at"] = func.coalesce(stage.c.judged_at, now)
+        session.execute(update(judgment).where(same, differs).values(values))
+    fields = [*JUDGMENT_KEY, "grade", "skipped", "note", "judged_at", "duration_ms"]
+    rows = (
+        select(*(stage.c[name] for name in fields[:6]), func.coalesce(stage.c.judged_at, now))
+        .add_columns(stage.c.duration_ms)
+        .where(~exists().where(same))
+        .order_by(stage.c.ordinal)
+    )
+    added = session.execute(insert(judgment).from_select(fields, rows), execution_options=counted)
+    staged = session.execute(select(func.count()).select_from(stage)).scalar_one()
+    return JudgmentCounts(added.rowcount, changed, staged - added.rowcount - changed)
 
 
 def import_judgments(
     session: Session,
     frame: pd.DataFrame,
-    *,
-    progress: Progress | None = None,
 ) -> JudgmentCounts:
-    """Add or update judgments; each judgment changed appends an event to the history.
-
-    ``frame`` has ``query_id, doc_id, rater, grade, skipped, note`` and may have
-    ``judged_at`` and ``duration_ms``. A row equal to the stored judgment changes nothing.
-    A judgment an import adds has no event: it enters as it is (and a later change's event
-    holds it as the old state), so a million-row import writes a million rows, not two
-    million. New judgments go in by the driver's bulk path; changed ones by primary key.
-    """
-    now = utcnow()
-    raters = rater_ids(session, frame["rater"])
-    incoming = pd.DataFrame(
-        {
-            "rater_id": _mapped(frame["rater"], raters),
-            "query_id": _mapped(frame["query_id"], query_ids(session, frame["query_id"])),
-            "document_id": _mapped(frame["doc_id"], document_ids(session, frame["doc_id"])),
-            "grade": frame["grade"].astype("Int64").to_numpy(),
-            "skipped": frame["skipped"].astype(bool).to_numpy(),
-            "note": _values(frame["note"]),
-        }
-    )
-    now_text = now.strftime(SQLITE_TIME_FORMAT)
-    constants: dict[str, str | bool] = {"judged_at": now_text}
-    if "judged_at" in frame and frame["judged_at"].notna().any():
-        times = frame["judged_at"].dt.strftime(SQLITE_TIME_FORMAT)
-        incoming["judged_at"] = (
-            times.astype(object).where(frame["judged_at"].notna(), now_text).to_numpy()
-        )
-        constants = {}
-    if "duration_ms" in frame and frame["duration_ms"].notna().any():
-        incoming["duration_ms"] = frame["duration_ms"].astype("Int64").to_numpy()
-    existing = _stored_judgments(session, list(raters.values()))
-    if existing.empty:
-        new, changed = incoming, incoming.iloc[:0]
-    else:
-        merged = incoming.merge(existing, how="left", on=JUDGMENT_KEY, validate="one_to_one")
-        is_new = merged["id"].isna().to_numpy()
-        differs = (
-            _differ(merged["grade"], merged["old_grade"])
-            | _differ(merged["skipped"], merged["old_skipped"])
-            | _differ(merged["note"], merged["old_note"])
-        )
-        new, changed = merged[is_new][incoming.columns], merged[~is_new & differs]
-    if not new["skipped"].any():
-        constants["skipped"] = False
-    # columns the same (or empty) in every new row are not bound a million times
-    columns = [
-        name for name in incoming.columns if name not in constants and new[name].notna().any()
-    ]
-    rows = zip(*(_values(new[name]) for name in columns))
-    copy_rows(session, Judgment.__tablename__, columns, rows, len(new), progress, constants)
-    if len(changed):
-        _apply_changes(session, changed, now)
-    return JudgmentCounts(len(new), len(changed), len(frame) - len(new) - len(changed))
+    """Add or update judgments from ``frame`` (``query_id, doc_id, rater, grade, skipped,
+    note`` and perhaps ``judged_at, duration_ms``), as ``merge_judgments`` does."""
+    with staging_table(session, JUDGMENT_STAGE) as stage:
+        stage_judgments(session, stage, IdCache(session), frame)
+        return merge_judgments(session, stage)
 
 
-def _stored_judgments(session: Session, rater_ids: list[int]) -> pd.DataFrame:
-    """The stored judgments of these raters: key, id and the state (as ``old_*``)."""
-    statement = select(
-        Judgment.rater_id, Judgment.query_id, Judgment.document_id, Judgment.id,
-        Judgment.grade.label("old_grade"), Judgment.skipped.label("old_skipped"),
-        Judgment.note.label("old_note"),
-    ).where(Judgment.rater_id.in_(rater_ids))  # fmt: skip
-    frame = pd.read_sql(statement, session.connection())
-    return frame.astype({"old_grade": "Int64", "old_skipped": bool})
-
-
-def _differ(left: pd.Series, right: pd.Series) -> pd.Series:
-    """Element-wise "not the same value", a missing value being equal only to another."""
-    a = left.to_numpy(dtype=object, na_value=None)
-    b = right.to_numpy(dtype=object, na_value=None)
-    return pd.Series(a != b, index=left.index)
-
-
-def _apply_changes(session: Session, changed: pd.DataFrame, now: datetime) -> None:
-    """Update changed judgments by primary key and append their ``import`` events."""
-    fields = ["id", "grade", "skipped", "note"]
-    fields += [name for name in ("judged_at", "duration_ms") if name in changed]
-    updates = [dict(zip(fields, row)) for row in zip(*(_values(changed[name]) for name in fields))]
-    for row in updates:
-        text = row.get("judged_at")
-        row["judged_at"] = datetime.strptime(text, SQLITE_TIME_FORMAT) if text else now
-        row.setdefault("duration_ms", None)
-    session.execute(update(Judgment), updates)
-    columns = ["rater_id", "query_id", "document_id", "action", "old_grade", "old_skipped",
-               "old_note", "new_grade", "new_skipped", "new_note", "at"]  # fmt: skip
-    frame = changed.assign(action="import", at=now, new_grade=changed["grade"],
-                           new_skipped=changed["skipped"], new_note=changed["note"])  # fmt: skip
-    session.execute(
-        JudgmentEvent.__table__.insert(),
-        [dict(zip(columns, row)) for row in zip(*(_values(frame[name]) for name in columns))],
-    )
+def stage_rows(session: Session, stage: TableClause, columns: dict[str, Sequence]) -> None:
+    """Insert the rows made of ``columns`` (name: values, NA as NULL) into ``stage``."""
+    lists = [_values(pd.Series(values)) for values in columns.values()]
+    copy_rows(session, stage.name, list(columns), zip(*lists), len(lists[0]))

@@ -1,28 +1,40 @@
-"""Importing files into a database: all files checked first, then one transaction.
+"""Importing files into a database: each file read, checked and written a chunk at a time,
+all of them in one transaction.
 
-A problem in any file (or, with ``strict``, a query or document the database does not know)
-raises ``ImportFileError`` before anything is written; a failure while writing rolls the
-whole import back.
+The memory an import takes grows with the distinct query, document and rater ids it names,
+not with the rows: a chunk (``records.CHUNK_ROWS`` rows at most) is checked and written into
+the import's transaction, results and judgments into TEMP tables of the import where keys
+repeated anywhere in a file are found, and from which they are written at the end. A problem
+in any file (or, with ``strict``, a query or document the database does not know) raises
+``ImportFileError`` and rolls the whole import back: nothing is ever committed half-way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pandas as pd
+import numpy as np
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.expression import TableClause
 
-from judge_app.io import readers
 from judge_app.io.errors import MAX_PROBLEMS, ImportFileError, ProblemList
-from judge_app.io.readers import Table
+from judge_app.io.readers import Chunk, FileReader
 from judge_app.store import bulk
-from judge_app.store.database import Database
-from judge_app.store.models import Document, Query
+from judge_app.store.database import Database, database_url, open_database
+from judge_app.store.models import Document, Query, Rater
 
-# progress(step, done, total): step names what is being written
+# progress(step, done, total): step names what is being written, done and total count lines
 ImportProgress = Callable[[str, int, int], None]
+# where a file's key columns are staged, and the table that holds their ids
+STAGED = {
+    "query_id": ("query_id", Query),
+    "doc_id": ("document_id", Document),
+    "rater": ("rater_id", Rater),
+    "rank": ("rank", None),
+}
 
 
 @dataclass
@@ -35,14 +47,12 @@ class ImportSummary:
         return "\n".join(self.lines)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Inputs:
-    """Checked files ready to be written; made by ``read_inputs``."""
+    """The files of one import, opened; made by ``read_inputs``. Their rows are read and
+    checked as ``write_inputs`` writes them."""
 
-    queries: Table | None = None
-    documents: Table | None = None
-    run: tuple[Table, str] | None = None
-    judgments: Table | None = None
+    readers: dict[str, FileReader]  # by kind (queries, documents, run, judgments), in order
 
 
 def read_inputs(
@@ -54,53 +64,24 @@ def read_inputs(
     judgments: Path | None = None,
     rater: str | None = None,
 ) -> Inputs:
-    """Read and check every file, raising one ImportFileError with the problems of all."""
-    inputs = Inputs()
+    """Open every file, raising one ImportFileError with the problems of all those that
+    cannot be read (not found, not UTF-8 text, empty, TREC qrels without a rater)."""
     problems = ProblemList()
-    reads = {
-        "queries": (queries, readers.read_queries),
-        "documents": (documents, readers.read_documents),
-        "run": (run, lambda path: readers.read_results(path, run_name)),
-        "judgments": (judgments, lambda path: readers.read_judgments(path, rater)),
-    }
-    for name, (path, read) in reads.items():
+    readers = {}
+    for kind, path, options in (
+        ("queries", queries, {}),
+        ("documents", documents, {}),
+        ("run", run, {"run_name": run_name}),
+        ("judgments", judgments, {"rater": rater}),
+    ):
         if path is None:
             continue
         try:
-            setattr(inputs, name, read(Path(path)))
+            readers[kind] = FileReader(Path(path), _HOLDS[kind], **options)
         except ImportFileError as error:
-            for problem in error.problems:
-                problems.add(problem)
-            problems.total += error.total - len(error.problems)
+            problems.merge(error.problems, error.total)
     problems.raise_if_any()
-    return inputs
-
-
-def _check_known(session: Session, inputs: Inputs) -> None:
-    """Under --strict: every query and document named must be in the database or the files."""
-    problems = ProblemList()
-    given_queries = set(inputs.queries.frame["query_id"]) if inputs.queries else set()
-    given_documents = set(inputs.documents.frame["doc_id"]) if inputs.documents else set()
-    tables = [inputs.run[0]] if inputs.run else []
-    tables += [inputs.judgments] if inputs.judgments else []
-    for table in tables:
-        for key, model, given, noun in (
-            ("query_id", Query, given_queries, "query"),
-            ("doc_id", Document, given_documents, "document"),
-        ):
-            named = set(table.frame[key]) - given
-            unknown = bulk.missing_ids(session, model, "external_id", named)
-            if not unknown:
-                continue
-            rows = table.frame.index[table.frame[key].isin(unknown)]
-            for row in rows[:MAX_PROBLEMS]:
-                problems.add(
-                    table.records.problem(
-                        int(row), key, f"unknown {noun} {table.frame[key].iat[row]!r} (--strict)"
-                    )
-                )
-            problems.total += max(len(rows) - MAX_PROBLEMS, 0)
-    problems.raise_if_any()
+    return Inputs(readers)
 
 
 def import_files(
@@ -121,45 +102,172 @@ def write_inputs(
     strict: bool = False,
     progress: ImportProgress | None = None,
 ) -> ImportSummary:
-    """Write checked files in one transaction; with ``strict``, unknown ids are refused."""
+    """Read, check and write the files in one transaction; with ``strict``, unknown ids are
+    refused. A problem anywhere raises ImportFileError with those of every file (up to 20
+    listed, all counted) and writes nothing."""
     summary = ImportSummary()
-
-    def step(name: str) -> bulk.Progress | None:
-        return (lambda done, total: progress(name, done, total)) if progress else None
-
     with database.transaction() as session:
-        if strict:
-            _check_known(session, inputs)
-        if inputs.queries:
-            count = bulk.upsert_queries(session, inputs.queries.frame)
-            summary.lines.append(f"{inputs.queries.path}: {count} queries")
-        if inputs.documents:
-            count = bulk.upsert_documents(session, inputs.documents.frame)
-            summary.lines.append(f"{inputs.documents.path}: {count} documents")
-        if inputs.run:
-            table, name = inputs.run
-            bulk.replace_run(session, name, table.frame, progress=step("results"))
-            queries_in_run = table.frame["query_id"].nunique()
-            summary.lines.append(
-                f"{table.path}: run {name!r}, {len(table)} results for {queries_in_run} queries"
-            )
-        if inputs.judgments:
-            frame = inputs.judgments.frame
-            counts = bulk.import_judgments(session, frame, progress=step("judgments"))
-            _fill_texts(session, frame)
-            summary.lines.append(
-                f"{inputs.judgments.path}: {counts.added} judgments added, {counts.changed} "
-                f"changed, {counts.unchanged} unchanged"
-            )
+        work = _Import(session, bulk.IdCache(session, strict=strict), strict, progress)
+        for kind, reader in inputs.readers.items():
+            try:
+                line = _WRITERS[kind](work, reader)
+                found, total = reader.finish()
+            except ImportFileError as error:  # a file it could not read past
+                line, found, total = None, error.problems, error.total
+            work.problems.merge(found, total)
+            if line and not total:
+                summary.lines.append(line)
+            work.report(_HOLDS[kind], reader.records.line_count, reader)
+        work.problems.raise_if_any()
     return summary
 
 
-def _fill_texts(session: Session, frame: pd.DataFrame) -> None:
-    """Give queries and documents created by a judgments export their text back."""
-    for key, column, model, field_name in (
-        ("query_id", "query_text", Query, "text"),
-        ("doc_id", "doc_title", Document, "title"),
-    ):
-        if column in frame and frame[column].notna().any():
-            pairs = frame[[key, column]].set_axis(["external_id", "value"], axis=1)
-            bulk.fill_missing_texts(session, model, field_name, pairs)
+@contextmanager
+def database_for_import(path_or_url: str | Path) -> Iterator[Database]:
+    """``open_database`` for an import: a SQLite file it creates is removed again if the
+    import fails, so that a refused import leaves nothing behind."""
+    url = database_url(path_or_url)
+    path = Path(url.database) if url.get_backend_name() == "sqlite" and url.database else None
+    created = path is not None and url.database != ":memory:" and not path.exists()
+    try:
+        with open_database(path_or_url) as database:
+            yield database
+    except BaseException:
+        if created:
+            assert path is not None
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                path.with_name(path.name + suffix).unlink(missing_ok=True)
+        raise
+
+
+@dataclass
+class _Import:
+    """What the writers of the files of one import share."""
+
+    session: Session
+    ids: bulk.IdCache
+    strict: bool
+    progress: ImportProgress | None
+    problems: ProblemList = field(default_factory=ProblemList)
+    filled: dict[type, set[str]] = field(default_factory=lambda: {Query: set(), Document: set()})
+
+    def refused(self, reader: FileReader) -> bool:
+        """Whether the import is refused already: its writes are then left out."""
+        return bool(self.problems.total or reader.problems.total)
+
+    def report(self, step: str, done: int, reader: FileReader) -> None:
+        if self.progress:
+            total = reader.records.line_count
+            self.progress(step, min(done, total), total)
+
+    def refuse_unknown(self, reader: FileReader, chunk: Chunk) -> None:
+        """Under --strict: a problem for every row naming a query or document that is
+        neither in the database nor in the import's queries or documents."""
+        if not self.strict:
+            return
+        for key, model, noun in (("query_id", Query, "query"), ("doc_id", Document, "document")):
+            if not self.ids.unknown[model]:
+                continue
+            values = chunk.frame[key]
+            rows = np.flatnonzero(values.isin(self.ids.unknown[model]).to_numpy(dtype=bool))
+            for row in rows[:MAX_PROBLEMS]:
+                reason = f"unknown {noun} {values.iat[row]!r} (--strict)"
+                reader.problems.add(chunk.first + int(row), key, reason)
+            reader.problems.count(max(len(rows) - MAX_PROBLEMS, 0))
+
+    def find_repeats(self, reader: FileReader, stage: TableClause) -> None:
+        """A problem for every staged row whose key repeats an earlier row's."""
+        for key in reader.keys:
+            staged = [STAGED[name] for name in key]
+            columns = [name for name, _ in staged]
+            total, rows = bulk.repeated(self.session, stage, columns, MAX_PROBLEMS)
+            for ordinal, first, *values in rows:
+                shown = tuple(
+                    self.ids.name(model, value) if model else value
+                    for (_, model), value in zip(staged, values)
+                )
+                reader.add_repeat(ordinal, first, key, shown)
+            reader.problems.count(total - len(rows))
+
+    def fill_texts(self, chunk: Chunk) -> None:
+        """Give queries and documents created by a judgments export their text back (the first
+        text the file gives each, where the database has none)."""
+        for key, column, model, text_field in (
+            ("query_id", "query_text", Query, "text"),
+            ("doc_id", "doc_title", Document, "title"),
+        ):
+            if column not in chunk.frame:
+                continue
+            pairs = chunk.frame[[key, column]].dropna()
+            pairs = pairs[~pairs[key].isin(self.filled[model])].drop_duplicates(key)
+            if len(pairs):
+                ids, texts = self.ids.ids(model, pairs[key]).tolist(), pairs[column].tolist()
+                bulk.fill_missing_texts(self.session, model, text_field, ids, texts)
+                self.filled[model].update(pairs[key])
+
+
+def _write_texts(work: _Import, reader: FileReader, model: type, noun: str) -> str:
+    """Queries or documents: each chunk's rows added or updated at once."""
+    key, fields = reader.keys[0][0], reader.layout.required[1:] + reader.layout.optional
+    staged, count = STAGED[key][0], 0
+    with bulk.staging_table(work.session, {staged: "INTEGER"}) as stage:
+        for chunk in reader.chunks():
+            ids = work.ids.ids(model, chunk.frame[key], given=True)
+            bulk.update_texts(work.session, model, ids, chunk.frame, fields)
+            bulk.stage_rows(work.session, stage, {staged: ids})
+            count += len(chunk.frame)
+            work.report(noun, chunk.lines_read, reader)
+        work.find_repeats(reader, stage)
+    return f"{reader.path}: {count} {noun}"
+
+
+def _write_queries(work: _Import, reader: FileReader) -> str:
+    return _write_texts(work, reader, Query, "queries")
+
+
+def _write_documents(work: _Import, reader: FileReader) -> str:
+    return _write_texts(work, reader, Document, "documents")
+
+
+def _write_run(work: _Import, reader: FileReader) -> str | None:
+    """A run's results staged, then written in place of the run's old ones (a TREC run ranked
+    as trec_eval orders it)."""
+    with bulk.staging_table(work.session, bulk.RESULT_STAGE) as stage:
+        for chunk in reader.chunks():
+            bulk.stage_results(work.session, stage, work.ids, chunk.frame)
+            work.refuse_unknown(reader, chunk)
+            work.report("results", chunk.lines_read, reader)
+        work.find_repeats(reader, stage)
+        if work.refused(reader):
+            return None
+        name = reader.run_name
+        results, queries = bulk.write_run(work.session, stage, name, ranked=not reader.trec)
+    return f"{reader.path}: run {name!r}, {results} results for {queries} queries"
+
+
+def _write_judgments(work: _Import, reader: FileReader) -> str | None:
+    """Judgments staged, then added or merged into the stored ones."""
+    with bulk.staging_table(work.session, bulk.JUDGMENT_STAGE) as stage:
+        for chunk in reader.chunks():
+            bulk.stage_judgments(work.session, stage, work.ids, chunk.frame)
+            work.refuse_unknown(reader, chunk)
+            work.fill_texts(chunk)
+            work.report("judgments", chunk.lines_read, reader)
+        work.find_repeats(reader, stage)
+        if work.refused(reader):
+            return None
+        counts = bulk.merge_judgments(work.session, stage)
+    return (
+        f"{reader.path}: {counts.added} judgments added, {counts.changed} changed, "
+        f"{counts.unchanged} unchanged"
+    )
+
+
+# what each file holds (its kind of reader, and the step its progress names)
+_HOLDS = {name: name for name in ("queries", "documents", "judgments")} | {"run": "results"}
+_WRITERS = {
+    "queries": _write_queries,
+    "documents": _write_documents,
+    "run": _write_run,
+    "judgments": _write_judgments,
+}
