@@ -353,11 +353,11 @@ def _export(args: argparse.Namespace) -> int:
     from judge_app.store import open_database, reads
 
     with open_database(args.db, create=False) as database, database.reading() as session:
-        judgments = reads.judgments_frame(session)
-    if args.judgments:
-        count = write_judgments_csv(judgments, args.judgments)
-        print(f"{args.judgments}: {count} judgments")
-        return 0
+        if args.judgments:
+            count = write_judgments_csv(reads.judgments_frame(session), args.judgments)
+            print(f"{args.judgments}: {count} judgments")
+            return 0
+        judgments = reads.grades_frame(session)  # all a qrels needs: the graded judgments
     try:
         method = parse_method(args.aggregate)
     except ValueError as error:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from judge_app.io.errors import ExportError
@@ -36,7 +37,8 @@ def write_judgments_csv(frame: pd.DataFrame, path: Path) -> int:
     for name in ("query_id", "query_text", "doc_id", "doc_title", "rater", "note"):
         out[name] = make_inert(out[name])
     out["skipped"] = out["skipped"].map({True: "true", False: "false"})
-    out["judged_at"] = pd.to_datetime(out["judged_at"]).dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    moments = pd.to_datetime(out["judged_at"]).to_numpy(dtype="datetime64[us]")
+    out["judged_at"] = np.char.add(np.datetime_as_string(moments, unit="us"), "Z")
     # \r\n line ends (RFC 4180): the csv module quotes a cell holding any character of the
     # line end, and a cell holding a bare \r must be quoted or every reader splits the row there
     out.to_csv(path, index=False, quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n")

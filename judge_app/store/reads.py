@@ -33,35 +33,32 @@ def judgments_frame(
 ) -> pd.DataFrame:
     """One row per rater judgment: ``query_id, query_text, doc_id, doc_title, rater, grade,
     skipped, note, judged_at, duration_ms`` (ids are the external ones; grade is NA when
-    skipped), ordered by query, document and rater."""
-    statement = (
-        select(
-            Query.external_id.label("query_id"),
-            Query.text.label("query_text"),
-            Document.external_id.label("doc_id"),
-            Document.title.label("doc_title"),
-            Rater.name.label("rater"),
-            Judgment.grade,
-            Judgment.skipped,
-            Judgment.note,
-            Judgment.judged_at,
-            Judgment.duration_ms,
-        )
-        .join(Query, Query.id == Judgment.query_id)
-        .join(Document, Document.id == Judgment.document_id)
-        .join(Rater, Rater.id == Judgment.rater_id)
-        .order_by(Query.external_id, Document.external_id, Rater.name)
+    skipped), ordered by query, document and rater (by code point, whatever the database's
+    collation). Read as integer keys and named through the small tables, as ``grades_frame``."""
+    sql = (
+        "SELECT query_id, document_id, rater_id, grade, skipped, note, judged_at, duration_ms "
+        "FROM judgment" + ("" if include_skipped else " WHERE NOT skipped")
+    )
+    rows, width = _fetch(session, sql)
+    columns = list(zip(*rows)) if rows else [()] * width
+    query, document, rater = (np.asarray(column, dtype=np.int64) for column in columns[:3])
+    frame = pd.DataFrame(
+        {
+            "query_id": _named(session, "query", "external_id", query),
+            "query_text": _named(session, "query", "text", query),
+            "doc_id": _named(session, "document", "external_id", document),
+            "doc_title": _named(session, "document", "title", document),
+            "rater": _named(session, "rater", "name", rater),
+            "grade": pd.array(columns[3], dtype="Int64"),
+            "skipped": np.asarray(columns[4], dtype=bool),
+            "note": pd.Series(columns[5], dtype=object),
+            "judged_at": pd.to_datetime(pd.Series(columns[6], dtype=object), format="ISO8601"),
+            "duration_ms": pd.array(columns[7], dtype="Int64"),
+        }
     )
     if raters is not None:
-        statement = statement.where(Rater.name.in_(list(raters)))
-    if not include_skipped:
-        statement = statement.where(~Judgment.skipped)
-    frame = _frame(session, statement)
-    frame["grade"] = frame["grade"].astype("Int64")
-    frame["duration_ms"] = frame["duration_ms"].astype("Int64")
-    frame["skipped"] = frame["skipped"].astype(bool)
-    frame["judged_at"] = pd.to_datetime(frame["judged_at"])
-    return frame
+        frame = frame[frame["rater"].isin(list(raters))]
+    return frame.sort_values(["query_id", "doc_id", "rater"], kind="stable", ignore_index=True)
 
 
 def results_frame(session: Session, runs: Sequence[str] | None = None) -> pd.DataFrame:
