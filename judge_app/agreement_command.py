@@ -61,6 +61,18 @@ def agreement_report(request: AgreementRequest) -> AgreementReport:
 
         judgments, results = read_judgments(request.judgments), None
         source = str(request.judgments)
+    return agreement_of(request, judgments, results, source)
+
+
+def agreement_of(
+    request: AgreementRequest,
+    judgments: pd.DataFrame,
+    results: pd.DataFrame | None,
+    source: str,
+) -> AgreementReport:
+    """The agreement report of judgments (and, for the ranking stability, a database's
+    results) already loaded from ``source``, as ``request`` asks."""
+    _check(request)
     judgments = _chosen(judgments, request, source)
     raters = request.raters or sorted(judgments["rater"].unique())
     ratings = Ratings.from_frame(judgments, raters)

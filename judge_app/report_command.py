@@ -11,9 +11,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from judge_app.agreement_command import AgreementRequest, agreement_report
+from judge_app.agreement_command import AgreementRequest, agreement_of
 from judge_app.errors import JudgeAppError
-from judge_app.evaluation import EvalRequest, UsageError, compare_evaluations, evaluate_request
+from judge_app.evaluation import (
+    EvalRequest,
+    UsageError,
+    compare_evaluations,
+    evaluate_loaded,
+    runs_of,
+)
 from judge_app.metrics.ranking import k_label
 
 CURVE_KS = 20
@@ -93,9 +99,15 @@ def gather(request: ReportRequest):  # type: ignore[no-untyped-def]
     from judge_app.reports.document import ReportData
     from judge_app.store import open_database, reads
 
-    evaluation = evaluate_request(_eval_request(request, request.ks))
-    if not evaluation.evaluations:
-        raise JudgeAppError(f"{request.db} has no run to evaluate")
+    with open_database(request.db, create=False) as database, database.reading() as session:
+        grades = reads.grades_frame(session)  # read once for every part of the report
+        results = reads.results_frame(session)
+        counts = reads.table_counts(session)
+        coverage = reads.coverage_frame(session).to_dict("records")
+        source = database.describe()
+    chosen = grades[grades["rater"].isin(request.raters)] if request.raters else grades
+    runs = runs_of(results, request.runs, request.db)
+    evaluation = evaluate_loaded(_eval_request(request, request.ks), chosen, runs)
     settings = evaluation.settings
     first = k_label(settings.ks[0])
     comparisons = []
@@ -105,15 +117,12 @@ def gather(request: ReportRequest):  # type: ignore[no-untyped-def]
         )
     largest = max([k for k in settings.ks if k is not None] + [CURVE_KS])
     curve_ks = list(range(1, largest + 1))
-    curves = evaluate_request(_eval_request(request, [",".join(map(str, curve_ks))]))
+    curves = evaluate_loaded(_eval_request(request, [",".join(map(str, curve_ks))]), chosen, runs)
     try:
-        agreement, missing = agreement_report(_agreement_request(request)), ""
+        agreement = agreement_of(_agreement_request(request), grades, results, request.db)
+        missing = ""
     except JudgeAppError as error:
         agreement, missing = None, f"No agreement figures: {error}"
-    with open_database(request.db, create=False) as database, database.reading() as session:
-        counts = reads.table_counts(session)
-        coverage = reads.coverage_frame(session).to_dict("records")
-        source = database.describe()
     return ReportData(
         title=request.title or f"Judging campaign report: {Path(source).name or source}",
         source=source,
