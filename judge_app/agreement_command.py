@@ -148,7 +148,7 @@ def _ranking(
     names = list(dict.fromkeys(results["run"]))
     if len(names) < 2:
         return None, f"needs two or more runs; {request.db} holds {len(names)}"
-    query_ids = set(results["query_id"]) & set(judgments["query_id"])
+    query_ids = set(results["query_id"].unique()) & set(judgments["query_id"].unique())
     if not query_ids:
         return None, "no judged query has run results"
     complete, left_out = raters_judging_all(judgments, query_ids, raters)

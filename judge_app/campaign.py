@@ -179,7 +179,7 @@ def evaluate_campaign(campaign: Campaign, choice: EvaluationChoice) -> CampaignE
     request = choice.request(campaign.source)
     judgments = campaign.judgments
     if choice.raters:
-        unknown = sorted(set(choice.raters) - set(judgments["rater"]))
+        unknown = sorted(set(choice.raters) - set(judgments["rater"].unique()))
         if unknown:
             raise UsageError(f"no graded judgments by {', '.join(unknown)} in {campaign.source}")
         judgments = judgments[judgments["rater"].isin(choice.raters)]

@@ -348,28 +348,23 @@ def _import(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from judge_app.evaluation import aggregated
     from judge_app.io.exports import write_judgments_csv, write_qrels
-    from judge_app.metrics.aggregation import aggregate_grades, parse_method
+    from judge_app.metrics.aggregation import parse_method
     from judge_app.store import open_database, reads
 
+    try:
+        method = parse_method(args.aggregate)
+    except ValueError as error:
+        print(f"judge-app export: {error}", file=sys.stderr)
+        return 2
     with open_database(args.db, create=False) as database, database.reading() as session:
         if args.judgments:
             count = write_judgments_csv(reads.judgments_frame(session), args.judgments)
             print(f"{args.judgments}: {count} judgments")
             return 0
         judgments = reads.grades_frame(session)  # all a qrels needs: the graded judgments
-    try:
-        method = parse_method(args.aggregate)
-    except ValueError as error:
-        print(f"judge-app export: {error}", file=sys.stderr)
-        return 2
-    if method.startswith("rater:") and method[6:] not in set(judgments["rater"]):
-        raters = ", ".join(sorted(set(judgments["rater"]))) or "none"
-        print(
-            f"judge-app export: no judgments by {method[6:]!r} (raters: {raters})", file=sys.stderr
-        )
-        return 1
-    grades = aggregate_grades(judgments, method, args.adjudicated == "prefer")
+    grades = aggregated(judgments, method, args.db, args.adjudicated == "prefer")
     count = write_qrels(grades, args.qrels)
     print(f"{args.qrels}: {count} graded pairs ({method})")
     return 0

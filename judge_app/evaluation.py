@@ -120,7 +120,7 @@ def evaluate_loaded(request: EvalRequest, judgments: Frame, runs: dict[str, Fram
         raise UsageError("--per-rater needs judgments with raters: --db, or a judgments CSV")
     source = str(request.db or request.qrels)
     prefer = request.adjudicated == "prefer"
-    qrels = _aggregate(judgments, method, source, prefer) if by_rater else judgments
+    qrels = aggregated(judgments, method, source, prefer) if by_rater else judgments
     ndcg_ks = settings.ks
     if request.output == "trec":  # trec_eval always prints P and recall at 5 and 10
         cuts = tuple(k for k in formats.TREC_ALWAYS_CUTS if k not in settings.ks)
@@ -269,10 +269,12 @@ def runs_of(results: pd.DataFrame, names: list[str] | None, source: str) -> dict
     }
 
 
-def _aggregate(judgments: pd.DataFrame, method: str, source: str, prefer: bool) -> pd.DataFrame:
-    """One grade per (query, document); a data error if the one rater asked for has none."""
-    if method.startswith("rater:") and method[len("rater:") :] not in set(judgments["rater"]):
-        raters = ", ".join(sorted(set(judgments["rater"]))) or "none"
+def aggregated(judgments: pd.DataFrame, method: str, source: str, prefer: bool) -> pd.DataFrame:
+    """One grade per (query, document) of the raters' ``judgments`` read from ``source``
+    (``aggregate_grades``); a data error if the one rater asked for has none."""
+    raters = judgments["rater"].unique()
+    if method.startswith("rater:") and method[len("rater:") :] not in set(raters):
+        raters = ", ".join(sorted(raters)) or "none"
         raise JudgeAppError(f"{source} has no judgments by {method[6:]!r} (raters: {raters})")
     return aggregate_grades(judgments, method, prefer)
 

@@ -111,6 +111,15 @@ def test_unknown_aggregation_is_a_usage_error(tmp_path):
     assert result.returncode == 2 and "unknown aggregation" in result.stderr
 
 
+def test_qrels_of_a_rater_without_grades_is_refused_naming_the_raters(tmp_path):
+    db = tmp_path / "demo.sqlite"
+    judge_app("demo", db)
+    out = tmp_path / "zed.qrels"
+    result = judge_app("export", db, "--qrels", out, "--aggregate", "rater:zed")
+    assert result.returncode == 1 and not out.exists()
+    assert "has no judgments by 'zed' (raters: ana, ben, chloe)" in result.stderr
+
+
 def test_demo_builds_a_database_with_three_raters_and_two_runs(tmp_path):
     db = tmp_path / "demo.sqlite"
     result = judge_app("demo", db)

@@ -20,7 +20,7 @@ def per_rater_means(
     import pandas as pd
 
     rows = []
-    for rater in sorted(set(judgments["rater"])):
+    for rater in sorted(judgments["rater"].unique()):
         qrels = aggregate_grades(judgments, f"rater:{rater}")
         for name, run in runs.items():
             evaluation = evaluate(run, qrels, settings)
