@@ -107,6 +107,23 @@ def _parser() -> argparse.ArgumentParser:
     gui.add_argument(
         "--rater", metavar="NAME", help="judge as NAME (created if DB does not know it yet)"
     )
+    assign = commands.add_parser(
+        "assign",
+        help="assign the queries to raters, with overlap for agreement",
+        description="Put DB's queries in the raters' queues: every query to N of the raters "
+        "(--copies N, in rotation, so each gets the same load give or take one), or a share of "
+        "the queries to every rater and each other query to one of them in turn (--share P). "
+        "Raters DB does not know yet are added. Queries already in a rater's queue stay "
+        "(--replace makes the plan their whole queue; judgments are never touched).",
+    )
+    assign.add_argument("db", metavar="DB")
+    assign.add_argument("--raters", required=True, metavar="A,B,C", help="who judges")
+    overlap = assign.add_mutually_exclusive_group(required=True)
+    overlap.add_argument("--copies", type=int, metavar="N", help="raters per query")
+    overlap.add_argument(
+        "--share", type=float, metavar="P", help="percent of the queries every rater judges"
+    )
+    assign.add_argument("--replace", action="store_true", help="replace the raters' queues")
     _add_eval_parser(commands)
     _add_agreement_parser(commands)
     _add_packet_parser(commands)
@@ -370,6 +387,41 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _assign(args: argparse.Namespace) -> int:
+    from sqlalchemy.orm import Session
+
+    from judge_app.store import open_database
+    from judge_app.store.assignments import AssignmentPlan, plan_assignments, write_assignments
+    from judge_app.store.people import add_rater, all_query_ids, find_rater
+
+    names = list(dict.fromkeys(name.strip() for name in args.raters.split(",") if name.strip()))
+    if not names:
+        print("judge-app assign: --raters needs at least one name: --raters a,b,c", file=sys.stderr)
+        return 2
+    share = None if args.share is None else args.share / 100
+
+    def assign(session: Session) -> tuple[AssignmentPlan, int]:
+        queries = all_query_ids(session)
+        if not queries:
+            raise JudgeAppError(f"{args.db} holds no queries: import them first")
+        raters = [(find_rater(session, name) or add_rater(session, name)).id for name in names]
+        plan = plan_assignments(queries, raters, copies=args.copies, share=share)
+        return plan, write_assignments(session, plan, replace=args.replace)
+
+    with open_database(args.db, create=False) as database:
+        plan, added = database.write(assign)
+    judges = plan.judges_per_query()
+    fewest, most = min(judges.values()), max(judges.values())
+    print(
+        f"{len(judges):,} queries assigned to {len(names)} raters, {added:,} assignments new; "
+        f"each query judged by {fewest if fewest == most else f'{fewest}–{most}'} of them"
+        + (f", {len(plan.shared):,} by all" if share is not None else "")
+    )
+    for name, load in zip(names, plan.load().values()):
+        print(f"  {name}: {load:,} queries")
+    return 0
+
+
 def _info(args: argparse.Namespace) -> int:
     from judge_app.store import open_database
 
@@ -602,6 +654,7 @@ COMMANDS = {
     "import": _import,
     "export": _export,
     "info": _info,
+    "assign": _assign,
     "demo": _demo,
     "gui": _gui,
     "eval": _eval,

@@ -9,6 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from judge_app.store import open_database
+from judge_app.store.assignments import current_assignments
+from judge_app.store.queue import active_rater_names
+
 DEMO = Path(__file__).resolve().parents[1] / "resources" / "demo"
 
 
@@ -118,6 +122,47 @@ def test_qrels_of_a_rater_without_grades_is_refused_naming_the_raters(tmp_path):
     result = judge_app("export", db, "--qrels", out, "--aggregate", "rater:zed")
     assert result.returncode == 1 and not out.exists()
     assert "has no judgments by 'zed' (raters: ana, ben, chloe)" in result.stderr
+
+
+def test_assign_every_query_to_two_raters_then_a_shared_quarter(tmp_path):
+    db = tmp_path / "campaign.sqlite"
+    judge_app("init", db)
+    judge_app("import", db, "--queries", DEMO / "queries.csv")
+    result = judge_app("assign", db, "--raters", "ana,ben,chloe", "--copies", "2")
+    assert result.returncode == 0, result.stderr
+    assert "16 queries assigned to 3 raters, 32 assignments new" in result.stdout
+    assert "each query judged by 2 of them" in result.stdout
+    with open_database(db) as database, database.reading() as session:
+        queues = current_assignments(session)
+        assert sorted(len(queries) for queries in queues.values()) == [10, 11, 11]
+        assert active_rater_names(session) == ["ana", "ben", "chloe"]  # added by assign
+    again = judge_app("assign", db, "--raters", "ana,ben,chloe", "--copies", "2")
+    assert "0 assignments new" in again.stdout  # the same plan again changes nothing
+    shared = judge_app("assign", db, "--raters", "ana,ben,chloe", "--share", "25", "--replace")
+    assert shared.returncode == 0, shared.stderr
+    assert "each query judged by 1–3 of them, 4 by all" in shared.stdout
+    with open_database(db) as database, database.reading() as session:
+        queues = current_assignments(session)
+    assert len(set.intersection(*queues.values())) == 4
+    assert len(set.union(*queues.values())) == 16  # and every query has a rater
+
+
+@pytest.mark.parametrize(
+    ("args", "status", "said"),
+    [
+        (["--raters", "ana,ben", "--copies", "3"], 1, "each query can go to 1 to 2 raters, not 3"),
+        (["--raters", " , ", "--copies", "1"], 2, "--raters needs at least one name"),
+        (["--raters", "ana", "--copies", "1", "--share", "10"], 2, "not allowed with argument"),
+    ],
+)
+def test_assign_refuses_what_cannot_be_planned(tmp_path, args, status, said):
+    db = tmp_path / "campaign.sqlite"
+    judge_app("init", db)
+    judge_app("import", db, "--queries", DEMO / "queries.csv")
+    result = judge_app("assign", db, *args)
+    assert result.returncode == status and said in result.stderr
+    with open_database(db) as database, database.reading() as session:
+        assert current_assignments(session) == {}
 
 
 def test_demo_builds_a_database_with_three_raters_and_two_runs(tmp_path):
