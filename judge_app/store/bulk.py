@@ -153,7 +153,7 @@ def staging_table(session: Session, columns: dict[str, str]) -> Iterator[TableCl
     """
     name = f"stage_{uuid.uuid4().hex[:12]}"
     ordinal = "INTEGER PRIMARY KEY" if _is_sqlite(session) else "BIGSERIAL PRIMARY KEY"
-    spec = ", ".join(f"{name} {kind}" for name, kind in {"ordinal": ordinal, **columns}.items())
+    spec = ", ".join(f"{field} {kind}" for field, kind in {"ordinal": ordinal, **columns}.items())
     connection = session.connection()
     connection.exec_driver_sql(f"CREATE TEMPORARY TABLE {name} ({spec})")
     yield table(name, *map(column, ["ordinal", *columns]))
