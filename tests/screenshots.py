@@ -7,7 +7,7 @@ databases and with an error), the rater chooser, the judging screen after a few 
 the keyboard, the shortcut overlay, the import dialog listing a refused file's problems, the
 export dialog, the lead's dialogs (assign, rubric, pooling), the evaluation page with a
 query's drill-down, and the agreement page. A dialog is shown over its window, as a user sees
-it. The light judging, evaluation and agreement pages are also saved in docs/.
+it. The light judging, evaluation, drill-down and agreement pages are also saved in docs/.
 """
 
 from __future__ import annotations
@@ -124,14 +124,19 @@ def _analysis_pages(window, folder: Path, theme: str) -> list[Path]:  # type: ig
     saved.append(evaluation)
     view = window.analysis.evaluation_view
     dialog = view.open_query("q03")
-    saved.append(_save_dialog(window, dialog, folder / f"drill-down-{theme}.png", fit=False))
+    drill_down = _save_dialog(window, dialog, folder / f"drill-down-{theme}.png", fit=False)
+    saved.append(drill_down)
     dialog.reject()
     window.analysis.show_agreement()
     _finish(window)
     agreement = _save(window, folder / f"agreement-{theme}.png")
     saved.append(agreement)
     if theme == "light":
-        for shot, name in ((evaluation, "evaluation.png"), (agreement, "agreement.png")):
+        for shot, name in (
+            (evaluation, "evaluation.png"),
+            (drill_down, "drill-down.png"),
+            (agreement, "agreement.png"),
+        ):
             shutil.copy(shot, DOCS / name)
             saved.append(DOCS / name)
     return saved

@@ -109,9 +109,10 @@ def test_evaluation_view_equals_eval_db_and_recomputes_on_a_control(
 
 
 def test_drill_down_opens_with_enter_and_adds_up_to_the_ndcg(qtbot, qtmodeltester, window):
-    view = shown_evaluation(qtbot, window)
-    view.table.setFocus()
-    view.table.setCurrentIndex(view.proxy.index(0, 0))
+    view = shown_evaluation(qtbot, window)  # by its key: the keyboard goes on from there
+    assert window.focusWidget() is view.table  # the window's focus, whenever it is active
+    assert view.table.currentIndex().row() == 0
+    qtbot.keyClick(view.table, Qt.Key.Key_Down)
     qtbot.keyClick(view.table, Qt.Key.Key_Return)
     dialog = view.drill_down
     assert dialog is not None and dialog.isVisible()

@@ -306,6 +306,8 @@ class EvaluationView(QWidget):
         self.pane.set_frame(evaluation.table, HINT)
         self.table.setColumnWidth(1, min(self.table.columnWidth(1), TEXT_WIDTH))
         self.proxy.sort(0, Qt.SortOrder.AscendingOrder)
+        if not self.table.currentIndex().isValid() and self.proxy.rowCount():
+            self.table.setCurrentIndex(self.proxy.index(0, 0))  # Enter opens it at once
         self.summary.setText(_summary_html(evaluation))
         assert self.campaign is not None
         figures = figures or evaluation_figures(self.campaign, evaluation)
