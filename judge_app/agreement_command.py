@@ -130,7 +130,7 @@ def _from_database(db: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The raters' judgments (skipped left out) and every run's results."""
     from judge_app.store import open_database, reads
 
-    with open_database(db, create=False) as database, database.reading() as session:
+    with open_database(db, read_only=True) as database, database.reading() as session:
         judgments = reads.grades_frame(session)
         results = reads.results_frame(session)
     return judgments, results

@@ -375,7 +375,7 @@ def _export(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"judge-app export: {error}", file=sys.stderr)
         return 2
-    with open_database(args.db, create=False) as database, database.reading() as session:
+    with open_database(args.db, read_only=True) as database, database.reading() as session:
         if args.judgments:
             count = write_judgments_csv(reads.judgments_frame(session), args.judgments)
             print(f"{args.judgments}: {count} judgments")
@@ -425,7 +425,7 @@ def _assign(args: argparse.Namespace) -> int:
 def _info(args: argparse.Namespace) -> int:
     from judge_app.store import open_database
 
-    with open_database(args.db, create=False) as database:
+    with open_database(args.db, read_only=True) as database:
         print(describe_database(database))
     return 0
 

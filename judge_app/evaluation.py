@@ -247,7 +247,7 @@ def _from_database(request: EvalRequest) -> tuple[pd.DataFrame, dict[str, pd.Dat
     from judge_app.store import open_database, reads
 
     assert request.db is not None
-    with open_database(request.db, create=False) as database, database.reading() as session:
+    with open_database(request.db, read_only=True) as database, database.reading() as session:
         judgments = reads.grades_frame(session, request.raters)
         results = reads.results_frame(session, request.runs)
     return judgments, runs_of(results, request.runs, request.db)

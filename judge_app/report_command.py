@@ -99,7 +99,7 @@ def gather(request: ReportRequest):  # type: ignore[no-untyped-def]
     from judge_app.reports.document import ReportData
     from judge_app.store import open_database, reads
 
-    with open_database(request.db, create=False) as database, database.reading() as session:
+    with open_database(request.db, read_only=True) as database, database.reading() as session:
         grades = reads.grades_frame(session)  # read once for every part of the report
         results = reads.results_frame(session)
         counts = reads.table_counts(session)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from judge_app.cli import main
 from judge_app.store import open_database
 from judge_app.store.assignments import current_assignments
 from judge_app.store.queue import active_rater_names
@@ -195,3 +196,24 @@ def test_info_lists_queries_and_documents_known_by_id_alone(tmp_path):
     assert "and 6 more" in info
     judge_app("import", db, "--queries", DEMO / "queries.csv")
     assert "Queries known by id alone" not in judge_app("info", db).stdout
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["info", "{db}"],
+        ["eval", "--db", "{db}"],
+        ["agreement", "--db", "{db}"],
+        ["export", "{db}", "--qrels", "{out}"],
+        ["report", "{db}", "--out", "{out}.html"],
+    ],
+    ids=lambda command: command[0],
+)
+def test_read_only_commands_on_an_empty_file_write_nothing(tmp_path, capsys, command):
+    empty = tmp_path / "empty.sqlite"
+    empty.touch()
+    arguments = [part.format(db=empty, out=tmp_path / "out") for part in command]
+    assert main(arguments) == 1
+    assert "is not a judge_app database yet: it holds no tables" in capsys.readouterr().err
+    assert empty.stat().st_size == 0
+    assert list(tmp_path.iterdir()) == [empty]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import builtins
 import hashlib
+import io
 import sqlite3
 import threading
 import time
@@ -107,6 +109,71 @@ def test_missing_folder_and_missing_file_are_explained(tmp_path):
     with pytest.raises(StoreError, match="judge-app init"):
         open_database(tmp_path / "absent.sqlite", create=False)
     assert not (tmp_path / "absent.sqlite").exists()
+
+
+def test_every_open_of_one_database_in_a_process_shares_one_engine(db, db_path):
+    again = open_database(db_path, create=False)
+    spelled_otherwise = open_database(db_path.parent / "." / db_path.name, read_only=True)
+    assert again.engine is db.engine is spelled_otherwise.engine
+    again.close()
+    again.close()  # closing a handle twice lets go of it once
+    spelled_otherwise.close()
+    with db.transaction() as session:  # the first handle still works
+        add_rater(session, "ana")
+    db.close()
+    with open_database(db_path) as reopened, reopened.reading() as session:
+        assert reopened.engine is not db.engine
+        assert reads.raters_frame(session)["rater"].tolist() == ["ana"]
+
+
+def test_opening_a_database_never_reads_its_file_with_plain_file_io(db, db_path, monkeypatch):
+    """Closing a descriptor of the file would drop this process's SQLite locks on it."""
+    opened = []
+    real_open = io.open
+
+    def recording_open(file, *args, **kwargs):  # type: ignore[no-untyped-def]
+        opened.append(str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(io, "open", recording_open)
+    monkeypatch.setattr(builtins, "open", recording_open)
+    open_database(db_path).close()
+    open_database(db_path, read_only=True).close()
+    db.close()
+    open_database(db_path, create=False).close()  # no other handle: still no plain open
+    assert not [name for name in opened if name.startswith(str(db_path))]
+
+
+def test_a_read_only_open_of_an_empty_file_refuses_it_and_writes_nothing(tmp_path):
+    empty = tmp_path / "empty.sqlite"
+    empty.touch()
+    with pytest.raises(StoreError, match="is not a judge_app database yet: it holds no tables"):
+        open_database(empty, read_only=True)
+    assert empty.stat().st_size == 0
+    assert list(tmp_path.iterdir()) == [empty]
+
+
+def test_a_read_only_open_refuses_an_older_schema_and_leaves_the_file_alone(
+    db, db_path, monkeypatch
+):
+    db.close()
+    before = _sha(db_path)
+    monkeypatch.setattr(schema, "head_revision", lambda: "9999_pretend_head")
+    with pytest.raises(StoreError, match="older than this judge_app's 9999_pretend_head") as raised:
+        open_database(db_path, read_only=True)
+    assert f"judge-app init {db_path}" in str(raised.value)
+    assert _sha(db_path) == before
+    assert not list(db_path.parent.glob("*.bak"))
+
+
+def test_a_read_only_handle_refuses_to_write(db, db_path):
+    with open_database(db_path, read_only=True) as reader:
+        with pytest.raises(StoreError, match="opened read-only: nothing was changed"):
+            reader.write(lambda session: add_rater(session, "ana"))
+        with pytest.raises(StoreError, match="opened read-only"), reader.transaction():
+            pass
+    with db.reading() as session:
+        assert reads.raters_frame(session).empty
 
 
 def test_backup_copies_the_whole_database(db, db_path):

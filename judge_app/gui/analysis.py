@@ -104,7 +104,7 @@ class Analysis(QObject):
             loaded = campaign
             if loaded is None:
                 worker.report("reading judgments and results", 0, 0)
-                with open_database(url, create=False) as database:
+                with open_database(url, read_only=True) as database:
                     loaded = load_campaign(database)
                 worker.check()
             worker.report("computing NDCG", 0, 0)

@@ -113,7 +113,7 @@ def export_work(url: str, request: ExportRequest) -> Callable[[Worker], str]:
         from judge_app.store import reads
 
         worker.report("reading the judgments", 0, 0)
-        with open_database(url, create=False) as database, database.reading() as session:
+        with open_database(url, read_only=True) as database, database.reading() as session:
             judgments = reads.judgments_frame(session)
         worker.check()
         partial = request.path.with_name(request.path.name + ".part")

@@ -5,9 +5,11 @@ from __future__ import annotations
 import random
 import shutil
 import sqlite3
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
@@ -43,19 +45,38 @@ def database_url(path_or_url: str | Path) -> URL:
     return URL.create("sqlite+pysqlite", database=str(Path(text).expanduser().resolve()))
 
 
+@dataclass
+class _SharedEngine:
+    """The one engine of a database in this process, and how many open handles use it."""
+
+    key: str | None  # None: not shared (an in-memory database)
+    engine: Engine
+    users: int = 0
+    at_head: bool = False  # its schema was found (or brought) at head
+    writable: bool = False  # opened for writing: WAL on, schema upgraded
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_ENGINES: dict[str, _SharedEngine] = {}
+_ENGINES_LOCK = threading.Lock()
+
+
 class Database:
-    """An open judge_app database: an engine and the transactions made on it.
+    """An open judge_app database: the transactions made on it.
 
     ``transaction()`` is one unit of work that writes (on SQLite it begins IMMEDIATE, so two
     processes queue for the lock instead of failing half-way); ``reading()`` is a read-only
-    snapshot.
+    snapshot. Every handle on one database in this process shares one engine (see
+    ``open_database``); ``close()`` lets go of this handle's share of it.
     """
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-        self._writer = sessionmaker(engine, expire_on_commit=False)
+    def __init__(self, shared: _SharedEngine, *, read_only: bool = False) -> None:
+        self._shared: _SharedEngine | None = shared
+        self.engine = shared.engine
+        self.read_only = read_only
+        self._writer = sessionmaker(self.engine, expire_on_commit=False)
         self._reader = sessionmaker(
-            engine.execution_options(sqlite_begin="DEFERRED"), expire_on_commit=False
+            self.engine.execution_options(sqlite_begin="DEFERRED"), expire_on_commit=False
         )
 
     @property
@@ -68,9 +89,7 @@ class Database:
 
     def describe(self) -> str:
         """The database as a user would name it: a file path or a URL without password."""
-        if self.is_sqlite:
-            return self.url.database or ":memory:"
-        return self.url.render_as_string(hide_password=True)
+        return described(self.url)
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:
@@ -79,6 +98,7 @@ class Database:
         Its start waits (and retries, for up to RETRY_SECONDS) while another writer holds
         a SQLite file; for work that may also conflict half-way, as on PostgreSQL, use
         ``write``, which can run the work again."""
+        self._check_writable()
         with _translated_errors(self):
             transaction = _retried(self._begun)
             with transaction.session as session, transaction:
@@ -97,8 +117,13 @@ class Database:
             with transaction.session as session, transaction:
                 return change(session)
 
+        self._check_writable()
         with _translated_errors(self):
             return _retried(attempt)
+
+    def _check_writable(self) -> None:
+        if self.read_only:
+            raise StoreError(f"{self.describe()} was opened read-only: nothing was changed")
 
     def _begun(self) -> SessionTransaction:
         """The begun transaction of a new writing session (on SQLite: holding the lock)."""
@@ -118,13 +143,23 @@ class Database:
             yield session
 
     def close(self) -> None:
-        self.engine.dispose()
+        """Let go of this handle; the engine closes with the last handle on the database."""
+        shared, self._shared = self._shared, None
+        if shared is not None:
+            _release(shared)
 
     def __enter__(self) -> Database:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def described(url: URL) -> str:
+    """A database as a user would name it: a file path or a URL without password."""
+    if url.get_backend_name() == "sqlite":
+        return url.database or ":memory:"
+    return url.render_as_string(hide_password=True)
 
 
 def _retried(attempt: Callable[[], T]) -> T:
@@ -156,10 +191,10 @@ def _translated_errors(database: Database) -> Iterator[None]:
     try:
         yield
     except DBAPIError as error:
-        raise StoreError(f"{database.describe()}: {_explained(error, database)}") from error
+        raise StoreError(f"{database.describe()}: {_explained(error, database.url)}") from error
 
 
-def _explained(error: DBAPIError, database: Database) -> str:
+def _explained(error: DBAPIError, url: URL) -> str:
     """The driver's message, followed by what it means for the user where we know."""
     if _conflicted(error):
         return (
@@ -167,7 +202,7 @@ def _explained(error: DBAPIError, database: Database) -> str:
             "change was written: try again"
         )
     reason = str(error.orig)
-    if "disk i/o error" in reason.lower() and _disk_full(database):
+    if "disk i/o error" in reason.lower() and _disk_full(url):
         return f"{reason}: {_ADVICE['disk is full']}"  # SQLite says so only now and then
     for cause, advice in _ADVICE.items():
         if cause in reason.lower():
@@ -187,12 +222,12 @@ FULL_BELOW = 1 << 20
 """A disk with less free space than this (bytes) is taken for full."""
 
 
-def _disk_full(database: Database) -> bool:
+def _disk_full(url: URL) -> bool:
     """Whether the disk that holds a SQLite database has (almost) no room left."""
-    if not database.is_sqlite or not database.url.database:
+    if url.get_backend_name() != "sqlite" or not url.database:
         return False
     try:
-        return shutil.disk_usage(Path(database.url.database).parent).free < FULL_BELOW
+        return shutil.disk_usage(Path(url.database).parent).free < FULL_BELOW
     except OSError:
         return False
 
@@ -204,7 +239,6 @@ def _configure_sqlite(engine: Engine) -> None:
         cursor = dbapi_connection.cursor()
         cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=FULL")
         cursor.close()
 
@@ -215,39 +249,119 @@ def _configure_sqlite(engine: Engine) -> None:
             connection.exec_driver_sql(f"BEGIN {mode}")
 
 
-def open_database(path_or_url: str | Path, *, create: bool = True) -> Database:
+def open_database(
+    path_or_url: str | Path, *, create: bool = True, read_only: bool = False
+) -> Database:
     """Open a judge_app database (creating a missing SQLite file if ``create``) and bring
-    its schema to the newest.
+    its schema to the newest; ``read_only``: change nothing, and refuse a database that is
+    not at the newest schema.
 
-    A SQLite file is opened with foreign keys, WAL, ``synchronous=FULL`` and a busy timeout;
-    a copy is kept before a migration; a database from a newer judge_app is refused.
+    Every open of one database in this process shares one engine (the window, its workers,
+    a second open of the same file): SQLite keeps the locks of its connections to a file in
+    one place per process, and no plain file I/O ever touches an open database (closing any
+    descriptor of a file drops every POSIX lock the process holds on it). A SQLite file gets
+    WAL, ``synchronous=FULL``, foreign keys and a busy timeout; a copy is kept before a
+    migration; a database from a newer judge_app is refused.
     """
     url = database_url(path_or_url)
     if url.get_backend_name() == "sqlite":
-        _check_sqlite_file(url, create)
+        _check_sqlite_path(url, create and not read_only)
+    with _ENGINES_LOCK:
+        shared = _shared_engine(url)
+        shared.users += 1
+    try:
+        with shared.lock:
+            _prepare(shared, read_only)
+    except BaseException:
+        _release(shared)
+        raise
+    return Database(shared, read_only=read_only)
+
+
+def _shared_engine(url: URL) -> _SharedEngine:
+    """The engine this process has on ``url``, made if there is none (caller holds the lock)."""
+    key = _engine_key(url)
+    shared = _ENGINES.get(key) if key else None
+    if shared is None:
+        shared = _SharedEngine(key, _new_engine(url))
+        if key:
+            _ENGINES[key] = shared
+    return shared
+
+
+def _engine_key(url: URL) -> str | None:
+    """What names one database: the resolved file, or the whole URL; None for memory."""
+    if url.get_backend_name() == "sqlite":
+        if not url.database or url.database == ":memory:":
+            return None
+        return "sqlite:" + str(Path(url.database).resolve())
+    return url.render_as_string(hide_password=False)
+
+
+def _new_engine(url: URL) -> Engine:
+    if url.get_backend_name() == "sqlite":
         engine = create_engine(url)
         _configure_sqlite(engine)
-    else:
-        try:
-            engine = create_engine(url, pool_pre_ping=True)
-        except (ArgumentError, ImportError) as error:
-            raise StoreError(f"cannot use {url.render_as_string()}: {error}") from None
-    database = Database(engine)
+        return engine
     try:
-        schema.upgrade(engine)
+        return create_engine(url, pool_pre_ping=True)
+    except (ArgumentError, ImportError) as error:
+        raise StoreError(f"cannot use {url.render_as_string()}: {error}") from None
+
+
+def is_open(path_or_url: str | Path) -> bool:
+    """Whether this process holds the database open (through any handle)."""
+    key = _engine_key(database_url(path_or_url))
+    with _ENGINES_LOCK:
+        return key is not None and key in _ENGINES
+
+
+def _release(shared: _SharedEngine) -> None:
+    """One handle fewer on ``shared``; the last one closes its connections."""
+    with _ENGINES_LOCK:
+        shared.users -= 1
+        if shared.users > 0:
+            return
+        if shared.key is not None and _ENGINES.get(shared.key) is shared:
+            del _ENGINES[shared.key]
+    shared.engine.dispose()
+
+
+def _prepare(shared: _SharedEngine, read_only: bool) -> None:
+    """Check (``read_only``) or bring (otherwise) the database's schema to head, once per
+    engine; translate what the driver says into words."""
+    if shared.writable or (read_only and shared.at_head):
+        return
+    engine = shared.engine
+    try:
+        if read_only:
+            schema.check_at_head(engine)
+        else:
+            if engine.dialect.name == "sqlite":
+                _use_wal(engine)
+            schema.upgrade(engine)
+            shared.writable = True
     except DBAPIError as error:
-        engine.dispose()
-        raise StoreError(
-            f"cannot open {database.describe()}: {_explained(error, database)}"
-        ) from None
-    except BaseException:
-        engine.dispose()
-        raise
-    return database
+        name = described(engine.url)
+        if "not a database" in str(error.orig):
+            reason = "is not a SQLite database (it does not start like one)"
+            raise StoreError(f"{name} {reason}") from None
+        raise StoreError(f"cannot open {name}: {_explained(error, engine.url)}") from None
+    shared.at_head = True
 
 
-def _check_sqlite_file(url: URL, create: bool) -> None:
-    """Refuse paths that cannot hold a database, before SQLite makes an empty file there."""
+def _use_wal(engine: Engine) -> None:
+    """Put a SQLite file in WAL mode (it stays so: the mode is kept in the file)."""
+    with engine.connect() as connection:
+        connection.execution_options(sqlite_begin=None)  # not inside a transaction
+        connection.exec_driver_sql("PRAGMA journal_mode=WAL")
+
+
+def _check_sqlite_path(url: URL, create: bool) -> None:
+    """Refuse paths that cannot hold a database, before SQLite makes an empty file there.
+
+    Only the file's metadata is looked at (``stat``): opening it would drop the locks of
+    this process's connections to it. Its content is checked by SQLite itself."""
     if not url.database or url.database == ":memory:":
         return
     path = Path(url.database)
@@ -257,7 +371,3 @@ def _check_sqlite_file(url: URL, create: bool) -> None:
         raise StoreError(f"{path} is a folder, not a database file")
     if not path.parent.is_dir():
         raise StoreError(f"cannot create {path}: folder {path.parent} does not exist")
-    if path.exists() and path.stat().st_size > 0:
-        with path.open("rb") as handle:
-            if handle.read(16) != b"SQLite format 3\x00":
-                raise StoreError(f"{path} is not a SQLite database (it does not start like one)")

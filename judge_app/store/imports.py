@@ -23,7 +23,7 @@ from sqlalchemy.sql.expression import TableClause
 from judge_app.io.errors import MAX_PROBLEMS, ImportFileError, ProblemList
 from judge_app.io.readers import Chunk, FileReader
 from judge_app.store import bulk
-from judge_app.store.database import Database, database_url, open_database
+from judge_app.store.database import Database, database_url, is_open, open_database
 from judge_app.store.models import Document, Query, Rater
 
 # progress(step, done, total): step names what is being written, done and total count lines
@@ -125,7 +125,8 @@ def write_inputs(
 @contextmanager
 def database_for_import(path_or_url: str | Path) -> Iterator[Database]:
     """``open_database`` for an import: a SQLite file it creates is removed again if the
-    import fails, so that a refused import leaves nothing behind."""
+    import fails (and nothing else in this process opened it meanwhile), so that a refused
+    import leaves nothing behind."""
     url = database_url(path_or_url)
     path = Path(url.database) if url.get_backend_name() == "sqlite" and url.database else None
     created = path is not None and url.database != ":memory:" and not path.exists()
@@ -133,7 +134,7 @@ def database_for_import(path_or_url: str | Path) -> Iterator[Database]:
         with open_database(path_or_url) as database:
             yield database
     except BaseException:
-        if created:
+        if created and not is_open(path_or_url):
             assert path is not None
             for suffix in ("", "-wal", "-shm", "-journal"):
                 path.with_name(path.name + suffix).unlink(missing_ok=True)

@@ -57,21 +57,43 @@ def _known_revisions() -> set[str]:
         return {script.revision for script in ScriptDirectory.from_config(config).walk_revisions()}
 
 
-def upgrade(engine: Engine) -> None:
-    """Bring the schema to head; refuse a database from a newer judge_app.
-
-    An existing SQLite file is copied aside before any migration changes it.
-    """
-    current = current_revision(engine)
-    head = head_revision()
+def check_at_head(engine: Engine) -> None:
+    """Refuse, without changing anything, a database whose schema is not this judge_app's."""
+    current, head = _revisions(engine)
     if current == head:
         return
-    if current is not None and current not in _known_revisions():
+    name = _describe(engine)
+    if current is None:
+        raise StoreError(
+            f"{name} is not a judge_app database yet: it holds no tables (judge-app init "
+            f"{name} makes one)"
+        )
+    raise StoreError(
+        f"{name} has schema revision {current}, older than this judge_app's {head}: upgrade "
+        f"it with judge-app init {name} (a copy is kept before the upgrade); nothing was changed"
+    )
+
+
+def _revisions(engine: Engine) -> tuple[str | None, str]:
+    """The database's revision and head; SchemaTooNewError for one newer than this code."""
+    current, head = current_revision(engine), head_revision()
+    if current not in (None, head) and current not in _known_revisions():
         raise SchemaTooNewError(
             f"{_describe(engine)} has schema revision {current}, which is newer than this "
             f"judge_app knows (its newest is {head}). Upgrade judge_app to open it; the file "
             "was not changed."
         )
+    return current, head
+
+
+def upgrade(engine: Engine) -> None:
+    """Bring the schema to head; refuse a database from a newer judge_app.
+
+    An existing SQLite file is copied aside before any migration changes it.
+    """
+    current, head = _revisions(engine)
+    if current == head:
+        return
     if current is not None and engine.dialect.name == "sqlite":
         backup_sqlite(engine, current)
     sqlite = engine.dialect.name == "sqlite"
