@@ -83,9 +83,16 @@ def window_anywhere(open_window, demo_anywhere):
 
 
 def press(qtbot, window, key, modifier=Qt.KeyboardModifier.NoModifier):
-    """A key sent to whatever has the focus, as a user's key press is."""
+    """A key sent to whatever has the focus, as a user's key press is; returns once what it
+    changed is written (or failed)."""
     target = QApplication.focusWidget() or window.judging.result_view
     qtbot.keyClick(target, key, modifier)
+    written(qtbot, window)
+
+
+def written(qtbot, window, timeout=20_000):
+    """Wait until every change the window's judging screen was asked for is settled."""
+    qtbot.waitUntil(lambda: window.judging.in_flight == 0, timeout=timeout)
 
 
 def own_state(path, rater, query, document):

@@ -83,7 +83,8 @@ def take(folder: Path) -> list[Path]:
             window.judging.note_edit.setText("page is in Polish")
             QTest.keyClick(window.judging.note_edit, Qt.Key.Key_Return)
             QTest.keyClick(view, Qt.Key.Key_3)
-            app.processEvents()
+            while window.judging.in_flight:
+                app.processEvents()
             judging = _save(window, folder / f"judging-{theme}.png")
             saved.append(judging)
             if theme == "light":

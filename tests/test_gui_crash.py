@@ -18,6 +18,7 @@ CHILD = """
 import sys, time
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 from judge_app.gui import create_main_window
 window = create_main_window(sys.argv[1], "kim")
 window.show()
@@ -27,6 +28,9 @@ for number in range(int(sys.argv[2])):
     item = session.items[window.judging.current_row]
     grade = number % 6
     QTest.keyClick(view, getattr(Qt.Key, f"Key_{grade}"))
+    while window.judging.in_flight:  # the status bar says "Saved" once it is written
+        QApplication.processEvents()
+        time.sleep(0.001)
     if window.status_text().startswith("Saved:"):
         print("CONFIRMED", session.query.external_id, item.external_id, grade, flush=True)
     if window.judging.session.query_progress().done == len(session.items):

@@ -15,16 +15,19 @@ from gui_support import (
     press,
     window,
     window_anywhere,
+    written,
 )
 from PySide6.QtCore import QAbstractItemModel, QAbstractListModel, QEvent, QModelIndex, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QApplication
+from sqlalchemy import select
 
 from judge_app.gui import preferences
 from judge_app.gui.models import Role
 from judge_app.store import StoreError, open_database, reads
 from judge_app.store import judgments as store_judgments
 from judge_app.store.judgments import set_note
+from judge_app.store.models import JudgmentEvent, Rater
 from judge_app.store.people import find_rater
 from judge_app.store.queue import PoolSettings, set_pool_settings
 
@@ -244,27 +247,63 @@ def test_pooling_lists_each_document_of_both_runs_top_d_once(open_window, demo_d
         assert set(top["run"]) == {"bm25", "neural"}
 
 
-def test_a_key_pressed_while_a_grade_is_written_is_not_applied_to_the_next(
-    qtbot, window, demo_db, monkeypatch
+def _hold_writes(database):
+    """Another program writing to ``database`` (a SQLite file or a PostgreSQL URL) until the
+    returned connection's ``commit()``."""
+    if "://" not in str(database):
+        other = sqlite3.connect(database, isolation_level=None, check_same_thread=False)
+        other.execute("BEGIN IMMEDIATE")
+        return other
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    url = make_url(database).set(drivername="postgresql")
+    other = psycopg.connect(url.render_as_string(hide_password=False))
+    other.execute("LOCK TABLE judgment IN EXCLUSIVE MODE")
+    return other
+
+
+def test_keys_pressed_while_the_database_is_busy_are_queued_for_the_result_each_was_meant_for(
+    qtbot, window_anywhere, demo_anywhere
 ):
+    window, demo_db = window_anywhere, demo_anywhere
     judging = window.judging
-    first, second = (item.external_id for item in judging.session.items[:2])
-    real = store_judgments.set_grade
-
-    def slow_grade(*args, **kwargs):
-        # the rater presses 5 while the grade is being written
-        QApplication.postEvent(
-            judging.result_view,
-            QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_5, Qt.KeyboardModifier.NoModifier, "5"),
+    documents = [item.external_id for item in judging.session.items[:4]]
+    other = _hold_writes(demo_db)
+    view = judging.result_view
+    for key in (Qt.Key.Key_2, Qt.Key.Key_5, Qt.Key.Key_K, Qt.Key.Key_3, Qt.Key.Key_0):
+        qtbot.keyClick(view, key)  # 2 → first, 5 → second, up, 3 → second again, 0 → third
+    model = judging.results_model
+    assert [model.index(row, 3).data(Role.GRADE) for row in range(3)] == [2, 3, 0]
+    assert [model.index(row, 3).data(Role.PENDING) for row in range(3)] == [True] * 3
+    assert judging.current_row == 3 and judging.in_flight == 4
+    qtbot.waitUntil(lambda: window.status_text().startswith("Waiting for the database"))
+    assert "another program is writing to it" in window.status_text()
+    assert "4 changes queued" in window.status_text()
+    assert [own_state(demo_db, "dan", "q01", d) for d in documents[:3]] == [None] * 3
+    other.commit()
+    other.close()
+    written(qtbot, window)
+    assert [own_state(demo_db, "dan", "q01", d) for d in documents] == [
+        (2, False, None),
+        (3, False, None),
+        (0, False, None),
+        None,
+    ]
+    with open_database(demo_db) as database, database.reading() as session:
+        history = (
+            session.execute(
+                select(JudgmentEvent.new_grade)
+                .join(Rater, Rater.id == JudgmentEvent.rater_id)
+                .where(Rater.name == "dan")
+                .order_by(JudgmentEvent.id)
+            )
+            .scalars()
+            .all()
         )
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(store_judgments, "set_grade", slow_grade)
-    press(qtbot, window, Qt.Key.Key_2)
-    QApplication.processEvents()
-    assert own_state(demo_db, "dan", "q01", first) == (2, False, None)
-    assert own_state(demo_db, "dan", "q01", second) is None
-    assert current_item(window).external_id == second
+    assert history == [2, 5, 3, 0]  # written in the order the keys were pressed
+    assert [model.index(row, 3).data(Role.PENDING) for row in range(3)] == [False] * 3
+    assert window.status_text().startswith("Saved: grade 0")
 
 
 def test_a_held_down_key_does_not_grade_twice(qtbot, window, demo_db):
@@ -277,6 +316,48 @@ def test_a_held_down_key_does_not_grade_twice(qtbot, window, demo_db):
     QApplication.sendEvent(view, repeat)
     assert own_state(demo_db, "dan", "q01", first) == (3, False, None)
     assert own_state(demo_db, "dan", "q01", second) is None
+
+
+def _key(kind, key, text, at_ms, repeat=False):
+    event = QKeyEvent(kind, key, Qt.KeyboardModifier.NoModifier, text, repeat)
+    event.setTimestamp(at_ms)
+    return event
+
+
+def test_a_held_down_key_grades_once_where_the_system_does_not_mark_repeats(qtbot, window, demo_db):
+    """Xvfb and VNC repeat a held key as release+press pairs at one moment, or as presses
+    without releases, neither marked as auto-repeat."""
+    first, second, third = (item.external_id for item in window.judging.session.items[:3])
+    view = window.judging.result_view
+    press_, release = QEvent.Type.KeyPress, QEvent.Type.KeyRelease
+    for event in (
+        _key(press_, Qt.Key.Key_3, "3", 1000),  # the finger goes down
+        _key(release, Qt.Key.Key_3, "3", 1500),  # the system repeats it: up and down at once
+        _key(press_, Qt.Key.Key_3, "3", 1500),
+        _key(press_, Qt.Key.Key_3, "3", 1533),  # and again, without an up
+        _key(release, Qt.Key.Key_3, "3", 1600),  # the finger lifts
+    ):
+        QApplication.sendEvent(view, event)
+    written(qtbot, window)
+    assert own_state(demo_db, "dan", "q01", first) == (3, False, None)
+    assert own_state(demo_db, "dan", "q01", second) is None
+    QApplication.sendEvent(view, _key(press_, Qt.Key.Key_3, "3", 1700))  # a new press
+    QApplication.sendEvent(view, _key(release, Qt.Key.Key_3, "3", 1780))
+    written(qtbot, window)
+    assert own_state(demo_db, "dan", "q01", second) == (3, False, None)
+    assert own_state(demo_db, "dan", "q01", third) is None
+
+
+def test_closing_the_window_waits_for_the_grades_on_their_way(qtbot, window, demo_db):
+    document = current_item(window).external_id
+    other = _hold_writes(demo_db)
+    qtbot.keyClick(window.judging.result_view, Qt.Key.Key_4)
+    window.close()
+    assert window.isVisible() and window.status_text() == "Saving 1 change before closing…"
+    other.commit()
+    other.close()
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=20_000)
+    assert own_state(demo_db, "dan", "q01", document) == (4, False, None)
 
 
 def test_a_failed_write_is_shown_and_kept_as_unsaved(qtbot, window, demo_db, monkeypatch):
@@ -347,6 +428,7 @@ def test_numpad_keys_grade(qtbot, window, demo_db):
     document = current_item(window).external_id
     window.set_keymap("numpad")
     qtbot.keyClick(window.judging.result_view, Qt.Key.Key_1, Qt.KeyboardModifier.KeypadModifier)
+    written(qtbot, window)
     assert own_state(demo_db, "dan", "q01", document) == (1, False, None)
 
 
@@ -355,6 +437,7 @@ def test_rubric_buttons_grade_and_show_the_scale(qtbot, window, demo_db):
     button = window.judging.rubric_buttons[5]
     assert button.title.text() == "5 · Perfect" and button.key_label.text() == "5"
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    written(qtbot, window)
     assert own_state(demo_db, "dan", "q01", document) == (5, False, None)
     assert QApplication.focusWidget() is window.judging.result_view
 

@@ -52,10 +52,11 @@ def test_import_runs_in_the_background_and_the_queue_refreshes(qtbot, open_windo
         dialog.run.edit.setText(str(folder / "runs" / "bm25.txt"))
         dialog.judgments.edit.setText(str(folder / "judgments.csv"))
         dialog.import_button.click()
-        assert not dialog.isEnabled() and not window.pages.isEnabled()  # waits for the worker
+        assert not dialog.isEnabled() and window.judging.isEnabled()  # judging goes on
+        assert not window.analysis.evaluation_view.isEnabled()  # its numbers wait
         wait_for_task(qtbot, window)
     assert window.import_dialog is None  # closed on success
-    assert window.pages.isEnabled()
+    assert window.analysis.evaluation_view.isEnabled()
     stored = counts(path)
     assert (stored["queries"], stored["documents"], stored["runs"]) == (16, 161, 1)
     assert stored["judgments"] == 458
@@ -143,7 +144,7 @@ def test_the_progress_dialog_shows_only_after_600_ms_and_cancels(qtbot, open_win
     with qtbot.waitSignal(task.cancelled, timeout=5000):
         qtbot.mouseClick(task.dialog.findChild(QPushButton), Qt.MouseButton.LeftButton)
     release.set()
-    assert window.task is None and window.pages.isEnabled()
+    assert window.task is None and window.analysis.agreement_view.isEnabled()
 
 
 def test_a_worker_error_reaches_the_ui_and_cancelled_is_its_own_outcome(

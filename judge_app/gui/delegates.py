@@ -57,6 +57,7 @@ class GradeBadgeDelegate(QStyledItemDelegate):
         grade = index.data(Role.GRADE)
         skipped = bool(index.data(Role.SKIPPED))
         unsaved = index.data(Role.UNSAVED)
+        pending = bool(index.data(Role.PENDING))
         text = index.data(Qt.ItemDataRole.DisplayRole) or ""
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -75,6 +76,11 @@ class GradeBadgeDelegate(QStyledItemDelegate):
             painter.setPen(QPen(QColor(ERROR_COLOUR), 1.5, Qt.PenStyle.DashLine))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             colour = QColor(ERROR_COLOUR)
+        elif pending:  # asked for, on its way: the grade's colour, dashed and unfilled
+            outline = QColor(SKIPPED_COLOUR) if skipped or grade is None else grade_colour(grade)
+            painter.setPen(QPen(outline, 1.5, Qt.PenStyle.DashLine))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            colour = _text_colour(option)
         elif skipped:
             painter.setPen(QPen(QColor(SKIPPED_COLOUR), 1.5))
             painter.setBrush(Qt.BrushStyle.NoBrush)

@@ -1,8 +1,9 @@
 """The judging screen: the query, its results, the selected document, the rubric and progress.
 
-Keys come from the active key map (keys are data); each change is one store transaction,
-written at once on the key press, and a key that arrives while a write is under way is dropped,
-never applied to the next result.
+Keys come from the active key map (keys are data). Each change is shown at once, aimed at the
+result it was asked for, and handed to an ordered write queue that commits it off the UI
+thread as one store transaction: no key is dropped or applied to another result, and a busy
+database is shown in words, never felt as a frozen window.
 """
 
 from __future__ import annotations
@@ -10,12 +11,12 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import (
-    QCoreApplication,
     QEvent,
     QItemSelectionModel,
     QModelIndex,
     QObject,
     Qt,
+    QTimer,
     Signal,
 )
 from PySide6.QtGui import QKeyEvent, QKeySequence
@@ -39,13 +40,17 @@ from PySide6.QtWidgets import (
 
 from judge_app.gui.delegates import GradeBadgeDelegate, TwoLineDelegate
 from judge_app.gui.highlight import highlighted_html, query_terms
-from judge_app.gui.keymap import ACTIONS, KEYMAPS, key_label, keys_of
+from judge_app.gui.keymap import ACTIONS, KEYMAPS, RepeatGuard, key_label, keys_of
 from judge_app.gui.models import Column, QueueModel, ResultsModel, Role
-from judge_app.gui.session import JudgingSession, Outcome
+from judge_app.gui.session import Change, JudgingSession, Outcome
 from judge_app.gui.theme import MARK_STYLES, grade_colour, is_dark, muted_text, text_on
 from judge_app.gui.timing import ActiveTimer
+from judge_app.store.models import JudgmentEvent
 from judge_app.store.settings import GradeLabel
+from judge_app.store.write_queue import WriteQueue
 
+WAIT_NOTICE_MS = 500
+"""A change written for longer than this is shown as waiting for the database."""
 _MODIFIERS = (
     Qt.KeyboardModifier.ControlModifier
     | Qt.KeyboardModifier.AltModifier
@@ -132,17 +137,27 @@ class JudgingScreen(QWidget):
 
     message = Signal(str, bool)  # text for the status bar, is it an error
     helpRequested = Signal()
+    idle = Signal()  # every change asked for is written (or failed)
+    # (session, change, event, error): a change written, from the write queue's thread
+    _settled = Signal(object, object, object, object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session: JudgingSession | None = None
         self.keymap: dict[str, str] = KEYMAPS["standard"]
         self.timer = ActiveTimer()
-        self._writing = False
+        self.keys = RepeatGuard()
+        self.writes = WriteQueue()
+        self.in_flight = 0  # changes asked for and not yet settled
+        self._last_change: Change | None = None  # the latest change asked for
+        self.waiting = ""  # what the status bar says while a change waits for the database
+        self._settled.connect(self._settle)
+        self._wait_timer = QTimer(self)
+        self._wait_timer.setInterval(250)
+        self._wait_timer.timeout.connect(self._show_waiting)
         self._note_for_skip = False
         self._note_row = -1
         self._terms: list[str] = []
-        self.last_outcome: Outcome | None = None
         self._build()
 
     # building --------------------------------------------------------------------------------
@@ -462,12 +477,6 @@ class JudgingScreen(QWidget):
             f'<div style="font-size:11pt; line-height:150%">{body}</div>{note}'
         )
 
-    def _shown_note(self) -> str | None:
-        row = self.current_row
-        if self.session is None or not 0 <= row < len(self.session.items):
-            return None
-        return self.session.items[row].note
-
     def _update_progress(self) -> None:
         session = self.session
         if session is None:
@@ -489,14 +498,16 @@ class JudgingScreen(QWidget):
         action = next((self.keymap[n] for n in key_names(event) if n in self.keymap), None)
         if action is None:
             return False
-        if self._writing or (event.isAutoRepeat() and not ACTIONS[action].repeats):
-            return True  # swallowed: a key during a write, or a held-down key
-        self.run_action(action)
+        fresh = self.keys.pressed(_key_id(event), event.timestamp(), event.isAutoRepeat())
+        if fresh or ACTIONS[action].repeats:  # a held-down key acts once, but moving
+            self.run_action(action)
         return True
 
+    def key_released(self, event: QKeyEvent) -> None:
+        """A key went up, wherever the focus was."""
+        self.keys.released(_key_id(event), event.timestamp(), event.isAutoRepeat())
+
     def run_action(self, action: str) -> None:
-        if self._writing:
-            return
         if action.startswith("grade"):
             self.grade(int(action[5:]))
         elif action in ("next", "previous"):
@@ -539,24 +550,23 @@ class JudgingScreen(QWidget):
 
     def grade(self, grade: int) -> None:
         row = self.current_row
-        if self.session is None or row < 0 or self._writing:
+        if self.session is None or row < 0:
             return
-        outcome = self._write(lambda: self.session.grade(row, grade, self.timer.elapsed_ms()))
-        if outcome.ok:
-            self.select_row(self.session.next_unjudged(row))
+        self._submit(self.session.grade(row, grade, self.timer.elapsed_ms()))
+        self.select_row(self.session.next_unjudged(row))
 
     def clear(self) -> None:
         row = self.current_row
-        if self.session is not None and row >= 0 and not self._writing:
-            self._write(lambda: self.session.clear(row))
+        if self.session is not None and row >= 0:
+            self._submit(self.session.clear(row))
 
     def skip(self, reason: str | None = None) -> None:
         """Mark the current result "cannot judge", then offer to type a reason."""
         row = self.current_row
-        if self.session is None or row < 0 or self._writing:
+        if self.session is None or row < 0:
             return
-        outcome = self._write(lambda: self.session.skip(row, reason, self.timer.elapsed_ms()))
-        if outcome.ok and reason is None:
+        self._submit(self.session.skip(row, reason, self.timer.elapsed_ms()))
+        if reason is None:
             self._open_note(for_skip=True)
 
     def edit_note(self) -> None:
@@ -569,55 +579,101 @@ class JudgingScreen(QWidget):
         self._open_note(for_skip=False)
 
     def undo(self) -> None:
-        if self.session is not None and not self._writing:
-            self._history(self.session.undo)
+        if self.session is not None:
+            self._submit(self.session.undo())
 
     def redo(self) -> None:
-        if self.session is not None and not self._writing:
-            self._history(self.session.redo)
+        if self.session is not None:
+            self._submit(self.session.redo())
 
-    def _history(self, step) -> None:  # type: ignore[no-untyped-def]
-        outcome = self._write(step)
-        event = outcome.event
-        if event is None or self.session is None:
-            return
+    def _submit(self, change: Change) -> None:
+        """Show ``change`` at once and queue it to be written after every earlier one."""
+        session = self.session
+        assert session is not None
+        self.in_flight += 1
+        self._last_change = change
+        self.writes.submit(
+            session.database,
+            change.write,
+            lambda event, error: self._settled.emit(session, change, event, error),
+        )
+        self._show_changed(session.row_of_pair(change.pair))
+        self._wait_timer.start()
+
+    def _settle(
+        self,
+        session: JudgingSession,
+        change: Change,
+        event: JudgmentEvent | None,
+        error: BaseException | None,
+    ) -> None:
+        """A change was written (or failed): show it as saved (or unsaved, with why)."""
+        self.in_flight -= 1
+        outcome = session.settle(change, event, error)
+        if session is self.session:
+            row = session.row_of_pair(change.pair)
+            if change.pair is None and outcome.event is not None:
+                row = self._history_row(outcome.event)
+            self._show_changed(row)
+            self._report(outcome, banner=True)
+            if not outcome.ok and change is self._last_change and row is not None:
+                self.select_row(row)  # nothing asked since: the same key tries again
+        elif not outcome.ok:  # a change of the session before this one: still said
+            self._report(outcome, banner=False)
+        if self.in_flight == 0:
+            self._wait_timer.stop()
+            self.waiting = ""
+            self.idle.emit()
+
+    def _history_row(self, event: JudgmentEvent) -> int | None:
+        """The row of an undone or redone change: selected, its query opened, when nothing
+        else is on its way (a later key has moved on)."""
+        assert self.session is not None
+        if self.in_flight:
+            return self.session.row_of_pair((event.query_id, event.document_id))
         if self.session.query is None or event.query_id != self.session.query.id:
             index = self.session.query_index_of(event.query_id)
             if index is None:
-                return
+                return None
             self.open_query(index)
         row = self.session.row_of(event.document_id)
         if row is not None:
             self.select_row(row)
+        return row
 
-    def _write(self, change) -> Outcome:  # type: ignore[no-untyped-def]
-        """Run one write with the key guard up; keys that arrived meanwhile are dropped."""
-        shown = self._shown_note()
-        self._writing = True
-        try:
-            outcome = change()
-            # deliver the input queued while the write ran: the guard drops it
-            QCoreApplication.processEvents()
-        finally:
-            self._writing = False
-        self.last_outcome = outcome
-        self.results_model.row_changed(self.current_row)
-        for row in self.session.unsaved if self.session else ():
+    def _show_changed(self, row: int | None) -> None:
+        """Repaint a changed row, the progress, and the document pane if it shows that row."""
+        if row is not None:
             self.results_model.row_changed(row)
+            if row == self.current_row:
+                self._show_document()  # it shows the note
         self._update_progress()
-        if self._shown_note() != shown:  # the document pane shows the note
-            self._show_document()
+
+    def _report(self, outcome: Outcome, *, banner: bool) -> None:
         if outcome.ok:
-            self.error_banner.hide()
+            if banner:
+                self.error_banner.hide()
             self.message.emit(outcome.message, False)
-        else:
+            return
+        if banner:
             self.error_banner.setText(
                 f"<b>{outcome.message}.</b> The change is kept on screen as unsaved; press the "
                 f"key again to retry. ({outcome.error})"
             )
             self.error_banner.show()
-            self.message.emit(f"{outcome.message}: {outcome.error}", True)
-        return outcome
+        self.message.emit(f"{outcome.message}: {outcome.error}", True)
+
+    def _show_waiting(self) -> None:
+        """While a change waits for the database, say so with the time it has waited."""
+        waited = self.writes.busy_seconds()
+        if self.in_flight == 0 or waited * 1000 < WAIT_NOTICE_MS:
+            return
+        queued = f"{self.in_flight} change{'s' if self.in_flight != 1 else ''}"
+        self.waiting = (
+            f"Waiting for the database: another program is writing to it, {waited:.0f} s. "
+            f"{queued} queued, each saved in order as soon as it is free."
+        )
+        self.message.emit(self.waiting, False)
 
     # the inline note editor ------------------------------------------------------------------
 
@@ -646,7 +702,7 @@ class JudgingScreen(QWidget):
         row, self._note_row = self._note_row, -1
         if save and self.session is not None and 0 <= row < len(self.session.items):
             if text != (self.session.items[row].note or ""):
-                self._write(lambda: self.session.set_note(row, text or None))
+                self._submit(self.session.set_note(row, text or None))
         self.result_view.setFocus()
         if self._note_for_skip and self.session is not None and row == self.current_row >= 0:
             self._note_for_skip = False
@@ -668,6 +724,11 @@ class JudgingScreen(QWidget):
             ):
                 self._close_note(save=True)
         return super().eventFilter(watched, event)
+
+
+def _key_id(event: QKeyEvent) -> int:
+    """The physical key where the system says which it is, else Qt's key code."""
+    return event.nativeScanCode() or event.key()
 
 
 def _escape(text: str | None) -> str:

@@ -97,3 +97,41 @@ def key_label(key: str) -> str:
     if len(key) == 1:
         return key.lower()
     return "Enter" if key == "Return" else key.replace("Num+", "Numpad ")
+
+
+REPEAT_GAP_MS = 30
+"""A key pressed again sooner than this after its release was not lifted by a finger: the
+window system repeats a held-down key as a release and a press at the same moment."""
+
+
+class RepeatGuard:
+    """Tells a key's first press from the presses a held-down key repeats, also where the
+    window system does not mark them (Xvfb, VNC): a key pressed again before its release, or
+    within REPEAT_GAP_MS of it, is held down. Keys are ints; times are the window system's
+    milliseconds (0: unknown, as for synthesized events)."""
+
+    def __init__(self) -> None:
+        self._down: set[int] = set()
+        self._released: dict[int, int] = {}
+
+    def pressed(self, key: int, at_ms: int, marked: bool) -> bool:
+        """Whether this press of ``key`` is a fresh one (``marked``: the system says it
+        repeats)."""
+        released = self._released.get(key)
+        quick = bool(at_ms) and released is not None and 0 <= at_ms - released < REPEAT_GAP_MS
+        fresh = not (marked or key in self._down or quick)
+        self._down.add(key)
+        return fresh
+
+    def released(self, key: int, at_ms: int, marked: bool) -> None:
+        """``key`` went up (unless ``marked`` as the release of a repeat)."""
+        if marked:
+            return
+        self._down.discard(key)
+        if at_ms:
+            self._released[key] = at_ms
+
+    def reset(self) -> None:
+        """Forget every key: the window lost the keyboard, its releases go elsewhere."""
+        self._down.clear()
+        self._released.clear()

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
     QComboBox,
-    QDialog,
     QDialogButtonBox,
     QGridLayout,
     QHBoxLayout,
@@ -35,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from judge_app.errors import JudgeAppError
 from judge_app.gui.theme import grade_colour, text_on
-from judge_app.gui.workers import Worker
+from judge_app.gui.workers import TaskDialog, Worker
 from judge_app.store import open_database
 from judge_app.store.assignments import AssignmentPlan, plan_assignments, write_assignments
 from judge_app.store.queue import PoolSettings, pooled_pair_count, set_pool_settings
@@ -47,7 +46,7 @@ if TYPE_CHECKING:
 FIRST_RUN = "(the first run by name)"
 
 
-class LeadDialog(QDialog):
+class LeadDialog(TaskDialog):
     """The frame of a lead's dialog: a title, a line of text, the content, the buttons.
     Each dialog builds its content, calls ``finish_layout()`` and defines ``save()``."""
 
@@ -307,13 +306,12 @@ class AssignDialog(LeadDialog):
             with open_database(url, create=False) as database, database.transaction() as s:
                 return write_assignments(s, plan, replace=replace)
 
-        task = self.window_.run_task("Assigning", work, cancellable=False)
-        self.setEnabled(False)
-        task.returned.connect(self._assigned_done)
-        task.errored.connect(lambda error: self.show_error(f"Nothing was assigned: {error}"))
-        task.finished.connect(lambda: self.setEnabled(True))
+        self.wait_for(self.window_.run_task("Assigning", work, cancellable=False))
 
-    def _assigned_done(self, _added: int) -> None:
+    def _failed(self, error: BaseException) -> None:
+        self.show_error(f"Nothing was assigned: {error}")
+
+    def _succeeded(self, _added: object) -> None:
         assert self.plan is not None
         total, raters = sum(self.plan.load().values()), len(self.plan.queues)
         self.window_.refresh_judging()

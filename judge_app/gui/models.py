@@ -26,6 +26,7 @@ class Role(IntEnum):
     URL = USER + 5
     PROGRESS = USER + 6  # of a queue query: "q01 · 7 / 12"
     COMPLETE = USER + 7  # of a queue query: every result judged
+    PENDING = USER + 8  # a change of the result is on its way to the database
 
 
 class Column(IntEnum):
@@ -111,7 +112,8 @@ class ResultsModel(QAbstractTableModel):
         if not 0 <= row < len(self._session.items):
             return None
         item = self._session.items[row]
-        unsaved = self._session.unsaved.get(row)
+        pending = self._session.pending_at(row)
+        unsaved = None if pending else self._session.unsaved_at(row)  # being tried again
         if role == _DISPLAY:
             if column == Column.POSITION:
                 return str(item.position)
@@ -121,6 +123,8 @@ class ResultsModel(QAbstractTableModel):
                 return item.url or ""
             return self._grade_text(item, unsaved)
         if role == _TOOLTIP:
+            if column == Column.GRADE and pending:
+                return "Saving…"
             if column == Column.GRADE and item.note:
                 return f"Note: {item.note}"
             if column == Column.TITLE:
@@ -136,6 +140,8 @@ class ResultsModel(QAbstractTableModel):
             return item.skipped
         if role == Role.UNSAVED:
             return unsaved
+        if role == Role.PENDING:
+            return pending
         if role == Role.NOTE:
             return item.note
         if role == Role.URL:

@@ -1,10 +1,10 @@
 """The state of one rater's judging session, without Qt: the queue, the open query's items,
-and each change written as one transaction. The judging screen binds its widgets to it."""
+and the changes asked for, on their way to the database and settled. The judging screen binds
+its widgets to it."""
 
 from __future__ import annotations
 
 import dataclasses
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from judge_app.errors import JudgeAppError
 from judge_app.store import Database
 from judge_app.store import judgments as store
+from judge_app.store.judgments import JudgmentState, event_states
 from judge_app.store.models import JudgmentEvent
 from judge_app.store.queue import (
     Item,
@@ -28,24 +29,52 @@ from judge_app.store.queue import (
 )
 from judge_app.store.settings import GradeLabel, scale
 
+Pair = tuple[int, int]
+"""(query id, document id): what a judgment is about."""
+
 
 @dataclass(frozen=True)
 class Outcome:
-    """What a write did: ``message`` for the status bar, ``error`` when it failed, the
-    ``event`` written (None when nothing changed) and how long the commit took."""
+    """What a written change did: ``message`` for the status bar, ``error`` when it failed,
+    and the ``event`` written (None when nothing changed)."""
 
     message: str
     error: str | None = None
     event: JudgmentEvent | None = None
-    seconds: float = 0.0
 
     @property
     def ok(self) -> bool:
         return self.error is None
 
 
+@dataclass(frozen=True)
+class Change:
+    """A change the rater asked for, aimed when the key was pressed at one result (``pair``;
+    None for undo and redo, which the store aims); ``write`` commits it on a session."""
+
+    write: Callable[[Session], JudgmentEvent | None]
+    pending: str  # what is being saved: "grade 3"
+    done: str  # what was saved: "grade 3 (Relevant)"; for undo and redo: "Undone"
+    pair: Pair | None = None
+    where: str = ""  # "d12 (query q01)"
+
+
+@dataclass
+class _InFlight:
+    """A pair with changes on their way to the database."""
+
+    saved: JudgmentState | None  # what the database holds, as far as this session knows
+    shown: JudgmentState | None  # what the screen shows: the latest change asked for
+    count: int = 0
+
+
 class JudgingSession:
-    """One rater judging the queries of their queue."""
+    """One rater judging the queries of their queue.
+
+    A change is asked for (``grade``, ``skip``, …: shown at once, as pending), written
+    elsewhere (``Change.write``, on a write queue's thread) and settled (``settle``: shown as
+    saved, or as unsaved with the reason). Everything but ``Change.write`` runs on one thread.
+    """
 
     def __init__(self, database: Database, rater_id: int, rater_name: str) -> None:
         self.database = database
@@ -58,8 +87,9 @@ class JudgingSession:
             self.progress: dict[int, Progress] = queue_progress(session, rater_id, self.pool)
         self.query_index = -1
         self.items: list[Item] = []
-        # changes a failed write could not save, by row: shown as unsaved, never dropped
-        self.unsaved: dict[int, str] = {}
+        self.in_flight: dict[Pair, _InFlight] = {}
+        # changes a failed write could not save: shown as unsaved, never dropped
+        self.unsaved: dict[Pair, str] = {}
 
     # reading ---------------------------------------------------------------------------------
 
@@ -74,12 +104,17 @@ class JudgingSession:
         return None
 
     def open_query(self, index: int) -> None:
-        """Load the items of the queue's ``index``-th query."""
+        """Load the items of the queue's ``index``-th query, showing the changes still on
+        their way as they will be."""
         query = self.queue[index]
         with self.database.reading() as session:
-            self.items = query_items(session, self.rater_id, query.id, self.pool)
+            items = query_items(session, self.rater_id, query.id, self.pool)
+        for row, item in enumerate(items):
+            flight = self.in_flight.get((query.id, item.document_id))
+            if flight is not None:
+                items[row] = _showing(item, flight.shown)
+        self.items = items
         self.query_index = index
-        self.unsaved = {}
         self.progress[query.id] = items_progress(self.items)
 
     def query_progress(self) -> Progress:
@@ -106,112 +141,196 @@ class JudgingSession:
                 return row
         return None
 
-    # writing ---------------------------------------------------------------------------------
+    def row_of_pair(self, pair: Pair | None) -> int | None:
+        """The row showing ``pair``, if its query is the one open."""
+        if pair is None or self.query is None or pair[0] != self.query.id:
+            return None
+        return self.row_of(pair[1])
 
-    def grade(self, row: int, grade: int, duration_ms: int | None = None) -> Outcome:
+    def unsaved_at(self, row: int) -> str | None:
+        """What a failed write could not save for the result at ``row``, if anything."""
+        if not self.unsaved or not 0 <= row < len(self.items):
+            return None
+        return self.unsaved.get(self._pair(row))
+
+    def pending_at(self, row: int) -> bool:
+        """Whether a change of the result at ``row`` is on its way to the database."""
+        return (
+            bool(self.in_flight)
+            and 0 <= row < len(self.items)
+            and self._pair(row) in self.in_flight
+        )
+
+    # asking for changes ----------------------------------------------------------------------
+
+    def grade(self, row: int, grade: int, duration_ms: int | None = None) -> Change:
         label = self.scale[grade].label
-        return self._write(
+        note = self.items[row].note
+        return self._ask(
             row,
-            lambda s, item: store.set_grade(
-                s, self.rater_id, self._query_id, item.document_id, grade, duration_ms=duration_ms
+            JudgmentState(grade, False, note),
+            lambda s, query, document: store.set_grade(
+                s, self.rater_id, query, document, grade, duration_ms=duration_ms
             ),
             done=f"grade {grade} ({label})",
             pending=f"grade {grade}",
         )
 
-    def skip(self, row: int, reason: str | None = None, duration_ms: int | None = None) -> Outcome:
-        return self._write(
+    def skip(self, row: int, reason: str | None = None, duration_ms: int | None = None) -> Change:
+        note = reason if reason is not None else self.items[row].note
+        return self._ask(
             row,
-            lambda s, item: store.skip(
-                s, self.rater_id, self._query_id, item.document_id, reason=reason,
-                duration_ms=duration_ms,
+            JudgmentState(None, True, note),
+            lambda s, query, document: store.skip(
+                s, self.rater_id, query, document, reason=reason, duration_ms=duration_ms
             ),
             done="skipped (cannot judge)",
             pending="skip",
-        )  # fmt: skip
+        )
 
-    def clear(self, row: int) -> Outcome:
-        return self._write(
+    def clear(self, row: int) -> Change:
+        return self._ask(
             row,
-            lambda s, item: store.clear(s, self.rater_id, self._query_id, item.document_id),
+            None,
+            lambda s, query, document: store.clear(s, self.rater_id, query, document),
             done="grade cleared",
             pending="clear",
         )
 
-    def set_note(self, row: int, note: str | None) -> Outcome:
-        return self._write(
+    def set_note(self, row: int, note: str | None) -> Change:
+        item = self.items[row]
+        return self._ask(
             row,
-            lambda s, item: store.set_note(
-                s, self.rater_id, self._query_id, item.document_id, note
-            ),
+            JudgmentState(item.grade, item.skipped, note or None),
+            lambda s, query, document: store.set_note(s, self.rater_id, query, document, note),
             done="note saved" if note else "note removed",
             pending="note",
         )
 
-    def undo(self) -> Outcome:
-        return self._history(store.undo, "Undone", "Nothing to undo")
+    def undo(self) -> Change:
+        return Change(lambda s: store.undo(s, self.rater_id), pending="undo", done="Undone")
 
-    def redo(self) -> Outcome:
-        return self._history(store.redo, "Redone", "Nothing to redo")
+    def redo(self) -> Change:
+        return Change(lambda s: store.redo(s, self.rater_id), pending="redo", done="Redone")
 
-    @property
-    def _query_id(self) -> int:
+    def _pair(self, row: int) -> Pair:
         assert self.query is not None
-        return self.query.id
+        return self.query.id, self.items[row].document_id
 
-    def _write(
+    def _ask(
         self,
         row: int,
-        change: Callable[[Session, Item], JudgmentEvent | None],
+        wanted: JudgmentState | None,
+        write: Callable[[Session, int, int], JudgmentEvent | None],
         *,
         done: str,
         pending: str,
-    ) -> Outcome:
-        item = self.items[row]
-        start = time.perf_counter()
-        try:
-            event = self.database.write(lambda session: change(session, item))
-        except (JudgeAppError, OSError) as error:
-            self.unsaved[row] = pending
-            return Outcome(f"Not saved: {pending} for {item.external_id}", error=str(error))
-        seconds = time.perf_counter() - start
-        self.unsaved.pop(row, None)
-        if event is not None:
-            self._apply(event)
-        where = f"{item.external_id} (query {self.query.external_id})"  # type: ignore[union-attr]
-        if event is None:
-            return Outcome(f"Unchanged: {where}", seconds=seconds)
-        return Outcome(f"Saved: {done} for {where}", event=event, seconds=seconds)
+    ) -> Change:
+        """Show ``wanted`` at ``row`` at once; the change that writes it."""
+        query, document = pair = self._pair(row)
+        shown = _state_of(self.items[row])
+        flight = self.in_flight.setdefault(pair, _InFlight(saved=shown, shown=shown))
+        flight.count += 1
+        self._show(pair, flight.shown, wanted)
+        flight.shown = wanted
+        where = f"{self.items[row].external_id} (query {self.queue[self.query_index].external_id})"
+        return Change(lambda s: write(s, query, document), pending, done, pair, where)
 
-    def _history(self, step: Callable[[Session, int], JudgmentEvent | None], done: str, none: str):
-        start = time.perf_counter()
-        try:
-            event = self.database.write(lambda session: step(session, self.rater_id))
-        except (JudgeAppError, OSError) as error:
-            return Outcome(f"{done[:-1]} failed", error=str(error))
-        seconds = time.perf_counter() - start
+    # settling what was written ---------------------------------------------------------------
+
+    def settle(
+        self, change: Change, event: JudgmentEvent | None, error: BaseException | None
+    ) -> Outcome:
+        """Show what became of ``change``: written (``event``, None if nothing changed) or
+        failed (``error``)."""
+        if change.pair is None:
+            return self._settle_history(change, event, error)
+        flight = self.in_flight[change.pair]
+        flight.count -= 1
+        if error is None:
+            self.unsaved.pop(change.pair, None)
+            if event is not None:
+                flight.saved = _event_state(event)
+        else:
+            self.unsaved[change.pair] = change.pending
+        if flight.count == 0:  # the last change of the pair: show what the database holds
+            del self.in_flight[change.pair]
+            self._show(change.pair, flight.shown, flight.saved)
+        if error is not None:
+            return Outcome(f"Not saved: {change.pending} for {change.where}", _reason(error))
         if event is None:
-            return Outcome(none, seconds=seconds)
-        self._apply(event)
+            return Outcome(f"Unchanged: {change.where}")
+        return Outcome(f"Saved: {change.done} for {change.where}", event=event)
+
+    def _settle_history(
+        self, change: Change, event: JudgmentEvent | None, error: BaseException | None
+    ) -> Outcome:
+        if error is not None:
+            return Outcome(f"{change.pending.capitalize()} failed", _reason(error))
+        if event is None:
+            return Outcome(f"Nothing to {change.pending}")
+        pair = (event.query_id, event.document_id)
+        old, new = event_states(event)
+        flight = self.in_flight.get(pair)
+        if flight is not None:  # a later change of the pair is on its way: it will show
+            flight.saved = new
+        else:
+            self._show(pair, old, new)
         query = next((q for q in self.queue if q.id == event.query_id), None)
         name = query.external_id if query else "?"
         what = _describe_state(event.new_grade, event.new_skipped, self.scale)
-        return Outcome(f"{done}: now {what} (query {name})", event=event, seconds=seconds)
+        return Outcome(f"{change.done}: now {what} (query {name})", event=event)
 
-    def _apply(self, event: JudgmentEvent) -> None:
-        """Show a written change in the items and the progress counts."""
-        if self.query is None or event.query_id != self.query.id:
-            return  # the screen opens that query, which reloads it
-        row = self.row_of(event.document_id)
-        if row is None:
-            return
-        self.items[row] = dataclasses.replace(
-            self.items[row],
-            grade=event.new_grade,
-            skipped=bool(event.new_skipped),
-            note=event.new_note,
-        )
-        self.progress[self.query.id] = items_progress(self.items)
+    def _show(self, pair: Pair, old: JudgmentState | None, new: JudgmentState | None) -> None:
+        """Show ``new`` for ``pair`` (which showed ``old``) and count it in the progress."""
+        query_id, document_id = pair
+        row = self.row_of_pair(pair)
+        if row is not None:
+            self.items[row] = _showing(self.items[row], new)
+            self.progress[query_id] = items_progress(self.items)
+        elif query_id in self.progress:
+            self.progress[query_id] = _recounted(self.progress[query_id], old, new)
+
+
+def _state_of(item: Item) -> JudgmentState | None:
+    """What ``item`` shows of the rater's judgment (None: none)."""
+    return JudgmentState(item.grade, item.skipped, item.note) if item.judged else None
+
+
+def _showing(item: Item, state: JudgmentState | None) -> Item:
+    """``item`` showing ``state`` as the rater's judgment."""
+    if state is None:
+        return dataclasses.replace(item, grade=None, skipped=False, note=None)
+    return dataclasses.replace(item, grade=state.grade, skipped=state.skipped, note=state.note)
+
+
+def _event_state(event: JudgmentEvent) -> JudgmentState | None:
+    return event_states(event)[1]
+
+
+def _recounted(
+    progress: Progress, old: JudgmentState | None, new: JudgmentState | None
+) -> Progress:
+    """``progress`` with a pair's judgment changed from ``old`` to ``new``."""
+
+    def counts(state: JudgmentState | None) -> tuple[int, int]:
+        if state is None:
+            return 0, 0
+        return (0, 1) if state.skipped else (1, 0)
+
+    (old_graded, old_skipped), (new_graded, new_skipped) = counts(old), counts(new)
+    return dataclasses.replace(
+        progress,
+        graded=progress.graded - old_graded + new_graded,
+        skipped=progress.skipped - old_skipped + new_skipped,
+    )
+
+
+def _reason(error: BaseException) -> str:
+    """A failed write's reason in words: ours carry one; anything else is named by its type."""
+    if isinstance(error, (JudgeAppError, OSError)):
+        return str(error)
+    return f"{type(error).__name__}: {error}"
 
 
 def _describe_state(grade: int | None, skipped: bool | None, labels: list[GradeLabel]) -> str:

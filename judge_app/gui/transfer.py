@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from judge_app.errors import JudgeAppError
-from judge_app.gui.workers import Worker
+from judge_app.gui.workers import TaskDialog, Worker
 from judge_app.io.errors import ImportFileError, Problem
 from judge_app.store import open_database
 
@@ -192,7 +192,7 @@ class FileField(QWidget):
         return Path(text).expanduser() if text else None
 
 
-class ImportDialog(QDialog):
+class ImportDialog(TaskDialog):
     """Which files to import; lists the problems when the import is refused."""
 
     def __init__(self, window: MainWindow) -> None:
@@ -321,12 +321,11 @@ class ImportDialog(QDialog):
     def start(self) -> None:
         """Run the import in the background; the dialog waits, disabled, for its outcome."""
         task = self._window.start_import(self.request())
-        if task is None:
-            return
-        self.setEnabled(False)
-        task.returned.connect(lambda _summary: self.accept())
-        task.errored.connect(self.show_problems)
-        task.finished.connect(lambda: self.setEnabled(True))
+        if task is not None:
+            self.wait_for(task)
+
+    def _failed(self, error: BaseException) -> None:
+        self.show_problems(error)
 
     def show_problems(self, error: BaseException) -> None:
         problems, total = problems_of(error)
@@ -366,7 +365,7 @@ class ImportDialog(QDialog):
         QGuiApplication.clipboard().setText("\n".join(lines))
 
 
-class ExportDialog(QDialog):
+class ExportDialog(TaskDialog):
     """Judgments as CSV, or qrels with the raters' grades aggregated."""
 
     def __init__(self, window: MainWindow, raters: list[str]) -> None:
@@ -489,13 +488,12 @@ class ExportDialog(QDialog):
             self._show_error(f"Folder {request.path.parent} does not exist")
             return
         task = self._window.start_export(request)
-        if task is None:
-            return
-        self.setEnabled(False)
-        self.error.hide()
-        task.returned.connect(lambda _text: self.accept())
-        task.errored.connect(lambda error: self._show_error(describe_error(error)))
-        task.finished.connect(lambda: self.setEnabled(True))
+        if task is not None:
+            self.error.hide()
+            self.wait_for(task)
+
+    def _failed(self, error: BaseException) -> None:
+        self._show_error(describe_error(error))
 
     def _show_error(self, text: str) -> None:
         self.error.setText(f"Nothing was exported: {text}")

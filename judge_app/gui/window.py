@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, QThreadPool
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -433,7 +433,7 @@ class MainWindow(QMainWindow):
         idle = self.task is None
         judging = self.pages.currentWidget() is self.judging and self.judging.session is not None
         for action in self.judge_actions.values():
-            action.setEnabled(judging and idle)
+            action.setEnabled(judging)
         has_database = self.database is not None and idle
         self.judge_actions["change_rater"].setEnabled(has_database)
         for action in (
@@ -714,8 +714,12 @@ class MainWindow(QMainWindow):
 
     def refresh_judging(self) -> None:
         """Read the queue, progress, rubric and pool again (after an import or a lead's
-        change), staying on the same query and result where they still exist."""
+        change), staying on the same query and result where they still exist; once the
+        changes on their way are written, so that what is read holds them."""
         if self.database is None:
+            return
+        if self.judging.in_flight:
+            self.judging.idle.connect(self.refresh_judging, Qt.ConnectionType.SingleShotConnection)
             return
         if self.pages.currentWidget() is self.chooser:
             self.show_chooser()
@@ -741,18 +745,23 @@ class MainWindow(QMainWindow):
 
     def run_task(self, title: str, work, *, cancellable: bool = True) -> Task:  # type: ignore[no-untyped-def]
         """Run ``work(worker)`` off the UI thread with a progress dialog after 600 ms. The
-        pages take no input meanwhile (a grade would wait for the work's transaction)."""
+        evaluation and agreement pages take no input meanwhile; judging goes on (its grades
+        queue behind the work's transaction, if it has one)."""
         task = Task(self, title, work, cancellable=cancellable)
         task.finished.connect(lambda: self._task_done(task))
         self.task = task
-        self.pages.setEnabled(False)
+        self._analysis_enabled(False)
         self._update_actions()
         return task.start()
+
+    def _analysis_enabled(self, enabled: bool) -> None:
+        for page in (self.analysis.evaluation_view, self.analysis.agreement_view):
+            page.setEnabled(enabled)
 
     def _task_done(self, task: Task) -> None:
         if self.task is task:
             self.task = None
-        self.pages.setEnabled(True)
+        self._analysis_enabled(True)
         self._update_actions()
         if self.pages.currentWidget() is self.judging:
             self.judging.result_view.setFocus()
@@ -762,21 +771,36 @@ class MainWindow(QMainWindow):
     # events ----------------------------------------------------------------------------------
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() in _INPUT_EVENTS:
+        kind = event.type()
+        if kind in _INPUT_EVENTS:
             self.judging.timer.touch()
+        elif kind == QEvent.Type.KeyRelease:
+            self.judging.key_released(event)  # type: ignore[arg-type]
         return super().eventFilter(watched, event)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.ActivationChange:
-            self.judging.timer.set_active(self.isActiveWindow())
+            active = self.isActiveWindow()
+            self.judging.timer.set_active(active)
+            if not active:
+                self.judging.keys.reset()  # the keys' releases go to another window
         super().changeEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        """Close once the background work has stopped and every change asked for is
+        written: a grade on its way is never dropped."""
         if self.task is not None and self.task.running:
             self.task.cancel()
-            self.task.worker.signals.finished.connect(self.close)  # close once it stopped
+            self.task.finished.connect(self.close)  # close once it stopped
             event.ignore()
             return
+        if self.judging.in_flight:
+            count = self.judging.in_flight
+            self.show_message(f"Saving {count} change{'s' if count != 1 else ''} before closing…")
+            self.judging.idle.connect(self.close, Qt.ConnectionType.SingleShotConnection)
+            event.ignore()
+            return
+        QThreadPool.globalInstance().waitForDone()  # workers past their last signal
         app = QApplication.instance()
         if app is not None:
             app.removeEventFilter(self)

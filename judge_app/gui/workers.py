@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
-from PySide6.QtWidgets import QProgressDialog, QWidget
+from PySide6.QtWidgets import QDialog, QProgressDialog, QWidget
 
 PROGRESS_DELAY_MS = 600
 
@@ -173,3 +173,25 @@ class Task(QObject):
             self.dialog = None
         self.finished.emit()
         self.deleteLater()
+
+
+class TaskDialog(QDialog):
+    """A dialog that hands its work to a Task: disabled while the work runs, accepted when it
+    succeeds. Its slots are its own methods, so a task that ends after the dialog was deleted
+    reaches nothing (a lambda would call into the deleted dialog)."""
+
+    def wait_for(self, task: Task) -> None:
+        self.setEnabled(False)
+        task.returned.connect(self._succeeded)
+        task.errored.connect(self._failed)
+        task.finished.connect(self._work_done)
+
+    def _succeeded(self, _result: object) -> None:
+        self.accept()
+
+    def _failed(self, error: BaseException) -> None:
+        """Show why the work failed; the dialog stays open."""
+        raise NotImplementedError
+
+    def _work_done(self) -> None:
+        self.setEnabled(True)

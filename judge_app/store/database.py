@@ -142,6 +142,15 @@ class Database:
         with _translated_errors(self), self._reader() as session:
             yield session
 
+    def share(self) -> Database:
+        """Another handle on this database (the same engine), for its taker to close."""
+        shared = self._shared
+        if shared is None:
+            raise StoreError(f"{self.describe()} is closed")
+        with _ENGINES_LOCK:
+            shared.users += 1
+        return Database(shared, read_only=self.read_only)
+
     def close(self) -> None:
         """Let go of this handle; the engine closes with the last handle on the database."""
         shared, self._shared = self._shared, None
