@@ -277,8 +277,10 @@ def _add_packet_parser(commands: argparse._SubParsersAction) -> None:
         help="rater packets: one rater's work to judge offline, and merging it back",
         description="A packet is a SQLite file with one rater's queue (assigned queries, or "
         "all), their results and documents, the rubric and that rater's own judgments; the "
-        "rater opens it in judge-app like any database. Merging brings the rater's changes "
-        "back with their history; merging the same packet twice changes nothing.",
+        "rater opens it in judge-app like any database. The database records each packet it "
+        "issues; merging brings the changes back with their history, as the rater the packet "
+        "was issued to, and refuses a packet it did not issue or that names anyone else. "
+        "Merging the same packet twice changes nothing.",
     )
     actions = packet.add_subparsers(dest="packet_command", metavar="ACTION", required=True)
     export = actions.add_parser("export", help="write a rater's packet")

@@ -14,7 +14,7 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import text
+from sqlalchemy import inspect, text
 
 from judge_app.store import SchemaTooNewError, StoreError, database, open_database, reads, schema
 from judge_app.store.bulk import document_ids, query_ids
@@ -51,30 +51,75 @@ def _revisions():
         return [s.revision for s in ScriptDirectory.from_config(config).walk_revisions()][::-1]
 
 
+ROWS = {
+    "0001": [
+        "INSERT INTO query VALUES (1, 'q1', 'pizza', NULL, '2026-01-01 00:00:00')",
+        "INSERT INTO document VALUES (1, 'd1', 'Pizza places', NULL, NULL)",
+        "INSERT INTO run VALUES (1, 'bm25', NULL, '2026-01-01 00:00:00')",
+        "INSERT INTO result VALUES (1, 1, 1, 1, 1, 9.5)",
+        "INSERT INTO rater VALUES (1, 'ana', '2026-01-01 00:00:00', 1)",
+        "INSERT INTO assignment VALUES (1, 1, 0)",
+        "INSERT INTO judgment VALUES (1, 1, 1, 1, 3, 0, NULL, '2026-01-02 00:00:00', 800)",
+        "INSERT INTO judgment_event VALUES "
+        "(1, 1, 1, 1, 'merge', NULL, NULL, NULL, 3, 0, NULL, '2026-01-02 00:00:00', NULL)",
+        "INSERT INTO setting VALUES ('database.id', 'f00d')",
+        "INSERT INTO setting VALUES ('packet.merged.beef', '7')",  # merged before 0002
+    ],
+    "0002": ["INSERT INTO packet VALUES ('cafe', 1, '2026-01-02 00:00:00', 0, 1)"],
+}
+"""Rows in every table of each revision (what it adds), in an order foreign keys allow."""
+
+
+def _tables(connection) -> dict[str, list[tuple]]:
+    """Every judge_app table's rows."""
+    names = [name for name in inspect(connection).get_table_names() if name != "alembic_version"]
+    return {
+        name: connection.exec_driver_sql(f'SELECT * FROM "{name}" ORDER BY 1').fetchall()
+        for name in names
+    }
+
+
 @pytest.mark.parametrize("revision", _revisions())
 def test_every_revision_upgrades_to_head_keeping_rows(tmp_path, revision):
-    """A database made at an old revision, with data in it, opens at head with nothing lost."""
+    """A database made at an old revision, with rows in every table, opens at head with
+    nothing lost."""
     path = tmp_path / "old.sqlite"
     database = open_database(path)
     database.close()
+    revisions = _revisions()
     with database.engine.begin() as connection, schema._alembic_config(connection) as config:
         command.downgrade(config, "base")
         command.upgrade(config, revision)
-        connection.exec_driver_sql(
-            "INSERT INTO query (external_id, text, created_at) VALUES ('q1', 'pizza', '2026-01-01')"
-        )
-        connection.exec_driver_sql(
-            "INSERT INTO rater (name, created_at, active) VALUES ('ana', '2026-01-01', 1)"
-        )
+        for made in revisions[: revisions.index(revision) + 1]:
+            for row in ROWS[made]:
+                connection.exec_driver_sql(row)
+        before = _tables(connection)
+    assert all(before.values()), before  # every table has rows: add the new ones to ROWS
     reopened = open_database(path)
-    with reopened.reading() as session:
-        assert reads.queries_frame(session)["text"].tolist() == ["pizza"]
-        assert reads.raters_frame(session)["rater"].tolist() == ["ana"]
     with reopened.engine.connect() as connection:
+        after = _tables(connection)
         assert MigrationContext.configure(connection).get_current_heads() == (
             schema.head_revision(),
         )
     reopened.close()
+    assert {name: after[name] for name in before} == before
+
+
+def test_downgrading_from_0002_keeps_how_far_packets_were_merged(tmp_path):
+    path = tmp_path / "packets.sqlite"
+    database = open_database(path)
+    with database.engine.begin() as connection, schema._alembic_config(connection) as config:
+        for row in ROWS["0001"] + ROWS["0002"]:
+            connection.exec_driver_sql(row)
+        connection.exec_driver_sql("INSERT INTO packet VALUES ('d00d', 1, '2026-01-03', 1, NULL)")
+        command.downgrade(config, "0001")
+        settings = connection.exec_driver_sql("SELECT key, value FROM setting ORDER BY key")
+        assert settings.fetchall() == [
+            ("database.id", "f00d"),
+            ("packet.merged.beef", "7"),
+            ("packet.merged.cafe", "1"),
+        ]
+    database.close()
 
 
 def test_a_newer_schema_is_refused_and_the_file_left_alone(db_path):

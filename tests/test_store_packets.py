@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import re
 import shutil
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select
 
 from judge_app.cli import main
-from judge_app.store import StoreError, open_database
+from judge_app.store import StoreError, open_database, packets
 from judge_app.store.judgments import JudgmentState, clear, current_state, set_grade, skip, undo
 from judge_app.store.models import Document, Judgment, JudgmentEvent, Query, Rater, Result
 from judge_app.store.packets import export_packet, merge_packet
@@ -172,7 +175,7 @@ def test_refusals_change_nothing(source: Path, demo: Path, tmp_path: Path):
     other = tmp_path / "other.sqlite"
     assert main(["demo", str(other)]) == 0
     with open_database(other) as database:
-        with pytest.raises(StoreError, match="made from another database"):
+        with pytest.raises(StoreError, match="not issued by this database"):
             merge_packet(database, packet)
     assert out.read_text(encoding="utf-8") == "taken"
 
@@ -191,3 +194,252 @@ def test_packet_commands(source: Path, tmp_path: Path, capsys: pytest.CaptureFix
     assert "judgments: 0 added, 0 changed, 0 cleared" in capsys.readouterr().out
     assert main(["packet", "merge", str(source), str(tmp_path / "absent.judge")]) == 1
     assert "no such packet file" in capsys.readouterr().err
+
+
+def _dump(path: Path) -> list[str]:
+    """Every row and table of a SQLite database, as SQL: equal dumps, equal databases."""
+    with closing(sqlite3.connect(path)) as connection:
+        return list(connection.iterdump())
+
+
+def _tamper(packet: Path, *statements: str) -> None:
+    """Edit a packet file as anyone could, past its CHECK constraints and foreign keys."""
+    with closing(sqlite3.connect(packet)) as connection, connection:
+        connection.execute("PRAGMA ignore_check_constraints=ON")
+        for statement in statements:
+            connection.execute(statement)
+
+
+def _rater_ids(path: Path) -> dict[str, int]:
+    with closing(sqlite3.connect(path)) as connection:
+        return dict(connection.execute("SELECT name, id FROM rater"))
+
+
+@pytest.fixture
+def chloe_packet(source: Path, tmp_path: Path) -> Path:
+    """A packet issued to chloe, in which she regraded one result offline."""
+    out = tmp_path / "chloe.judge"
+    with open_database(source) as database:
+        export_packet(database, "chloe", out)
+    with open_database(out, create=False) as packet, packet.transaction() as session:
+        set_grade(session, rater(session, "chloe").id, *ids(session, "q01", "d0101"), 0)
+    return out
+
+
+def _refused(source: Path, packet: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """The message of ``packet merge`` refusing ``packet``, which changed nothing in
+    ``source``."""
+    before = _dump(source)
+    capsys.readouterr()
+    assert main(["packet", "merge", str(source), str(packet)]) == 1
+    said = capsys.readouterr()
+    assert said.out == ""
+    assert said.err.startswith(f"judge-app packet: {packet}: ")
+    assert "nothing was merged" in said.err
+    assert _dump(source) == before
+    return said.err
+
+
+def _grades(path: Path, rater_id: int) -> list[tuple]:
+    with closing(sqlite3.connect(path)) as connection:
+        return connection.execute(
+            "SELECT query_id, document_id, grade FROM judgment WHERE rater_id = ? ORDER BY 1, 2",
+            (rater_id,),
+        ).fetchall()
+
+
+def test_a_packet_issued_to_chloe_never_writes_as_ana(
+    source: Path, chloe_packet: Path, capsys: pytest.CaptureFixture[str]
+):
+    """The headline of issue 14: chloe's packet, edited so that its rater, judgments and
+    history say ana, would overwrite three of ana's grades; it is refused, they stay."""
+    ana, chloe = _rater_ids(source)["ana"], _rater_ids(source)["chloe"]
+    with open_database(chloe_packet, create=False) as packet, packet.transaction() as session:
+        for doc in ("d0102", "d0103"):  # d0101 too, in the fixture: all three 0, ana's not
+            set_grade(session, chloe, *ids(session, "q01", doc), 0)
+    anas = _grades(source, ana)
+    _tamper(
+        chloe_packet,
+        f"UPDATE rater SET id = {ana}, name = 'ana' WHERE id = {chloe}",
+        f"UPDATE judgment SET rater_id = {ana}",
+        f"UPDATE judgment_event SET rater_id = {ana}",
+        "UPDATE setting SET value = 'ana' WHERE key = 'packet.rater'",
+    )
+    with open_database(source) as database:
+        with pytest.raises(StoreError, match="issued to 'chloe'") as raised:
+            merge_packet(database, chloe_packet)
+    assert str(raised.value).startswith(f"{chloe_packet}: ")
+    message = _refused(source, chloe_packet, capsys)
+    assert "packet.rater says 'ana', but the packet was issued to 'chloe'" in message
+    assert _grades(source, ana) == anas
+
+
+TAMPERINGS = {
+    "another rater beside": (
+        "INSERT INTO rater (id, name, created_at, active) VALUES (999, 'zoe', '2026-01-01', 1)",
+        "holds rater 'zoe'",
+    ),
+    "the rater renamed": ("UPDATE rater SET name = 'chloé'", "holds rater 'chloé'"),
+    "the rater swapped for ana": (
+        "UPDATE rater SET id = 1, name = 'ana'",
+        r"holds rater 'ana' \(id 1\), but the packet was issued to 'chloe' \(rater 3\)",
+    ),
+    "packet.rater another": (
+        "UPDATE setting SET value = 'ana' WHERE key = 'packet.rater'",
+        "packet.rater says 'ana'",
+    ),
+    "packet.rater absent from the packet": (
+        "UPDATE setting SET value = 'zoe' WHERE key = 'packet.rater'",
+        "packet.rater says 'zoe'",
+    ),
+    "a judgment of another rater": (
+        "UPDATE judgment SET rater_id = 1 WHERE id = (SELECT MIN(id) FROM judgment)",
+        "judgment .* is rater 1's",
+    ),
+    "an event of another rater": (
+        "UPDATE judgment_event SET rater_id = 1",
+        "history event 1 is rater 1's",
+    ),
+    "grade 9": (
+        "UPDATE judgment_event SET new_grade = 9",
+        "history event 1: grade 9 is not a whole number from 0 to 5",
+    ),
+    "grade 2.5": (
+        "UPDATE judgment SET grade = 2.5 WHERE grade = 4",
+        "grade 2.5 is not a whole number from 0 to 5",
+    ),
+    "grade 'high'": (
+        "UPDATE judgment_event SET old_grade = 'high'",
+        "history event 1: grade 'high' is not a whole number from 0 to 5",
+    ),
+    "skipped with a grade": (
+        "UPDATE judgment_event SET new_skipped = 1",
+        "history event 1: skipped yet graded 0",
+    ),
+    "neither skipped nor graded": (
+        "UPDATE judgment SET grade = NULL WHERE grade = 3",
+        "neither graded nor skipped",
+    ),
+    "a judgment unlike its history": (
+        "UPDATE judgment SET grade = 5 WHERE (query_id, document_id) = "
+        "(SELECT query_id, document_id FROM judgment_event)",
+        r"judgment \d+ is not what history event 1 says",
+    ),
+    "an unknown query": (
+        "UPDATE judgment_event SET query_id = 9999",
+        "history event 1 names query id 9999, which .* does not have",
+    ),
+    "an unknown document": (
+        "UPDATE judgment_event SET document_id = 9999",
+        "history event 1 names document id 9999, which .* does not have",
+    ),
+    "a query id not a number": (
+        "UPDATE judgment_event SET query_id = 'q01'",
+        "history event 1: query_id 'q01' is not a whole number",
+    ),
+    "a time not a time": (
+        "UPDATE judgment_event SET at = 'yesterday'",
+        "history event 1: at 'yesterday' is not a time",
+    ),
+    "a negative duration": (
+        "UPDATE judgment SET duration_ms = -5",
+        "duration_ms -5 is not a whole number of milliseconds",
+    ),
+    "base 'abc'": (
+        "UPDATE setting SET value = 'abc' WHERE key = 'packet.base_event'",
+        "packet.base_event 'abc' is not a whole number",
+    ),
+    "base moved": (
+        "UPDATE setting SET value = '7' WHERE key = 'packet.base_event'",
+        "packet.base_event says 7, but this database issued it at event 0",
+    ),
+    "an id never issued": (
+        "UPDATE setting SET value = 'f00d' WHERE key = 'packet.id'",
+        "packet 'f00d' was not issued by this database",
+    ),
+}
+
+
+@pytest.mark.parametrize("tampering", TAMPERINGS)
+def test_a_tampered_packet_is_refused_and_changes_nothing(
+    source: Path, chloe_packet: Path, capsys: pytest.CaptureFixture[str], tampering: str
+):
+    statement, reason = TAMPERINGS[tampering]
+    _tamper(chloe_packet, statement)
+    assert re.search(reason, _refused(source, chloe_packet, capsys))
+
+
+def test_a_packet_merged_twice_changes_nothing_the_second_time(source: Path, chloe_packet: Path):
+    assert main(["packet", "merge", str(source), str(chloe_packet)]) == 0
+    merged = _dump(source)
+    assert main(["packet", "merge", str(source), str(chloe_packet)]) == 0
+    assert _dump(source) == merged
+
+
+def test_a_copy_of_the_database_made_before_the_export_refuses_the_packet(
+    source: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    """Same database.id, but it never issued the packet: refused, never merged on trust."""
+    with open_database(source) as database:
+        export_packet(database, "ben", tmp_path / "ben.judge")  # source has its id from now on
+    copy = tmp_path / "copy.sqlite"
+    shutil.copy(source, copy)
+    out = tmp_path / "chloe.judge"
+    assert main(["packet", "export", str(source), "--rater", "chloe", "--out", str(out)]) == 0
+    with open_database(out, create=False) as packet, packet.transaction() as session:
+        set_grade(session, rater(session, "chloe").id, *ids(session, "q01", "d0101"), 0)
+    assert "was not issued by this database" in _refused(copy, out, capsys)
+
+
+def test_offline_work_merges_after_other_raters_changed_the_history(source: Path, tmp_path: Path):
+    """The packet's own history continues from its rater's last event, which other raters'
+    later events do not hide."""
+    with open_database(source) as database, database.transaction() as session:
+        ben = rater(session, "ben").id
+        set_grade(session, ben, *ids(session, "q01", "d0101"), 5)
+        set_grade(session, ben, *ids(session, "q01", "d0102"), 5)
+    out = tmp_path / "chloe.judge"
+    with open_database(source) as database:
+        export_packet(database, "chloe", out)
+    with open_database(out, create=False) as packet, packet.transaction() as session:
+        chloe = rater(session, "chloe").id
+        pair = ids(session, "q16", "d1601")
+        set_grade(session, chloe, *pair, 2)
+    with open_database(source) as database:
+        assert merge_packet(database, out).added == 1
+        with database.reading() as session:
+            assert current_state(session, chloe, *pair) == JudgmentState(2, False, None)
+
+
+def test_export_records_the_packet_it_issues(source: Path, chloe_packet: Path):
+    with closing(sqlite3.connect(chloe_packet)) as connection:
+        packet_id = connection.execute("SELECT value FROM setting WHERE key = 'packet.id'")
+        packet_id = packet_id.fetchone()[0]
+    with closing(sqlite3.connect(source)) as connection:
+        issued = connection.execute(
+            "SELECT packet.id, rater.name, packet.issued_at, packet.merged_through"
+            " FROM packet JOIN rater ON rater.id = packet.rater_id"
+        ).fetchall()
+    assert len(packet_id) == 32 and int(packet_id, 16) >= 0
+    assert [(row[0], row[1], row[3]) for row in issued] == [(packet_id, "chloe", None)]
+    assert issued[0][2]
+
+
+def test_a_failed_export_changes_nothing(source: Path, tmp_path: Path, monkeypatch):
+    before = _dump(source)
+    nowhere = tmp_path / "nowhere" / "chloe.judge"
+    assert main(["packet", "export", str(source), "--rater", "chloe", "--out", str(nowhere)]) == 1
+    assert _dump(source) == before
+
+    setting = packets.set_setting
+
+    def full_disk(session, key: str, value: str) -> None:
+        if key == packets.PACKET_ID:  # the last step of writing the packet
+            raise StoreError("disk is full")
+        setting(session, key, value)
+
+    monkeypatch.setattr(packets, "set_setting", full_disk)
+    out = tmp_path / "chloe.judge"
+    assert main(["packet", "export", str(source), "--rater", "chloe", "--out", str(out)]) == 1
+    assert _dump(source) == before  # no database.id, no packet issued
+    assert not list(tmp_path.glob("chloe.judge*"))  # no packet, no -wal or -shm beside it

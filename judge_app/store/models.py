@@ -182,3 +182,20 @@ class Setting(Base):
 
     key: Mapped[str] = mapped_column(String(255), primary_key=True)
     value: Mapped[str] = mapped_column(Text)
+
+
+class Packet(Base):
+    """A rater packet this database issued: to whom, when, and how far it has been merged.
+
+    ``base_event`` is the last history event the packet was made with (of its rater, in its
+    queue): the packet's own events after it are the rater's offline work. ``merged_through``
+    is the last of those merged here, None until one is.
+    """
+
+    __tablename__ = "packet"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    rater_id: Mapped[int] = mapped_column(ForeignKey("rater.id"))
+    issued_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    base_event: Mapped[int] = mapped_column(Integer)
+    merged_through: Mapped[int | None] = mapped_column(Integer)
