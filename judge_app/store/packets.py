@@ -253,7 +253,7 @@ def merge_packet(database: Database, path: Path) -> MergeOutcome:
 def _read_packet(path: Path) -> PacketClaims:
     """What the packet file at ``path`` says; StoreError if it holds values of the wrong type
     or range, which no judge_app wrote."""
-    with open_database(path, create=False) as packet, packet.reading() as session:
+    with open_database(path, read_only=True) as packet, packet.reading() as session:
         settings = dict(session.execute(text(SETTINGS)).all())
         if any(settings.get(key) is None for key in (PACKET_ID, PACKET_RATER, PACKET_BASE)):
             raise StoreError(f"{path} is a judge_app database but not a rater packet")
