@@ -150,6 +150,7 @@ class JudgingScreen(QWidget):
         self.writes = WriteQueue()
         self.in_flight = 0  # changes asked for and not yet settled
         self._last_change: Change | None = None  # the latest change asked for
+        self._shown_note: str | None = None  # the note the document pane shows
         self.waiting = ""  # what the status bar says while a change waits for the database
         self._settled.connect(self._settle)
         self._wait_timer = QTimer(self)
@@ -455,6 +456,7 @@ class JudgingScreen(QWidget):
             self.document_view.setHtml("")
             return
         item = self.session.items[row]
+        self._shown_note = item.note
         palette = self.palette()
         muted = muted_text(palette)
         mark = MARK_STYLES["dark" if is_dark(palette) else "light"]
@@ -552,8 +554,9 @@ class JudgingScreen(QWidget):
         row = self.current_row
         if self.session is None or row < 0:
             return
-        self._submit(self.session.grade(row, grade, self.timer.elapsed_ms()))
+        change = self.session.grade(row, grade, self.timer.elapsed_ms())
         self.select_row(self.session.next_unjudged(row))
+        self._submit(change)
 
     def clear(self) -> None:
         row = self.current_row
@@ -592,13 +595,14 @@ class JudgingScreen(QWidget):
         assert session is not None
         self.in_flight += 1
         self._last_change = change
-        self.writes.submit(
+        self._show_changed(session.row_of_pair(change.pair))
+        if not self._wait_timer.isActive():
+            self._wait_timer.start()
+        self.writes.submit(  # last: its thread competes with the screen for the interpreter
             session.database,
             change.write,
             lambda event, error: self._settled.emit(session, change, event, error),
         )
-        self._show_changed(session.row_of_pair(change.pair))
-        self._wait_timer.start()
 
     def _settle(
         self,
@@ -645,8 +649,8 @@ class JudgingScreen(QWidget):
         """Repaint a changed row, the progress, and the document pane if it shows that row."""
         if row is not None:
             self.results_model.row_changed(row)
-            if row == self.current_row:
-                self._show_document()  # it shows the note
+            if row == self.current_row and self._shown_note != self.session.items[row].note:
+                self._show_document()
         self._update_progress()
 
     def _report(self, outcome: Outcome, *, banner: bool) -> None:

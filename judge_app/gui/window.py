@@ -800,6 +800,7 @@ class MainWindow(QMainWindow):
             self.judging.idle.connect(self.close, Qt.ConnectionType.SingleShotConnection)
             event.ignore()
             return
+        self.judging.writes.close()
         QThreadPool.globalInstance().waitForDone()  # workers past their last signal
         app = QApplication.instance()
         if app is not None:

@@ -5,14 +5,20 @@ database: ``submit`` returns at once, the change is committed on the queue's thr
 there, and retrying, while another program holds the database), and ``done`` is called with
 what it returned or the error it raised. Changes run in the order they were submitted; each
 is its own transaction, so one that fails does not stop the ones after it.
+
+The thread starts with the queue, so that a first change never waits for a thread to start
+(on a busy machine that can take tens of milliseconds). It is a daemon thread; a program that
+exits first waits for every change submitted to be written.
 """
 
 from __future__ import annotations
 
+import atexit
 import queue
-import sys
 import threading
 import time
+import traceback
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -21,39 +27,36 @@ from sqlalchemy.orm import Session
 from judge_app.store.database import Database
 
 Done = Callable[[Any, BaseException | None], None]
-IDLE_SECONDS = 0.5
-"""How long the queue's thread waits for more work before it ends (a new one starts on the
-next submit); a thread that ended cannot keep the program from exiting."""
+Job = tuple[Database, Callable[[Session], Any], Done]
 
 
 class WriteQueue:
     """An ordered queue of units of work, run on one thread of its own."""
 
     def __init__(self) -> None:
-        self._jobs: queue.SimpleQueue[tuple[Database, Callable[[Session], Any], Done]] = (
-            queue.SimpleQueue()
-        )
-        self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
+        self._jobs: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
+        self._idle = threading.Condition()
         self._queued = 0  # submitted and not yet done
         self._started: float | None = None  # when the change being written began
-        self._idle = threading.Condition(self._lock)
+        self._closed = False
+        threading.Thread(target=self._run, name="judge_app writes", daemon=True).start()
+        _QUEUES.add(self)
 
     def submit(self, database: Database, change: Callable[[Session], Any], done: Done) -> None:
         """Write ``change`` as one unit of work after every change submitted before it; then
         call ``done(result, None)`` or ``done(None, error)`` on the queue's thread."""
-        handle = database.share()  # the change outlives a window that closes its own handle
-        with self._lock:
+        handle = database.share()  # its own: the change outlives a window that closes its own
+        with self._idle:
+            if self._closed:
+                handle.close()
+                raise RuntimeError("the write queue is closed")
             self._queued += 1
             self._jobs.put((handle, change, done))
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="judge_app writes")
-                self._thread.start()
 
     @property
     def queued(self) -> int:
         """Changes submitted and not yet written (or failed)."""
-        with self._lock:
+        with self._idle:
             return self._queued
 
     def busy_seconds(self) -> float:
@@ -66,16 +69,16 @@ class WriteQueue:
         with self._idle:
             return self._idle.wait_for(lambda: self._queued == 0, timeout)
 
+    def close(self) -> None:
+        """End the thread once the changes submitted are written; nothing more is taken."""
+        with self._idle:
+            if not self._closed:
+                self._closed = True
+                self._jobs.put(None)
+
     def _run(self) -> None:
-        while True:
-            try:
-                handle, change, done = self._jobs.get(timeout=IDLE_SECONDS)
-            except queue.Empty:
-                with self._lock:
-                    if self._jobs.empty():
-                        self._thread = None
-                        return
-                continue
+        while (job := self._jobs.get()) is not None:
+            handle, change, done = job
             self._started = time.monotonic()
             try:
                 result, error = handle.write(change), None
@@ -87,8 +90,18 @@ class WriteQueue:
             try:
                 done(result, error)
             except Exception:  # the receiver's fault: reported, and the others still written
-                sys.excepthook(*sys.exc_info())
+                traceback.print_exc()
             finally:
                 with self._idle:
                     self._queued -= 1
                     self._idle.notify_all()
+
+
+_QUEUES: weakref.WeakSet[WriteQueue] = weakref.WeakSet()
+
+
+@atexit.register
+def _write_everything_queued() -> None:
+    """At exit, wait for the changes still queued: a daemon thread would be stopped."""
+    for writes in list(_QUEUES):
+        writes.wait_idle()
