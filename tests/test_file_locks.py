@@ -119,3 +119,90 @@ def test_a_confirmed_grade_survives_another_open_another_process_and_sigkill(
             "WHERE rater.name = 'lead' ORDER BY grade"
         ).fetchall()
     assert grades == [(1,), (5,)]
+
+
+WINDOW = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+    from judge_app.gui import create_main_window
+    from judge_app.gui.transfer import ExportRequest, ImportRequest
+
+    path, folder = sys.argv[1:3]
+    window = create_main_window(path, "lead")
+    window.show()
+
+    def settle(done):
+        deadline = time.monotonic() + 120
+        while not done():
+            assert time.monotonic() < deadline, window.status_text()
+            QApplication.processEvents()
+            time.sleep(0.005)
+
+    idle = lambda: window.task is None
+    # every lead page, each with its worker opening the same file again
+    window.analysis.show_evaluation()
+    settle(idle)
+    window.analysis.show_agreement()
+    settle(idle)
+    window.start_export(ExportRequest("qrels", Path(folder, "out.qrels")))
+    settle(idle)
+    window.start_import(ImportRequest(queries=Path(folder, "queries.csv")))
+    settle(idle)
+    window.show_judging()
+    print("OPENED", flush=True)
+    sys.stdin.readline()  # another program reads and closes the file meanwhile
+    judging = window.judging
+    item = judging.session.items[judging.current_row]
+    QTest.keyClick(judging.result_view, Qt.Key.Key_5)
+    settle(lambda: judging.in_flight == 0)
+    assert window.status_text().startswith("Saved: grade 5"), window.status_text()
+    print("CONFIRMED", judging.session.query.external_id, item.external_id, flush=True)
+    sys.stdin.readline()  # killed here
+    """
+)
+
+
+def test_a_grade_confirmed_by_the_window_survives_its_pages_another_process_and_sigkill(
+    demo: Path, tmp_path: Path
+):
+    path = tmp_path / "two.db"
+    path.write_bytes(demo.read_bytes())
+    (tmp_path / "queries.csv").write_text("query_id,text\nq99,a query of its own\n")
+    env = {
+        **os.environ,
+        "QT_QPA_PLATFORM": "offscreen",
+        "JUDGE_APP_SETTINGS": str(tmp_path / "settings.ini"),
+    }
+    child = subprocess.Popen(
+        [sys.executable, "-c", WINDOW, str(path), str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert child.stdout.readline().strip() == "OPENED", child.stderr.read()
+        _other_program_reads_and_closes(path)
+        child.stdin.write("\n")
+        child.stdin.flush()
+        confirmed = child.stdout.readline().split()
+        assert confirmed[:1] == ["CONFIRMED"], child.stderr.read()
+    finally:
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(timeout=30)
+    _, query, document = confirmed
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        grades = connection.execute(
+            "SELECT grade FROM judgment JOIN rater ON rater.id = judgment.rater_id "
+            "JOIN query ON query.id = judgment.query_id "
+            "JOIN document ON document.id = judgment.document_id "
+            "WHERE rater.name = 'lead' AND query.external_id = ? AND document.external_id = ?",
+            (query, document),
+        ).fetchall()
+    assert grades == [(5,)]
