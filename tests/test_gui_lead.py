@@ -97,7 +97,8 @@ def test_rubric_edits_reach_the_rubric_panel_and_the_grades(qtbot, open_window, 
     dialog.accept_button.click()
     assert dialog.isVisible() and dialog.error.text() == "Give grade 1 a label"
     dialog.labels[1].setText("Marginal")
-    dialog.accept_button.click()
+    with qtbot.waitSignal(dialog.finished, timeout=30_000):  # written off the UI thread
+        dialog.accept_button.click()
     assert not dialog.isVisible()
     with open_database(demo_db) as database, database.reading() as session:
         labels = scale(session)
@@ -110,19 +111,21 @@ def test_rubric_edits_reach_the_rubric_panel_and_the_grades(qtbot, open_window, 
     assert window.judging.current_row == 1  # the same result stays selected
 
 
-def test_rubric_defaults_can_be_restored(open_window, demo_db):
+def test_rubric_defaults_can_be_restored(qtbot, open_window, demo_db):
     window = open_window(demo_db, "dan")
     dialog = window.show_rubric_dialog()
     dialog.labels[5].setText("Ideal")
-    dialog.accept_button.click()
+    with qtbot.waitSignal(dialog.finished, timeout=30_000):
+        dialog.accept_button.click()
     dialog = window.show_rubric_dialog()
     assert dialog.labels[5].text() == "Ideal"
     dialog.restore_defaults()
-    dialog.accept_button.click()
+    with qtbot.waitSignal(dialog.finished, timeout=30_000):
+        dialog.accept_button.click()
     assert window.judging.rubric_buttons[5].title.text() == "5 · Perfect"
 
 
-def test_pooling_settings_are_stored_and_the_items_follow(open_window, demo_db):
+def test_pooling_settings_are_stored_and_the_items_follow(qtbot, open_window, demo_db):
     window = open_window(demo_db, "dan")
     assert len(window.judging.session.items) == 12
     dialog = window.show_pool_dialog()
@@ -138,7 +141,8 @@ def test_pooling_settings_are_stored_and_the_items_follow(open_window, demo_db):
     check_only(dialog.runs, set())
     assert not dialog.accept_button.isEnabled()
     check_only(dialog.runs, {"neural"})
-    dialog.accept_button.click()
+    with qtbot.waitSignal(dialog.finished, timeout=30_000):
+        dialog.accept_button.click()
     with open_database(demo_db) as database, database.reading() as session:
         assert pool_settings(session) == expected
         dan = find_rater(session, "dan").id

@@ -7,6 +7,7 @@ Nothing here shows a rater's grades: a lead sees counts, not judgments.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
@@ -31,11 +32,11 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from sqlalchemy.orm import Session
 
 from judge_app.errors import JudgeAppError
 from judge_app.gui.theme import grade_colour, text_on
 from judge_app.gui.workers import TaskDialog, Worker
-from judge_app.store import open_database
 from judge_app.store.assignments import AssignmentPlan, plan_assignments, write_assignments
 from judge_app.store.queue import PoolSettings, pooled_pair_count, set_pool_settings
 from judge_app.store.settings import DEFAULT_SCALE, GradeLabel, set_grade_label
@@ -86,6 +87,23 @@ class LeadDialog(TaskDialog):
     def show_error(self, text: str) -> None:
         self.error.setText(text)
         self.error.setVisible(bool(text))
+
+    def write(self, title: str, change: Callable[[Session], object]) -> None:
+        """Write ``change`` as one unit of work off the UI thread (waiting, and retrying,
+        while another program writes); the dialog waits for it, disabled."""
+        database = self.window_.database
+        if database is None:
+            return
+        handle = database.share()  # the work's own, should the window close its database
+
+        def work(_worker: Worker) -> object:
+            with handle:
+                return handle.write(change)
+
+        self.wait_for(self.window_.run_task(title, work, cancellable=False))
+
+    def _failed(self, error: BaseException) -> None:
+        self.show_error(f"Not saved: {error}")
 
 
 def _checkable_list(name: str, entries: list[tuple[str, object]], checked: set) -> QListWidget:
@@ -300,13 +318,7 @@ class AssignDialog(LeadDialog):
         if self.plan is None:
             return
         plan, replace = self.plan, self.replace.isChecked()
-        url = self.window_.database_url()
-
-        def work(_worker: Worker) -> int:
-            with open_database(url, create=False) as database, database.transaction() as s:
-                return write_assignments(s, plan, replace=replace)
-
-        self.wait_for(self.window_.run_task("Assigning", work, cancellable=False))
+        self.write("Assigning", lambda session: write_assignments(session, plan, replace=replace))
 
     def _failed(self, error: BaseException) -> None:
         self.show_error(f"Nothing was assigned: {error}")
@@ -384,20 +396,19 @@ class RubricDialog(LeadDialog):
         ]
 
     def save(self) -> None:
-        database = self.window_.database
-        if database is None:
-            return
-        empty = [str(label.grade) for label in self.values() if not label.label]
+        labels = self.values()
+        empty = [str(label.grade) for label in labels if not label.label]
         if empty:
             self.show_error(f"Give grade {', '.join(empty)} a label")
             return
-        try:
-            with database.transaction() as session:
-                for label in self.values():
-                    set_grade_label(session, label.grade, label.label, label.description)
-        except JudgeAppError as error:
-            self.show_error(f"Not saved: {error}")
-            return
+
+        def change(session: Session) -> None:
+            for label in labels:
+                set_grade_label(session, label.grade, label.label, label.description)
+
+        self.write("Saving the rubric", change)
+
+    def _succeeded(self, _result: object) -> None:
         self.window_.refresh_judging()
         self.window_.show_message("Rubric saved: raters see the new labels from now on")
         self.accept()
@@ -510,15 +521,10 @@ class PoolDialog(LeadDialog):
             self.summary.setText(f"A rater who judges every query has {pairs:,} results to judge.")
 
     def save(self) -> None:
-        database = self.window_.database
-        if database is None:
-            return
-        try:
-            with database.transaction() as session:
-                set_pool_settings(session, self.settings())
-        except JudgeAppError as error:
-            self.show_error(f"Not saved: {error}")
-            return
+        settings = self.settings()
+        self.write("Saving the pooling", lambda session: set_pool_settings(session, settings))
+
+    def _succeeded(self, _result: object) -> None:
         self.window_.refresh_judging()
         self.window_.show_message("Pooling saved: every rater's queue is read again")
         self.accept()

@@ -391,14 +391,16 @@ class MainWindow(QMainWindow):
         assert self.database is not None
 
         def chosen(session: Session) -> tuple[int, str]:
-            rater = find_rater(session, name)
-            if rater is None:
-                if not create:
-                    raise JudgeAppError(f"no rater called {name!r}")
-                rater = add_rater(session, name)
+            rater = find_rater(session, name) or add_rater(session, name)
             return rater.id, rater.name
 
-        rater_id, rater_name = self.database.write(chosen)
+        with self.database.reading() as session:  # a write only to add a rater, once
+            known = find_rater(session, name)
+            rater_id, rater_name = (known.id, known.name) if known else (None, name)
+        if rater_id is None:
+            if not create:
+                raise JudgeAppError(f"no rater called {name!r}")
+            rater_id, rater_name = self.database.write(chosen)
         preferences.remember_rater(self.database.describe(), rater_name)
         self.judging.set_session(JudgingSession(self.database, rater_id, rater_name))
         self.pages.setCurrentWidget(self.judging)
@@ -513,14 +515,18 @@ class MainWindow(QMainWindow):
         assert self.database is not None
         grades = self.analysis.grades_of(query_id, doc_id)
 
-        def adjudicator(session: Session) -> tuple[int, int | None, int | None]:
+        def adjudicator(session: Session) -> int:
             rater = find_rater(session, ADJUDICATED) or add_rater(session, ADJUDICATED)
             rater.active = False  # a lead's role, not a rater to choose or assign
+            return rater.id
+
+        with self.database.reading() as session:  # a write only to add the role, once
+            rater = find_rater(session, ADJUDICATED)
+            rater_id = rater.id if rater is not None and not rater.active else None
             query = query_ids(session, [query_id], create=False).get(query_id)
             document = document_ids(session, [doc_id], create=False).get(doc_id)
-            return rater.id, query, document
-
-        rater_id, query, document = self.database.write(adjudicator)
+        if rater_id is None:
+            rater_id = self.database.write(adjudicator)
         self.judging.set_session(
             JudgingSession(self.database, rater_id, ADJUDICATED),
             query_id=query,
