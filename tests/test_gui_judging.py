@@ -280,6 +280,7 @@ def test_keys_pressed_while_the_database_is_busy_are_queued_for_the_result_each_
     qtbot.waitUntil(lambda: window.status_text().startswith("Waiting for the database"))
     assert "another program is writing to it" in window.status_text()
     assert "4 changes queued" in window.status_text()
+    assert judging.wait_banner.isVisible() and "Keep judging" in judging.wait_banner.text()
     assert [own_state(demo_db, "dan", "q01", d) for d in documents[:3]] == [None] * 3
     other.commit()
     other.close()
@@ -304,6 +305,7 @@ def test_keys_pressed_while_the_database_is_busy_are_queued_for_the_result_each_
     assert history == [2, 5, 3, 0]  # written in the order the keys were pressed
     assert [model.index(row, 3).data(Role.PENDING) for row in range(3)] == [False] * 3
     assert window.status_text().startswith("Saved: grade 0")
+    assert not judging.wait_banner.isVisible()
 
 
 def test_a_held_down_key_does_not_grade_twice(qtbot, window, demo_db):

@@ -152,6 +152,7 @@ class JudgingScreen(QWidget):
         self._last_change: Change | None = None  # the latest change asked for
         self._shown_note: str | None = None  # the note the document pane shows
         self.waiting = ""  # what the status bar says while a change waits for the database
+        self.closing = False  # the window closes once the changes on their way are written
         self._settled.connect(self._settle)
         self._wait_timer = QTimer(self)
         self._wait_timer.setInterval(250)
@@ -173,6 +174,11 @@ class JudgingScreen(QWidget):
         self.error_banner.setWordWrap(True)
         self.error_banner.hide()
         layout.addWidget(self.error_banner)
+        self.wait_banner = QLabel()  # while a change waits for the database
+        self.wait_banner.setObjectName("waitBanner")
+        self.wait_banner.setWordWrap(True)
+        self.wait_banner.hide()
+        layout.addWidget(self.wait_banner)
 
         self.queue_model = QueueModel(parent=self)
         # a one-column table, not a QListView: QListView lays out every row again on each
@@ -627,6 +633,7 @@ class JudgingScreen(QWidget):
         if self.in_flight == 0:
             self._wait_timer.stop()
             self.waiting = ""
+            self.wait_banner.hide()
             self.idle.emit()
 
     def _history_row(self, event: JudgmentEvent) -> int | None:
@@ -673,10 +680,16 @@ class JudgingScreen(QWidget):
         if self.in_flight == 0 or waited * 1000 < WAIT_NOTICE_MS:
             return
         queued = f"{self.in_flight} change{'s' if self.in_flight != 1 else ''}"
+        then = "the window closes once they are saved" if self.closing else "each saved in order"
         self.waiting = (
             f"Waiting for the database: another program is writing to it, {waited:.0f} s. "
-            f"{queued} queued, each saved in order as soon as it is free."
+            f"{queued} queued, {then} as soon as it is free."
         )
+        self.wait_banner.setText(
+            f"<b>Waiting for the database</b> ({waited:.0f} s): another program is writing to "
+            f"it. Keep judging: {queued} queued, each saved in order as soon as it is free."
+        )
+        self.wait_banner.show()
         self.message.emit(self.waiting, False)
 
     # the inline note editor ------------------------------------------------------------------

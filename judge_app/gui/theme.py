@@ -151,6 +151,9 @@ QHeaderView::section {{
 #errorBanner {{
     background: {"#5a1f1f" if dark else "#fdecec"}; color: {"#ffd7d7" if dark else "#8a1f1f"};
     border-bottom: 1px solid {"#8a2f2f" if dark else "#f1b7b7"}; padding: 8px 20px; }}
+#waitBanner {{
+    background: {"#4a3b12" if dark else "#fff6d6"}; color: {"#ffe9a8" if dark else "#6b4e00"};
+    border-bottom: 1px solid {"#7a6020" if dark else "#f0d68a"}; padding: 8px 20px; }}
 #noteBox {{ background: {base}; border: 1px solid {accent}; border-radius: 6px; }}
 #notePrompt {{ color: {muted}; font-size: 9pt; }}
 #rubricPanel {{ background: {header}; border-top: 1px solid {border}; }}

@@ -803,6 +803,7 @@ class MainWindow(QMainWindow):
         if self.judging.in_flight:
             count = self.judging.in_flight
             self.show_message(f"Saving {count} change{'s' if count != 1 else ''} before closing…")
+            self.judging.closing = True
             self.judging.idle.connect(self.close, Qt.ConnectionType.SingleShotConnection)
             event.ignore()
             return
