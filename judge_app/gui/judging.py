@@ -680,10 +680,14 @@ class JudgingScreen(QWidget):
         if self.in_flight == 0 or waited * 1000 < WAIT_NOTICE_MS:
             return
         queued = f"{self.in_flight} change{'s' if self.in_flight != 1 else ''}"
-        then = "the window closes once they are saved" if self.closing else "each saved in order"
+        saved = (
+            "saved as soon as it is free, then the window closes"
+            if self.closing
+            else "each saved in order as soon as it is free"
+        )
         self.waiting = (
             f"Waiting for the database: another program is writing to it, {waited:.0f} s. "
-            f"{queued} queued, {then} as soon as it is free."
+            f"{queued} queued, {saved}."
         )
         self.wait_banner.setText(
             f"<b>Waiting for the database</b> ({waited:.0f} s): another program is writing to "
