@@ -151,7 +151,6 @@ class JudgingScreen(QWidget):
         self.in_flight = 0  # changes asked for and not yet settled
         self._last_change: Change | None = None  # the latest change asked for
         self._shown_note: str | None = None  # the note the document pane shows
-        self.waiting = ""  # what the status bar says while a change waits for the database
         self.closing = False  # the window closes once the changes on their way are written
         self._settled.connect(self._settle)
         self._wait_timer = QTimer(self)
@@ -632,7 +631,6 @@ class JudgingScreen(QWidget):
             self._report(outcome, banner=False)
         if self.in_flight == 0:
             self._wait_timer.stop()
-            self.waiting = ""
             self.wait_banner.hide()
             self.idle.emit()
 
@@ -685,16 +683,16 @@ class JudgingScreen(QWidget):
             if self.closing
             else "each saved in order as soon as it is free"
         )
-        self.waiting = (
-            f"Waiting for the database: another program is writing to it, {waited:.0f} s. "
-            f"{queued} queued, {saved}."
-        )
         self.wait_banner.setText(
             f"<b>Waiting for the database</b> ({waited:.0f} s): another program is writing to "
             f"it. Keep judging: {queued} queued, each saved in order as soon as it is free."
         )
         self.wait_banner.show()
-        self.message.emit(self.waiting, False)
+        self.message.emit(
+            f"Waiting for the database: another program is writing to it, {waited:.0f} s. "
+            f"{queued} queued, {saved}.",
+            False,
+        )
 
     # the inline note editor ------------------------------------------------------------------
 
