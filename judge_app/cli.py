@@ -367,6 +367,7 @@ def _import(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from judge_app.evaluation import aggregated
     from judge_app.io.exports import write_judgments_csv, write_qrels
+    from judge_app.io.outputs import check_output
     from judge_app.metrics.aggregation import parse_method
     from judge_app.store import open_database, reads
 
@@ -375,6 +376,7 @@ def _export(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"judge-app export: {error}", file=sys.stderr)
         return 2
+    check_output(args.judgments or args.qrels)  # before the database is read
     with open_database(args.db, create=False) as database, database.reading() as session:
         if args.judgments:
             count = write_judgments_csv(reads.judgments_frame(session), args.judgments)

@@ -20,6 +20,7 @@ from judge_app.evaluation import (
     evaluate_loaded,
     runs_of,
 )
+from judge_app.io.outputs import check_output
 from judge_app.metrics.ranking import k_label
 
 CURVE_KS = 20
@@ -57,7 +58,10 @@ class RenderedReport:
 
             write_pdf(self.html, self.images, self.out)
         else:
-            self.out.write_text(self.html, encoding="utf-8")
+            from judge_app.io.outputs import output_file
+
+            with output_file(self.out) as handle:
+                handle.write(self.html)
         return self.out
 
 
@@ -75,8 +79,7 @@ def render_report(request: ReportRequest) -> RenderedReport:
     suffix = request.out.suffix.lower()
     if suffix not in (".html", ".htm", ".pdf"):
         raise UsageError(f"--out {request.out}: the report is written as .html or .pdf")
-    if not request.out.parent.is_dir():
-        raise JudgeAppError(f"cannot write {request.out}: folder {request.out.parent} is missing")
+    check_output(request.out)
     data = gather(request)
     images: dict[str, bytes] = {}
     if suffix == ".pdf":

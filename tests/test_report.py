@@ -66,9 +66,14 @@ def test_pdf_report_has_pages_with_the_same_numbers(capsys, demo, tmp_path, qapp
 
 @pytest.mark.parametrize(
     ("out", "code", "message"),
-    [("report.docx", 2, "written as .html or .pdf"), ("absent/report.html", 1, "is missing")],
+    [
+        ("report.docx", 2, "written as .html or .pdf"),
+        ("absent/report.html", 1, "folder"),
+        ("folder.html", 1, "is a folder, not a file"),
+    ],
 )
 def test_bad_destinations_are_refused(capsys, demo, tmp_path, out, code, message):
+    (tmp_path / "folder.html").mkdir()
     assert main(["report", str(demo), "--out", str(tmp_path / out)]) == code
     assert message in capsys.readouterr().err
-    assert not (tmp_path / out).exists()
+    assert not (tmp_path / out).is_file()

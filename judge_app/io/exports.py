@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from judge_app.io.errors import ExportError
+from judge_app.io.outputs import output_file
 
 RISKY_STARTS = ("=", "+", "-", "@", "\t", "\r")
 JUDGMENT_COLUMNS = [
@@ -41,7 +42,8 @@ def write_judgments_csv(frame: pd.DataFrame, path: Path) -> int:
     out["judged_at"] = np.char.add(np.datetime_as_string(moments, unit="us"), "Z")
     # \r\n line ends (RFC 4180): the csv module quotes a cell holding any character of the
     # line end, and a cell holding a bare \r must be quoted or every reader splits the row there
-    out.to_csv(path, index=False, quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n")
+    with output_file(path, newline="") as handle:
+        out.to_csv(handle, index=False, quoting=csv.QUOTE_MINIMAL, lineterminator="\r\n")
     return len(out)
 
 
@@ -62,7 +64,7 @@ def write_qrels(grades: pd.DataFrame, path: Path) -> int:
                 f"{spaced.sum()} ids in {name} contain spaces (e.g. {example!r}), which TREC "
                 "qrels cannot hold: export judgments as CSV instead"
             )
-    with path.open("w", encoding="utf-8", newline="\n") as handle:
+    with output_file(path, newline="\n") as handle:
         for query_id, doc_id, grade in grades[["query_id", "doc_id", "grade"]].itertuples(
             index=False
         ):
