@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from judge_app.agreement import formats
 from judge_app.agreement.report import AgreementReport, Ratings, build_report
-from judge_app.errors import JudgeAppError
+from judge_app.errors import JudgeAppError, quoted
 from judge_app.evaluation import UsageError
 from judge_app.metrics.aggregation import ADJUDICATED
 
@@ -114,7 +114,7 @@ def _chosen(judgments: pd.DataFrame, request: AgreementRequest, source: str) -> 
         unknown = [rater for rater in request.raters if rater not in known]
         if unknown:
             raise JudgeAppError(
-                f"{source} has no graded judgments by {', '.join(map(repr, unknown))} "
+                f"{source} has no graded judgments by {', '.join(map(quoted, unknown))} "
                 f"(raters: {', '.join(sorted(known))})"
             )
         graded = graded[graded["rater"].isin(request.raters)]
@@ -122,7 +122,9 @@ def _chosen(judgments: pd.DataFrame, request: AgreementRequest, source: str) -> 
         graded = graded[graded["query_id"] == request.query]
         if graded.empty:
             by = f" by {', '.join(request.raters)}" if request.raters else ""
-            raise JudgeAppError(f"{source} has no graded judgments of query {request.query!r}{by}")
+            raise JudgeAppError(
+                f"{source} has no graded judgments of query {quoted(request.query)}{by}"
+            )
     return graded
 
 

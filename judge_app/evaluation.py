@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from judge_app.errors import JudgeAppError
+from judge_app.errors import JudgeAppError, quoted
 from judge_app.io.text import file_format
 from judge_app.metrics import formats
 from judge_app.metrics.aggregation import aggregate_grades, parse_method
@@ -70,7 +70,7 @@ def parse_ks(values: list[str]) -> tuple[int | None, ...]:
             elif part.isdigit() and int(part) > 0:
                 k = int(part)
             else:
-                raise UsageError(f"--k {value!r}: use whole numbers from 1, or all")
+                raise UsageError(f"--k {quoted(value)}: use whole numbers from 1, or all")
             if k not in ks:
                 ks.append(k)
     return tuple(ks)
@@ -275,7 +275,7 @@ def aggregated(judgments: pd.DataFrame, method: str, source: str, prefer: bool) 
     raters = judgments["rater"].unique()
     if method.startswith("rater:") and method[len("rater:") :] not in set(raters):
         raters = ", ".join(sorted(raters)) or "none"
-        raise JudgeAppError(f"{source} has no judgments by {method[6:]!r} (raters: {raters})")
+        raise JudgeAppError(f"{source} has no judgments by {quoted(method[6:])} (raters: {raters})")
     return aggregate_grades(judgments, method, prefer)
 
 

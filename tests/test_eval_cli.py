@@ -548,6 +548,12 @@ def test_document_twice_for_one_query_exits_1_with_file_and_line(tmp_path, kind,
     assert result.stdout == ""
 
 
+def test_a_huge_option_value_is_cut_in_the_message(capsys, demo_db):
+    code, out, err = run_eval(capsys, "--db", demo_db, "--aggregate", "rater:" + "z" * 100_000)
+    assert code == 1 and out == ""
+    assert len(err) < 600 and "'zzz" in err and "…' (100,000 characters)" in err
+
+
 @pytest.mark.parametrize("missing", ["qrels", "run"])
 def test_missing_file_exits_1_without_traceback(reference, tmp_path, missing):
     absent = tmp_path / f"absent.{missing}"

@@ -215,6 +215,37 @@ def test_malformed_file_writes_nothing_to_an_empty_database(
     assert set(_counts(db).values()) == {0}
 
 
+def test_a_10_mb_header_is_cut_in_every_message(db: Database, tmp_path: Path) -> None:
+    header = "x" * 10_000_000 + ",query_id"
+    error = _refused(db, judgments=_write(tmp_path / "j.csv", header + "\na,q1\n"))
+    assert [p.column for p in error.problems] == ["doc_id", "grade", "rater"]
+    message = str(error)
+    assert len(message) < 1_000
+    assert message.count("… (10,000,010 characters)") == 3
+    assert (
+        f"{tmp_path / 'j.csv'}, column grade: missing column 'grade' (the header has: xxx"
+        in message
+    )
+
+
+def test_a_long_cell_is_cut_where_the_reason_quotes_it(db: Database, tmp_path: Path) -> None:
+    cell = "9" * 100 + "x"
+    error = _refused(
+        db, judgments=_write(tmp_path / "j.csv", JUDGMENTS_HEADER + f"q1,d1,a,{cell}\n")
+    )
+    reason = error.problems[0].reason
+    assert reason == f"'{'9' * 70}…' (101 characters) is not a grade (a whole number 0–5)"
+
+
+def test_every_message_line_is_bounded() -> None:
+    from judge_app.errors import JudgeAppError
+
+    error = JudgeAppError(f"first line\nunknown rater {'y' * 3_000_000}\nlast line")
+    lines = str(error).splitlines()
+    assert lines[0] == "first line" and lines[2] == "last line"
+    assert len(lines[1]) < 600 and lines[1].endswith("… (3,000,014 characters)")
+
+
 def test_file_not_found(db: Database, tmp_path: Path) -> None:
     path = tmp_path / "missing.csv"
     error = _refused(db, judgments=path)

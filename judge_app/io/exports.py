@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from judge_app.errors import quoted
 from judge_app.io.errors import ExportError
 from judge_app.io.outputs import output_file
 
@@ -61,7 +62,7 @@ def write_qrels(grades: pd.DataFrame, path: Path) -> int:
         if spaced.any():
             example = grades[name][spaced].iloc[0]
             raise ExportError(
-                f"{spaced.sum()} ids in {name} contain spaces (e.g. {example!r}), which TREC "
+                f"{spaced.sum()} ids in {name} contain spaces (e.g. {quoted(example)}), which TREC "
                 "qrels cannot hold: export judgments as CSV instead"
             )
     with output_file(path, newline="\n") as handle:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from judge_app.errors import shortened
 from judge_app.io.errors import FileProblems, ImportFileError, Problem
 from judge_app.io.records import open_records
 from judge_app.io.schemas import (
@@ -145,7 +146,7 @@ class FileReader:
         """The problems found (up to 20, with their lines) and how many there are; call once
         every chunk was read and every repeat added."""
         if self.trec and self.kind == "results" and not self._run_name and len(self._tags) > 1:
-            shown = ", ".join(self._tags[:5])
+            shown = ", ".join(map(shortened, self._tags[:5]))
             self.problems.add_whole("tag", f"several run tags ({shown}): name the run")
         return self.problems.resolved(self.records.lines)
 
@@ -169,7 +170,7 @@ class FileReader:
     def _refuse_missing_columns(self) -> None:
         missing = [name for name in self._required if name not in self._columns]
         if missing:
-            header = ", ".join(self._seen) or "nothing"
+            header = shortened(", ".join(self._seen)) or "nothing"
             reason = "missing column '{}' (the header has: {})"
             raise ImportFileError(
                 [Problem(str(self.path), None, n, reason.format(n, header)) for n in missing]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from judge_app.errors import quoted, shortened
 from judge_app.io.errors import MAX_PROBLEMS, FileProblems
 
 ID_MAX_LENGTH = 255
@@ -80,12 +81,13 @@ def check_whole(
             return f"missing {noun}"
         number = pd.to_numeric(text, errors="coerce")
         if pd.isna(number) or not np.isfinite(number):
-            return f"{text!r} is not a {noun} (a whole number {span})"
+            return f"{quoted(text)} is not a {noun} (a whole number {span})"
+        shown = shortened(text)
         if number != np.floor(number):
-            return f"{noun} {text} is not a whole number"
+            return f"{noun} {shown} is not a whole number"
         if high is None and number > WHOLE_MAX:
-            return f"{noun} {text} is too large (at most {WHOLE_MAX})"
-        return f"{noun} {text} is outside {span}"
+            return f"{noun} {shown} is too large (at most {WHOLE_MAX})"
+        return f"{noun} {shown} is outside {span}"
 
     values = pd.Series(np.where(good, numbers, 0).astype("int64")[codes], index=cells.index)
     if optional:
@@ -104,21 +106,21 @@ def check_score(cells: pd.Series) -> Check:
     codes, empty, numbers = _distinct(cells)
     bad = ~(empty | np.isfinite(numbers))[codes]
     values = pd.Series(numbers[codes], index=cells.index)
-    return Check(values, bad, lambda cell: f"score {cell.strip()!r} is not a number", cells)
+    return Check(values, bad, lambda cell: f"score {quoted(cell.strip())} is not a number", cells)
 
 
 def check_bool(cells: pd.Series, noun: str) -> Check:
     lowered = cells.str.strip().str.lower()
     truthy = lowered.isin(TRUE_WORDS)
     bad = ~(truthy | lowered.isin(FALSE_WORDS)).to_numpy()
-    return Check(truthy, bad, lambda cell: f"{noun} {cell!r} is not true or false", cells)
+    return Check(truthy, bad, lambda cell: f"{noun} {quoted(cell)} is not true or false", cells)
 
 
 def check_timestamp(cells: pd.Series) -> Check:
     """Optional ISO 8601 times, read as UTC and stored naive."""
 
     def reason(cell: str) -> str:
-        return f"{cell.strip()!r} is not an ISO 8601 time"
+        return f"{quoted(cell.strip())} is not an ISO 8601 time"
 
     stripped = cells.str.strip()
     empty = (stripped == "").to_numpy()

@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from judge_app.errors import quoted
 from judge_app.io.errors import MAX_PROBLEMS, ImportFileError, Problem
 from judge_app.io.text import read_bytes, read_text
 
@@ -60,7 +61,7 @@ def _numbers(path: Path, cells: np.ndarray, column: str, lines: np.ndarray) -> n
     bad = np.flatnonzero(~np.isfinite(values))
     if len(bad):
         problems = [
-            Problem(str(path), int(lines[row]), column, f"{cells[row]!r} is not a number")
+            Problem(str(path), int(lines[row]), column, f"{quoted(cells[row])} is not a number")
             for row in bad[:MAX_PROBLEMS]
         ]
         raise ImportFileError(problems, len(bad))

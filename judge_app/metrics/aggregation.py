@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from judge_app.errors import quoted
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -22,7 +24,7 @@ def parse_method(text: str) -> str:
     """Check an aggregation name: one of METHODS or ``rater:NAME``; ValueError otherwise."""
     if text in METHODS or (text.startswith("rater:") and text[len("rater:") :].strip()):
         return text
-    raise ValueError(f"unknown aggregation {text!r}: use {', '.join(METHODS)} or rater:NAME")
+    raise ValueError(f"unknown aggregation {quoted(text)}: use {', '.join(METHODS)} or rater:NAME")
 
 
 def aggregate_grades(

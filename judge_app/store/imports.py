@@ -20,6 +20,7 @@ import numpy as np
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.expression import TableClause
 
+from judge_app.errors import quoted
 from judge_app.io.errors import MAX_PROBLEMS, ImportFileError, ProblemList
 from judge_app.io.readers import Chunk, FileReader
 from judge_app.store import bulk
@@ -171,7 +172,7 @@ class _Import:
             values = chunk.frame[key]
             rows = np.flatnonzero(values.isin(self.ids.unknown[model]).to_numpy(dtype=bool))
             for row in rows[:MAX_PROBLEMS]:
-                reason = f"unknown {noun} {values.iat[row]!r} (--strict)"
+                reason = f"unknown {noun} {quoted(values.iat[row])} (--strict)"
                 reader.problems.add(chunk.first + int(row), key, reason)
             reader.problems.count(max(len(rows) - MAX_PROBLEMS, 0))
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
+from judge_app.errors import quoted
 from judge_app.store.errors import StoreError
 from judge_app.store.models import Assignment, Query, Rater
 
@@ -17,7 +18,7 @@ def add_rater(session: Session, name: str) -> Rater:
     if not name:
         raise StoreError("a rater needs a name")
     if find_rater(session, name) is not None:
-        raise StoreError(f"there is already a rater called {name!r}")
+        raise StoreError(f"there is already a rater called {quoted(name)}")
     rater = Rater(name=name)
     session.add(rater)
     session.flush()
@@ -33,7 +34,7 @@ def rater(session: Session, name: str) -> Rater:
     found = find_rater(session, name)
     if found is None:
         names = ", ".join(session.scalars(select(Rater.name).order_by(Rater.name))) or "none yet"
-        raise StoreError(f"no rater called {name!r} (raters: {names})")
+        raise StoreError(f"no rater called {quoted(name)} (raters: {names})")
     return found
 
 
