@@ -548,6 +548,17 @@ def test_document_twice_for_one_query_exits_1_with_file_and_line(tmp_path, kind,
     assert result.stdout == ""
 
 
+@pytest.mark.parametrize("kind", ["qrels", "run"])
+def test_utf16_files_are_named_as_such(capsys, reference, tmp_path, kind):
+    files = {"qrels": reference / "qrels.test", "run": reference / "results.test"}
+    utf16 = tmp_path / f"utf16.{kind}"
+    utf16.write_text(files[kind].read_text(encoding="utf-8"), encoding="utf-16")
+    files[kind] = utf16
+    code, out, err = run_eval(capsys, "--qrels", files["qrels"], "--run-file", files["run"])
+    assert code == 1 and out == ""
+    assert f"{utf16}: UTF-16: save as UTF-8" in err
+
+
 def test_a_huge_option_value_is_cut_in_the_message(capsys, demo_db):
     code, out, err = run_eval(capsys, "--db", demo_db, "--aggregate", "rater:" + "z" * 100_000)
     assert code == 1 and out == ""

@@ -246,6 +246,24 @@ def test_every_message_line_is_bounded() -> None:
     assert len(lines[1]) < 600 and lines[1].endswith("… (3,000,014 characters)")
 
 
+UTF16 = {
+    "utf-16-le-bom": b"\xff\xfe" + (JUDGMENTS_HEADER + GOOD_ROW).encode("utf-16-le"),
+    "utf-16-be-bom": b"\xfe\xff" + (JUDGMENTS_HEADER + GOOD_ROW).encode("utf-16-be"),
+    "utf-16-le": (JUDGMENTS_HEADER + GOOD_ROW).encode("utf-16-le"),
+    "utf-16-be": (JUDGMENTS_HEADER + GOOD_ROW).encode("utf-16-be"),
+}
+
+
+@pytest.mark.parametrize("name", ["j.csv", "j.tsv", "j.jsonl", "j.qrels"])
+@pytest.mark.parametrize("encoding", list(UTF16))
+def test_utf16_is_named_with_what_to_do(db: Database, tmp_path: Path, name, encoding) -> None:
+    path = _write(tmp_path / name, UTF16[encoding])
+    error = _refused(db, judgments=path, rater="alice")
+    assert [(p.file, p.line, p.column, p.reason) for p in error.problems] == [
+        (str(path), None, None, "UTF-16: save as UTF-8")
+    ]
+
+
 def test_file_not_found(db: Database, tmp_path: Path) -> None:
     path = tmp_path / "missing.csv"
     error = _refused(db, judgments=path)

@@ -11,6 +11,8 @@ from judge_app.io.errors import ImportFileError, Problem
 DELIMITERS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 JSON_LINES = {".jsonl", ".ndjson"}
 BLOCK_BYTES = 2**20
+UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+UTF16_SAMPLE = 4096  # the bytes looked at for UTF-16 without a BOM
 
 
 def file_format(path: Path) -> str:
@@ -46,6 +48,7 @@ def read_text(path: Path, data: bytes | None = None) -> str:
     BOM, or ImportFileError saying why not."""
     if data is None:
         data = read_bytes(path)
+    _refuse_utf16(path, data)
     data = data.removeprefix(codecs.BOM_UTF8)
     if b"\x00" in data:
         raise _binary(path, data, 0)
@@ -74,6 +77,7 @@ def check_text_file(path: Path) -> int:
             except OSError as error:
                 raise _unreadable(path, error) from None
             if first:
+                _refuse_utf16(path, block)
                 block, first = block.removeprefix(codecs.BOM_UTF8), False
             if block and b"\n" not in block:  # a long line: checked once it ends
                 pending.append(block)
@@ -99,6 +103,17 @@ def check_text_file(path: Path) -> int:
     if not has_text:
         raise ImportFileError([Problem(str(path), None, None, "file is empty")])
     return lines + (last != b"\n")
+
+
+def _refuse_utf16(path: Path, head: bytes) -> None:
+    """ImportFileError if the file's first bytes ``head`` are UTF-16: a UTF-16 byte-order mark,
+    or NUL bytes in many even or many odd places but few of the others (UTF-16 text mostly
+    of ASCII characters)."""
+    sample = head[:UTF16_SAMPLE]
+    even, odd = sample[0::2].count(0), sample[1::2].count(0)
+    many = len(sample) // 2 * 0.3
+    if head.startswith(UTF16_BOMS) or (max(even, odd) > many and min(even, odd) < many / 10):
+        raise ImportFileError([Problem(str(path), None, None, "UTF-16: save as UTF-8")])
 
 
 def _binary(path: Path, data: bytes, lines_before: int) -> ImportFileError:
