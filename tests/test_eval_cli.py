@@ -548,6 +548,24 @@ def test_document_twice_for_one_query_exits_1_with_file_and_line(tmp_path, kind,
     assert result.stdout == ""
 
 
+@pytest.mark.parametrize(
+    ("kind", "text", "where"),
+    [
+        ("qrels", "301 0 A 1\n301 0 B\x00 1\n", "line 2, column doc_id"),
+        ("run", "301 Q0 A 1 2.0 t\n\x00302 Q0 A 1 1.0 t\n", "line 2, column query_id"),
+    ],
+)
+def test_a_nul_character_in_a_trec_file_is_refused_where_it_is(
+    capsys, reference, tmp_path, kind, text, where
+):
+    files = {"qrels": reference / "qrels.test", "run": reference / "results.test"}
+    files[kind] = tmp_path / f"nul.{kind}"
+    files[kind].write_text(text, encoding="utf-8")
+    code, out, err = run_eval(capsys, "--qrels", files["qrels"], "--run-file", files["run"])
+    assert code == 1 and out == ""
+    assert f"{files[kind]} {where}: " in err and "NUL character" in err
+
+
 @pytest.mark.parametrize("kind", ["qrels", "run"])
 def test_utf16_files_are_named_as_such(capsys, reference, tmp_path, kind):
     files = {"qrels": reference / "qrels.test", "run": reference / "results.test"}

@@ -189,7 +189,7 @@ def test_random_bytes_import_or_are_refused_without_change(
 # --- (b) generated judgment rows ----------------------------------------------------------------
 
 ID_ALPHABET = st.one_of(
-    st.sampled_from(list("aqd19 ,;\"'=+-@\t\n#é中\u00a0\u2028") + ["\U0001f600"]),
+    st.sampled_from(list("aqd19 ,;\"'=+-@\t\n#é中\u00a0\u2028\x00") + ["\U0001f600"]),
     st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00\r"),
 )
 ANY_IDS = st.text(ID_ALPHABET, min_size=0, max_size=8)
@@ -214,7 +214,7 @@ def _restore(cell: str) -> str:
 
 def _expected_id(cell: str) -> str | None:
     value = _restore(cell).strip()
-    return value if 0 < len(value) <= 255 else None
+    return value if 0 < len(value) <= 255 and "\x00" not in value else None
 
 
 def _expected_note(cell: str | None) -> str | None:
@@ -262,7 +262,7 @@ def test_generated_judgment_rows(rows: list[tuple]) -> None:
     for row, line in zip(rows, lines):
         query, doc, rater = (_expected_id(cell) for cell in row[:3])
         grade = int(row[3]) if row[3] in {"0", "1", "2", "3", "4", "5"} else None
-        if None in (query, doc, rater, grade):
+        if None in (query, doc, rater, grade) or "\x00" in (row[4] or ""):
             first_bad = first_bad or line
         expected.append((query, doc, rater, grade, _expected_note(row[4]), line))
     keys = [row[:3] for row in expected]
@@ -292,7 +292,7 @@ def test_generated_judgment_rows(rows: list[tuple]) -> None:
         assert first.file == str(path)
         if first_bad is not None:
             assert first.line == first_bad
-            assert first.column in {"query_id", "doc_id", "rater", "grade"}
+            assert first.column in {"query_id", "doc_id", "rater", "grade", "note"}
         else:
             assert first.line == first_repeat
             assert first.column is None and "duplicate judgment" in first.reason

@@ -134,7 +134,7 @@ MALFORMED = [
     ),
     pytest.param(
         "j.csv", "judgments", (JUDGMENTS_HEADER + GOOD_ROW + GOOD_ROW).encode() + b"q\x00,d1,alice,1\n",
-        {}, 4, None, ["binary"], id="binary",
+        {}, 4, "query_id", ["NUL character"], id="nul-byte",
     ),
     pytest.param("j.csv", "judgments", b"", {}, None, None, ["empty"], id="empty"),
     pytest.param("j.csv", "judgments", " \n\t\n  \r\n", {}, None, None, ["empty"], id="whitespace"),
@@ -244,6 +244,62 @@ def test_every_message_line_is_bounded() -> None:
     lines = str(error).splitlines()
     assert lines[0] == "first line" and lines[2] == "last line"
     assert len(lines[1]) < 600 and lines[1].endswith("… (3,000,014 characters)")
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def any_db(request: pytest.FixtureRequest, tmp_path: Path):
+    """A new database on SQLite, and on the PostgreSQL server when there is one."""
+    where = (
+        tmp_path / "db.sqlite" if request.param == "sqlite" else request.getfixturevalue("pg_url")
+    )
+    database = open_database(where)
+    yield database
+    database.close()
+
+
+# (file name, content, import options, line, column) of files with a NUL character in a cell
+NUL_FILES = [
+    pytest.param(
+        "j.jsonl",
+        '{"query_id": "q1", "doc_id": "d1", "rater": "a", "grade": 1}\n'
+        '{"query_id": "q\\u00002", "doc_id": "d1", "rater": "a", "grade": 1}\n',
+        {}, 2, "query_id", id="jsonl-query-id",
+    ),
+    pytest.param(
+        "j.jsonl",
+        '{"query_id": "q1", "doc_id": "d1", "rater": "a", "grade": 1, "note": "a\\u0000b"}\n',
+        {}, 1, "note", id="jsonl-note",
+    ),
+    pytest.param(
+        "j.jsonl",
+        '{"query_id": "q1", "doc_id": "d1", "judge": "\\u0000", "grade": 1}\n',
+        {}, 1, "judge", id="jsonl-rater",
+    ),
+    pytest.param(
+        "j.csv", JUDGMENTS_HEADER.replace("grade", "grade,note") + 'q1,d1,a,1,"x\ny\x00"\n',
+        {}, 2, "note", id="csv-multiline-note",
+    ),
+    pytest.param(
+        "j.tsv", "qid\tdocno\trelevance\nq1\td\x001\t1\n", {"rater": "a"}, 2, "docno",
+        id="tsv-doc-id",
+    ),
+    pytest.param("j.qrels", "q1 0 d1 1\n\nq\x002 0 d1 1\n", {"rater": "a"}, 3, "query_id",
+                 id="qrels-query-id"),
+    pytest.param("r.run", "q1 Q0 d1 1 2.0 t\x00ag\n", {}, 1, "tag", id="run-tag"),
+    pytest.param("q.csv", "query_id,text\nq1,te\x00xt\n", {}, 2, "text", id="query-text"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "content", "options", "line", "column"), NUL_FILES)
+def test_a_nul_character_is_refused_where_it_is_on_every_database(
+    any_db: Database, tmp_path: Path, name, content, options, line, column
+) -> None:  # type: ignore[no-untyped-def]
+    path = _write(tmp_path / name, content)
+    kind = {"j": "judgments", "r": "run", "q": "queries"}[name[0]]
+    error = _refused(any_db, **{kind: path}, **options)
+    assert [(p.file, p.line, p.column) for p in error.problems] == [(str(path), line, column)]
+    assert "NUL character" in error.problems[0].reason
+    assert set(_counts(any_db).values()) == {0}
 
 
 UTF16 = {

@@ -28,6 +28,7 @@ from judge_app.io.schemas import (
     check_timestamp,
     check_whole,
     collect,
+    refuse_nul,
     repeated_rows,
 )
 from judge_app.io.text import file_format
@@ -120,6 +121,8 @@ class FileReader:
                 frame = _restore_inert(frame)
             self._find_columns(list(frame.columns))
             checks = self.layout.check(lambda name: self._cells(frame, name))
+            if self.records.may_hold_nul:
+                checks = {name: refuse_nul(check) for name, check in checks.items()}
             named = {self._columns.get(name, name): check for name, check in checks.items()}
             collect(named, records.first, self.problems)
             typed = pd.DataFrame({name: check.values for name, check in checks.items()})
@@ -242,11 +245,12 @@ def _result_checks(cells: Cells) -> dict[str, Check]:
 
 def _trec_run_checks(cells: Cells) -> dict[str, Check]:
     """A TREC run's rank column is not used: the importer ranks as trec_eval orders (score
-    descending, ties by document id descending)."""
+    descending, ties by document id descending); its tag may name the run."""
     return {
         "query_id": check_id(cells("query_id"), "query id"),
         "doc_id": check_id(cells("doc_id"), "document id"),
         "score": check_score(cells("score")),
+        "tag": check_text(cells("tag")),
     }
 
 

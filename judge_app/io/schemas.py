@@ -14,6 +14,7 @@ import pandas as pd
 
 from judge_app.errors import quoted, shortened
 from judge_app.io.errors import MAX_PROBLEMS, FileProblems
+from judge_app.io.text import NUL_REASON
 
 ID_MAX_LENGTH = 255
 WHOLE_MAX = 2**31 - 1  # the largest INTEGER of PostgreSQL (ranks, durations)
@@ -49,6 +50,21 @@ def check_text(cells: pd.Series, required: bool = False) -> Check:
     values = cells.where(cells.str.strip() != "", None)
     bad = values.isna().to_numpy() if required else np.zeros(len(cells), dtype=bool)
     return Check(values, bad, lambda cell: "empty text", cells)
+
+
+def refuse_nul(check: Check) -> Check:
+    """``check`` with the cells that hold a NUL character failed too, and left out where its
+    values are text (so that none reaches a database before the import is refused)."""
+    nul = check.cells.str.contains("\x00", regex=False).to_numpy(dtype=bool)
+    if not nul.any():
+        return check
+
+    def reason(cell: str) -> str:
+        return NUL_REASON if "\x00" in cell else check.reason(cell)
+
+    text = check.values.dtype == object or isinstance(check.values.dtype, pd.StringDtype)
+    values = check.values.mask(nul) if text else check.values
+    return Check(values, check.bad | nul, reason, check.cells)
 
 
 def _distinct(cells: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
