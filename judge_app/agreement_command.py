@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from judge_app.agreement import formats
 from judge_app.agreement.report import AgreementReport, Ratings, build_report
 from judge_app.errors import JudgeAppError, quoted
-from judge_app.evaluation import UsageError
+from judge_app.evaluation import UsageError, require_whole
 from judge_app.metrics.aggregation import ADJUDICATED
 
 if TYPE_CHECKING:
@@ -87,12 +87,10 @@ def agreement_of(
 def _check(request: AgreementRequest) -> None:
     if (request.db is None) == (request.judgments is None):
         raise UsageError("give either --db DB or --judgments FILE.csv (one of them)")
-    if request.bootstrap < 0:
-        raise UsageError("--bootstrap takes a whole number from 0 (0: no interval)")
-    if request.k < 1:
-        raise UsageError("--k takes a whole number from 1")
-    if request.digits < 0 or request.digits > 15:
-        raise UsageError("--digits takes a whole number from 0 to 15")
+    require_whole("--bootstrap", request.bootstrap, 0, note=" (0: no interval)")
+    require_whole("--seed", request.seed, 0)
+    require_whole("--k", request.k, 1)
+    require_whole("--digits", request.digits, 0, 15)
     if request.output not in OUTPUTS:
         raise UsageError(f"--format must be one of {', '.join(OUTPUTS)}")
     if request.raters is not None:

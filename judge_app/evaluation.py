@@ -5,6 +5,7 @@ Evaluating files imports neither SQLAlchemy nor Qt: the store is loaded only for
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -57,6 +58,21 @@ class EvalRequest:
     digits: int = 4
     permutations: int = 10_000
     seed: int = 0
+
+
+def require_whole(
+    option: str, value: int, low: int, high: int | None = None, note: str = ""
+) -> None:
+    """A usage error unless ``option``'s ``value`` is a whole number from ``low`` (to ``high``)."""
+    if value < low or (high is not None and value > high):
+        span = f"from {low}" + ("" if high is None else f" to {high}")
+        raise UsageError(f"{option} takes a whole number {span}{note}")
+
+
+def require_finite(option: str, value: float) -> None:
+    """A usage error unless ``option``'s ``value`` is a finite number (not nan or inf)."""
+    if not math.isfinite(value):
+        raise UsageError(f"{option} takes a finite number (not nan or inf)")
 
 
 def parse_ks(values: list[str]) -> tuple[int | None, ...]:
@@ -173,8 +189,10 @@ def _checked(request: EvalRequest) -> tuple[Settings, str]:
 
 
 def _settings(request: EvalRequest) -> Settings:
-    if request.digits < 0 or request.digits > 15:
-        raise UsageError("--digits takes a whole number from 0 to 15")
+    require_whole("--digits", request.digits, 0, 15)
+    require_whole("--permutations", request.permutations, 1)
+    require_whole("--seed", request.seed, 0)
+    require_finite("--threshold", request.threshold)
     try:
         return Settings(
             ks=parse_ks(request.ks),

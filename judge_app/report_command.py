@@ -18,6 +18,8 @@ from judge_app.evaluation import (
     UsageError,
     compare_evaluations,
     evaluate_loaded,
+    parse_ks,
+    require_whole,
     runs_of,
 )
 from judge_app.io.outputs import check_output
@@ -79,6 +81,9 @@ def render_report(request: ReportRequest) -> RenderedReport:
     suffix = request.out.suffix.lower()
     if suffix not in (".html", ".htm", ".pdf"):
         raise UsageError(f"--out {request.out}: the report is written as .html or .pdf")
+    parse_ks(request.ks)
+    require_whole("--bootstrap", request.bootstrap, 0, note=" (0: no interval)")
+    require_whole("--seed", request.seed, 0)
     check_output(request.out)
     data = gather(request)
     images: dict[str, bytes] = {}
@@ -124,6 +129,8 @@ def gather(request: ReportRequest):  # type: ignore[no-untyped-def]
     try:
         agreement = agreement_of(_agreement_request(request), grades, results, request.db)
         missing = ""
+    except UsageError:
+        raise
     except JudgeAppError as error:
         agreement, missing = None, f"No agreement figures: {error}"
     return ReportData(

@@ -358,8 +358,21 @@ def test_bad_judgments_file_is_a_data_error(capsys, tmp_path, text, message):
         (["--judgments", JUDGMENTS, "--raters", ","], "--raters needs at least one name"),
         (["--judgments", JUDGMENTS, "--raters", "ana,ana"], "--raters names a rater twice"),
         (["--judgments", JUDGMENTS, "--k", "0"], "--k takes a whole number from 1"),
+        (["--judgments", JUDGMENTS, "--k", "-3"], "--k takes a whole number from 1"),
+        (["--judgments", JUDGMENTS, "--seed", "-1"], "--seed takes a whole number from 0"),
+        (["--judgments", JUDGMENTS, "--digits", "-1"], "--digits takes a whole number from 0"),
     ],
-    ids=["no-source", "two-sources", "bootstrap", "no-rater", "rater-twice", "k"],
+    ids=[
+        "no-source",
+        "two-sources",
+        "bootstrap",
+        "no-rater",
+        "rater-twice",
+        "k",
+        "k-negative",
+        "seed",
+        "digits",
+    ],  # fmt: skip
 )
 def test_usage_errors_exit_2(capsys, args, message):
     code, out, err = run_agreement(capsys, *args)

@@ -451,6 +451,27 @@ def test_database_runs_aggregates_and_compare(capsys, demo_db):
     assert "neural" in sentence and "bm25" in sentence and "randomization" in sentence
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--compare", "--permutations", "0"], "--permutations takes a whole number from 1"),
+        (["--compare", "--permutations", "-5"], "--permutations takes a whole number from 1"),
+        (["--threshold", "nan"], "--threshold takes a finite number (not nan or inf)"),
+        (["--threshold", "inf"], "--threshold takes a finite number (not nan or inf)"),
+        (["--threshold=-inf"], "--threshold takes a finite number (not nan or inf)"),
+        (["--digits", "-1"], "--digits takes a whole number from 0 to 15"),
+        (["--digits", "16"], "--digits takes a whole number from 0 to 15"),
+        (["--k", "0"], "--k '0': use whole numbers from 1, or all"),
+        (["--k", "-5"], "--k '-5': use whole numbers from 1, or all"),
+        (["--compare", "--seed", "-1"], "--seed takes a whole number from 0"),
+    ],
+)
+def test_numeric_options_out_of_range_are_usage_errors(capsys, demo_db, args, message):
+    code, out, err = run_eval(capsys, "--db", demo_db, *args)
+    assert (code, out) == (2, "")
+    assert err == f"judge-app eval: {message}\n"
+
+
 def test_database_unknown_run_is_a_usage_error(capsys, demo_db):
     code, out, err = run_eval(capsys, "--db", demo_db, "--run", "neural", "--run", "nope")
     assert code == 2

@@ -65,6 +65,21 @@ def test_pdf_report_has_pages_with_the_same_numbers(capsys, demo, tmp_path, qapp
 
 
 @pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--bootstrap", "-5"], "--bootstrap takes a whole number from 0 (0: no interval)"),
+        (["--seed", "-1"], "--seed takes a whole number from 0"),
+        (["--k", "0"], "--k '0': use whole numbers from 1, or all"),
+    ],
+)
+def test_numeric_options_out_of_range_are_usage_errors(capsys, demo, tmp_path, args, message):
+    out = tmp_path / "report.html"
+    assert main(["report", str(demo), "--out", str(out), *args]) == 2
+    assert capsys.readouterr().err == f"judge-app report: {message}\n"
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
     ("out", "code", "message"),
     [
         ("report.docx", 2, "written as .html or .pdf"),
