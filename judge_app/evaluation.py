@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from judge_app.errors import JudgeAppError, quoted
+from judge_app.io.errors import ImportFileError, Problem, nothing_in
 from judge_app.io.text import file_format
 from judge_app.metrics import formats
 from judge_app.metrics.aggregation import aggregate_grades, parse_method
@@ -243,8 +244,9 @@ def _from_files(request: EvalRequest) -> tuple[Frame, dict[str, Frame]]:
         from judge_app.io import readers
 
         judgments = readers.read_judgments(request.qrels)
-        if request.raters:
-            judgments = judgments[judgments["rater"].isin(request.raters)]
+    _refuse_empty(request.qrels, judgments, "judgments")
+    if request.raters and not isinstance(judgments, pa.Table):
+        judgments = judgments[judgments["rater"].isin(request.raters)]
     runs: dict[str, Frame] = {}
     for path in request.run_files:
         if file_format(path) == "trec":
@@ -254,10 +256,19 @@ def _from_files(request: EvalRequest) -> tuple[Frame, dict[str, Frame]]:
 
             run = readers.read_results(path)[["query_id", "doc_id", "rank"]]
             name = path.stem
+        _refuse_empty(path, run, "results")
         if name in runs:
             name = f"{name} ({path.name})"
         runs[name] = run
     return judgments, runs
+
+
+def _refuse_empty(path: Path, rows: Frame, noun: str) -> None:
+    """A data error if the file at ``path`` gave no ``rows``."""
+    if not len(rows):
+        raise ImportFileError(
+            [Problem(str(path), None, None, nothing_in(noun, "nothing to evaluate"))]
+        )
 
 
 def _from_database(request: EvalRequest) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:

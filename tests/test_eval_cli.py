@@ -587,6 +587,27 @@ def test_a_nul_character_in_a_trec_file_is_refused_where_it_is(
     assert f"{files[kind]} {where}: " in err and "NUL character" in err
 
 
+@pytest.mark.parametrize(
+    ("name", "text", "noun"),
+    [
+        ("empty.qrels", "# graded later\n", "judgments"),
+        ("empty.run", "\n# no results\n", "results"),
+        ("empty.csv", "query_id,doc_id,rank\n", "results"),
+        ("judgments.csv", "query_id,doc_id,rater,grade\n", "judgments"),
+    ],
+)
+def test_a_file_of_nothing_to_evaluate_is_a_data_error(
+    capsys, reference, tmp_path, name, text, noun
+):
+    files = {"qrels": reference / "qrels.test", "run": reference / "results.test"}
+    empty = tmp_path / name
+    empty.write_text(text, encoding="utf-8")
+    files["qrels" if noun == "judgments" else "run"] = empty
+    code, out, err = run_eval(capsys, "--qrels", files["qrels"], "--run-file", files["run"])
+    assert (code, out) == (1, "")
+    assert err == f"judge-app eval: {empty}: has no {noun}: nothing to evaluate\n"
+
+
 @pytest.mark.parametrize("kind", ["qrels", "run"])
 def test_utf16_files_are_named_as_such(capsys, reference, tmp_path, kind):
     files = {"qrels": reference / "qrels.test", "run": reference / "results.test"}

@@ -685,10 +685,41 @@ def test_run_name_from_option_tag_or_file_name(tmp_path: Path) -> None:
     assert name(csv_run, "named") == "named"
 
 
-def test_empty_trec_run_is_named_after_its_file(db: Database, tmp_path: Path) -> None:
-    path = _write(tmp_path / "nothing-yet.run", "# no results\n")
-    summary = import_files(db, run=path)
-    assert "run 'nothing-yet', 0 results for 0 queries" in str(summary)
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("bm25.run", "# no results\n\n# none at all\n"),
+        ("bm25.csv", "query_id,doc_id,rank\n"),
+        ("bm25.tsv", "query_id\tdoc_id\trank\n\n  \n"),
+    ],
+)
+def test_a_run_without_results_is_refused_and_the_run_kept(
+    seeded: Database, tmp_path: Path, name: str, content: str
+) -> None:
+    path = _write(tmp_path / name, content)
+    error = _refused(seeded, run=path, run_name="run")  # the run the seed imported
+    assert [(p.file, p.line, p.column, p.reason) for p in error.problems] == [
+        (str(path), None, None, "has no results: nothing was imported")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("kind", "name", "content", "noun"),
+    [
+        ("judgments", "j.csv", JUDGMENTS_HEADER + "\n", "judgments"),
+        ("judgments", "j.qrels", "# graded later\n", "judgments"),
+        ("queries", "q.tsv", "query_id\ttext\n", "queries"),
+        ("documents", "d.csv", "doc_id,title\n", "documents"),
+    ],
+)
+def test_a_file_of_nothing_to_add_says_so_and_changes_nothing(
+    seeded: Database, tmp_path: Path, kind: str, name: str, content: str, noun: str
+) -> None:
+    before = snapshot(seeded)
+    path = _write(tmp_path / name, content)
+    summary = import_files(seeded, **{kind: path}, rater="alice")
+    assert str(summary) == f"{path}: no {noun} in the file: nothing imported"
+    assert snapshot(seeded) == before
 
 
 def test_trec_run_with_two_tags_needs_a_name(db: Database, tmp_path: Path) -> None:

@@ -96,6 +96,7 @@ class FileReader:
             raise ImportFileError([Problem(str(self.path), None, None, reason)])
         self.rater = rater
         self.problems = FileProblems(str(self.path))
+        self.rows = 0  # the records read so far
         self._run_name = run_name
         self._required = [n for n in self.layout.required if not (n == "rater" and rater)]
         self._columns: dict[str, str] = {}
@@ -134,6 +135,7 @@ class FileReader:
                 for tag in frame["tag"].unique()[:6]:
                     if tag not in self._tags and len(self._tags) < 6:
                         self._tags.append(str(tag))
+            self.rows += len(typed)
             yield Chunk(typed, records.first, records.last_line)
         if not self.records.fixed_columns:
             self._refuse_missing_columns()

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.expression import TableClause
 
 from judge_app.errors import quoted
-from judge_app.io.errors import MAX_PROBLEMS, ImportFileError, ProblemList
+from judge_app.io.errors import MAX_PROBLEMS, ImportFileError, ProblemList, nothing_in
 from judge_app.io.readers import Chunk, FileReader
 from judge_app.store import bulk
 from judge_app.store.database import Database, database_url, open_database
@@ -219,7 +219,7 @@ def _write_texts(work: _Import, reader: FileReader, model: type, noun: str) -> s
             count += len(chunk.frame)
             work.report(noun, chunk.lines_read, reader)
         work.find_repeats(reader, stage)
-    return f"{reader.path}: {count} {noun}"
+    return f"{reader.path}: {count} {noun}" if count else _nothing_imported(reader, noun)
 
 
 def _write_queries(work: _Import, reader: FileReader) -> str:
@@ -239,6 +239,8 @@ def _write_run(work: _Import, reader: FileReader) -> str | None:
             work.refuse_unknown(reader, chunk)
             work.report("results", chunk.lines_read, reader)
         work.find_repeats(reader, stage)
+        if not reader.rows:  # it would replace the run with nothing
+            reader.problems.add_whole(None, nothing_in("results", "nothing was imported"))
         if work.refused(reader):
             return None
         name = reader.run_name
@@ -257,11 +259,18 @@ def _write_judgments(work: _Import, reader: FileReader) -> str | None:
         work.find_repeats(reader, stage)
         if work.refused(reader):
             return None
+        if not reader.rows:
+            return _nothing_imported(reader, "judgments")
         counts = bulk.merge_judgments(work.session, stage)
     return (
         f"{reader.path}: {counts.added} judgments added, {counts.changed} changed, "
         f"{counts.unchanged} unchanged"
     )
+
+
+def _nothing_imported(reader: FileReader, noun: str) -> str:
+    """The summary of a file without rows: adding or updating nothing, it is no error."""
+    return f"{reader.path}: no {noun} in the file: nothing imported"
 
 
 # what each file holds (its kind of reader, and the step its progress names)
