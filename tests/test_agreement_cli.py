@@ -265,6 +265,19 @@ def test_csv_is_long_and_equals_the_json(capsys):
     assert ranking["value"] == "" and "--db" in ranking["reason"]
 
 
+def test_csv_text_cells_are_inert_and_numbers_stay_numbers(capsys, tmp_path):
+    path = tmp_path / "judgments.csv"
+    grades = [(0, 5), (5, 0), (0, 4), (4, 1), (1, 1)]  # the raters disagree: kappa below 0
+    rows = [f"q1,d{i},=HYPERLINK(),{a}\nq1,d{i},-bob,{b}\n" for i, (a, b) in enumerate(grades)]
+    path.write_text("query_id,doc_id,rater,grade\n" + "".join(rows), encoding="utf-8")
+    text = agreement_ok(capsys, "--judgments", path, "--format", "csv", "--bootstrap", "0")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    kappa = next(r for r in rows if r["section"] == "pair" and r["statistic"] == "cohen_kappa")
+    assert (kappa["rater_a"], kappa["rater_b"]) == ("'-bob", "'=HYPERLINK()")
+    assert kappa["value"].startswith("-") and float(kappa["value"]) < 0
+    assert {r["rater_a"] for r in rows if r["section"] == "rater"} == {"'-bob", "'=HYPERLINK()"}
+
+
 # --------------------------------------------------------------------------- options
 
 

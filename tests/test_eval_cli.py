@@ -625,6 +625,19 @@ def test_a_huge_option_value_is_cut_in_the_message(capsys, demo_db):
     assert len(err) < 600 and "'zzz" in err and "…' (100,000 characters)" in err
 
 
+def test_csv_text_cells_are_inert(capsys, reference, tmp_path):
+    run = tmp_path / "run.txt"
+    lines = reference.joinpath("results.test").read_text(encoding="utf-8").splitlines()
+    tagged = [" ".join(line.split()[:5] + ['=HYPERLINK("http://x")']) for line in lines]
+    run.write_text("\n".join(tagged) + "\n", encoding="utf-8")
+    text = eval_ok(
+        capsys, "--qrels", reference / "qrels.test", "--run-file", run, "--format", "csv"
+    )
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert {row["run"] for row in rows} == {'\'=HYPERLINK("http://x")'}
+    assert float(rows[0]["ndcg@10"]) >= 0
+
+
 @pytest.mark.parametrize("missing", ["qrels", "run"])
 def test_missing_file_exits_1_without_traceback(reference, tmp_path, missing):
     absent = tmp_path / f"absent.{missing}"
