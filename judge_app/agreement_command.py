@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from judge_app.agreement import formats
 from judge_app.agreement.report import AgreementReport, Ratings, build_report
 from judge_app.errors import JudgeAppError, quoted
-from judge_app.evaluation import UsageError, require_whole
+from judge_app.evaluation import UsageError, check_raters, of_raters, require_whole
 from judge_app.metrics.aggregation import ADJUDICATED
 
 if TYPE_CHECKING:
@@ -93,11 +93,7 @@ def _check(request: AgreementRequest) -> None:
     require_whole("--digits", request.digits, 0, 15)
     if request.output not in OUTPUTS:
         raise UsageError(f"--format must be one of {', '.join(OUTPUTS)}")
-    if request.raters is not None:
-        if not request.raters:
-            raise UsageError("--raters needs at least one name: --raters a,b,c")
-        if len(set(request.raters)) != len(request.raters):
-            raise UsageError("--raters names a rater twice")
+    check_raters(request.raters)
 
 
 def _chosen(judgments: pd.DataFrame, request: AgreementRequest, source: str) -> pd.DataFrame:
@@ -107,15 +103,7 @@ def _chosen(judgments: pd.DataFrame, request: AgreementRequest, source: str) -> 
         graded = graded[graded["rater"] != ADJUDICATED]
     if graded.empty:
         raise JudgeAppError(f"{source} holds no graded judgments (skipped ones are left out)")
-    known = set(graded["rater"].unique())
-    if request.raters:
-        unknown = [rater for rater in request.raters if rater not in known]
-        if unknown:
-            raise JudgeAppError(
-                f"{source} has no graded judgments by {', '.join(map(quoted, unknown))} "
-                f"(raters: {', '.join(sorted(known))})"
-            )
-        graded = graded[graded["rater"].isin(request.raters)]
+    graded = of_raters(graded, request.raters, source)
     if request.query is not None:
         graded = graded[graded["query_id"] == request.query]
         if graded.empty:

@@ -6,6 +6,7 @@ Evaluating files imports neither SQLAlchemy nor Qt: the store is loaded only for
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,6 +27,7 @@ from judge_app.metrics.ranking import (
     evaluate,
     k_label,
 )
+from judge_app.names import similar_name, similar_reason
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -74,6 +76,16 @@ def require_finite(option: str, value: float) -> None:
     """A usage error unless ``option``'s ``value`` is a finite number (not nan or inf)."""
     if not math.isfinite(value):
         raise UsageError(f"{option} takes a finite number (not nan or inf)")
+
+
+def check_raters(raters: list[str] | None) -> None:
+    """A usage error if ``--raters`` names nobody, or a rater twice."""
+    if raters is None:
+        return
+    if not raters:
+        raise UsageError("--raters needs at least one name: --raters a,b,c")
+    if len(set(raters)) != len(raters):
+        raise UsageError("--raters names a rater twice")
 
 
 def parse_ks(values: list[str]) -> tuple[int | None, ...]:
@@ -186,6 +198,7 @@ def _checked(request: EvalRequest) -> tuple[Settings, str]:
         raise UsageError(str(error)) from None
     if request.adjudicated not in ADJUDICATED_CHOICES:
         raise UsageError(f"--adjudicated must be one of {', '.join(ADJUDICATED_CHOICES)}")
+    check_raters(request.raters)
     return settings, method
 
 
@@ -245,8 +258,10 @@ def _from_files(request: EvalRequest) -> tuple[Frame, dict[str, Frame]]:
 
         judgments = readers.read_judgments(request.qrels)
     _refuse_empty(request.qrels, judgments, "judgments")
-    if request.raters and not isinstance(judgments, pa.Table):
-        judgments = judgments[judgments["rater"].isin(request.raters)]
+    if request.raters is not None:
+        if isinstance(judgments, pa.Table):
+            raise UsageError("--raters needs judgments with raters: --db, or a judgments CSV")
+        judgments = of_raters(judgments, request.raters, str(request.qrels))
     runs: dict[str, Frame] = {}
     for path in request.run_files:
         if file_format(path) == "trec":
@@ -277,8 +292,9 @@ def _from_database(request: EvalRequest) -> tuple[pd.DataFrame, dict[str, pd.Dat
 
     assert request.db is not None
     with open_database(request.db, create=False) as database, database.reading() as session:
-        judgments = reads.grades_frame(session, request.raters)
+        judgments = reads.grades_frame(session)
         results = reads.results_frame(session, request.runs)
+    judgments = of_raters(judgments, request.raters, request.db)
     return judgments, runs_of(results, request.runs, request.db)
 
 
@@ -298,13 +314,37 @@ def runs_of(results: pd.DataFrame, names: list[str] | None, source: str) -> dict
     }
 
 
+def of_raters(judgments: pd.DataFrame, raters: list[str] | None, source: str) -> pd.DataFrame:
+    """The ``judgments`` by ``raters`` (all, without), read from ``source``; a data error
+    naming any of them with no graded judgment."""
+    if raters is None:
+        return judgments
+    graded = judgments.loc[judgments["grade"].notna(), "rater"].unique()
+    unknown = [name for name in raters if name not in set(graded)]
+    if unknown:
+        raise JudgeAppError(unknown_raters(source, "graded judgments", unknown, graded))
+    return judgments[judgments["rater"].isin(raters)]
+
+
+def unknown_raters(source: str, what: str, unknown: list[str], known: Iterable[str]) -> str:
+    """``source`` has no ``what`` by the ``unknown`` raters: the raters it knows, and those
+    meant where a name differs from one only by case or spaces."""
+    known = sorted(known)
+    text = f"{source} has no {what} by {', '.join(map(quoted, unknown))}"
+    text += f" (raters: {', '.join(known) or 'none'})"
+    for name in unknown:
+        similar = similar_name(name, known)
+        if similar is not None:
+            text += "; " + similar_reason(name, similar)
+    return text
+
+
 def aggregated(judgments: pd.DataFrame, method: str, source: str, prefer: bool) -> pd.DataFrame:
     """One grade per (query, document) of the raters' ``judgments`` read from ``source``
     (``aggregate_grades``); a data error if the one rater asked for has none."""
     raters = judgments["rater"].unique()
     if method.startswith("rater:") and method[len("rater:") :] not in set(raters):
-        raters = ", ".join(sorted(raters)) or "none"
-        raise JudgeAppError(f"{source} has no judgments by {quoted(method[6:])} (raters: {raters})")
+        raise JudgeAppError(unknown_raters(source, "judgments", [method[6:]], raters))
     return aggregate_grades(judgments, method, prefer)
 
 

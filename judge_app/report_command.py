@@ -16,8 +16,10 @@ from judge_app.errors import JudgeAppError
 from judge_app.evaluation import (
     EvalRequest,
     UsageError,
+    check_raters,
     compare_evaluations,
     evaluate_loaded,
+    of_raters,
     parse_ks,
     require_whole,
     runs_of,
@@ -82,6 +84,7 @@ def render_report(request: ReportRequest) -> RenderedReport:
     if suffix not in (".html", ".htm", ".pdf"):
         raise UsageError(f"--out {request.out}: the report is written as .html or .pdf")
     parse_ks(request.ks)
+    check_raters(request.raters)
     require_whole("--bootstrap", request.bootstrap, 0, note=" (0: no interval)")
     require_whole("--seed", request.seed, 0)
     check_output(request.out)
@@ -113,7 +116,7 @@ def gather(request: ReportRequest):  # type: ignore[no-untyped-def]
         counts = reads.table_counts(session)
         coverage = reads.coverage_frame(session).to_dict("records")
         source = database.describe()
-    chosen = grades[grades["rater"].isin(request.raters)] if request.raters else grades
+    chosen = of_raters(grades, request.raters, request.db)
     runs = runs_of(results, request.runs, request.db)
     evaluation = evaluate_loaded(_eval_request(request, request.ks), chosen, runs)
     settings = evaluation.settings

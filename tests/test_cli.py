@@ -184,6 +184,35 @@ def test_assign_every_query_to_two_raters_then_a_shared_quarter(tmp_path):
     assert len(set.union(*queues.values())) == 16  # and every query has a rater
 
 
+def test_assign_names_raters_in_nfc_and_refuses_one_differing_only_by_case_or_spaces(tmp_path):
+    db = tmp_path / "campaign.sqlite"
+    judge_app("demo", db)
+    result = judge_app("assign", db, "--raters", "cafe\u0301,ana", "--copies", "1")
+    assert result.returncode == 0, result.stderr
+    for names in ("Ben,ana", "dan,D an"):
+        result = judge_app("assign", db, "--raters", names, "--copies", "1")
+        assert result.returncode == 1 and "Traceback" not in result.stderr
+        assert (
+            "differs from the rater" in result.stderr and "only by case or spaces" in result.stderr
+        )
+    with open_database(db) as database, database.reading() as session:
+        assert active_rater_names(session) == ["ana", "ben", "caf\u00e9", "chloe"]
+
+
+@pytest.mark.parametrize("command", ["eval", "agreement", "report"])
+def test_raters_option_names_the_rater_meant(tmp_path, command):
+    db = tmp_path / "demo.sqlite"
+    judge_app("demo", db)
+    where = ["--db", db] if command != "report" else [db, "--out", tmp_path / "r.html"]
+    result = judge_app(command, *where, "--raters", "ana,Ben")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert (
+        "has no graded judgments by 'Ben' (raters: ana, ben, chloe); rater 'Ben' differs from the "
+        "rater 'ben' only by case or spaces"
+    ) in result.stderr
+    assert judge_app(command, *where, "--raters", " ana , ben ").returncode == 0
+
+
 @pytest.mark.parametrize(
     ("args", "status", "said"),
     [

@@ -619,6 +619,16 @@ def test_utf16_files_are_named_as_such(capsys, reference, tmp_path, kind):
     assert f"{utf16}: UTF-16: save as UTF-8" in err
 
 
+@pytest.mark.parametrize("spacing", [" ", "\t"])  # the fast reader, and the tidying one
+def test_ids_in_two_normal_forms_are_one(capsys, tmp_path, spacing):
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("q\u00e9 0 caf\u00e9 1\nq\u00e9 0 other 0\n", encoding="utf-8")
+    run.write_text(spacing.join(["qe\u0301", "Q0", "cafe\u0301", "1", "1.0", "t"]) + "\n", "utf-8")
+    document = json.loads(eval_ok(capsys, "--qrels", qrels, "--run-file", run, "--format", "json"))
+    assert document["runs"][0]["mean"]["ndcg@10"] == 1.0
+    assert document["runs"][0]["queries"][0]["query_id"] == "q\u00e9"
+
+
 def test_a_huge_option_value_is_cut_in_the_message(capsys, demo_db):
     code, out, err = run_eval(capsys, "--db", demo_db, "--aggregate", "rater:" + "z" * 100_000)
     assert code == 1 and out == ""

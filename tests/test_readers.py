@@ -824,6 +824,49 @@ def test_reimporting_a_run_replaces_its_results(db: Database, tmp_path: Path) ->
     assert untouched[["query_id", "doc_id", "rank"]].values.tolist() == [["q1", "d1", 1]]
 
 
+def test_ids_and_rater_names_are_read_in_unicode_nfc(db: Database, tmp_path: Path) -> None:
+    nfd, nfc = "cafe\u0301", "caf\u00e9"
+    import_files(
+        db,
+        queries=_write(tmp_path / "q.jsonl", f'{{"query_id": "{nfd}", "text": "t"}}\n'),
+        judgments=_write(tmp_path / "j.csv", JUDGMENTS_HEADER + f"{nfc},d1,{nfd},1\n"),
+    )
+    import_files(db, judgments=_write(tmp_path / "j.qrels", f"{nfd} 0 d2 2\n"), rater=nfc)
+    with db.reading() as session:
+        judgments = reads.judgments_frame(session)
+        counts = reads.table_counts(session)
+    assert (counts["queries"], counts["raters"]) == (1, 1)
+    assert set(judgments["query_id"]) == set(judgments["rater"]) == {nfc}
+
+
+def test_a_file_in_two_normal_forms_repeats_its_key(db: Database, tmp_path: Path) -> None:
+    path = _write(tmp_path / "j.csv", JUDGMENTS_HEADER + "cafe\u0301,d1,a,1\ncaf\u00e9,d1,a,2\n")
+    error = _refused(db, judgments=path)
+    assert [(p.line, p.column) for p in error.problems] == [(3, None)]
+    assert "duplicate judgment" in error.problems[0].reason
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "options", "line", "column", "reason"),
+    [
+        ("j.csv", JUDGMENTS_HEADER + "q1,d1,bob,1\nq1,d2,Alice,1\n", {}, 3, "rater",
+         "rater 'Alice' differs from the rater 'alice' only by case or spaces: use 'alice'"),
+        ("j.tsv", "qid\tdocno\tjudge\tgrade\nq1\td1\tcarol\t1\nq1\td2\tCar ol\t2\n", {}, 3, "judge",
+         "rater 'Car ol' differs from the rater 'carol' only by case or spaces: use 'carol'"),
+        ("j.qrels", "# by the lead\nq1 0 d1 1\n", {"rater": "  BOB "}, 2, "rater",
+         "rater 'BOB' differs from the rater 'bob' only by case or spaces: use 'bob'"),
+    ],
+)  # fmt: skip
+def test_a_rater_differing_only_by_case_or_spaces_is_refused(
+    seeded: Database, tmp_path: Path, name, content, options, line, column, reason
+) -> None:  # type: ignore[no-untyped-def]
+    path = _write(tmp_path / name, content)
+    error = _refused(seeded, judgments=path, **options)
+    assert [(p.file, p.line, p.column, p.reason) for p in error.problems] == [
+        (str(path), line, column, reason)
+    ]
+
+
 def test_ids_are_stripped_and_header_names_are_case_insensitive(
     db: Database, tmp_path: Path
 ) -> None:

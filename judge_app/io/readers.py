@@ -124,7 +124,7 @@ class FileReader:
             checks = self.layout.check(lambda name: self._cells(frame, name))
             if self.records.may_hold_nul:
                 checks = {name: refuse_nul(check) for name, check in checks.items()}
-            named = {self._columns.get(name, name): check for name, check in checks.items()}
+            named = {self.column(name): check for name, check in checks.items()}
             collect(named, records.first, self.problems)
             typed = pd.DataFrame({name: check.values for name, check in checks.items()})
             typed = typed.assign(**(self.layout.constants or {}))
@@ -139,6 +139,10 @@ class FileReader:
             yield Chunk(typed, records.first, records.last_line)
         if not self.records.fixed_columns:
             self._refuse_missing_columns()
+
+    def column(self, name: str) -> str:
+        """The file's name of our column ``name`` (``name`` itself where the file lacks it)."""
+        return self._columns.get(name, name)
 
     def add_repeat(
         self, position: int, first: int, key: tuple[str, ...], values: tuple[object, ...]

@@ -34,7 +34,12 @@ class Check:
 
 
 def check_id(cells: pd.Series, noun: str) -> Check:
+    """Ids (and rater names) trimmed of surrounding spaces and in Unicode NFC, 1 to
+    ID_MAX_LENGTH characters long."""
     stripped = cells.str.strip()
+    wide = ~stripped.str.isascii().to_numpy(dtype=bool, na_value=True)  # ASCII is NFC
+    if wide.any():
+        stripped = stripped.mask(wide, stripped[wide].str.normalize("NFC"))
     lengths = stripped.str.len()
     bad = ((lengths == 0) | (lengths > ID_MAX_LENGTH)).to_numpy()
 

@@ -134,7 +134,8 @@ def explain_repeats(path: Path, kind: str) -> None:
 def _read(path: Path, names: list[str], numeric: str) -> pa.Table:
     """``query_id, doc_id``, the ``numeric`` column (and ``tag``, if named) of a TREC file:
     as it is if single-spaced; else with its blanks, tabs and comments tidied away (trec_eval
-    itself writes tab-separated files); else line by line, to say what is wrong."""
+    itself writes tab-separated files); else line by line, to say what is wrong. Ids are in
+    Unicode NFC (an ASCII file's already are)."""
     data = read_bytes(path)
     if data.isascii() and not any(byte in data for byte in _OTHER_BLANKS):
         table = _read_single_spaced(io.BytesIO(data), names, numeric)
@@ -144,6 +145,11 @@ def _read(path: Path, names: list[str], numeric: str) -> pa.Table:
         text = _BLANKS.sub(" ", read_text(path, data)) + "\n"
         tidy = _SKIPPED_LINES.sub("", _LINE_ENDS.sub("", text))
         table = _read_single_spaced(io.BytesIO(tidy.encode("utf-8")), names, numeric)
+        if table is not None:
+            for name in ("query_id", "doc_id"):
+                table = table.set_column(
+                    table.schema.get_field_index(name), name, pc.utf8_normalize(table[name], "NFC")
+                )
     if table is None:
         table = pa.Table.from_pandas(_read_carefully(path, names, numeric), preserve_index=False)
     return table
@@ -157,8 +163,8 @@ def _read_carefully(path: Path, names: list[str], numeric: str) -> pd.DataFrame:
     cells = dict(zip(names, columns.T))
     frame = pd.DataFrame(
         {
-            "query_id": cells["query_id"].astype(str),
-            "doc_id": cells["doc_id"].astype(str),
+            "query_id": pd.Series(cells["query_id"], dtype=str).str.normalize("NFC"),
+            "doc_id": pd.Series(cells["doc_id"], dtype=str).str.normalize("NFC"),
             numeric: _numbers(path, cells[numeric], numeric, lines),
         }
     )

@@ -17,12 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.expression import TableClause
 
 from judge_app.errors import quoted
 from judge_app.io.errors import MAX_PROBLEMS, ImportFileError, ProblemList, nothing_in
 from judge_app.io.readers import Chunk, FileReader
+from judge_app.names import name_key, similar_reason
 from judge_app.store import bulk
 from judge_app.store.database import Database, database_url, open_database
 from judge_app.store.models import Document, Query, Rater
@@ -151,6 +154,13 @@ class _Import:
     progress: ImportProgress | None
     problems: ProblemList = field(default_factory=ProblemList)
     filled: dict[type, set[str]] = field(default_factory=lambda: {Query: set(), Document: set()})
+    raters: dict[str, str] = field(default_factory=dict)  # a name's key → the first name of it
+    seen_raters: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.seen_raters.update(self.session.scalars(select(Rater.name).order_by(Rater.name)))
+        for name in self.seen_raters:
+            self.raters.setdefault(name_key(name), name)
 
     def refused(self, reader: FileReader) -> bool:
         """Whether the import is refused already: its writes are then left out."""
@@ -175,6 +185,21 @@ class _Import:
                 reason = f"unknown {noun} {quoted(values.iat[row])} (--strict)"
                 reader.problems.add(chunk.first + int(row), key, reason)
             reader.problems.count(max(len(rows) - MAX_PROBLEMS, 0))
+
+    def refuse_similar_raters(self, reader: FileReader, chunk: Chunk) -> None:
+        """A problem for the first row of each rater name new to the database that differs
+        from a known one (the database's, or one this import named before) only by case or
+        spaces: one person would become two raters."""
+        codes, names = pd.factorize(chunk.frame["rater"])
+        for code, name in enumerate(names):
+            if name in self.seen_raters:
+                continue
+            self.seen_raters.add(name)
+            other = self.raters.setdefault(name_key(name), name)
+            if other != name:
+                row = int(np.argmax(codes == code))
+                reason = similar_reason(name, other)
+                reader.problems.add(chunk.first + row, reader.column("rater"), reason)
 
     def find_repeats(self, reader: FileReader, stage: TableClause) -> None:
         """A problem for every staged row whose key repeats an earlier row's."""
@@ -252,6 +277,7 @@ def _write_judgments(work: _Import, reader: FileReader) -> str | None:
     """Judgments staged, then added or merged into the stored ones."""
     with bulk.staging_table(work.session, bulk.JUDGMENT_STAGE) as stage:
         for chunk in reader.chunks():
+            work.refuse_similar_raters(reader, chunk)
             bulk.stage_judgments(work.session, stage, work.ids, chunk.frame)
             work.refuse_unknown(reader, chunk)
             work.fill_texts(chunk)

@@ -8,17 +8,22 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from judge_app.errors import quoted
+from judge_app.names import normal_id, similar_name, similar_reason
 from judge_app.store.errors import StoreError
 from judge_app.store.models import Assignment, Query, Rater
 
 
 def add_rater(session: Session, name: str) -> Rater:
-    """Create a rater; StoreError if the name is empty or taken."""
-    name = name.strip()
+    """Create a rater (the name trimmed, in NFC); StoreError if the name is empty or taken, or
+    differs from a rater's only by case or spaces."""
+    name = normal_id(name)
     if not name:
         raise StoreError("a rater needs a name")
     if find_rater(session, name) is not None:
         raise StoreError(f"there is already a rater called {quoted(name)}")
+    similar = similar_name(name, session.scalars(select(Rater.name).order_by(Rater.name)))
+    if similar is not None:
+        raise StoreError(similar_reason(name, similar))
     rater = Rater(name=name)
     session.add(rater)
     session.flush()
@@ -26,7 +31,8 @@ def add_rater(session: Session, name: str) -> Rater:
 
 
 def find_rater(session: Session, name: str) -> Rater | None:
-    return session.scalars(select(Rater).where(Rater.name == name.strip())).first()
+    """The rater called ``name`` (trimmed, in NFC), or None."""
+    return session.scalars(select(Rater).where(Rater.name == normal_id(name))).first()
 
 
 def rater(session: Session, name: str) -> Rater:
