@@ -24,7 +24,7 @@ from judge_app.evaluation import (
     require_whole,
     runs_of,
 )
-from judge_app.io.outputs import check_output
+from judge_app.io.outputs import check_output, output_file
 from judge_app.metrics.ranking import k_label
 
 CURVE_KS = 20
@@ -62,8 +62,6 @@ class RenderedReport:
 
             write_pdf(self.html, self.images, self.out)
         else:
-            from judge_app.io.outputs import output_file
-
             with output_file(self.out) as handle:
                 handle.write(self.html)
         return self.out

@@ -158,8 +158,8 @@ class _Import:
     seen_raters: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
-        self.seen_raters.update(self.session.scalars(select(Rater.name).order_by(Rater.name)))
-        for name in self.seen_raters:
+        for name in self.session.scalars(select(Rater.name).order_by(Rater.name)):
+            self.seen_raters.add(name)
             self.raters.setdefault(name_key(name), name)
 
     def refused(self, reader: FileReader) -> bool:
@@ -191,15 +191,15 @@ class _Import:
         from a known one (the database's, or one this import named before) only by case or
         spaces: one person would become two raters."""
         codes, names = pd.factorize(chunk.frame["rater"])
+        first_rows = dict(zip(*np.unique(codes, return_index=True)))
         for code, name in enumerate(names):
             if name in self.seen_raters:
                 continue
             self.seen_raters.add(name)
             other = self.raters.setdefault(name_key(name), name)
             if other != name:
-                row = int(np.argmax(codes == code))
-                reason = similar_reason(name, other)
-                reader.problems.add(chunk.first + row, reader.column("rater"), reason)
+                row = chunk.first + int(first_rows[code])
+                reader.problems.add(row, reader.column("rater"), similar_reason(name, other))
 
     def find_repeats(self, reader: FileReader, stage: TableClause) -> None:
         """A problem for every staged row whose key repeats an earlier row's."""
