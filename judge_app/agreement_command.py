@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 from judge_app.agreement import formats
 from judge_app.agreement.report import AgreementReport, Ratings, build_report
-from judge_app.errors import JudgeAppError
-from judge_app.evaluation import UsageError
+from judge_app.errors import JudgeAppError, quoted
+from judge_app.evaluation import UsageError, check_raters, of_raters, require_whole
 from judge_app.metrics.aggregation import ADJUDICATED
 
 if TYPE_CHECKING:
@@ -87,19 +87,13 @@ def agreement_of(
 def _check(request: AgreementRequest) -> None:
     if (request.db is None) == (request.judgments is None):
         raise UsageError("give either --db DB or --judgments FILE.csv (one of them)")
-    if request.bootstrap < 0:
-        raise UsageError("--bootstrap takes a whole number from 0 (0: no interval)")
-    if request.k < 1:
-        raise UsageError("--k takes a whole number from 1")
-    if request.digits < 0 or request.digits > 15:
-        raise UsageError("--digits takes a whole number from 0 to 15")
+    require_whole("--bootstrap", request.bootstrap, 0, note=" (0: no interval)")
+    require_whole("--seed", request.seed, 0)
+    require_whole("--k", request.k, 1)
+    require_whole("--digits", request.digits, 0, 15)
     if request.output not in OUTPUTS:
         raise UsageError(f"--format must be one of {', '.join(OUTPUTS)}")
-    if request.raters is not None:
-        if not request.raters:
-            raise UsageError("--raters needs at least one name: --raters a,b,c")
-        if len(set(request.raters)) != len(request.raters):
-            raise UsageError("--raters names a rater twice")
+    check_raters(request.raters)
 
 
 def _chosen(judgments: pd.DataFrame, request: AgreementRequest, source: str) -> pd.DataFrame:
@@ -109,20 +103,14 @@ def _chosen(judgments: pd.DataFrame, request: AgreementRequest, source: str) -> 
         graded = graded[graded["rater"] != ADJUDICATED]
     if graded.empty:
         raise JudgeAppError(f"{source} holds no graded judgments (skipped ones are left out)")
-    known = set(graded["rater"].unique())
-    if request.raters:
-        unknown = [rater for rater in request.raters if rater not in known]
-        if unknown:
-            raise JudgeAppError(
-                f"{source} has no graded judgments by {', '.join(map(repr, unknown))} "
-                f"(raters: {', '.join(sorted(known))})"
-            )
-        graded = graded[graded["rater"].isin(request.raters)]
+    graded = of_raters(graded, request.raters, source)
     if request.query is not None:
         graded = graded[graded["query_id"] == request.query]
         if graded.empty:
             by = f" by {', '.join(request.raters)}" if request.raters else ""
-            raise JudgeAppError(f"{source} has no graded judgments of query {request.query!r}{by}")
+            raise JudgeAppError(
+                f"{source} has no graded judgments of query {quoted(request.query)}{by}"
+            )
     return graded
 
 

@@ -17,9 +17,9 @@ import pandas as pd
 
 from judge_app.evaluation import (
     EvalRequest,
-    UsageError,
     compare_evaluations,
     evaluate_loaded,
+    of_raters,
     runs_of,
 )
 from judge_app.metrics.aggregation import ADJUDICATED
@@ -179,10 +179,7 @@ def evaluate_campaign(campaign: Campaign, choice: EvaluationChoice) -> CampaignE
     request = choice.request(campaign.source)
     judgments = campaign.judgments
     if choice.raters:
-        unknown = sorted(set(choice.raters) - set(judgments["rater"].unique()))
-        if unknown:
-            raise UsageError(f"no graded judgments by {', '.join(unknown)} in {campaign.source}")
-        judgments = judgments[judgments["rater"].isin(choice.raters)]
+        judgments = of_raters(judgments, list(choice.raters), campaign.source)
     runs = runs_of(campaign.results, request.runs, campaign.source)
     curve_ks = choice.curve_ks()
     request.ks = [",".join([k_label(choice.k), *map(str, curve_ks)])]

@@ -369,6 +369,7 @@ def _import(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from judge_app.evaluation import aggregated
     from judge_app.io.exports import write_judgments_csv, write_qrels
+    from judge_app.io.outputs import check_output
     from judge_app.metrics.aggregation import parse_method
     from judge_app.store import open_database, reads
 
@@ -377,6 +378,7 @@ def _export(args: argparse.Namespace) -> int:
     except ValueError as error:
         print(f"judge-app export: {error}", file=sys.stderr)
         return 2
+    check_output(args.judgments or args.qrels)  # before the database is read
     with open_database(args.db, read_only=True) as database, database.reading() as session:
         if args.judgments:
             count = write_judgments_csv(reads.judgments_frame(session), args.judgments)
@@ -392,11 +394,12 @@ def _export(args: argparse.Namespace) -> int:
 def _assign(args: argparse.Namespace) -> int:
     from sqlalchemy.orm import Session
 
+    from judge_app.names import normal_ids
     from judge_app.store import open_database
     from judge_app.store.assignments import AssignmentPlan, plan_assignments, write_assignments
     from judge_app.store.people import add_rater, all_query_ids, find_rater
 
-    names = list(dict.fromkeys(name.strip() for name in args.raters.split(",") if name.strip()))
+    names = list(dict.fromkeys(normal_ids(args.raters)))
     if not names:
         print("judge-app assign: --raters needs at least one name: --raters a,b,c", file=sys.stderr)
         return 2
@@ -546,7 +549,7 @@ def _eval(args: argparse.Namespace) -> int:
         runs=args.run,
         aggregate=args.aggregate,
         adjudicated=args.adjudicated,
-        raters=args.raters.split(",") if args.raters else None,
+        raters=_names(args.raters),
         ks=args.k or ["10"],
         gain=args.gain,
         ideal=args.ideal,
@@ -566,15 +569,13 @@ def _eval(args: argparse.Namespace) -> int:
 
 def _agreement(args: argparse.Namespace) -> int:
     from judge_app.agreement_command import AgreementRequest, run_agreement
+    from judge_app.names import normal_id
 
-    raters = None
-    if args.raters is not None:
-        raters = [name.strip() for name in args.raters.split(",") if name.strip()]
     request = AgreementRequest(
         db=args.db,
         judgments=args.judgments,
-        raters=raters,
-        query=args.query,
+        raters=_names(args.raters),
+        query=None if args.query is None else normal_id(args.query),
         bootstrap=args.bootstrap,
         seed=args.seed,
         k=args.k,
@@ -594,12 +595,19 @@ def _report(args: argparse.Namespace) -> int:
         runs=args.run,
         aggregate=args.aggregate,
         adjudicated=args.adjudicated,
-        raters=args.raters.split(",") if args.raters else None,
+        raters=_names(args.raters),
         bootstrap=args.bootstrap,
         seed=args.seed,
         title=args.title,
     )
     return _printed("report", lambda: f"{write_report(request)}: report of {args.db}\n")
+
+
+def _names(option: str | None) -> list[str] | None:
+    """The names of a ``--raters a,b`` option (trimmed, in NFC), None where it is not given."""
+    from judge_app.names import normal_ids
+
+    return None if option is None else normal_ids(option)
 
 
 def _printed(command: str, produce: Callable[[], str]) -> int:

@@ -5,13 +5,16 @@ Evaluating files imports neither SQLAlchemy nor Qt: the store is loaded only for
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from judge_app.errors import JudgeAppError
+from judge_app.errors import JudgeAppError, quoted
+from judge_app.io.errors import ImportFileError, Problem, nothing_in
 from judge_app.io.text import file_format
 from judge_app.metrics import formats
 from judge_app.metrics.aggregation import aggregate_grades, parse_method
@@ -24,6 +27,7 @@ from judge_app.metrics.ranking import (
     evaluate,
     k_label,
 )
+from judge_app.names import similar_name, similar_reason
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -59,6 +63,31 @@ class EvalRequest:
     seed: int = 0
 
 
+def require_whole(
+    option: str, value: int, low: int, high: int | None = None, note: str = ""
+) -> None:
+    """A usage error unless ``option``'s ``value`` is a whole number from ``low`` (to ``high``)."""
+    if value < low or (high is not None and value > high):
+        span = f"from {low}" + ("" if high is None else f" to {high}")
+        raise UsageError(f"{option} takes a whole number {span}{note}")
+
+
+def require_finite(option: str, value: float) -> None:
+    """A usage error unless ``option``'s ``value`` is a finite number (not nan or inf)."""
+    if not math.isfinite(value):
+        raise UsageError(f"{option} takes a finite number (not nan or inf)")
+
+
+def check_raters(raters: list[str] | None) -> None:
+    """A usage error if ``--raters`` names nobody, or a rater twice."""
+    if raters is None:
+        return
+    if not raters:
+        raise UsageError("--raters needs at least one name: --raters a,b,c")
+    if len(set(raters)) != len(raters):
+        raise UsageError("--raters names a rater twice")
+
+
 def parse_ks(values: list[str]) -> tuple[int | None, ...]:
     """``["10"]``, ``["5,10,20"]``, ``["all", "10"]`` → cut-offs, None for all, in order given."""
     ks: list[int | None] = []
@@ -70,7 +99,7 @@ def parse_ks(values: list[str]) -> tuple[int | None, ...]:
             elif part.isdigit() and int(part) > 0:
                 k = int(part)
             else:
-                raise UsageError(f"--k {value!r}: use whole numbers from 1, or all")
+                raise UsageError(f"--k {quoted(value)}: use whole numbers from 1, or all")
             if k not in ks:
                 ks.append(k)
     return tuple(ks)
@@ -169,12 +198,15 @@ def _checked(request: EvalRequest) -> tuple[Settings, str]:
         raise UsageError(str(error)) from None
     if request.adjudicated not in ADJUDICATED_CHOICES:
         raise UsageError(f"--adjudicated must be one of {', '.join(ADJUDICATED_CHOICES)}")
+    check_raters(request.raters)
     return settings, method
 
 
 def _settings(request: EvalRequest) -> Settings:
-    if request.digits < 0 or request.digits > 15:
-        raise UsageError("--digits takes a whole number from 0 to 15")
+    require_whole("--digits", request.digits, 0, 15)
+    require_whole("--permutations", request.permutations, 1)
+    require_whole("--seed", request.seed, 0)
+    require_finite("--threshold", request.threshold)
     try:
         return Settings(
             ks=parse_ks(request.ks),
@@ -225,8 +257,11 @@ def _from_files(request: EvalRequest) -> tuple[Frame, dict[str, Frame]]:
         from judge_app.io import readers
 
         judgments = readers.read_judgments(request.qrels)
-        if request.raters:
-            judgments = judgments[judgments["rater"].isin(request.raters)]
+    _refuse_empty(request.qrels, judgments, "judgments")
+    if request.raters is not None:
+        if isinstance(judgments, pa.Table):
+            raise UsageError("--raters needs judgments with raters: --db, or a judgments CSV")
+        judgments = of_raters(judgments, request.raters, str(request.qrels))
     runs: dict[str, Frame] = {}
     for path in request.run_files:
         if file_format(path) == "trec":
@@ -236,10 +271,19 @@ def _from_files(request: EvalRequest) -> tuple[Frame, dict[str, Frame]]:
 
             run = readers.read_results(path)[["query_id", "doc_id", "rank"]]
             name = path.stem
+        _refuse_empty(path, run, "results")
         if name in runs:
             name = f"{name} ({path.name})"
         runs[name] = run
     return judgments, runs
+
+
+def _refuse_empty(path: Path, rows: Frame, noun: str) -> None:
+    """A data error if the file at ``path`` gave no ``rows``."""
+    if not len(rows):
+        raise ImportFileError(
+            [Problem(str(path), None, None, nothing_in(noun, "nothing to evaluate"))]
+        )
 
 
 def _from_database(request: EvalRequest) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
@@ -248,8 +292,9 @@ def _from_database(request: EvalRequest) -> tuple[pd.DataFrame, dict[str, pd.Dat
 
     assert request.db is not None
     with open_database(request.db, read_only=True) as database, database.reading() as session:
-        judgments = reads.grades_frame(session, request.raters)
+        judgments = reads.grades_frame(session)
         results = reads.results_frame(session, request.runs)
+    judgments = of_raters(judgments, request.raters, request.db)
     return judgments, runs_of(results, request.runs, request.db)
 
 
@@ -269,13 +314,37 @@ def runs_of(results: pd.DataFrame, names: list[str] | None, source: str) -> dict
     }
 
 
+def of_raters(judgments: pd.DataFrame, raters: list[str] | None, source: str) -> pd.DataFrame:
+    """The ``judgments`` by ``raters`` (all, without), read from ``source``; a data error
+    naming any of them with no graded judgment."""
+    if raters is None:
+        return judgments
+    graded = judgments.loc[judgments["grade"].notna(), "rater"].unique()
+    unknown = [name for name in raters if name not in set(graded)]
+    if unknown:
+        raise JudgeAppError(unknown_raters(source, "graded judgments", unknown, graded))
+    return judgments[judgments["rater"].isin(raters)]
+
+
+def unknown_raters(source: str, what: str, unknown: list[str], known: Iterable[str]) -> str:
+    """``source`` has no ``what`` by the ``unknown`` raters: the raters it knows, and those
+    meant where a name differs from one only by case or spaces."""
+    known = sorted(known)
+    text = f"{source} has no {what} by {', '.join(map(quoted, unknown))}"
+    text += f" (raters: {', '.join(known) or 'none'})"
+    for name in unknown:
+        similar = similar_name(name, known)
+        if similar is not None:
+            text += "; " + similar_reason(name, similar)
+    return text
+
+
 def aggregated(judgments: pd.DataFrame, method: str, source: str, prefer: bool) -> pd.DataFrame:
     """One grade per (query, document) of the raters' ``judgments`` read from ``source``
     (``aggregate_grades``); a data error if the one rater asked for has none."""
     raters = judgments["rater"].unique()
     if method.startswith("rater:") and method[len("rater:") :] not in set(raters):
-        raters = ", ".join(sorted(raters)) or "none"
-        raise JudgeAppError(f"{source} has no judgments by {method[6:]!r} (raters: {raters})")
+        raise JudgeAppError(unknown_raters(source, "judgments", [method[6:]], raters))
     return aggregate_grades(judgments, method, prefer)
 
 

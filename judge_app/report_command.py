@@ -16,10 +16,15 @@ from judge_app.errors import JudgeAppError
 from judge_app.evaluation import (
     EvalRequest,
     UsageError,
+    check_raters,
     compare_evaluations,
     evaluate_loaded,
+    of_raters,
+    parse_ks,
+    require_whole,
     runs_of,
 )
+from judge_app.io.outputs import check_output, output_file
 from judge_app.metrics.ranking import k_label
 
 CURVE_KS = 20
@@ -57,7 +62,8 @@ class RenderedReport:
 
             write_pdf(self.html, self.images, self.out)
         else:
-            self.out.write_text(self.html, encoding="utf-8")
+            with output_file(self.out) as handle:
+                handle.write(self.html)
         return self.out
 
 
@@ -75,8 +81,11 @@ def render_report(request: ReportRequest) -> RenderedReport:
     suffix = request.out.suffix.lower()
     if suffix not in (".html", ".htm", ".pdf"):
         raise UsageError(f"--out {request.out}: the report is written as .html or .pdf")
-    if not request.out.parent.is_dir():
-        raise JudgeAppError(f"cannot write {request.out}: folder {request.out.parent} is missing")
+    parse_ks(request.ks)
+    check_raters(request.raters)
+    require_whole("--bootstrap", request.bootstrap, 0, note=" (0: no interval)")
+    require_whole("--seed", request.seed, 0)
+    check_output(request.out)
     data = gather(request)
     images: dict[str, bytes] = {}
     if suffix == ".pdf":
@@ -105,7 +114,7 @@ def gather(request: ReportRequest):  # type: ignore[no-untyped-def]
         counts = reads.table_counts(session)
         coverage = reads.coverage_frame(session).to_dict("records")
         source = database.describe()
-    chosen = grades[grades["rater"].isin(request.raters)] if request.raters else grades
+    chosen = of_raters(grades, request.raters, request.db)
     runs = runs_of(results, request.runs, request.db)
     evaluation = evaluate_loaded(_eval_request(request, request.ks), chosen, runs)
     settings = evaluation.settings
@@ -121,6 +130,8 @@ def gather(request: ReportRequest):  # type: ignore[no-untyped-def]
     try:
         agreement = agreement_of(_agreement_request(request), grades, results, request.db)
         missing = ""
+    except UsageError:
+        raise
     except JudgeAppError as error:
         agreement, missing = None, f"No agreement figures: {error}"
     return ReportData(

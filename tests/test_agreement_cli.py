@@ -265,6 +265,19 @@ def test_csv_is_long_and_equals_the_json(capsys):
     assert ranking["value"] == "" and "--db" in ranking["reason"]
 
 
+def test_csv_text_cells_are_inert_and_numbers_stay_numbers(capsys, tmp_path):
+    path = tmp_path / "judgments.csv"
+    grades = [(0, 5), (5, 0), (0, 4), (4, 1), (1, 1)]  # the raters disagree: kappa below 0
+    rows = [f"q1,d{i},=HYPERLINK(),{a}\nq1,d{i},-bob,{b}\n" for i, (a, b) in enumerate(grades)]
+    path.write_text("query_id,doc_id,rater,grade\n" + "".join(rows), encoding="utf-8")
+    text = agreement_ok(capsys, "--judgments", path, "--format", "csv", "--bootstrap", "0")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    kappa = next(r for r in rows if r["section"] == "pair" and r["statistic"] == "cohen_kappa")
+    assert (kappa["rater_a"], kappa["rater_b"]) == ("'-bob", "'=HYPERLINK()")
+    assert kappa["value"].startswith("-") and float(kappa["value"]) < 0
+    assert {r["rater_a"] for r in rows if r["section"] == "rater"} == {"'-bob", "'=HYPERLINK()"}
+
+
 # --------------------------------------------------------------------------- options
 
 
@@ -358,8 +371,21 @@ def test_bad_judgments_file_is_a_data_error(capsys, tmp_path, text, message):
         (["--judgments", JUDGMENTS, "--raters", ","], "--raters needs at least one name"),
         (["--judgments", JUDGMENTS, "--raters", "ana,ana"], "--raters names a rater twice"),
         (["--judgments", JUDGMENTS, "--k", "0"], "--k takes a whole number from 1"),
+        (["--judgments", JUDGMENTS, "--k", "-3"], "--k takes a whole number from 1"),
+        (["--judgments", JUDGMENTS, "--seed", "-1"], "--seed takes a whole number from 0"),
+        (["--judgments", JUDGMENTS, "--digits", "-1"], "--digits takes a whole number from 0"),
     ],
-    ids=["no-source", "two-sources", "bootstrap", "no-rater", "rater-twice", "k"],
+    ids=[
+        "no-source",
+        "two-sources",
+        "bootstrap",
+        "no-rater",
+        "rater-twice",
+        "k",
+        "k-negative",
+        "seed",
+        "digits",
+    ],  # fmt: skip
 )
 def test_usage_errors_exit_2(capsys, args, message):
     code, out, err = run_agreement(capsys, *args)

@@ -125,6 +125,43 @@ def test_qrels_of_a_rater_without_grades_is_refused_naming_the_raters(tmp_path):
     assert "has no judgments by 'zed' (raters: ana, ben, chloe)" in result.stderr
 
 
+@pytest.mark.parametrize(
+    ("option", "target", "reason"),
+    [
+        ("--judgments", "missing/x.csv", "folder {folder}/missing does not exist"),
+        ("--qrels", ".", "is a folder, not a file"),
+        ("--qrels", "a-file/x.qrels", "{folder}/a-file is not a folder"),
+    ],
+)
+def test_export_to_a_path_it_cannot_write_exits_1_and_writes_nothing(
+    tmp_path, option, target, reason
+):
+    db = tmp_path / "demo.sqlite"
+    judge_app("demo", db)
+    (tmp_path / "a-file").write_text("not a folder", encoding="utf-8")
+    before = sorted(tmp_path.rglob("*"))
+    out = tmp_path / target
+    result = judge_app("export", db, option, out)
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert f"cannot write {out}: {reason.format(folder=tmp_path)}" in result.stderr
+    assert sorted(tmp_path.rglob("*")) == before
+
+
+def test_export_to_a_full_disk_leaves_no_partial_file(tmp_path, tiny_disk):
+    db = tmp_path / "demo.sqlite"
+    judge_app("demo", db)
+    out = tiny_disk.path / "judgments.csv"
+    tiny_disk.fill()
+    try:
+        result = judge_app("export", db, "--judgments", out)
+        assert result.returncode == 1 and "Traceback" not in result.stderr
+        assert f"cannot write {out}: " in result.stderr
+        assert sorted(tiny_disk.path.iterdir()) == [tiny_disk.filler]
+    finally:
+        tiny_disk.free()
+
+
 def test_assign_every_query_to_two_raters_then_a_shared_quarter(tmp_path):
     db = tmp_path / "campaign.sqlite"
     judge_app("init", db)
@@ -146,6 +183,35 @@ def test_assign_every_query_to_two_raters_then_a_shared_quarter(tmp_path):
         queues = current_assignments(session)
     assert len(set.intersection(*queues.values())) == 4
     assert len(set.union(*queues.values())) == 16  # and every query has a rater
+
+
+def test_assign_names_raters_in_nfc_and_refuses_one_differing_only_by_case_or_spaces(tmp_path):
+    db = tmp_path / "campaign.sqlite"
+    judge_app("demo", db)
+    result = judge_app("assign", db, "--raters", "cafe\u0301,ana", "--copies", "1")
+    assert result.returncode == 0, result.stderr
+    for names in ("Ben,ana", "dan,D an"):
+        result = judge_app("assign", db, "--raters", names, "--copies", "1")
+        assert result.returncode == 1 and "Traceback" not in result.stderr
+        assert (
+            "differs from the rater" in result.stderr and "only by case or spaces" in result.stderr
+        )
+    with open_database(db) as database, database.reading() as session:
+        assert active_rater_names(session) == ["ana", "ben", "caf\u00e9", "chloe"]
+
+
+@pytest.mark.parametrize("command", ["eval", "agreement", "report"])
+def test_raters_option_names_the_rater_meant(tmp_path, command):
+    db = tmp_path / "demo.sqlite"
+    judge_app("demo", db)
+    where = ["--db", db] if command != "report" else [db, "--out", tmp_path / "r.html"]
+    result = judge_app(command, *where, "--raters", "ana,Ben")
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert (
+        "has no graded judgments by 'Ben' (raters: ana, ben, chloe); rater 'Ben' differs from the "
+        "rater 'ben' only by case or spaces"
+    ) in result.stderr
+    assert judge_app(command, *where, "--raters", " ana , ben ").returncode == 0
 
 
 @pytest.mark.parametrize(

@@ -451,6 +451,27 @@ def test_database_runs_aggregates_and_compare(capsys, demo_db):
     assert "neural" in sentence and "bm25" in sentence and "randomization" in sentence
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--compare", "--permutations", "0"], "--permutations takes a whole number from 1"),
+        (["--compare", "--permutations", "-5"], "--permutations takes a whole number from 1"),
+        (["--threshold", "nan"], "--threshold takes a finite number (not nan or inf)"),
+        (["--threshold", "inf"], "--threshold takes a finite number (not nan or inf)"),
+        (["--threshold=-inf"], "--threshold takes a finite number (not nan or inf)"),
+        (["--digits", "-1"], "--digits takes a whole number from 0 to 15"),
+        (["--digits", "16"], "--digits takes a whole number from 0 to 15"),
+        (["--k", "0"], "--k '0': use whole numbers from 1, or all"),
+        (["--k", "-5"], "--k '-5': use whole numbers from 1, or all"),
+        (["--compare", "--seed", "-1"], "--seed takes a whole number from 0"),
+    ],
+)
+def test_numeric_options_out_of_range_are_usage_errors(capsys, demo_db, args, message):
+    code, out, err = run_eval(capsys, "--db", demo_db, *args)
+    assert (code, out) == (2, "")
+    assert err == f"judge-app eval: {message}\n"
+
+
 def test_database_unknown_run_is_a_usage_error(capsys, demo_db):
     code, out, err = run_eval(capsys, "--db", demo_db, "--run", "neural", "--run", "nope")
     assert code == 2
@@ -546,6 +567,85 @@ def test_document_twice_for_one_query_exits_1_with_file_and_line(tmp_path, kind,
     assert f"document {verb} twice for one query: query 301, A" in result.stderr
     assert "Traceback" not in result.stderr
     assert result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "where"),
+    [
+        ("qrels", "301 0 A 1\n301 0 B\x00 1\n", "line 2, column doc_id"),
+        ("run", "301 Q0 A 1 2.0 t\n\x00302 Q0 A 1 1.0 t\n", "line 2, column query_id"),
+    ],
+)
+def test_a_nul_character_in_a_trec_file_is_refused_where_it_is(
+    capsys, reference, tmp_path, kind, text, where
+):
+    files = {"qrels": reference / "qrels.test", "run": reference / "results.test"}
+    files[kind] = tmp_path / f"nul.{kind}"
+    files[kind].write_text(text, encoding="utf-8")
+    code, out, err = run_eval(capsys, "--qrels", files["qrels"], "--run-file", files["run"])
+    assert code == 1 and out == ""
+    assert f"{files[kind]} {where}: " in err and "NUL character" in err
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "noun"),
+    [
+        ("empty.qrels", "# graded later\n", "judgments"),
+        ("empty.run", "\n# no results\n", "results"),
+        ("empty.csv", "query_id,doc_id,rank\n", "results"),
+        ("judgments.csv", "query_id,doc_id,rater,grade\n", "judgments"),
+    ],
+)
+def test_a_file_of_nothing_to_evaluate_is_a_data_error(
+    capsys, reference, tmp_path, name, text, noun
+):
+    files = {"qrels": reference / "qrels.test", "run": reference / "results.test"}
+    empty = tmp_path / name
+    empty.write_text(text, encoding="utf-8")
+    files["qrels" if noun == "judgments" else "run"] = empty
+    code, out, err = run_eval(capsys, "--qrels", files["qrels"], "--run-file", files["run"])
+    assert (code, out) == (1, "")
+    assert err == f"judge-app eval: {empty}: has no {noun}: nothing to evaluate\n"
+
+
+@pytest.mark.parametrize("kind", ["qrels", "run"])
+def test_utf16_files_are_named_as_such(capsys, reference, tmp_path, kind):
+    files = {"qrels": reference / "qrels.test", "run": reference / "results.test"}
+    utf16 = tmp_path / f"utf16.{kind}"
+    utf16.write_text(files[kind].read_text(encoding="utf-8"), encoding="utf-16")
+    files[kind] = utf16
+    code, out, err = run_eval(capsys, "--qrels", files["qrels"], "--run-file", files["run"])
+    assert code == 1 and out == ""
+    assert f"{utf16}: UTF-16: save as UTF-8" in err
+
+
+@pytest.mark.parametrize("spacing", [" ", "\t"])  # the fast reader, and the tidying one
+def test_ids_in_two_normal_forms_are_one(capsys, tmp_path, spacing):
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("q\u00e9 0 caf\u00e9 1\nq\u00e9 0 other 0\n", encoding="utf-8")
+    run.write_text(spacing.join(["qe\u0301", "Q0", "cafe\u0301", "1", "1.0", "t"]) + "\n", "utf-8")
+    document = json.loads(eval_ok(capsys, "--qrels", qrels, "--run-file", run, "--format", "json"))
+    assert document["runs"][0]["mean"]["ndcg@10"] == 1.0
+    assert document["runs"][0]["queries"][0]["query_id"] == "q\u00e9"
+
+
+def test_a_huge_option_value_is_cut_in_the_message(capsys, demo_db):
+    code, out, err = run_eval(capsys, "--db", demo_db, "--aggregate", "rater:" + "z" * 100_000)
+    assert code == 1 and out == ""
+    assert len(err) < 600 and "'zzz" in err and "…' (100,000 characters)" in err
+
+
+def test_csv_text_cells_are_inert(capsys, reference, tmp_path):
+    run = tmp_path / "run.txt"
+    lines = reference.joinpath("results.test").read_text(encoding="utf-8").splitlines()
+    tagged = [" ".join(line.split()[:5] + ['=HYPERLINK("http://x")']) for line in lines]
+    run.write_text("\n".join(tagged) + "\n", encoding="utf-8")
+    text = eval_ok(
+        capsys, "--qrels", reference / "qrels.test", "--run-file", run, "--format", "csv"
+    )
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert {row["run"] for row in rows} == {'\'=HYPERLINK("http://x")'}
+    assert float(rows[0]["ndcg@10"]) >= 0
 
 
 @pytest.mark.parametrize("missing", ["qrels", "run"])

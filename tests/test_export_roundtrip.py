@@ -201,6 +201,16 @@ def test_a_single_quote_alone_round_trips(tmp_path: Path) -> None:
     assert copy["duration_ms"].iloc[1] == 5
 
 
+def test_a_write_cut_short_keeps_the_old_file_and_leaves_nothing_else(tmp_path: Path) -> None:
+    frame = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["d1", "d1"], "grade": [1, object()]})
+    path = tmp_path / "out.qrels"
+    path.write_text("q0 0 d0 1\n", encoding="utf-8")
+    with pytest.raises(TypeError):  # the grade cannot be formatted: the write stops half-way
+        write_qrels(frame, path)
+    assert path.read_text(encoding="utf-8") == "q0 0 d0 1\n"
+    assert list(tmp_path.iterdir()) == [path]
+
+
 # --- aggregated qrels -----------------------------------------------------------------------
 
 # grades by (query, doc) and rater; None is a skipped judgment

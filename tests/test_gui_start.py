@@ -72,6 +72,19 @@ def test_recent_databases_are_listed_and_open_as_the_last_rater(
     assert window.judge_actions["grade3"].isEnabled()
 
 
+def test_a_new_rater_differing_only_by_case_or_spaces_is_refused(open_window, demo_db):
+    window = open_window(demo_db, rater=None)
+    chooser = window.chooser
+    assert window.pages.currentWidget() is chooser
+    chooser.new_name.setText("  Ben ")
+    chooser.add.click()
+    assert window.pages.currentWidget() is chooser and chooser.error.isVisible()
+    assert "'Ben' differs from the rater 'ben' only by case or spaces" in chooser.error.text()
+    chooser.new_name.setText("dan")
+    chooser.add.click()
+    assert window.judging.session.rater_name == "dan"
+
+
 def test_open_database_through_the_file_dialog(open_window, demo_db):
     window = open_window(None)
     window.start_page.open_button.click()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import time
 
 import numpy as np
@@ -17,8 +18,8 @@ from judge_app.gui.tables import (
     SortProxy,
     csv_button,
     table_view,
-    write_csv,
 )
+from judge_app.io.exports import write_csv
 
 __all__ = ["fresh_settings"]  # fixtures
 
@@ -228,6 +229,26 @@ def test_write_csv_writes_utf8_without_the_index(tmp_path):
     back = pd.read_csv(path)
     assert back["run"].tolist()[1] == "nëural" and back["run"].tolist()[4] == "神经"
     assert back["judged"].tolist()[:2] == [1200, 3] and len(back) == 5
+
+
+def test_write_csv_makes_text_inert_and_keeps_numbers(tmp_path):
+    data = pd.DataFrame(
+        {
+            "run": ['=HYPERLINK("http://x")', "-neural", "'quoted", "plain"],
+            "difference": [-0.25, 0.5, -1.0, np.nan],
+            "mixed": pd.Series(["+1", -2, None, "@x"], dtype=object),
+        }
+    )
+    path = tmp_path / "table.csv"
+    write_csv(data, path)
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.reader(handle))
+    assert rows[1:] == [
+        ['\'=HYPERLINK("http://x")', "-0.25", "'+1"],
+        ["'-neural", "0.5", "-2"],
+        ["''quoted", "-1.0", ""],
+        ["plain", "", "'@x"],
+    ]
 
 
 def test_csv_button_asks_with_a_qt_dialog_and_writes_the_frame(qtbot, tmp_path):

@@ -8,6 +8,7 @@ import csv
 import io
 import shutil
 import tempfile
+import unicodedata
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 from snapshots import snapshot
 
 from judge_app.io.errors import ImportFileError
+from judge_app.names import name_key
 from judge_app.store import reads
 from judge_app.store.database import open_database
 from judge_app.store.imports import import_files
@@ -189,7 +191,7 @@ def test_random_bytes_import_or_are_refused_without_change(
 # --- (b) generated judgment rows ----------------------------------------------------------------
 
 ID_ALPHABET = st.one_of(
-    st.sampled_from(list("aqd19 ,;\"'=+-@\t\n#é中\u00a0\u2028") + ["\U0001f600"]),
+    st.sampled_from(list("aAqd19 ,;\"'=+-@\t\n#é中\u00a0\u2028\x00\u0301") + ["\U0001f600"]),
     st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00\r"),
 )
 ANY_IDS = st.text(ID_ALPHABET, min_size=0, max_size=8)
@@ -213,8 +215,22 @@ def _restore(cell: str) -> str:
 
 
 def _expected_id(cell: str) -> str | None:
-    value = _restore(cell).strip()
-    return value if 0 < len(value) <= 255 else None
+    value = unicodedata.normalize("NFC", _restore(cell).strip())
+    return value if 0 < len(value) <= 255 and "\x00" not in value else None
+
+
+def _similar_rater_lines(raters: list[str | None], lines: list[int]) -> list[int]:
+    """The first line of each rater name that differs from an earlier name only by case or
+    spaces (the earlier one is kept)."""
+    first: dict[str, str] = {}
+    seen: set[str] = set()
+    found = []
+    for rater, line in zip(raters, lines):
+        if rater is not None and rater not in seen:
+            seen.add(rater)
+            if first.setdefault(name_key(rater), rater) != rater:
+                found.append(line)
+    return found
 
 
 def _expected_note(cell: str | None) -> str | None:
@@ -262,9 +278,11 @@ def test_generated_judgment_rows(rows: list[tuple]) -> None:
     for row, line in zip(rows, lines):
         query, doc, rater = (_expected_id(cell) for cell in row[:3])
         grade = int(row[3]) if row[3] in {"0", "1", "2", "3", "4", "5"} else None
-        if None in (query, doc, rater, grade):
+        if None in (query, doc, rater, grade) or "\x00" in (row[4] or ""):
             first_bad = first_bad or line
         expected.append((query, doc, rater, grade, _expected_note(row[4]), line))
+    similar = _similar_rater_lines([e[2] for e in expected], lines)
+    first_bad = min([line for line in [first_bad, *similar] if line], default=None)
     keys = [row[:3] for row in expected]
     first_repeat = next((e[5] for i, e in enumerate(expected) if e[:3] in keys[:i]), None)
 
@@ -292,7 +310,7 @@ def test_generated_judgment_rows(rows: list[tuple]) -> None:
         assert first.file == str(path)
         if first_bad is not None:
             assert first.line == first_bad
-            assert first.column in {"query_id", "doc_id", "rater", "grade"}
+            assert first.column in {"query_id", "doc_id", "rater", "grade", "note"}
         else:
             assert first.line == first_repeat
             assert first.column is None and "duplicate judgment" in first.reason

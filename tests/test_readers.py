@@ -134,7 +134,7 @@ MALFORMED = [
     ),
     pytest.param(
         "j.csv", "judgments", (JUDGMENTS_HEADER + GOOD_ROW + GOOD_ROW).encode() + b"q\x00,d1,alice,1\n",
-        {}, 4, None, ["binary"], id="binary",
+        {}, 4, "query_id", ["NUL character"], id="nul-byte",
     ),
     pytest.param("j.csv", "judgments", b"", {}, None, None, ["empty"], id="empty"),
     pytest.param("j.csv", "judgments", " \n\t\n  \r\n", {}, None, None, ["empty"], id="whitespace"),
@@ -213,6 +213,111 @@ def test_malformed_file_writes_nothing_to_an_empty_database(
     path = _write(tmp_path / name, content)
     _refused(db, **{kind: path}, **options)
     assert set(_counts(db).values()) == {0}
+
+
+def test_a_10_mb_header_is_cut_in_every_message(db: Database, tmp_path: Path) -> None:
+    header = "x" * 10_000_000 + ",query_id"
+    error = _refused(db, judgments=_write(tmp_path / "j.csv", header + "\na,q1\n"))
+    assert [p.column for p in error.problems] == ["doc_id", "grade", "rater"]
+    message = str(error)
+    assert len(message) < 1_000
+    assert message.count("… (10,000,010 characters)") == 3
+    assert (
+        f"{tmp_path / 'j.csv'}, column grade: missing column 'grade' (the header has: xxx"
+        in message
+    )
+
+
+def test_a_long_cell_is_cut_where_the_reason_quotes_it(db: Database, tmp_path: Path) -> None:
+    cell = "9" * 100 + "x"
+    error = _refused(
+        db, judgments=_write(tmp_path / "j.csv", JUDGMENTS_HEADER + f"q1,d1,a,{cell}\n")
+    )
+    reason = error.problems[0].reason
+    assert reason == f"'{'9' * 70}…' (101 characters) is not a grade (a whole number 0–5)"
+
+
+def test_every_message_line_is_bounded() -> None:
+    from judge_app.errors import JudgeAppError
+
+    error = JudgeAppError(f"first line\nunknown rater {'y' * 3_000_000}\nlast line")
+    lines = str(error).splitlines()
+    assert lines[0] == "first line" and lines[2] == "last line"
+    assert len(lines[1]) < 600 and lines[1].endswith("… (3,000,014 characters)")
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def any_db(request: pytest.FixtureRequest, tmp_path: Path):
+    """A new database on SQLite, and on the PostgreSQL server when there is one."""
+    where = (
+        tmp_path / "db.sqlite" if request.param == "sqlite" else request.getfixturevalue("pg_url")
+    )
+    database = open_database(where)
+    yield database
+    database.close()
+
+
+# (file name, content, import options, line, column) of files with a NUL character in a cell
+NUL_FILES = [
+    pytest.param(
+        "j.jsonl",
+        '{"query_id": "q1", "doc_id": "d1", "rater": "a", "grade": 1}\n'
+        '{"query_id": "q\\u00002", "doc_id": "d1", "rater": "a", "grade": 1}\n',
+        {}, 2, "query_id", id="jsonl-query-id",
+    ),
+    pytest.param(
+        "j.jsonl",
+        '{"query_id": "q1", "doc_id": "d1", "rater": "a", "grade": 1, "note": "a\\u0000b"}\n',
+        {}, 1, "note", id="jsonl-note",
+    ),
+    pytest.param(
+        "j.jsonl",
+        '{"query_id": "q1", "doc_id": "d1", "judge": "\\u0000", "grade": 1}\n',
+        {}, 1, "judge", id="jsonl-rater",
+    ),
+    pytest.param(
+        "j.csv", JUDGMENTS_HEADER.replace("grade", "grade,note") + 'q1,d1,a,1,"x\ny\x00"\n',
+        {}, 2, "note", id="csv-multiline-note",
+    ),
+    pytest.param(
+        "j.tsv", "qid\tdocno\trelevance\nq1\td\x001\t1\n", {"rater": "a"}, 2, "docno",
+        id="tsv-doc-id",
+    ),
+    pytest.param("j.qrels", "q1 0 d1 1\n\nq\x002 0 d1 1\n", {"rater": "a"}, 3, "query_id",
+                 id="qrels-query-id"),
+    pytest.param("r.run", "q1 Q0 d1 1 2.0 t\x00ag\n", {}, 1, "tag", id="run-tag"),
+    pytest.param("q.csv", "query_id,text\nq1,te\x00xt\n", {}, 2, "text", id="query-text"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "content", "options", "line", "column"), NUL_FILES)
+def test_a_nul_character_is_refused_where_it_is_on_every_database(
+    any_db: Database, tmp_path: Path, name, content, options, line, column
+) -> None:  # type: ignore[no-untyped-def]
+    path = _write(tmp_path / name, content)
+    kind = {"j": "judgments", "r": "run", "q": "queries"}[name[0]]
+    error = _refused(any_db, **{kind: path}, **options)
+    assert [(p.file, p.line, p.column) for p in error.problems] == [(str(path), line, column)]
+    assert "NUL character" in error.problems[0].reason
+    assert set(_counts(any_db).values()) == {0}
+
+
+UTF16 = {
+    "utf-16-le-bom": b"\xff\xfe" + (JUDGMENTS_HEADER + GOOD_ROW).encode("utf-16-le"),
+    "utf-16-be-bom": b"\xfe\xff" + (JUDGMENTS_HEADER + GOOD_ROW).encode("utf-16-be"),
+    "utf-16-le": (JUDGMENTS_HEADER + GOOD_ROW).encode("utf-16-le"),
+    "utf-16-be": (JUDGMENTS_HEADER + GOOD_ROW).encode("utf-16-be"),
+}
+
+
+@pytest.mark.parametrize("name", ["j.csv", "j.tsv", "j.jsonl", "j.qrels"])
+@pytest.mark.parametrize("encoding", list(UTF16))
+def test_utf16_is_named_with_what_to_do(db: Database, tmp_path: Path, name, encoding) -> None:
+    path = _write(tmp_path / name, UTF16[encoding])
+    error = _refused(db, judgments=path, rater="alice")
+    assert [(p.file, p.line, p.column, p.reason) for p in error.problems] == [
+        (str(path), None, None, "UTF-16: save as UTF-8")
+    ]
 
 
 def test_file_not_found(db: Database, tmp_path: Path) -> None:
@@ -580,10 +685,41 @@ def test_run_name_from_option_tag_or_file_name(tmp_path: Path) -> None:
     assert name(csv_run, "named") == "named"
 
 
-def test_empty_trec_run_is_named_after_its_file(db: Database, tmp_path: Path) -> None:
-    path = _write(tmp_path / "nothing-yet.run", "# no results\n")
-    summary = import_files(db, run=path)
-    assert "run 'nothing-yet', 0 results for 0 queries" in str(summary)
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("bm25.run", "# no results\n\n# none at all\n"),
+        ("bm25.csv", "query_id,doc_id,rank\n"),
+        ("bm25.tsv", "query_id\tdoc_id\trank\n\n  \n"),
+    ],
+)
+def test_a_run_without_results_is_refused_and_the_run_kept(
+    seeded: Database, tmp_path: Path, name: str, content: str
+) -> None:
+    path = _write(tmp_path / name, content)
+    error = _refused(seeded, run=path, run_name="run")  # the run the seed imported
+    assert [(p.file, p.line, p.column, p.reason) for p in error.problems] == [
+        (str(path), None, None, "has no results: nothing was imported")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("kind", "name", "content", "noun"),
+    [
+        ("judgments", "j.csv", JUDGMENTS_HEADER + "\n", "judgments"),
+        ("judgments", "j.qrels", "# graded later\n", "judgments"),
+        ("queries", "q.tsv", "query_id\ttext\n", "queries"),
+        ("documents", "d.csv", "doc_id,title\n", "documents"),
+    ],
+)
+def test_a_file_of_nothing_to_add_says_so_and_changes_nothing(
+    seeded: Database, tmp_path: Path, kind: str, name: str, content: str, noun: str
+) -> None:
+    before = snapshot(seeded)
+    path = _write(tmp_path / name, content)
+    summary = import_files(seeded, **{kind: path}, rater="alice")
+    assert str(summary) == f"{path}: no {noun} in the file: nothing imported"
+    assert snapshot(seeded) == before
 
 
 def test_trec_run_with_two_tags_needs_a_name(db: Database, tmp_path: Path) -> None:
@@ -686,6 +822,49 @@ def test_reimporting_a_run_replaces_its_results(db: Database, tmp_path: Path) ->
         ["q1", "d2", 1, 9.0], ["q3", "d1", 1, 8.0]
     ]  # fmt: skip
     assert untouched[["query_id", "doc_id", "rank"]].values.tolist() == [["q1", "d1", 1]]
+
+
+def test_ids_and_rater_names_are_read_in_unicode_nfc(db: Database, tmp_path: Path) -> None:
+    nfd, nfc = "cafe\u0301", "caf\u00e9"
+    import_files(
+        db,
+        queries=_write(tmp_path / "q.jsonl", f'{{"query_id": "{nfd}", "text": "t"}}\n'),
+        judgments=_write(tmp_path / "j.csv", JUDGMENTS_HEADER + f"{nfc},d1,{nfd},1\n"),
+    )
+    import_files(db, judgments=_write(tmp_path / "j.qrels", f"{nfd} 0 d2 2\n"), rater=nfc)
+    with db.reading() as session:
+        judgments = reads.judgments_frame(session)
+        counts = reads.table_counts(session)
+    assert (counts["queries"], counts["raters"]) == (1, 1)
+    assert set(judgments["query_id"]) == set(judgments["rater"]) == {nfc}
+
+
+def test_a_file_in_two_normal_forms_repeats_its_key(db: Database, tmp_path: Path) -> None:
+    path = _write(tmp_path / "j.csv", JUDGMENTS_HEADER + "cafe\u0301,d1,a,1\ncaf\u00e9,d1,a,2\n")
+    error = _refused(db, judgments=path)
+    assert [(p.line, p.column) for p in error.problems] == [(3, None)]
+    assert "duplicate judgment" in error.problems[0].reason
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "options", "line", "column", "reason"),
+    [
+        ("j.csv", JUDGMENTS_HEADER + "q1,d1,bob,1\nq1,d2,Alice,1\n", {}, 3, "rater",
+         "rater 'Alice' differs from the rater 'alice' only by case or spaces: use 'alice'"),
+        ("j.tsv", "qid\tdocno\tjudge\tgrade\nq1\td1\tcarol\t1\nq1\td2\tCar ol\t2\n", {}, 3, "judge",
+         "rater 'Car ol' differs from the rater 'carol' only by case or spaces: use 'carol'"),
+        ("j.qrels", "# by the lead\nq1 0 d1 1\n", {"rater": "  BOB "}, 2, "rater",
+         "rater 'BOB' differs from the rater 'bob' only by case or spaces: use 'bob'"),
+    ],
+)  # fmt: skip
+def test_a_rater_differing_only_by_case_or_spaces_is_refused(
+    seeded: Database, tmp_path: Path, name, content, options, line, column, reason
+) -> None:  # type: ignore[no-untyped-def]
+    path = _write(tmp_path / name, content)
+    error = _refused(seeded, judgments=path, **options)
+    assert [(p.file, p.line, p.column, p.reason) for p in error.problems] == [
+        (str(path), line, column, reason)
+    ]
 
 
 def test_ids_are_stripped_and_header_names_are_case_insensitive(

@@ -65,10 +65,30 @@ def test_pdf_report_has_pages_with_the_same_numbers(capsys, demo, tmp_path, qapp
 
 
 @pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--bootstrap", "-5"], "--bootstrap takes a whole number from 0 (0: no interval)"),
+        (["--seed", "-1"], "--seed takes a whole number from 0"),
+        (["--k", "0"], "--k '0': use whole numbers from 1, or all"),
+    ],
+)
+def test_numeric_options_out_of_range_are_usage_errors(capsys, demo, tmp_path, args, message):
+    out = tmp_path / "report.html"
+    assert main(["report", str(demo), "--out", str(out), *args]) == 2
+    assert capsys.readouterr().err == f"judge-app report: {message}\n"
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
     ("out", "code", "message"),
-    [("report.docx", 2, "written as .html or .pdf"), ("absent/report.html", 1, "is missing")],
+    [
+        ("report.docx", 2, "written as .html or .pdf"),
+        ("absent/report.html", 1, "folder"),
+        ("folder.html", 1, "is a folder, not a file"),
+    ],
 )
 def test_bad_destinations_are_refused(capsys, demo, tmp_path, out, code, message):
+    (tmp_path / "folder.html").mkdir()
     assert main(["report", str(demo), "--out", str(tmp_path / out)]) == code
     assert message in capsys.readouterr().err
-    assert not (tmp_path / out).exists()
+    assert not (tmp_path / out).is_file()

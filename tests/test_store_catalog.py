@@ -13,10 +13,12 @@ from judge_app.store.people import (
     all_query_ids,
     assign_queries,
     assigned_queries,
+    find_rater,
     rater,
     set_rater_active,
     unassign_queries,
 )
+from judge_app.store.queue import active_rater_names
 from judge_app.store.settings import (
     DEFAULT_SCALE,
     get_setting,
@@ -66,6 +68,18 @@ def test_raters_are_unique_named_and_can_retire(db):
         assert rater(session, "ana").active is False
         with pytest.raises(StoreError, match=r"no rater called 'bob' \(raters: ana\)"):
             rater(session, "bob")
+
+
+def test_rater_names_are_nfc_and_none_differs_from_another_only_by_case_or_spaces(db):
+    with db.transaction() as session:
+        cafe = add_rater(session, "cafe\u0301 ")
+        assert cafe.name == "caf\u00e9" and find_rater(session, " caf\u00e9") is cafe
+        add_rater(session, "ben smith")
+        for name in ("Caf\u00e9", "CAFE\u0301", "Ben Smith", "bensmith", "ben  smith"):
+            with pytest.raises(StoreError, match="only by case or spaces: use '"):
+                add_rater(session, name)
+    with db.reading() as session:
+        assert active_rater_names(session) == ["ben smith", "caf\u00e9"]
 
 
 def test_assignments_keep_order_and_fall_back_to_all_queries(db):

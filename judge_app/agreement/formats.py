@@ -7,8 +7,6 @@ the columns that say what it is about.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import textwrap
 from typing import TYPE_CHECKING, Any
@@ -145,18 +143,17 @@ def json_text(report: AgreementReport, digits: int = 4) -> str:
 
 def csv_text(report: AgreementReport, digits: int = 4) -> str:
     """Long form: ``section, rater_a, rater_b, query_id, doc_id, run, statistic, value,
-    reason``; sections overall, pair, rater, query, adjudicate, ranking."""
-    out = io.StringIO()
-    writer = csv.DictWriter(out, CSV_COLUMNS, lineterminator="\n")
-    writer.writeheader()
+    reason``; sections overall, pair, rater, query, adjudicate, ranking. Text cells are
+    inert; values are numbers."""
+    import pandas as pd
+
+    from judge_app.io import exports
+
+    rows: list[dict[str, Any]] = []
 
     def row(section: str, statistic: str, value: Any, reason: str | None = None, **where: str):
-        if isinstance(value, float):
-            value = f"{value:.{digits}f}"
-        writer.writerow(
-            {"section": section, "statistic": statistic, "value": "" if value is None else value}
-            | {"reason": reason or ""}
-            | where
+        rows.append(
+            {"section": section, "statistic": statistic, "value": value, "reason": reason} | where
         )
 
     record = report_record(report, 15)
@@ -211,7 +208,8 @@ def csv_text(report: AgreementReport, digits: int = 4) -> str:
         for tau in ranking["kendall_tau"]:
             names = {"rater_a": tau["rater_a"], "rater_b": tau["rater_b"]}
             row("ranking", "kendall_tau", tau["tau"], tau["reasons"].get("tau"), **names)
-    return out.getvalue()
+    frame = pd.DataFrame(rows, columns=CSV_COLUMNS, dtype=object)
+    return exports.csv_text(frame, float_format=f"%.{digits}f")
 
 
 # --------------------------------------------------------------------------- table

@@ -14,7 +14,6 @@ import math
 import numbers
 import re
 from collections.abc import Callable, Iterable
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -43,7 +42,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from judge_app.errors import JudgeAppError
 from judge_app.gui.theme import is_dark
+from judge_app.io.exports import write_csv
 
 SORT_ROLE = Qt.ItemDataRole.UserRole
 """The raw value of a cell (None where missing), by which the proxy sorts."""
@@ -359,11 +360,6 @@ def fit_columns(
         view.setColumnWidth(column, min(width, MAX_COLUMN_WIDTH))
 
 
-def write_csv(frame: pd.DataFrame, path: str | Path) -> None:
-    """``frame`` as a CSV file in UTF-8, without the index."""
-    frame.to_csv(path, index=False, encoding="utf-8")
-
-
 class CsvButton(QPushButton):
     """The "Export CSV…" button: asks where (a Qt file dialog, opened with ``open()`` and
     kept as ``dialog``) and writes the model's frame there."""
@@ -407,8 +403,8 @@ class CsvButton(QPushButton):
         """Write the model's frame to ``path``; say so, or say why not."""
         try:
             write_csv(self.model.frame, path)
-        except OSError as error:
-            message = f"Cannot write {path}: {error.strerror or error}"
+        except JudgeAppError as error:
+            message = str(error)[:1].upper() + str(error)[1:]
             if self.on_error is not None:
                 self.on_error(message)
             else:

@@ -29,6 +29,11 @@ class Problem:
         return f"{where}: {self.reason}"
 
 
+def nothing_in(noun: str, outcome: str) -> str:
+    """Why a file without rows (a header, blank lines or comments at most) is refused."""
+    return f"has no {noun}: {outcome}"
+
+
 class ImportFileError(JudgeAppError):
     """Input that cannot be imported; nothing was written. Lists up to 20 problems."""
 

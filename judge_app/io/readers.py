@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from judge_app.errors import shortened
 from judge_app.io.errors import FileProblems, ImportFileError, Problem
 from judge_app.io.records import open_records
 from judge_app.io.schemas import (
@@ -27,6 +28,7 @@ from judge_app.io.schemas import (
     check_timestamp,
     check_whole,
     collect,
+    refuse_nul,
     repeated_rows,
 )
 from judge_app.io.text import file_format
@@ -94,6 +96,7 @@ class FileReader:
             raise ImportFileError([Problem(str(self.path), None, None, reason)])
         self.rater = rater
         self.problems = FileProblems(str(self.path))
+        self.rows = 0  # the records read so far
         self._run_name = run_name
         self._required = [n for n in self.layout.required if not (n == "rater" and rater)]
         self._columns: dict[str, str] = {}
@@ -119,7 +122,9 @@ class FileReader:
                 frame = _restore_inert(frame)
             self._find_columns(list(frame.columns))
             checks = self.layout.check(lambda name: self._cells(frame, name))
-            named = {self._columns.get(name, name): check for name, check in checks.items()}
+            if self.records.may_hold_nul:
+                checks = {name: refuse_nul(check) for name, check in checks.items()}
+            named = {self.column(name): check for name, check in checks.items()}
             collect(named, records.first, self.problems)
             typed = pd.DataFrame({name: check.values for name, check in checks.items()})
             typed = typed.assign(**(self.layout.constants or {}))
@@ -130,9 +135,14 @@ class FileReader:
                 for tag in frame["tag"].unique()[:6]:
                     if tag not in self._tags and len(self._tags) < 6:
                         self._tags.append(str(tag))
+            self.rows += len(typed)
             yield Chunk(typed, records.first, records.last_line)
         if not self.records.fixed_columns:
             self._refuse_missing_columns()
+
+    def column(self, name: str) -> str:
+        """The file's name of our column ``name`` (``name`` itself where the file lacks it)."""
+        return self._columns.get(name, name)
 
     def add_repeat(
         self, position: int, first: int, key: tuple[str, ...], values: tuple[object, ...]
@@ -145,7 +155,7 @@ class FileReader:
         """The problems found (up to 20, with their lines) and how many there are; call once
         every chunk was read and every repeat added."""
         if self.trec and self.kind == "results" and not self._run_name and len(self._tags) > 1:
-            shown = ", ".join(self._tags[:5])
+            shown = ", ".join(map(shortened, self._tags[:5]))
             self.problems.add_whole("tag", f"several run tags ({shown}): name the run")
         return self.problems.resolved(self.records.lines)
 
@@ -169,7 +179,7 @@ class FileReader:
     def _refuse_missing_columns(self) -> None:
         missing = [name for name in self._required if name not in self._columns]
         if missing:
-            header = ", ".join(self._seen) or "nothing"
+            header = shortened(", ".join(self._seen)) or "nothing"
             reason = "missing column '{}' (the header has: {})"
             raise ImportFileError(
                 [Problem(str(self.path), None, n, reason.format(n, header)) for n in missing]
@@ -241,11 +251,12 @@ def _result_checks(cells: Cells) -> dict[str, Check]:
 
 def _trec_run_checks(cells: Cells) -> dict[str, Check]:
     """A TREC run's rank column is not used: the importer ranks as trec_eval orders (score
-    descending, ties by document id descending)."""
+    descending, ties by document id descending); its tag may name the run."""
     return {
         "query_id": check_id(cells("query_id"), "query id"),
         "doc_id": check_id(cells("doc_id"), "document id"),
         "score": check_score(cells("score")),
+        "tag": check_text(cells("tag")),
     }
 
 

@@ -49,7 +49,7 @@ class RecordFile:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.line_count = check_text_file(path)
+        self.line_count, self.may_hold_nul = check_text_file(path)
         self._size = path.stat().st_size
 
     @property

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from judge_app.errors import quoted, shortened
 from judge_app.io.errors import MAX_PROBLEMS, FileProblems
+from judge_app.io.text import NUL_REASON
 
 ID_MAX_LENGTH = 255
 WHOLE_MAX = 2**31 - 1  # the largest INTEGER of PostgreSQL (ranks, durations)
@@ -32,7 +34,12 @@ class Check:
 
 
 def check_id(cells: pd.Series, noun: str) -> Check:
+    """Ids (and rater names) trimmed of surrounding spaces and in Unicode NFC, 1 to
+    ID_MAX_LENGTH characters long."""
     stripped = cells.str.strip()
+    wide = ~stripped.str.isascii().to_numpy(dtype=bool, na_value=True)  # ASCII is NFC
+    if wide.any():
+        stripped = stripped.mask(wide, stripped[wide].str.normalize("NFC"))
     lengths = stripped.str.len()
     bad = ((lengths == 0) | (lengths > ID_MAX_LENGTH)).to_numpy()
 
@@ -48,6 +55,21 @@ def check_text(cells: pd.Series, required: bool = False) -> Check:
     values = cells.where(cells.str.strip() != "", None)
     bad = values.isna().to_numpy() if required else np.zeros(len(cells), dtype=bool)
     return Check(values, bad, lambda cell: "empty text", cells)
+
+
+def refuse_nul(check: Check) -> Check:
+    """``check`` with the cells that hold a NUL character failed too, and left out where its
+    values are text (so that none reaches a database before the import is refused)."""
+    nul = check.cells.str.contains("\x00", regex=False).to_numpy(dtype=bool)
+    if not nul.any():
+        return check
+
+    def reason(cell: str) -> str:
+        return NUL_REASON if "\x00" in cell else check.reason(cell)
+
+    text = check.values.dtype == object or isinstance(check.values.dtype, pd.StringDtype)
+    values = check.values.mask(nul) if text else check.values
+    return Check(values, check.bad | nul, reason, check.cells)
 
 
 def _distinct(cells: pd.Series) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -80,12 +102,13 @@ def check_whole(
             return f"missing {noun}"
         number = pd.to_numeric(text, errors="coerce")
         if pd.isna(number) or not np.isfinite(number):
-            return f"{text!r} is not a {noun} (a whole number {span})"
+            return f"{quoted(text)} is not a {noun} (a whole number {span})"
+        shown = shortened(text)
         if number != np.floor(number):
-            return f"{noun} {text} is not a whole number"
+            return f"{noun} {shown} is not a whole number"
         if high is None and number > WHOLE_MAX:
-            return f"{noun} {text} is too large (at most {WHOLE_MAX})"
-        return f"{noun} {text} is outside {span}"
+            return f"{noun} {shown} is too large (at most {WHOLE_MAX})"
+        return f"{noun} {shown} is outside {span}"
 
     values = pd.Series(np.where(good, numbers, 0).astype("int64")[codes], index=cells.index)
     if optional:
@@ -104,21 +127,21 @@ def check_score(cells: pd.Series) -> Check:
     codes, empty, numbers = _distinct(cells)
     bad = ~(empty | np.isfinite(numbers))[codes]
     values = pd.Series(numbers[codes], index=cells.index)
-    return Check(values, bad, lambda cell: f"score {cell.strip()!r} is not a number", cells)
+    return Check(values, bad, lambda cell: f"score {quoted(cell.strip())} is not a number", cells)
 
 
 def check_bool(cells: pd.Series, noun: str) -> Check:
     lowered = cells.str.strip().str.lower()
     truthy = lowered.isin(TRUE_WORDS)
     bad = ~(truthy | lowered.isin(FALSE_WORDS)).to_numpy()
-    return Check(truthy, bad, lambda cell: f"{noun} {cell!r} is not true or false", cells)
+    return Check(truthy, bad, lambda cell: f"{noun} {quoted(cell)} is not true or false", cells)
 
 
 def check_timestamp(cells: pd.Series) -> Check:
     """Optional ISO 8601 times, read as UTC and stored naive."""
 
     def reason(cell: str) -> str:
-        return f"{cell.strip()!r} is not an ISO 8601 time"
+        return f"{quoted(cell.strip())} is not an ISO 8601 time"
 
     stripped = cells.str.strip()
     empty = (stripped == "").to_numpy()

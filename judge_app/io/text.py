@@ -1,5 +1,9 @@
 """An input file's format (from its name) and its text (checked to be UTF-8), without pandas:
-evaluating TREC files starts without it."""
+evaluating TREC files starts without it.
+
+A NUL character is not refused here but in the cell that holds it (``NUL_REASON``), so that
+the problem names its line and column: no database stores one in a text.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,10 @@ from judge_app.io.errors import ImportFileError, Problem
 DELIMITERS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 JSON_LINES = {".jsonl", ".ndjson"}
 BLOCK_BYTES = 2**20
+UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+UTF16_SAMPLE = 4096  # the bytes looked at for UTF-16 without a BOM
+NUL_REASON = "contains a NUL character (\\u0000), which no text may hold"
+NULS = (b"\x00", b"\\u0000")  # a NUL byte, or JSON's escape of one
 
 
 def file_format(path: Path) -> str:
@@ -46,9 +54,8 @@ def read_text(path: Path, data: bytes | None = None) -> str:
     BOM, or ImportFileError saying why not."""
     if data is None:
         data = read_bytes(path)
+    _refuse_utf16(path, data)
     data = data.removeprefix(codecs.BOM_UTF8)
-    if b"\x00" in data:
-        raise _binary(path, data, 0)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -58,14 +65,15 @@ def read_text(path: Path, data: bytes | None = None) -> str:
     return text
 
 
-def check_text_file(path: Path) -> int:
-    """Check the file as ``read_text`` does, a block at a time so that it is never held whole,
-    and return its number of lines."""
+def check_text_file(path: Path) -> tuple[int, bool]:
+    """Check the file as ``read_text`` does, a block at a time so that it is never held whole;
+    return its number of lines and whether it may hold a NUL character (a NUL byte, or JSON's
+    ``\\u0000``)."""
     try:
         handle = path.open("rb")
     except OSError as error:
         raise _unreadable(path, error) from None
-    lines, has_text, not_utf8, first, last = 0, False, None, True, b""
+    lines, has_text, not_utf8, first, last, nul = 0, False, None, True, b"", False
     pending: list[bytes] = []
     with handle:
         while True:
@@ -74,6 +82,7 @@ def check_text_file(path: Path) -> int:
             except OSError as error:
                 raise _unreadable(path, error) from None
             if first:
+                _refuse_utf16(path, block)
                 block, first = block.removeprefix(codecs.BOM_UTF8), False
             if block and b"\n" not in block:  # a long line: checked once it ends
                 pending.append(block)
@@ -81,8 +90,7 @@ def check_text_file(path: Path) -> int:
             data = b"".join([*pending, block])
             end = data.rfind(b"\n") + 1 if block else len(data)
             piece, pending = data[:end], [data[end:]]
-            if b"\x00" in piece:  # NUL anywhere comes first, as in read_text
-                raise _binary(path, piece, lines)
+            nul = nul or any(mark in piece for mark in NULS)
             if not_utf8 is None:
                 try:
                     text = piece.decode("utf-8")
@@ -98,13 +106,18 @@ def check_text_file(path: Path) -> int:
         raise not_utf8
     if not has_text:
         raise ImportFileError([Problem(str(path), None, None, "file is empty")])
-    return lines + (last != b"\n")
+    return lines + (last != b"\n"), nul
 
 
-def _binary(path: Path, data: bytes, lines_before: int) -> ImportFileError:
-    """``data`` (text from line ``lines_before`` + 1 on) holds a NUL byte."""
-    line = lines_before + data.count(b"\n", 0, data.index(b"\x00")) + 1
-    return ImportFileError([Problem(str(path), line, None, "binary file: contains NUL bytes")])
+def _refuse_utf16(path: Path, head: bytes) -> None:
+    """ImportFileError if the file's first bytes ``head`` are UTF-16: a UTF-16 byte-order mark,
+    or NUL bytes in many even or many odd places but few of the others (UTF-16 text mostly
+    of ASCII characters)."""
+    sample = head[:UTF16_SAMPLE]
+    even, odd = sample[0::2].count(0), sample[1::2].count(0)
+    many = len(sample) // 2 * 0.3
+    if head.startswith(UTF16_BOMS) or (max(even, odd) > many and min(even, odd) < many / 10):
+        raise ImportFileError([Problem(str(path), None, None, "UTF-16: save as UTF-8")])
 
 
 def _not_utf8(

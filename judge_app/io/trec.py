@@ -16,13 +16,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from judge_app.errors import quoted
 from judge_app.io.errors import MAX_PROBLEMS, ImportFileError, Problem
-from judge_app.io.text import read_bytes, read_text
+from judge_app.io.text import NUL_REASON, read_bytes, read_text
 
 if TYPE_CHECKING:
     import pandas as pd
 
-# Blanks pyarrow would keep inside a field, but str.split() splits on (and NUL: not text)
+# Blanks pyarrow would keep inside a field, but str.split() splits on (and NUL, refused)
 _OTHER_BLANKS = (b"\t", b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\x1f", b"\x00")
 _BLANKS = re.compile(r"[^\S\n]+")  # what str.split() splits on, but line ends
 _LINE_ENDS = re.compile(r"^ | $", re.MULTILINE)
@@ -31,9 +32,10 @@ RUN_FIELDS = ["query_id", "q0", "doc_id", "rank", "score", "tag"]
 QRELS_FIELDS = ["query_id", "iteration", "doc_id", "grade"]
 
 
-def _columns(path: Path, fields: int, noun: str) -> tuple[np.ndarray, np.ndarray]:
+def _columns(path: Path, names: list[str], noun: str) -> tuple[np.ndarray, np.ndarray]:
     """The file's whitespace-separated tokens as a (records × fields) array of str, and the
     line each record is on. Blank lines and lines starting with ``#`` are skipped."""
+    fields = len(names)
     text = read_text(path)
     numbered = [
         (number, line)
@@ -49,6 +51,14 @@ def _columns(path: Path, fields: int, noun: str) -> tuple[np.ndarray, np.ndarray
                 reason = f"a {noun} line has {fields} fields, this one {len(parts)}"
                 problems.append(Problem(str(path), number, None, reason))
         raise ImportFileError(problems[:MAX_PROBLEMS], len(problems))
+    if "\x00" in text:
+        problems = [
+            Problem(str(path), number, names[field], NUL_REASON)
+            for number, line in numbered
+            for field, token in enumerate(line.split())
+            if "\x00" in token
+        ]
+        raise ImportFileError(problems[:MAX_PROBLEMS], len(problems))
     lines = np.fromiter((number for number, _ in numbered), dtype=np.int64, count=len(numbered))
     return np.array(tokens, dtype=object).reshape(-1, fields), lines
 
@@ -60,7 +70,7 @@ def _numbers(path: Path, cells: np.ndarray, column: str, lines: np.ndarray) -> n
     bad = np.flatnonzero(~np.isfinite(values))
     if len(bad):
         problems = [
-            Problem(str(path), int(lines[row]), column, f"{cells[row]!r} is not a number")
+            Problem(str(path), int(lines[row]), column, f"{quoted(cells[row])} is not a number")
             for row in bad[:MAX_PROBLEMS]
         ]
         raise ImportFileError(problems, len(bad))
@@ -124,14 +134,22 @@ def explain_repeats(path: Path, kind: str) -> None:
 def _read(path: Path, names: list[str], numeric: str) -> pa.Table:
     """``query_id, doc_id``, the ``numeric`` column (and ``tag``, if named) of a TREC file:
     as it is if single-spaced; else with its blanks, tabs and comments tidied away (trec_eval
-    itself writes tab-separated files); else line by line, to say what is wrong."""
+    itself writes tab-separated files); else line by line, to say what is wrong. Ids are in
+    Unicode NFC (an ASCII file's already are)."""
     data = read_bytes(path)
     if data.isascii() and not any(byte in data for byte in _OTHER_BLANKS):
         table = _read_single_spaced(io.BytesIO(data), names, numeric)
+    elif b"\x00" in data:
+        table = None  # refused line by line, naming where
     else:
         text = _BLANKS.sub(" ", read_text(path, data)) + "\n"
         tidy = _SKIPPED_LINES.sub("", _LINE_ENDS.sub("", text))
         table = _read_single_spaced(io.BytesIO(tidy.encode("utf-8")), names, numeric)
+        if table is not None:
+            for name in ("query_id", "doc_id"):
+                table = table.set_column(
+                    table.schema.get_field_index(name), name, pc.utf8_normalize(table[name], "NFC")
+                )
     if table is None:
         table = pa.Table.from_pandas(_read_carefully(path, names, numeric), preserve_index=False)
     return table
@@ -141,12 +159,12 @@ def _read_carefully(path: Path, names: list[str], numeric: str) -> pd.DataFrame:
     """The file read line by line, every problem reported with its line."""
     import pandas as pd
 
-    columns, lines = _columns(path, len(names), "run" if "tag" in names else "qrels")
+    columns, lines = _columns(path, names, "run" if "tag" in names else "qrels")
     cells = dict(zip(names, columns.T))
     frame = pd.DataFrame(
         {
-            "query_id": cells["query_id"].astype(str),
-            "doc_id": cells["doc_id"].astype(str),
+            "query_id": pd.Series(cells["query_id"], dtype=str).str.normalize("NFC"),
+            "doc_id": pd.Series(cells["doc_id"], dtype=str).str.normalize("NFC"),
             numeric: _numbers(path, cells[numeric], numeric, lines),
         }
     )

@@ -11,6 +11,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from judge_app.errors import quoted
+from judge_app.names import normal_id
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -20,9 +23,11 @@ ADJUDICATED = "adjudicated"
 
 def parse_method(text: str) -> str:
     """Check an aggregation name: one of METHODS or ``rater:NAME``; ValueError otherwise."""
-    if text in METHODS or (text.startswith("rater:") and text[len("rater:") :].strip()):
+    if text in METHODS:
         return text
-    raise ValueError(f"unknown aggregation {text!r}: use {', '.join(METHODS)} or rater:NAME")
+    if text.startswith("rater:") and text[len("rater:") :].strip():
+        return f"rater:{normal_id(text[len('rater:') :])}"
+    raise ValueError(f"unknown aggregation {quoted(text)}: use {', '.join(METHODS)} or rater:NAME")
 
 
 def aggregate_grades(

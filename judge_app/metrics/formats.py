@@ -119,8 +119,10 @@ def _flatten(record: dict, prefix: str = "") -> dict:
 
 
 def csv_text(runs: dict[str, Evaluation], digits: int = 4) -> str:
-    """One row per run and query (``all`` rows hold the means)."""
+    """One row per run and query (``all`` rows hold the means), text cells inert."""
     import pandas as pd
+
+    from judge_app.io import exports
 
     frames = []
     for name, evaluation in runs.items():
@@ -129,7 +131,7 @@ def csv_text(runs: dict[str, Evaluation], digits: int = 4) -> str:
         frames.append(pd.concat([per_query, means]).assign(run=name))
     table = pd.concat(frames)
     columns = ["run", "query_id"] + [c for c in table.columns if c not in ("run", "query_id")]
-    return table[columns].to_csv(index=False, float_format=f"%.{digits}f", lineterminator="\n")
+    return exports.csv_text(table[columns], float_format=f"%.{digits}f")
 
 
 def summary_table(runs: dict[str, Evaluation], digits: int = 4, per_query: bool = False) -> str:

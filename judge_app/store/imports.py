@@ -17,11 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.expression import TableClause
 
-from judge_app.io.errors import MAX_PROBLEMS, ImportFileError, ProblemList
+from judge_app.errors import quoted
+from judge_app.io.errors import MAX_PROBLEMS, ImportFileError, ProblemList, nothing_in
 from judge_app.io.readers import Chunk, FileReader
+from judge_app.names import name_key, similar_reason
 from judge_app.store import bulk
 from judge_app.store.database import Database, database_url, is_open, open_database
 from judge_app.store.models import Document, Query, Rater
@@ -151,6 +155,13 @@ class _Import:
     progress: ImportProgress | None
     problems: ProblemList = field(default_factory=ProblemList)
     filled: dict[type, set[str]] = field(default_factory=lambda: {Query: set(), Document: set()})
+    raters: dict[str, str] = field(default_factory=dict)  # a name's key → the first name of it
+    seen_raters: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        for name in self.session.scalars(select(Rater.name).order_by(Rater.name)):
+            self.seen_raters.add(name)
+            self.raters.setdefault(name_key(name), name)
 
     def refused(self, reader: FileReader) -> bool:
         """Whether the import is refused already: its writes are then left out."""
@@ -172,9 +183,24 @@ class _Import:
             values = chunk.frame[key]
             rows = np.flatnonzero(values.isin(self.ids.unknown[model]).to_numpy(dtype=bool))
             for row in rows[:MAX_PROBLEMS]:
-                reason = f"unknown {noun} {values.iat[row]!r} (--strict)"
+                reason = f"unknown {noun} {quoted(values.iat[row])} (--strict)"
                 reader.problems.add(chunk.first + int(row), key, reason)
             reader.problems.count(max(len(rows) - MAX_PROBLEMS, 0))
+
+    def refuse_similar_raters(self, reader: FileReader, chunk: Chunk) -> None:
+        """A problem for the first row of each rater name new to the database that differs
+        from a known one (the database's, or one this import named before) only by case or
+        spaces: one person would become two raters."""
+        codes, names = pd.factorize(chunk.frame["rater"])
+        first_rows = dict(zip(*np.unique(codes, return_index=True)))
+        for code, name in enumerate(names):
+            if name in self.seen_raters:
+                continue
+            self.seen_raters.add(name)
+            other = self.raters.setdefault(name_key(name), name)
+            if other != name:
+                row = chunk.first + int(first_rows[code])
+                reader.problems.add(row, reader.column("rater"), similar_reason(name, other))
 
     def find_repeats(self, reader: FileReader, stage: TableClause) -> None:
         """A problem for every staged row whose key repeats an earlier row's."""
@@ -219,7 +245,7 @@ def _write_texts(work: _Import, reader: FileReader, model: type, noun: str) -> s
             count += len(chunk.frame)
             work.report(noun, chunk.lines_read, reader)
         work.find_repeats(reader, stage)
-    return f"{reader.path}: {count} {noun}"
+    return f"{reader.path}: {count} {noun}" if count else _nothing_imported(reader, noun)
 
 
 def _write_queries(work: _Import, reader: FileReader) -> str:
@@ -239,6 +265,8 @@ def _write_run(work: _Import, reader: FileReader) -> str | None:
             work.refuse_unknown(reader, chunk)
             work.report("results", chunk.lines_read, reader)
         work.find_repeats(reader, stage)
+        if not reader.rows:  # it would replace the run with nothing
+            reader.problems.add_whole(None, nothing_in("results", "nothing was imported"))
         if work.refused(reader):
             return None
         name = reader.run_name
@@ -250,6 +278,7 @@ def _write_judgments(work: _Import, reader: FileReader) -> str | None:
     """Judgments staged, then added or merged into the stored ones."""
     with bulk.staging_table(work.session, bulk.JUDGMENT_STAGE) as stage:
         for chunk in reader.chunks():
+            work.refuse_similar_raters(reader, chunk)
             bulk.stage_judgments(work.session, stage, work.ids, chunk.frame)
             work.refuse_unknown(reader, chunk)
             work.fill_texts(chunk)
@@ -257,11 +286,18 @@ def _write_judgments(work: _Import, reader: FileReader) -> str | None:
         work.find_repeats(reader, stage)
         if work.refused(reader):
             return None
+        if not reader.rows:
+            return _nothing_imported(reader, "judgments")
         counts = bulk.merge_judgments(work.session, stage)
     return (
         f"{reader.path}: {counts.added} judgments added, {counts.changed} changed, "
         f"{counts.unchanged} unchanged"
     )
+
+
+def _nothing_imported(reader: FileReader, noun: str) -> str:
+    """The summary of a file without rows: adding or updating nothing, it is no error."""
+    return f"{reader.path}: no {noun} in the file: nothing imported"
 
 
 # what each file holds (its kind of reader, and the step its progress names)

@@ -7,17 +7,23 @@ from collections.abc import Sequence
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
+from judge_app.errors import quoted
+from judge_app.names import normal_id, similar_name, similar_reason
 from judge_app.store.errors import StoreError
 from judge_app.store.models import Assignment, Query, Rater
 
 
 def add_rater(session: Session, name: str) -> Rater:
-    """Create a rater; StoreError if the name is empty or taken."""
-    name = name.strip()
+    """Create a rater (the name trimmed, in NFC); StoreError if the name is empty or taken, or
+    differs from a rater's only by case or spaces."""
+    name = normal_id(name)
     if not name:
         raise StoreError("a rater needs a name")
     if find_rater(session, name) is not None:
-        raise StoreError(f"there is already a rater called {name!r}")
+        raise StoreError(f"there is already a rater called {quoted(name)}")
+    similar = similar_name(name, session.scalars(select(Rater.name).order_by(Rater.name)))
+    if similar is not None:
+        raise StoreError(similar_reason(name, similar))
     rater = Rater(name=name)
     session.add(rater)
     session.flush()
@@ -25,7 +31,8 @@ def add_rater(session: Session, name: str) -> Rater:
 
 
 def find_rater(session: Session, name: str) -> Rater | None:
-    return session.scalars(select(Rater).where(Rater.name == name.strip())).first()
+    """The rater called ``name`` (trimmed, in NFC), or None."""
+    return session.scalars(select(Rater).where(Rater.name == normal_id(name))).first()
 
 
 def rater(session: Session, name: str) -> Rater:
@@ -33,7 +40,7 @@ def rater(session: Session, name: str) -> Rater:
     found = find_rater(session, name)
     if found is None:
         names = ", ".join(session.scalars(select(Rater.name).order_by(Rater.name))) or "none yet"
-        raise StoreError(f"no rater called {name!r} (raters: {names})")
+        raise StoreError(f"no rater called {quoted(name)} (raters: {names})")
     return found
 
 

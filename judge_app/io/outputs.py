@@ -1,0 +1,52 @@
+"""Output files written whole or not at all, without pandas.
+
+A file is written under a temporary name beside it and renamed into place once complete: a
+write cut short (a full disk, an error half-way) leaves no partial file, and an older file of
+that name stays as it was. A path that cannot be written is an ExportError naming it and why.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TextIO
+
+from judge_app.io.errors import ExportError
+
+
+def check_output(path: Path) -> None:
+    """ExportError unless a file can be written at ``path`` (checked before any work)."""
+    path, folder = Path(path), Path(path).parent
+    if path.is_dir():
+        raise _cannot_write(path, "is a folder, not a file")
+    if not folder.exists():
+        raise _cannot_write(path, f"folder {folder} does not exist")
+    if not folder.is_dir():
+        raise _cannot_write(path, f"{folder} is not a folder")
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise _cannot_write(path, "permission denied")
+
+
+@contextmanager
+def output_file(path: Path, newline: str | None = None) -> Iterator[TextIO]:
+    """A UTF-8 text file to write at ``path``, put in place only once written whole."""
+    path = Path(path)
+    check_output(path)
+    partial = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.part")
+    try:
+        with partial.open("x", encoding="utf-8", newline=newline) as handle:
+            yield handle
+        partial.replace(path)
+    except OSError as error:
+        partial.unlink(missing_ok=True)
+        raise _cannot_write(path, error.strerror or str(error)) from None
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+
+
+def _cannot_write(path: Path, reason: str) -> ExportError:
+    return ExportError(f"cannot write {path}: {reason}")
