@@ -283,3 +283,16 @@ def test_read_only_commands_on_an_empty_file_write_nothing(tmp_path, capsys, com
     assert "is not a judge_app database yet: it holds no tables" in capsys.readouterr().err
     assert empty.stat().st_size == 0
     assert list(tmp_path.iterdir()) == [empty]
+
+
+def test_an_export_over_its_own_database_or_another_is_refused(tmp_path, capsys):
+    database, other = tmp_path / "campaign.sqlite", tmp_path / "other.sqlite"
+    for path in (database, other):
+        assert main(["init", str(path)]) == 0
+    before = {path: path.read_bytes() for path in (database, other)}
+    capsys.readouterr()
+    assert main(["export", str(database), "--qrels", str(database)]) == 1
+    assert "is a SQLite database: choose another file" in capsys.readouterr().err
+    assert main(["export", str(database), "--judgments", str(other)]) == 1
+    assert "is a SQLite database: choose another file" in capsys.readouterr().err
+    assert {path: path.read_bytes() for path in (database, other)} == before

@@ -221,3 +221,42 @@ def test_the_worker_opens_a_postgresql_database_of_its_own(qtbot, open_window, p
     dialog.export_button.click()
     wait_for_task(qtbot, window)
     assert (tmp_path / "judgments.csv").read_text().startswith("query_id,query_text,")
+
+
+def test_the_open_database_is_refused_as_a_file_to_import_or_export_to(
+    qtbot, open_window, demo_db, monkeypatch
+):
+    """Opening the window's own database file as a plain file would drop its SQLite locks."""
+    import builtins
+    import io
+
+    opened = []
+    real_open = io.open
+
+    def recording_open(file, *args, **kwargs):  # type: ignore[no-untyped-def]
+        opened.append(str(file))
+        return real_open(file, *args, **kwargs)
+
+    window = open_window(demo_db, "ana")
+    before = snapshot(window.database)
+    monkeypatch.setattr(io, "open", recording_open)
+    monkeypatch.setattr(builtins, "open", recording_open)
+    dialog = window.show_import_dialog()
+    dialog.queries.edit.setText(str(demo_db))
+    dialog.import_button.click()
+    wait_for_task(qtbot, window)
+    assert (
+        "demo.sqlite",
+        "",
+        "",
+        "is a database this program has open, not a file to read or write",
+    ) in dialog.problem_rows()
+    dialog.reject()
+    dialog = window.show_export_dialog()
+    dialog.path.setText(str(demo_db))
+    dialog.export_button.click()  # refused at once: no work starts
+    assert window.task is None and dialog.isVisible()
+    assert "is a database this program has open" in dialog.error.text()
+    monkeypatch.undo()
+    assert not [name for name in opened if name.startswith(str(demo_db))]
+    assert snapshot(window.database) == before

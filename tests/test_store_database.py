@@ -330,3 +330,19 @@ def test_work_that_fails_for_its_own_reasons_is_not_retried(db):
     with pytest.raises(StoreError, match="UNIQUE constraint failed"):
         db.write(duplicate_rater)
     assert calls == [1]
+
+
+def test_the_files_of_an_open_database_are_refused_as_imports_and_exports(db, db_path):
+    """Reading or writing them with plain file I/O would drop this process's SQLite locks."""
+    from judge_app.io.errors import ExportError, ImportFileError
+    from judge_app.io.outputs import check_output
+    from judge_app.io.readers import FileReader
+
+    for path in (db_path, db_path.with_name(db_path.name + "-wal")):
+        with pytest.raises(ExportError, match="is a database this program has open"):
+            check_output(path)
+        with pytest.raises(ImportFileError, match="is a database this program has open"):
+            FileReader(path, "queries")
+    db.close()
+    with pytest.raises(ExportError, match="is a SQLite database: choose another file"):
+        check_output(db_path)  # closed now, but still a database

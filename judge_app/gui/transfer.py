@@ -2,7 +2,7 @@
 
 The work functions run on a pool thread with their own Database (opened from the window's
 URL) and never touch a widget. An import is one transaction: cancelling it, or a problem in
-any file, writes nothing. An export writes a temporary file and renames it at the end, so a
+any file, writes nothing. An export is written whole or not at all (``io.outputs``), so a
 cancelled or failed export leaves no half-written file.
 """
 
@@ -38,7 +38,8 @@ from PySide6.QtWidgets import (
 
 from judge_app.errors import JudgeAppError
 from judge_app.gui.workers import TaskDialog, Worker
-from judge_app.io.errors import ImportFileError, Problem
+from judge_app.io.errors import ExportError, ImportFileError, Problem
+from judge_app.io.outputs import check_output
 from judge_app.store import open_database
 
 if TYPE_CHECKING:
@@ -116,23 +117,17 @@ def export_work(url: str, request: ExportRequest) -> Callable[[Worker], str]:
         with open_database(url, read_only=True) as database, database.reading() as session:
             judgments = reads.judgments_frame(session)
         worker.check()
-        partial = request.path.with_name(request.path.name + ".part")
-        try:
-            if request.kind == "judgments":
-                worker.report("writing", 0, 0)
-                count = write_judgments_csv(judgments, partial)
-                what = f"{count:,} judgments"
-            else:
-                worker.report("aggregating", 0, 0)
-                grades = aggregate_grades(judgments, request.method)
-                worker.check()
-                worker.report("writing", 0, 0)
-                count = write_qrels(grades, partial)
-                what = f"{count:,} graded pairs ({request.method})"
+        if request.kind == "judgments":
+            worker.report("writing", 0, 0)
+            count = write_judgments_csv(judgments, request.path)
+            what = f"{count:,} judgments"
+        else:
+            worker.report("aggregating", 0, 0)
+            grades = aggregate_grades(judgments, request.method)
             worker.check()
-            partial.replace(request.path)
-        finally:
-            partial.unlink(missing_ok=True)
+            worker.report("writing", 0, 0)
+            count = write_qrels(grades, request.path)  # whole or not at all
+            what = f"{count:,} graded pairs ({request.method})"
         return f"Exported {what} to {request.path}"
 
     return work
@@ -484,8 +479,10 @@ class ExportDialog(TaskDialog):
 
     def start(self) -> None:
         request = self.request()
-        if not request.path.parent.is_dir():
-            self._show_error(f"Folder {request.path.parent} does not exist")
+        try:
+            check_output(request.path)  # at once, before the database is read
+        except ExportError as error:
+            self._show_error(str(error))
             return
         task = self._window.start_export(request)
         if task is not None:

@@ -14,12 +14,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
+from judge_app.io import live_files
 from judge_app.io.errors import ExportError
 
 
 def check_output(path: Path) -> None:
     """ExportError unless a file can be written at ``path`` (checked before any work)."""
     path, folder = Path(path), Path(path).parent
+    if live_files.is_live(path):
+        raise _cannot_write(path, live_files.LIVE_REASON)
     if path.is_dir():
         raise _cannot_write(path, "is a folder, not a file")
     if not folder.exists():
@@ -28,6 +31,17 @@ def check_output(path: Path) -> None:
         raise _cannot_write(path, f"{folder} is not a folder")
     if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise _cannot_write(path, "permission denied")
+    if path.is_file() and _holds_a_database(path):
+        raise _cannot_write(path, "is a SQLite database: choose another file")
+
+
+def _holds_a_database(path: Path) -> bool:
+    """Whether the file at ``path`` (not open in this process) starts like a SQLite file."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
 
 
 @contextmanager

@@ -10,6 +10,7 @@ from __future__ import annotations
 import codecs
 from pathlib import Path
 
+from judge_app.io import live_files
 from judge_app.io.errors import ImportFileError, Problem
 
 DELIMITERS = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
@@ -31,6 +32,13 @@ def file_format(path: Path) -> str:
     return "trec"
 
 
+def _refuse_live(path: Path) -> None:
+    """ImportFileError for a file of a database this process has open: reading it would
+    drop the process's SQLite locks on it."""
+    if live_files.is_live(path):
+        raise ImportFileError([Problem(str(path), None, None, live_files.LIVE_REASON)])
+
+
 def _unreadable(path: Path, error: OSError) -> ImportFileError:
     if isinstance(error, FileNotFoundError):
         reason = "file not found"
@@ -43,6 +51,7 @@ def _unreadable(path: Path, error: OSError) -> ImportFileError:
 
 def read_bytes(path: Path) -> bytes:
     """The file's bytes, or ImportFileError saying why they cannot be read."""
+    _refuse_live(path)
     try:
         return path.read_bytes()
     except OSError as error:
@@ -69,6 +78,7 @@ def check_text_file(path: Path) -> tuple[int, bool]:
     """Check the file as ``read_text`` does, a block at a time so that it is never held whole;
     return its number of lines and whether it may hold a NUL character (a NUL byte, or JSON's
     ``\\u0000``)."""
+    _refuse_live(path)
     try:
         handle = path.open("rb")
     except OSError as error:

@@ -18,6 +18,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import Session, SessionTransaction, sessionmaker
 
+from judge_app.io import live_files
 from judge_app.store import schema
 from judge_app.store.errors import StoreError
 
@@ -295,6 +296,8 @@ def _shared_engine(url: URL) -> _SharedEngine:
         shared = _SharedEngine(key, _new_engine(url))
         if key:
             _ENGINES[key] = shared
+            if url.get_backend_name() == "sqlite":
+                live_files.opened(Path(str(url.database)))
     return shared
 
 
@@ -333,6 +336,8 @@ def _release(shared: _SharedEngine) -> None:
             return
         if shared.key is not None and _ENGINES.get(shared.key) is shared:
             del _ENGINES[shared.key]
+            if shared.engine.dialect.name == "sqlite":
+                live_files.closed(Path(str(shared.engine.url.database)))
     shared.engine.dispose()
 
 
