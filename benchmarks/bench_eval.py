@@ -182,7 +182,7 @@ def child_breakdown(qrels_path: Path, run_path: Path, profile: bool) -> dict:
     import pyarrow.csv  # noqa: F401  (imported by the first read_*_file call)
 
     import judge_app.cli  # noqa: F401  (what the command imports before it starts)
-    from judge_app.evaluation import run_evaluation  # noqa: F401
+    from judge_app.commands.evaluate import evaluate_files  # noqa: F401
     from judge_app.io.trec import read_qrels_file, read_run_file
     from judge_app.metrics.formats import json_text
     from judge_app.metrics.ranking import Settings, evaluate

@@ -127,7 +127,8 @@ def peer_read(db_path: Path) -> tuple[float, int]:
 def our_refresh(db_path: Path) -> tuple[float, float, object]:
     """Seconds to load the campaign, seconds to compute the view's numbers and draw its
     charts' figures (what the view's worker does), and the result."""
-    from judge_app.campaign import EvaluationChoice, evaluate_campaign, load_campaign
+    from judge_app.commands.evaluate import evaluate_campaign, load_campaign
+    from judge_app.commands.options import EvaluationOptions
     from judge_app.reports.figures import evaluation_figures
     from judge_app.store import open_database
 
@@ -135,7 +136,7 @@ def our_refresh(db_path: Path) -> tuple[float, float, object]:
         start = time.perf_counter()
         campaign = load_campaign(database)
         loaded = time.perf_counter()
-        result = evaluate_campaign(campaign, EvaluationChoice())
+        result = evaluate_campaign(campaign, EvaluationOptions())
         evaluation_figures(campaign, result)
         done = time.perf_counter()
     return loaded - start, done - loaded, result
@@ -144,7 +145,7 @@ def our_refresh(db_path: Path) -> tuple[float, float, object]:
 def benchmark(args: argparse.Namespace, workdir: Path) -> None:
     db_path = workdir / f"evaluation_{args.queries}_{args.seed}.sqlite"
     prepared_database(db_path, args.reuse, lambda path: generate(path, args.queries, args.seed))
-    import judge_app.campaign  # noqa: F401  (imports are not part of a refresh)
+    import judge_app.commands.evaluate  # noqa: F401  (imports are not part of a refresh)
     import judge_app.reports.figures  # noqa: F401
 
     peers, loads, computes, rows = [], [], [], 0

@@ -49,8 +49,8 @@ PG_DATABASE = "bench_scale"
 STARTUP = [  # what every timed command pays before it reads a row
     sys.executable,
     "-c",
-    "import judge_app.cli, judge_app.evaluation, judge_app.agreement_command, "
-    "judge_app.report_command, judge_app.store, judge_app.io.exports",
+    "import judge_app.cli, judge_app.commands.evaluate, judge_app.commands.agree, "
+    "judge_app.commands.report, judge_app.store, judge_app.io.exports",
 ]
 WRAPPER = textwrap.dedent(
     """

@@ -1,33 +1,30 @@
 """The ``judge-app`` command line; ``judge-app`` alone opens the judging window.
 
-Exit codes: 0 success, 1 a data error (the message on stderr, never a traceback), 2 usage.
+A thin adapter: each command parses its arguments into the options of a use case of
+``judge_app.commands``, calls it and prints what it returns. Exit codes: 0 success, 1 a data
+error (the message on stderr, never a traceback), 2 a usage error.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judge_app.errors import JudgeAppError
+from judge_app.errors import JudgeAppError, UsageError
 
 if TYPE_CHECKING:
-    import pandas as pd
-
-    from judge_app.store import Database
+    from judge_app.commands.options import EvaluationOptions
     from judge_app.store.imports import ImportProgress
-    from judge_app.store.judgments import JudgmentState
-
-DEMO_RUNS = ("runs/bm25.txt", "runs/neural.csv")
 
 ADJUDICATED_HELP = (
     "a lead's adjudicated grades (rater 'adjudicated'): prefer them over the raters' "
     "aggregate where there is one (default), or ignore them"
 )
+DIGITS_HELP = "round numbers to N digits (tables: 4; JSON and CSV: in full unless given)"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -131,6 +128,92 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
+    """The options of an evaluation, the same for ``eval`` and ``report``."""
+    chosen = parser.add_argument_group("what is evaluated")
+    chosen.add_argument("--run", action="append", metavar="NAME", help="a run of DB (default all)")
+    chosen.add_argument(
+        "--aggregate",
+        default="mean",
+        metavar="METHOD",
+        help="raters' grades to one: mean (default), median, majority, max, min or rater:NAME",
+    )
+    chosen.add_argument(
+        "--adjudicated", choices=("prefer", "ignore"), default="prefer", help=ADJUDICATED_HELP
+    )
+    chosen.add_argument("--raters", metavar="A,B", help="only these raters' judgments")
+    measures = parser.add_argument_group("measures")
+    measures.add_argument(
+        "--k",
+        action="append",
+        metavar="K",
+        help="cut-off: 10, 5,10,20 or all (repeatable; default 10; the first leads)",
+    )
+    measures.add_argument("--gain", choices=["linear", "exponential"], default="linear")
+    measures.add_argument(
+        "--ideal",
+        choices=["judged", "retrieved"],
+        default="judged",
+        help="IDCG over all judged documents (trec_eval) or the list's",
+    )
+    measures.add_argument(
+        "--unjudged",
+        choices=["zero", "condensed"],
+        default="zero",
+        help="unjudged documents gain 0, or are removed (trec_eval -J)",
+    )
+    measures.add_argument(
+        "--threshold",
+        type=float,
+        default=1.0,
+        help="lowest relevant grade for P, recall, RR, AP (default 1)",
+    )
+    measures.add_argument(
+        "--complete",
+        action="store_true",
+        help="judged queries missing from a run score 0 (trec_eval -c)",
+    )
+    statistics = parser.add_argument_group("statistics")
+    statistics.add_argument(
+        "--resamples",
+        type=int,
+        default=10_000,
+        metavar="N",
+        help="of each run's bootstrap 95%% interval (default 10,000)",
+    )
+    statistics.add_argument(
+        "--permutations",
+        type=int,
+        default=10_000,
+        metavar="N",
+        help="of the randomization test (default 10,000)",
+    )
+    statistics.add_argument(
+        "--seed", type=int, default=0, help="of the intervals and the randomization test"
+    )
+
+
+def _evaluation_options(args: argparse.Namespace) -> EvaluationOptions:
+    """The evaluation's options as the arguments give them, checked."""
+    from judge_app.commands.options import EvaluationOptions, names, parse_ks
+
+    return EvaluationOptions(
+        ks=parse_ks(args.k or ["10"]),
+        gain=args.gain,
+        ideal=args.ideal,
+        unjudged=args.unjudged,
+        threshold=args.threshold,
+        complete=args.complete,
+        aggregate=args.aggregate,
+        adjudicated=args.adjudicated == "prefer",
+        runs=names(",".join(args.run), "--run", "run") if args.run else None,
+        raters=names(args.raters, "--raters"),
+        seed=args.seed,
+        resamples=args.resamples,
+        permutations=args.permutations,
+    ).checked()
+
+
 def _add_eval_parser(commands: argparse._SubParsersAction) -> None:
     evaluate = commands.add_parser(
         "eval",
@@ -150,48 +233,7 @@ def _add_eval_parser(commands: argparse._SubParsersAction) -> None:
         help="TREC run (or results CSV); repeat for several runs",
     )
     source.add_argument("--db", metavar="DB", help="a judge_app database")
-    source.add_argument("--run", action="append", metavar="NAME", help="a run of DB (default all)")
-    source.add_argument(
-        "--aggregate",
-        default="mean",
-        metavar="METHOD",
-        help="raters' grades to one: mean (default), median, majority, max, min or rater:NAME",
-    )
-    source.add_argument(
-        "--adjudicated", choices=("prefer", "ignore"), default="prefer", help=ADJUDICATED_HELP
-    )
-    source.add_argument("--raters", metavar="A,B", help="only these raters' judgments")
-    options = evaluate.add_argument_group("measures")
-    options.add_argument(
-        "--k",
-        action="append",
-        metavar="K",
-        help="cut-off: 10, 5,10,20 or all (repeatable; default 10)",
-    )
-    options.add_argument("--gain", choices=["linear", "exponential"], default="linear")
-    options.add_argument(
-        "--ideal",
-        choices=["judged", "retrieved"],
-        default="judged",
-        help="IDCG over all judged documents (trec_eval) or the list's",
-    )
-    options.add_argument(
-        "--unjudged",
-        choices=["zero", "condensed"],
-        default="zero",
-        help="unjudged documents gain 0, or are removed (trec_eval -J)",
-    )
-    options.add_argument(
-        "--threshold",
-        type=float,
-        default=1.0,
-        help="lowest relevant grade for P, recall, RR, AP (default 1)",
-    )
-    options.add_argument(
-        "--complete",
-        action="store_true",
-        help="judged queries missing from a run score 0 (trec_eval -c)",
-    )
+    _add_evaluation_options(evaluate)
     output = evaluate.add_argument_group("output")
     output.add_argument("--per-query", action="store_true", help="a row per query too")
     output.add_argument(
@@ -199,15 +241,7 @@ def _add_eval_parser(commands: argparse._SubParsersAction) -> None:
     )
     output.add_argument("--compare", action="store_true", help="each run against the first")
     output.add_argument("--format", choices=["table", "csv", "json", "trec"], default="table")
-    output.add_argument("--digits", type=int, default=4, metavar="N")
-    output.add_argument(
-        "--permutations",
-        type=int,
-        default=10_000,
-        metavar="N",
-        help="of the randomization test (default 10,000)",
-    )
-    output.add_argument("--seed", type=int, default=0, help="of the randomization and bootstrap")
+    output.add_argument("--digits", type=int, metavar="N", help=DIGITS_HELP)
 
 
 def _add_agreement_parser(commands: argparse._SubParsersAction) -> None:
@@ -242,7 +276,7 @@ def _add_agreement_parser(commands: argparse._SubParsersAction) -> None:
         "--k", type=int, default=10, metavar="K", help="NDCG cut-off of ranking stability"
     )
     options.add_argument("--format", choices=["table", "csv", "json"], default="table")
-    options.add_argument("--digits", type=int, default=4, metavar="N")
+    options.add_argument("--digits", type=int, metavar="N", help=DIGITS_HELP)
 
 
 def _add_report_parser(commands: argparse._SubParsersAction) -> None:
@@ -252,22 +286,20 @@ def _add_report_parser(commands: argparse._SubParsersAction) -> None:
         description="Write a report of DB: what was judged and its coverage, the settings, mean "
         "NDCG@k per run with 95%% intervals, the comparison of the runs (paired t-test and "
         "randomization test), charts, the per-query table and the raters' agreement. The "
-        "numbers are those of judge-app eval --db and judge-app agreement --db. An .html file "
-        "is self-contained (charts embedded); a .pdf is the same document on A4 pages.",
+        "numbers are those of judge-app eval --db and judge-app agreement --db with the same "
+        "options. An .html file is self-contained (charts embedded); a .pdf is the same "
+        "document on A4 pages.",
     )
     report.add_argument("db", metavar="DB")
     report.add_argument("--out", required=True, type=Path, metavar="FILE.html|FILE.pdf")
+    _add_evaluation_options(report)
     report.add_argument(
-        "--k", action="append", metavar="K", help="cut-offs as for eval (default 10; first leads)"
+        "--bootstrap",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="resamples of the agreement's ordinal alpha interval (default 1,000; 0: none)",
     )
-    report.add_argument("--run", action="append", metavar="NAME", help="only these runs")
-    report.add_argument("--aggregate", default="mean", metavar="HOW", help="as for eval")
-    report.add_argument(
-        "--adjudicated", choices=("prefer", "ignore"), default="prefer", help=ADJUDICATED_HELP
-    )
-    report.add_argument("--raters", metavar="A,B", help="only these raters' judgments")
-    report.add_argument("--bootstrap", type=int, default=1000, metavar="N")
-    report.add_argument("--seed", type=int, default=0)
     report.add_argument("--title", help="the report's title")
 
 
@@ -299,21 +331,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         args = argparse.Namespace(command="gui", db=None, rater=None)
     try:
-        return COMMANDS[args.command](args)
+        text = COMMANDS[args.command](args)
+    except UsageError as error:
+        print(f"judge-app {args.command}: {error}", file=sys.stderr)
+        return 2
     except JudgeAppError as error:
         print(f"judge-app {args.command}: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted; nothing of the unfinished step was written", file=sys.stderr)
         return 130
+    if isinstance(text, int):  # the window's exit code
+        return text
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
 
 
-def _init(args: argparse.Namespace) -> int:
+def _init(args: argparse.Namespace) -> str:
     from judge_app.store import open_database
 
     with open_database(args.db) as database:
-        print(f"{database.describe()}: ready")
-    return 0
+        return f"{database.describe()}: ready"
 
 
 @contextmanager
@@ -339,178 +377,62 @@ def _progress_bar() -> Iterator[ImportProgress | None]:
             bar.close()
 
 
-def _import(args: argparse.Namespace) -> int:
-    from judge_app.store.imports import database_for_import, read_inputs, write_inputs
+def _import(args: argparse.Namespace) -> str:
+    from judge_app.commands.importing import ImportOptions, import_files
 
-    files = (args.queries, args.documents, args.run, args.judgments)
-    if not any(files):
-        print(
-            "judge-app import: give at least one of --queries, --documents, --run, --judgments",
-            file=sys.stderr,
-        )
-        return 2
-    if sys.stderr.isatty():
-        names = ", ".join(str(path) for path in files if path)
-        print(f"checking {names} …", file=sys.stderr, flush=True)
-    inputs = read_inputs(
+    options = ImportOptions(
         queries=args.queries,
         documents=args.documents,
         run=args.run,
         run_name=args.run_name,
         judgments=args.judgments,
         rater=args.rater,
+        strict=args.strict,
+    ).checked()
+    if sys.stderr.isatty():
+        print(f"checking {', '.join(map(str, options.files))} …", file=sys.stderr, flush=True)
+    with _progress_bar() as progress:
+        return import_files(args.db, options, progress)
+
+
+def _export(args: argparse.Namespace) -> str:
+    from judge_app.commands.export import ExportOptions, export
+
+    kind = "judgments" if args.judgments else "qrels"
+    options = ExportOptions(
+        kind,
+        args.judgments or args.qrels,
+        aggregate=args.aggregate,
+        adjudicated=args.adjudicated == "prefer",
     )
-    with database_for_import(args.db) as database, _progress_bar() as progress:
-        summary = write_inputs(database, inputs, strict=args.strict, progress=progress)
-    print(summary)
-    return 0
+    return export(args.db, options)
 
 
-def _export(args: argparse.Namespace) -> int:
-    from judge_app.evaluation import aggregated
-    from judge_app.io.exports import write_judgments_csv, write_qrels
-    from judge_app.io.outputs import check_output
-    from judge_app.metrics.aggregation import parse_method
-    from judge_app.store import open_database, reads
-
-    try:
-        method = parse_method(args.aggregate)
-    except ValueError as error:
-        print(f"judge-app export: {error}", file=sys.stderr)
-        return 2
-    check_output(args.judgments or args.qrels)  # before the database is read
-    with open_database(args.db, read_only=True) as database, database.reading() as session:
-        if args.judgments:
-            count = write_judgments_csv(reads.judgments_frame(session), args.judgments)
-            print(f"{args.judgments}: {count} judgments")
-            return 0
-        judgments = reads.grades_frame(session)  # all a qrels needs: the graded judgments
-    grades = aggregated(judgments, method, args.db, args.adjudicated == "prefer")
-    count = write_qrels(grades, args.qrels)
-    print(f"{args.qrels}: {count} graded pairs ({method})")
-    return 0
-
-
-def _assign(args: argparse.Namespace) -> int:
-    from sqlalchemy.orm import Session
-
-    from judge_app.names import normal_ids
+def _assign(args: argparse.Namespace) -> str:
+    from judge_app.commands.assign import AssignOptions, assign
+    from judge_app.commands.options import names
     from judge_app.store import open_database
-    from judge_app.store.assignments import AssignmentPlan, plan_assignments, write_assignments
-    from judge_app.store.people import add_rater, all_query_ids, find_rater
 
-    names = list(dict.fromkeys(normal_ids(args.raters)))
-    if not names:
-        print("judge-app assign: --raters needs at least one name: --raters a,b,c", file=sys.stderr)
-        return 2
-    share = None if args.share is None else args.share / 100
-
-    def assign(session: Session) -> tuple[AssignmentPlan, int]:
-        queries = all_query_ids(session)
-        if not queries:
-            raise JudgeAppError(f"{args.db} holds no queries: import them first")
-        raters = [(find_rater(session, name) or add_rater(session, name)).id for name in names]
-        plan = plan_assignments(queries, raters, copies=args.copies, share=share)
-        return plan, write_assignments(session, plan, replace=args.replace)
-
+    options = AssignOptions(
+        names(args.raters, "--raters") or (),
+        copies=args.copies,
+        share=args.share,
+        replace=args.replace,
+    ).checked()
     with open_database(args.db, create=False) as database:
-        plan, added = database.write(assign)
-    judges = plan.judges_per_query()
-    fewest, most = min(judges.values()), max(judges.values())
-    print(
-        f"{len(judges):,} queries assigned to {len(names)} raters, {added:,} assignments new; "
-        f"each query judged by {fewest if fewest == most else f'{fewest}–{most}'} of them"
-        + (f", {len(plan.shared):,} by all" if share is not None else "")
-    )
-    for name, load in zip(names, plan.load().values()):
-        print(f"  {name}: {load:,} queries")
-    return 0
+        return str(assign(database, options))
 
 
-def _info(args: argparse.Namespace) -> int:
-    from judge_app.store import open_database
+def _info(args: argparse.Namespace) -> str:
+    from judge_app.commands.info import info
 
-    with open_database(args.db, read_only=True) as database:
-        print(describe_database(database))
-    return 0
+    return info(args.db)
 
 
-def describe_database(database: Database) -> str:
-    """A plain-text overview: table counts, raters, runs with their judged coverage."""
-    import pandas as pd
+def _demo(args: argparse.Namespace) -> str:
+    from judge_app.commands.demo import build_demo
 
-    from judge_app.store import reads
-
-    with database.reading() as session:
-        counts = reads.table_counts(session)
-        raters = reads.raters_frame(session)
-        coverage = reads.coverage_frame(session)
-        lacking = reads.ids_without_text(session)
-    lines = [database.describe(), ""]
-    width = max(map(len, counts))
-    lines += [f"  {name:<{width}}  {value:>9,}" for name, value in counts.items()]
-    for name, ids in lacking.items():
-        if ids:
-            more = counts[f"{name} without text"] - len(ids)
-            shown = ", ".join(ids) + (f" and {more:,} more" if more else "")
-            lines += ["", f"{name.capitalize()} known by id alone (import their file): {shown}"]
-    if not raters.empty:
-        raters = raters.assign(
-            active=raters["active"].astype(bool).map({True: "yes", False: "no"}),
-            mean_grade=raters["mean_grade"].map(
-                lambda value: "" if pd.isna(value) else f"{value:.2f}"
-            ),
-        )
-        lines += ["", "Raters", _indent(raters.to_string(index=False))]
-    if not coverage.empty:
-        table = pd.DataFrame(
-            {
-                "run": coverage["run"],
-                "queries": coverage["queries"],
-                "results": coverage["results"],
-                "judged": _percent(coverage["judged"], coverage["results"]),
-                "judged@10": _percent(coverage["judged_at_depth"], coverage["results_at_depth"]),
-            }
-        )
-        lines += ["", "Runs (judged: share of results graded by at least one rater)"]
-        lines.append(_indent(table.to_string(index=False)))
-    return "\n".join(lines)
-
-
-def _percent(part: pd.Series, whole: pd.Series) -> list[str]:
-    return [f"{100 * p / w:.1f}%" if w else "–" for p, w in zip(part, whole)]
-
-
-def _indent(text: str) -> str:
-    return "\n".join("  " + line for line in text.splitlines())
-
-
-def _demo(args: argparse.Namespace) -> int:
-    from judge_app.store import open_database
-    from judge_app.store.imports import import_files
-    from judge_app.store.people import all_query_ids, assign_queries, find_rater
-    from judge_app.store.settings import scale
-
-    demo = resources.files("judge_app.resources") / "demo"
-    with resources.as_file(demo) as folder, open_database(args.db) as database:
-        import_files(
-            database,
-            queries=folder / "queries.csv",
-            documents=folder / "documents.jsonl",
-            judgments=folder / "judgments.csv",
-        )
-        for run in DEMO_RUNS:
-            import_files(database, run=folder / run)
-        with database.transaction() as session:
-            query_ids = all_query_ids(session)
-            for name in ("ana", "ben", "chloe"):
-                rater = find_rater(session, name)
-                if rater is not None:
-                    assign_queries(session, rater.id, query_ids)
-            labels = scale(session)
-        print(describe_database(database))
-        print("\nScale: " + ", ".join(f"{label.grade} {label.label}" for label in labels))
-    return 0
+    return build_demo(args.db)
 
 
 def _gui(args: argparse.Namespace) -> int:
@@ -518,145 +440,89 @@ def _gui(args: argparse.Namespace) -> int:
     demo (built in the user's data folder), else the start page."""
     from judge_app.gui import preferences, run
 
-    return run(args.db, args.rater, demo=lambda: _demo_database(preferences.data_folder()))
+    def demo() -> Path:
+        from judge_app.commands.demo import demo_database
+
+        folder = preferences.data_folder()
+        built = not (folder / "demo.sqlite").exists()
+        path = demo_database(folder)
+        if built:
+            print(f"judge-app: created the demo database {path}", file=sys.stderr)
+        return path
+
+    return run(args.db, args.rater, demo=demo)
 
 
-def _demo_database(folder: Path) -> Path:
-    """The demo database in the user's data folder, built the first time it is needed."""
-    import io
-    from contextlib import redirect_stdout
+def _eval(args: argparse.Namespace) -> str:
+    from judge_app.commands import evaluate
+    from judge_app.commands.options import check_digits
+    from judge_app.metrics.formats import TREC_ALWAYS_CUTS
 
-    path = folder / "demo.sqlite"
-    if not path.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        partial = folder / "demo.sqlite.part"  # a build cut short never passes for the demo
-        for leftover in (partial, *(Path(f"{partial}{end}") for end in ("-wal", "-shm"))):
-            leftover.unlink(missing_ok=True)
-        with redirect_stdout(io.StringIO()):
-            _demo(argparse.Namespace(db=str(partial)))
-        partial.replace(path)
-        print(f"judge-app: created the demo database {path}", file=sys.stderr)
-    return path
-
-
-def _eval(args: argparse.Namespace) -> int:
-    from judge_app.evaluation import EvalRequest, run_evaluation
-
-    request = EvalRequest(
-        qrels=args.qrels,
-        run_files=args.run_file,
-        db=args.db,
-        runs=args.run,
-        aggregate=args.aggregate,
-        adjudicated=args.adjudicated,
-        raters=_names(args.raters),
-        ks=args.k or ["10"],
-        gain=args.gain,
-        ideal=args.ideal,
-        unjudged=args.unjudged,
-        threshold=args.threshold,
-        complete=args.complete,
-        per_query=args.per_query,
-        per_rater=args.per_rater,
-        compare=args.compare,
-        output=args.format,
-        digits=args.digits,
-        permutations=args.permutations,
-        seed=args.seed,
-    )
-    return _printed("eval", lambda: run_evaluation(request))
+    options = _evaluation_options(args)
+    check_digits(args.digits)
+    asked = {
+        "compare": args.compare,
+        "per_rater": args.per_rater,
+        "more_ks": TREC_ALWAYS_CUTS if args.format == "trec" else (),
+    }
+    if args.db is not None:
+        if args.qrels or args.run_file:
+            raise UsageError("give either --db or --qrels with --run-file, not both")
+        campaign = evaluate.read_campaign(args.db, queries=False)
+        runs = evaluate.runs_of(campaign.results, options.runs, args.db)
+        _check_compare(args.compare, len(runs))
+        result = evaluate.evaluate(options, campaign.judgments, runs, args.db, **asked)
+    elif args.qrels and args.run_file:
+        _check_compare(args.compare, len(args.run_file))
+        result = evaluate.evaluate_files(options, args.qrels, args.run_file, **asked)
+    else:
+        raise UsageError("give --qrels QRELS and at least one --run-file RUN, or --db DB")
+    return evaluate.as_text(result, args.format, args.digits, args.per_query)
 
 
-def _agreement(args: argparse.Namespace) -> int:
-    from judge_app.agreement_command import AgreementRequest, run_agreement
+def _check_compare(compare: bool, runs: int) -> None:
+    if compare and runs < 2:
+        raise UsageError("--compare needs at least two runs")
+
+
+def _agreement(args: argparse.Namespace) -> str:
+    from judge_app.commands import agree
+    from judge_app.commands.options import check_digits, names
     from judge_app.names import normal_id
 
-    request = AgreementRequest(
-        db=args.db,
-        judgments=args.judgments,
-        raters=_names(args.raters),
+    options = agree.AgreementOptions(
+        raters=names(args.raters, "--raters"),
         query=None if args.query is None else normal_id(args.query),
         bootstrap=args.bootstrap,
         seed=args.seed,
         k=args.k,
-        output=args.format,
-        digits=args.digits,
-    )
-    return _printed("agreement", lambda: run_agreement(request))
+    ).checked()
+    check_digits(args.digits)
+    if (args.db is None) == (args.judgments is None):
+        raise UsageError("give either --db DB or --judgments FILE.csv (one of them)")
+    if args.db is not None:
+        report = agree.agreement_of_database(options, args.db)
+    else:
+        report = agree.agreement_of_file(options, args.judgments)
+    return agree.as_text(report, args.format, args.digits)
 
 
-def _report(args: argparse.Namespace) -> int:
-    from judge_app.report_command import ReportRequest, write_report
+def _report(args: argparse.Namespace) -> str:
+    from judge_app.commands.report import ReportOptions, write_report
 
-    request = ReportRequest(
-        db=args.db,
-        out=args.out,
-        ks=args.k or ["10"],
-        runs=args.run,
-        aggregate=args.aggregate,
-        adjudicated=args.adjudicated,
-        raters=_names(args.raters),
-        bootstrap=args.bootstrap,
-        seed=args.seed,
-        title=args.title,
-    )
-    return _printed("report", lambda: f"{write_report(request)}: report of {args.db}\n")
+    options = ReportOptions(_evaluation_options(args), args.bootstrap, args.title)
+    pdf = None
+    if args.out.suffix.lower() == ".pdf":  # only a PDF needs Qt
+        from judge_app.gui.pdf import write_pdf as pdf
+    return f"{write_report(args.db, args.out, options, pdf)}: report of {args.db}"
 
 
-def _names(option: str | None) -> list[str] | None:
-    """The names of a ``--raters a,b`` option (trimmed, in NFC), None where it is not given."""
-    from judge_app.names import normal_ids
+def _packet(args: argparse.Namespace) -> str:
+    from judge_app.commands import packets
 
-    return None if option is None else normal_ids(option)
-
-
-def _printed(command: str, produce: Callable[[], str]) -> int:
-    """Print the text ``produce`` returns; its UsageError is exit 2, with the message."""
-    from judge_app.evaluation import UsageError
-
-    try:
-        text = produce()
-    except UsageError as error:
-        print(f"judge-app {command}: {error}", file=sys.stderr)
-        return 2
-    sys.stdout.write(text)
-    return 0
-
-
-def _packet(args: argparse.Namespace) -> int:
-    from judge_app.store import open_database
-    from judge_app.store.packets import export_packet, merge_packet
-
-    with open_database(args.db, create=False) as database:
-        if args.packet_command == "export":
-            made = export_packet(database, args.rater, args.out)
-            print(
-                f"{made.path}: packet of {made.rater} with {made.queries:,} queries, "
-                f"{made.documents:,} documents, {made.results:,} results and "
-                f"{made.judgments:,} of their judgments"
-            )
-            return 0
-        merged = merge_packet(database, args.packet)
-    print(
-        f"merged {args.packet} ({merged.rater}), judgments: {merged.added:,} added, "
-        f"{merged.updated:,} changed, {merged.cleared:,} cleared, {merged.unchanged:,} already "
-        f"equal; history events: {merged.events:,}"
-    )
-    if merged.conflicts:
-        print(f"{len(merged.conflicts)} changed both here and in the packet; the packet's kept:")
-        for conflict in merged.conflicts:
-            print(
-                f"  {conflict.query_id} {conflict.doc_id}: here {_said(conflict.database)}, "
-                f"packet {_said(conflict.packet)}"
-            )
-    return 0
-
-
-def _said(state: JudgmentState | None) -> str:
-    """A judgment state in words: ``3``, ``skipped``, ``none``."""
-    if state is None:
-        return "none"
-    return "skipped" if state.skipped else str(state.grade)
+    if args.packet_command == "export":
+        return packets.export(args.db, args.rater, args.out)
+    return packets.merge(args.db, args.packet)
 
 
 COMMANDS = {

@@ -30,3 +30,7 @@ class JudgeAppError(Exception):
     def __init__(self, message: str = "") -> None:
         lines = str(message).split("\n")
         super().__init__("\n".join(shortened(line, LINE_CHARACTERS) for line in lines))
+
+
+class UsageError(JudgeAppError):
+    """The options do not make sense (exit code 2): a value out of range, an unknown name."""

@@ -330,18 +330,19 @@ def test_skipped_judgments_are_left_out(capsys, tmp_path):
 # --------------------------------------------------------------------------- errors
 
 
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [
-        (["--raters", "ana,zed"], "has no graded judgments by 'zed' (raters: ana, ben, chloe)"),
-        (["--query", "q99"], "has no graded judgments of query 'q99'"),
-    ],
-    ids=["unknown-rater", "unknown-query"],
-)
-def test_unknown_rater_or_query_is_a_data_error(capsys, args, message):
-    code, out, err = run_agreement(capsys, "--judgments", JUDGMENTS, *args)
+def test_unknown_rater_is_a_usage_error_naming_the_raters(capsys):
+    code, out, err = run_agreement(capsys, "--judgments", JUDGMENTS, "--raters", "ana,zed")
+    assert code == 2 and out == ""
+    assert err == (
+        f"judge-app agreement: --raters: {JUDGMENTS} has no rater 'zed' "
+        "(raters it has: ana, ben, chloe)\n"
+    )
+
+
+def test_unknown_query_is_a_data_error(capsys):
+    code, out, err = run_agreement(capsys, "--judgments", JUDGMENTS, "--query", "q99")
     assert code == 1 and out == ""
-    assert err == f"judge-app agreement: {JUDGMENTS} {message}\n"
+    assert err == f"judge-app agreement: {JUDGMENTS} has no graded judgments of query 'q99'\n"
 
 
 @pytest.mark.parametrize(
@@ -414,13 +415,13 @@ def test_judgments_file_run_imports_neither_sqlalchemy_nor_qt(tmp_path):
     json.loads(result.stdout)
 
 
-def test_data_error_has_no_traceback(tmp_path):
+def test_an_error_has_no_traceback(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "judge_app.cli", "agreement", "--judgments", str(JUDGMENTS),
          "--raters", "zed"],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert "Traceback" not in result.stderr and "'zed'" in result.stderr
 
 

@@ -1,5 +1,5 @@
-"""The evaluation view's numbers (judge_app.campaign) against ``judge-app eval --db`` itself,
-the drill-down against the engine and the seeds' tables, and adjudicated grades."""
+"""The evaluation page's numbers (``commands.evaluate_campaign``) against ``judge-app eval
+--db`` itself, the drill-down against the engine and the seeds' tables, adjudicated grades."""
 
 from __future__ import annotations
 
@@ -14,18 +14,19 @@ import pandas as pd
 import pytest
 from campaign_support import generated, import_frames
 
-from judge_app.campaign import (
-    EvaluationChoice,
-    change_stamp,
-    evaluate_campaign,
-    explain_query,
-    load_campaign,
-)
 from judge_app.cli import main as cli
+from judge_app.commands.evaluate import change_stamp, evaluate_campaign, load_campaign
+from judge_app.commands.explain import explain_query
+from judge_app.commands.options import EvaluationOptions
 from judge_app.metrics.aggregation import aggregate_grades
 from judge_app.store import open_database
 
 __all__ = ["generated"]  # fixture
+
+
+def choose(k: int | None = 10, **options) -> EvaluationOptions:
+    """The options of the evaluation page, whose k is one number (or None: all)."""
+    return EvaluationOptions(ks=(k,), **options)
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +44,7 @@ def _cli_json(*args: str) -> dict:
     return json.loads(out.getvalue())
 
 
-def _cli_options(choice: EvaluationChoice) -> list[str]:
+def _cli_options(choice: EvaluationOptions) -> list[str]:
     options = ["--k", "all" if choice.k is None else str(choice.k), "--gain", choice.gain]
     options += ["--ideal", choice.ideal, "--unjudged", choice.unjudged]
     options += ["--aggregate", choice.aggregate]
@@ -58,11 +59,11 @@ def _cli_options(choice: EvaluationChoice) -> list[str]:
 
 
 CHOICES = [
-    EvaluationChoice(),
-    EvaluationChoice(k=5, gain="exponential", unjudged="condensed"),
-    EvaluationChoice(k=None, ideal="retrieved", aggregate="majority", adjudicated=False),
-    EvaluationChoice(k=3, aggregate="rater:ben"),
-    EvaluationChoice(k=20, aggregate="median", raters=("ana", "chloe"), runs=("beta",)),
+    choose(),
+    choose(k=5, gain="exponential", unjudged="condensed"),
+    choose(k=None, ideal="retrieved", aggregate="majority", adjudicated=False),
+    choose(k=3, aggregate="rater:ben"),
+    choose(k=20, aggregate="median", raters=("ana", "chloe"), runs=("beta",)),
 ]
 
 
@@ -71,7 +72,7 @@ CHOICES = [
 def test_view_numbers_equal_eval_db(request, database, choice):
     path = request.getfixturevalue(database)
     if database == "demo" and choice.raters:
-        choice = EvaluationChoice(k=choice.k, raters=("ana", "ben"))
+        choice = choose(k=choice.k, raters=("ana", "ben"))
     with open_database(path, create=False) as store:
         campaign = load_campaign(store)
     shown = evaluate_campaign(campaign, choice)
@@ -80,8 +81,8 @@ def test_view_numbers_equal_eval_db(request, database, choice):
     assert list(shown.evaluations) == [run["run"] for run in printed["runs"]]
     for run in printed["runs"]:
         name = run["run"]
-        assert shown.summaries[name].n == run["n_queries"]
-        assert shown.summaries[name].mean == pytest.approx(run["mean"][measure], abs=1e-11)
+        assert shown.interval(name).n == run["n_queries"]
+        assert shown.interval(name).mean == pytest.approx(run["mean"][measure], abs=1e-11)
         table = shown.table.set_index("query_id")
         for query in run["queries"]:
             row = table.loc[query["query_id"]]
@@ -101,7 +102,7 @@ def test_view_numbers_equal_eval_db(request, database, choice):
 def test_generated_campaign_marks_incomplete_queries_and_differences(generated):
     with open_database(generated, create=False) as store:
         campaign = load_campaign(store)
-    shown = evaluate_campaign(campaign, EvaluationChoice(k=10))
+    shown = evaluate_campaign(campaign, choose(k=10))
     table = shown.table
     judged = table[["alpha judged", "beta judged"]]
     assert table["incomplete"].tolist() == (judged < 1).any(axis=1).tolist()
@@ -109,8 +110,8 @@ def test_generated_campaign_marks_incomplete_queries_and_differences(generated):
     both = table.dropna(subset=["alpha NDCG", "beta NDCG"])
     assert np.allclose(both["difference"], both["beta NDCG"] - both["alpha NDCG"])
     # beta has two queries alpha lacks, but neither is judged: 28 queries each
-    assert shown.summaries["alpha"].n == shown.summaries["beta"].n == 28
-    low, mean, high = (getattr(shown.summaries["beta"], name) for name in ("low", "mean", "high"))
+    assert shown.interval("alpha").n == shown.interval("beta").n == 28
+    low, mean, high = (getattr(shown.interval("beta"), name) for name in ("low", "mean", "high"))
     assert low < mean < high
     assert campaign.raters == ["ana", "ben", "chloe"] and campaign.adjudicated == 28 * 3
 
@@ -149,7 +150,7 @@ def test_drill_down_is_the_table_of_seed_003(tmp_path):
     )  # fmt: skip
     with open_database(path, create=False) as store:
         campaign = load_campaign(store)
-    shown = evaluate_campaign(campaign, EvaluationChoice(k=None))
+    shown = evaluate_campaign(campaign, choose(k=None))
     explained = explain_query(campaign, shown, "system", "q", {d: f"Doc {d}" for d in docs})
     ranked = explained.ranked
     assert ranked["grade"].tolist() == [2, 4, 1, 3, 1]

@@ -121,8 +121,8 @@ def test_qrels_of_a_rater_without_grades_is_refused_naming_the_raters(tmp_path):
     judge_app("demo", db)
     out = tmp_path / "zed.qrels"
     result = judge_app("export", db, "--qrels", out, "--aggregate", "rater:zed")
-    assert result.returncode == 1 and not out.exists()
-    assert "has no judgments by 'zed' (raters: ana, ben, chloe)" in result.stderr
+    assert result.returncode == 2 and not out.exists()
+    assert "has no rater 'zed' (raters it has: ana, ben, chloe)" in result.stderr
 
 
 @pytest.mark.parametrize(
@@ -206,9 +206,9 @@ def test_raters_option_names_the_rater_meant(tmp_path, command):
     judge_app("demo", db)
     where = ["--db", db] if command != "report" else [db, "--out", tmp_path / "r.html"]
     result = judge_app(command, *where, "--raters", "ana,Ben")
-    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.returncode == 2 and "Traceback" not in result.stderr
     assert (
-        "has no graded judgments by 'Ben' (raters: ana, ben, chloe); rater 'Ben' differs from the "
+        "has no rater 'Ben' (raters it has: ana, ben, chloe); rater 'Ben' differs from the "
         "rater 'ben' only by case or spaces"
     ) in result.stderr
     assert judge_app(command, *where, "--raters", " ana , ben ").returncode == 0
@@ -217,7 +217,7 @@ def test_raters_option_names_the_rater_meant(tmp_path, command):
 @pytest.mark.parametrize(
     ("args", "status", "said"),
     [
-        (["--raters", "ana,ben", "--copies", "3"], 1, "each query can go to 1 to 2 raters, not 3"),
+        (["--raters", "ana,ben", "--copies", "3"], 2, "--copies takes a whole number from 1 to 2"),
         (["--raters", " , ", "--copies", "1"], 2, "--raters needs at least one name"),
         (["--raters", "ana", "--copies", "1", "--share", "10"], 2, "not allowed with argument"),
     ],

@@ -129,7 +129,8 @@ WINDOW = textwrap.dedent(
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
     from judge_app.gui import create_main_window
-    from judge_app.gui.transfer import ExportRequest, ImportRequest
+    from judge_app.commands.export import ExportOptions
+    from judge_app.commands.importing import ImportOptions
 
     path, folder = sys.argv[1:3]
     window = create_main_window(path, "lead")
@@ -148,9 +149,9 @@ WINDOW = textwrap.dedent(
     settle(idle)
     window.analysis.show_agreement()
     settle(idle)
-    window.start_export(ExportRequest("qrels", Path(folder, "out.qrels")))
+    window.start_export(ExportOptions("qrels", Path(folder, "out.qrels")))
     settle(idle)
-    window.start_import(ImportRequest(queries=Path(folder, "queries.csv")))
+    window.start_import(ImportOptions(queries=Path(folder, "queries.csv")))
     settle(idle)
     window.show_judging()
     print("OPENED", flush=True)

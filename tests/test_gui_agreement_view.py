@@ -16,8 +16,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMainWindow
 
 from judge_app.agreement.report import Ratings, build_report
-from judge_app.agreement_command import AgreementRequest, agreement_report
 from judge_app.cli import main as cli
+from judge_app.commands.agree import AgreementOptions, agreement_of_database
 from judge_app.gui import theme
 from judge_app.gui.agreement_view import AgreementView, kappa_matrix
 from judge_app.gui.tables import SORT_ROLE
@@ -29,7 +29,7 @@ SHOTS_ENV = "JUDGE_APP_SHOTS"
 
 @pytest.fixture(scope="module")
 def report(demo_template):
-    return agreement_report(AgreementRequest(db=str(demo_template)))
+    return agreement_of_database(AgreementOptions(), str(demo_template))
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +62,7 @@ def four(value: float) -> str:
 
 def test_the_numbers_shown_are_those_of_the_agreement_command(view, cli_record, demo_db):
     assert (
-        agreement_report(AgreementRequest(db=str(demo_db), bootstrap=0)).n_units
+        agreement_of_database(AgreementOptions(bootstrap=0), str(demo_db)).n_units
         == (cli_record["n_units"])
     )  # the demo database as every test gets it
     alpha = cli_record["krippendorff_alpha"]["ordinal"]

@@ -68,10 +68,10 @@ def shown_evaluation(qtbot, window):
 def check_equal_to_cli(view, path, *options) -> None:
     expected = printed("eval", "--db", path, *options)
     table = view.model.frame.set_index("query_id")
-    measure = f"ndcg@{view.choice().k or 'all'}"
+    measure = view.options().measure
     for run in expected["runs"]:
         name = run["run"]
-        summary = view.evaluation.summaries[name]
+        summary = view.evaluation.interval(name)
         assert summary.mean == pytest.approx(run["mean"][measure], abs=1e-11)
         assert f"{summary.mean:.4f}" in view.summary.text()
         for query in run["queries"]:
@@ -96,7 +96,7 @@ def test_evaluation_view_equals_eval_db_and_recomputes_on_a_control(
     with qtbot.waitSignal(view.model.modelReset, timeout=60_000):
         view.k.setValue(3)
     qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
-    assert view.evaluation.choice.k == 3
+    assert view.evaluation.options.k == 3
     check_equal_to_cli(view, demo_db, "--k", "3")
 
     with qtbot.waitSignal(view.model.modelReset, timeout=60_000):
@@ -151,7 +151,7 @@ def test_drill_down_opens_with_enter_and_adds_up_to_the_ndcg(qtbot, qtmodelteste
 
 def test_view_refreshes_when_judgments_change(qtbot, window, demo_db, tmp_path):
     view = shown_evaluation(qtbot, window)
-    before = view.evaluation.summaries["bm25"].mean
+    before = view.evaluation.interval("bm25").mean
     judgments = tmp_path / "zero.csv"
     pd.DataFrame(
         {"query_id": "q01", "doc_id": ["d0101", "d0102"], "rater": "zed", "grade": 0}
@@ -161,7 +161,7 @@ def test_view_refreshes_when_judgments_change(qtbot, window, demo_db, tmp_path):
     with qtbot.waitSignal(view.model.modelReset, timeout=60_000):
         window.analysis._poll()  # what the timer does every few seconds
     qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
-    assert view.evaluation.summaries["bm25"].mean != before
+    assert view.evaluation.interval("bm25").mean != before
     check_equal_to_cli(view, demo_db)
 
 
@@ -243,7 +243,7 @@ def test_export_report_from_the_window(qtbot, window, tmp_path, suffix):
     out = tmp_path / f"report.{suffix}"
     computed(qtbot, window.analysis.export_report(str(out)))
     assert out.exists() and str(out) in window.status_text()
-    means = [f"{s.mean:.4f}" for s in view.evaluation.summaries.values()]
+    means = [f"{view.evaluation.interval(run).mean:.4f}" for run in view.evaluation.evaluations]
     if suffix == "html":
         text = out.read_text(encoding="utf-8")
     else:

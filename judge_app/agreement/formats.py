@@ -32,15 +32,18 @@ WORST_QUERIES = 10
 ADJUDICATION_LINES = 20
 
 
-def _round(value: float | None, digits: int) -> float | None:
-    return None if value is None else round(value, digits)
+def _round(value: float | None, digits: int | None) -> float | None:
+    """``value`` rounded to ``digits`` (None: in full)."""
+    if value is None or digits is None:
+        return value
+    return round(value, digits)
 
 
 # --------------------------------------------------------------------------- JSON
 
 
-def report_record(report: AgreementReport, digits: int = 4) -> dict[str, Any]:
-    """The report as plain JSON-ready data, numbers rounded to ``digits``."""
+def report_record(report: AgreementReport, digits: int | None = None) -> dict[str, Any]:
+    """The report as plain JSON-ready data, numbers in full unless rounded to ``digits``."""
 
     def r(value: float | None) -> float | None:
         return _round(value, digits)
@@ -105,7 +108,7 @@ def report_record(report: AgreementReport, digits: int = 4) -> dict[str, Any]:
     }
 
 
-def _ranking_record(ranking: RankingStability | None, digits: int) -> dict[str, Any] | None:
+def _ranking_record(ranking: RankingStability | None, digits: int | None) -> dict[str, Any] | None:
     if ranking is None:
         return None
     return {
@@ -134,14 +137,14 @@ def _ranking_record(ranking: RankingStability | None, digits: int) -> dict[str, 
     }
 
 
-def json_text(report: AgreementReport, digits: int = 4) -> str:
+def json_text(report: AgreementReport, digits: int | None = None) -> str:
     return json.dumps(report_record(report, digits), ensure_ascii=False, allow_nan=False) + "\n"
 
 
 # --------------------------------------------------------------------------- CSV
 
 
-def csv_text(report: AgreementReport, digits: int = 4) -> str:
+def csv_text(report: AgreementReport, digits: int | None = None) -> str:
     """Long form: ``section, rater_a, rater_b, query_id, doc_id, run, statistic, value,
     reason``; sections overall, pair, rater, query, adjudicate, ranking. Text cells are
     inert; values are numbers."""
@@ -209,7 +212,7 @@ def csv_text(report: AgreementReport, digits: int = 4) -> str:
             names = {"rater_a": tau["rater_a"], "rater_b": tau["rater_b"]}
             row("ranking", "kendall_tau", tau["tau"], tau["reasons"].get("tau"), **names)
     frame = pd.DataFrame(rows, columns=CSV_COLUMNS, dtype=object)
-    return exports.csv_text(frame, float_format=f"%.{digits}f")
+    return exports.csv_text(frame, float_format=None if digits is None else f"%.{digits}f")
 
 
 # --------------------------------------------------------------------------- table

@@ -9,16 +9,22 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
 
-from judge_app.agreement_command import AgreementRequest, agreement_report
-from judge_app.campaign import Campaign, Stamp, change_stamp, evaluate_campaign, load_campaign
+from judge_app.commands.agree import AgreementOptions, agreement_of_database
+from judge_app.commands.evaluate import (
+    Campaign,
+    Stamp,
+    change_stamp,
+    evaluate_campaign,
+    read_campaign,
+)
+from judge_app.commands.report import ReportOptions, render_report
 from judge_app.errors import JudgeAppError
 from judge_app.gui.agreement_view import AgreementView
 from judge_app.gui.evaluation_view import EvaluationView
+from judge_app.gui.pdf import write_pdf
 from judge_app.gui.workers import Task, Worker
-from judge_app.metrics.ranking import k_label
-from judge_app.report_command import ReportRequest, render_report
 from judge_app.reports.figures import evaluation_figures
-from judge_app.store import open_database, reads
+from judge_app.store import reads
 
 if TYPE_CHECKING:
     from judge_app.gui.window import MainWindow
@@ -97,18 +103,17 @@ class Analysis(QObject):
             return None
         stamp = self._stamp()
         campaign = self.campaign if self.campaign and self.campaign.stamp == stamp else None
-        choice = self.evaluation_view.choice()
+        options = self.evaluation_view.options()
         url = self.window.database_url()
 
         def work(worker: Worker):  # type: ignore[no-untyped-def]
             loaded = campaign
             if loaded is None:
                 worker.report("reading judgments and results", 0, 0)
-                with open_database(url, read_only=True) as database:
-                    loaded = load_campaign(database)
+                loaded = read_campaign(url)
                 worker.check()
             worker.report("computing NDCG", 0, 0)
-            evaluation = evaluate_campaign(loaded, choice)
+            evaluation = evaluate_campaign(loaded, options)
             worker.check()
             return loaded, evaluation, evaluation_figures(loaded, evaluation)
 
@@ -142,7 +147,7 @@ class Analysis(QObject):
         url = self.window.database_url()
         self.agreement_view.show_busy("Computing agreement…")
         task = self.window.run_task(
-            "Computing agreement", lambda _worker: agreement_report(AgreementRequest(db=url))
+            "Computing agreement", lambda _worker: agreement_of_database(AgreementOptions(), url)
         )
         task.returned.connect(lambda report: self._agreed(report, stamp))
         task.errored.connect(lambda error: self._agreement_failed(error, stamp))
@@ -186,17 +191,11 @@ class Analysis(QObject):
         """Compute and lay out the report off the UI thread; write (print a PDF) on it."""
         if self.window.database is None or self.window.busy():
             return None
-        choice = self.evaluation_view.choice()
-        request = ReportRequest(
-            db=self.window.database_url(),
-            out=Path(path),
-            ks=[k_label(choice.k)],
-            runs=list(choice.runs) if choice.runs else None,
-            aggregate=choice.aggregate,
-            adjudicated="prefer" if choice.adjudicated else "ignore",
-            raters=list(choice.raters) if choice.raters else None,
+        url, out = self.window.database_url(), Path(path)
+        options = ReportOptions(self.evaluation_view.options())  # what the page shows
+        task = self.window.run_task(
+            "Writing the report", lambda _worker: render_report(url, out, options)
         )
-        task = self.window.run_task("Writing the report", lambda _worker: render_report(request))
         task.returned.connect(self._report_rendered)
         task.errored.connect(
             lambda error: self.window.show_message(f"No report: {_reason(error)}", error=True)
@@ -205,8 +204,8 @@ class Analysis(QObject):
 
     def _report_rendered(self, rendered) -> None:  # type: ignore[no-untyped-def]
         try:
-            out = rendered.save()
-        except OSError as error:
+            out = rendered.save(write_pdf)
+        except (OSError, JudgeAppError) as error:
             self.window.show_message(f"No report: cannot write {rendered.out}: {error}", True)
             return
         self.window.show_message(f"Report written to {out}")

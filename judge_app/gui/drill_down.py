@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from judge_app.campaign import QueryExplanation
+from judge_app.commands.explain import QueryExplanation
 from judge_app.gui.tables import TablePane, fit_columns, is_missing
 
 Explainer = Callable[[str, str], QueryExplanation]

@@ -1,6 +1,7 @@
 """The evaluation view: a lead's controls, the per-query table, the summary in words and the
-charts. The numbers come from ``judge_app.campaign``, computed off the UI thread by the window
-(``judge_app.gui.analysis``); the view only shows them and says when a control changed."""
+charts. The numbers come from ``judge_app.commands.evaluate``, computed off the UI thread by
+the window (``judge_app.gui.analysis``); the view only shows them and says when a control
+changed."""
 
 from __future__ import annotations
 
@@ -26,7 +27,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from judge_app.campaign import Campaign, CampaignEvaluation, EvaluationChoice, explain_query
+from judge_app.commands.evaluate import Campaign, EvaluationResult
+from judge_app.commands.explain import explain_query
+from judge_app.commands.options import EvaluationOptions
 from judge_app.gui.charts_canvas import ChartCanvas
 from judge_app.gui.drill_down import DrillDownDialog
 from judge_app.gui.tables import TablePane, is_missing
@@ -128,7 +131,7 @@ class EvaluationView(QWidget):
         self.setObjectName("evaluationView")
         self.titles = titles or (lambda ids: {})
         self.campaign: Campaign | None = None
-        self.evaluation: CampaignEvaluation | None = None
+        self.evaluation: EvaluationResult | None = None
         self.drill_down: DrillDownDialog | None = None
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
@@ -269,11 +272,11 @@ class EvaluationView(QWidget):
             f"Prefer adjudicated ({adjudicated:,})" if adjudicated else "Prefer adjudicated"
         )
 
-    def choice(self) -> EvaluationChoice:
+    def options(self) -> EvaluationOptions:
         """The evaluation the controls ask for."""
         k = self.k.value()
-        return EvaluationChoice(
-            k=k or None,
+        return EvaluationOptions(
+            ks=(k or None,),
             gain=self.gain.currentData(),
             ideal=self.ideal.currentData(),
             unjudged=self.unjudged.currentData(),
@@ -298,11 +301,12 @@ class EvaluationView(QWidget):
         self.status.setVisible(bool(text))
 
     def show_evaluation(
-        self, evaluation: CampaignEvaluation, figures: dict[str, Figure] | None = None
+        self, evaluation: EvaluationResult, figures: dict[str, Figure] | None = None
     ) -> None:
         """Show ``evaluation``; ``figures`` drawn beforehand (off the UI thread) if given."""
         self.evaluation = evaluation
         self.model.headers = _headers(evaluation)
+        assert evaluation.table is not None
         self.pane.set_frame(evaluation.table, HINT)
         self.table.setColumnWidth(1, min(self.table.columnWidth(1), TEXT_WIDTH))
         self.proxy.sort(0, Qt.SortOrder.AscendingOrder)
@@ -361,7 +365,7 @@ class EvaluationView(QWidget):
         return explain_query(self.campaign, self.evaluation, run, query_id, titles)
 
 
-def _headers(evaluation: CampaignEvaluation) -> dict[str, str]:
+def _headers(evaluation: EvaluationResult) -> dict[str, str]:
     label = evaluation.label
     k = label.split("@")[1]
     headers = {"query_id": "Query", "query": "Text"}
@@ -370,13 +374,13 @@ def _headers(evaluation: CampaignEvaluation) -> dict[str, str]:
         headers[f"{run} DCG"] = f"{run}\nDCG@{k}"
         headers[f"{run} IDCG"] = f"{run}\nIDCG@{k}"
         headers[f"{run} NDCG"] = f"{run}\n{label}"
-    if "difference" in evaluation.table:
+    if evaluation.table is not None and "difference" in evaluation.table:
         first, second = list(evaluation.evaluations)[:2]
         headers["difference"] = f"{second} − {first}\n{label}"
     return headers
 
 
-def _summary_html(evaluation: CampaignEvaluation) -> str:
+def _summary_html(evaluation: EvaluationResult) -> str:
     """Mean NDCG@k per run with its interval and how much of its top k is judged, the
     comparison in words, and the queries whose NDCG rests on unjudged results."""
     label = evaluation.label
@@ -388,7 +392,7 @@ def _summary_html(evaluation: CampaignEvaluation) -> str:
         f"<tr><td><b>{run}</b></td><td align='right'><b>{s.mean:.4f}</b></td>"
         f"<td align='right'>{_interval(s.low, s.high)}</td>"
         f"<td align='right'>{s.n:,}</td><td align='right'>{judged[run]:.1%}</td></tr>"
-        for run, s in evaluation.summaries.items()
+        for run, s in ((run, evaluation.interval(run)) for run in evaluation.evaluations)
     )
     parts = [
         f"<p style='margin:0'><span style='font-size:13pt; font-weight:600'>Mean {label}</span>"
@@ -398,6 +402,7 @@ def _summary_html(evaluation: CampaignEvaluation) -> str:
     ]
     for comparison in evaluation.comparisons:
         parts.append(f"<p>{comparison.describe(4)}</p>")
+    assert evaluation.table is not None
     incomplete = int(evaluation.table["incomplete"].sum())
     if incomplete:
         parts.append(

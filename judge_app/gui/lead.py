@@ -34,10 +34,12 @@ from PySide6.QtWidgets import (
 )
 from sqlalchemy.orm import Session
 
+from judge_app.commands.assign import Assigned, AssignOptions, assign
 from judge_app.errors import JudgeAppError
 from judge_app.gui.theme import grade_colour, text_on
 from judge_app.gui.workers import TaskDialog, Worker
-from judge_app.store.assignments import AssignmentPlan, plan_assignments, write_assignments
+from judge_app.store import Database
+from judge_app.store.assignments import AssignmentPlan
 from judge_app.store.queue import PoolSettings, pooled_pair_count, set_pool_settings
 from judge_app.store.settings import DEFAULT_SCALE, GradeLabel, set_grade_label
 
@@ -91,16 +93,20 @@ class LeadDialog(TaskDialog):
     def write(self, title: str, change: Callable[[Session], object]) -> None:
         """Write ``change`` as one unit of work off the UI thread (waiting, and retrying,
         while another program writes); the dialog waits for it, disabled."""
+        self.run(title, lambda database: database.write(change))
+
+    def run(self, title: str, work: Callable[[Database], object]) -> None:
+        """Run ``work`` on the window's database off the UI thread; the dialog waits."""
         database = self.window_.database
         if database is None:
             return
         handle = database.share()  # the work's own, should the window close its database
 
-        def work(_worker: Worker) -> object:
+        def task(_worker: Worker) -> object:
             with handle:
-                return handle.write(change)
+                return work(handle)
 
-        self.wait_for(self.window_.run_task(title, work, cancellable=False))
+        self.wait_for(self.window_.run_task(title, task, cancellable=False))
 
     def _failed(self, error: BaseException) -> None:
         self.show_error(f"Not saved: {error}")
@@ -269,11 +275,7 @@ class AssignDialog(LeadDialog):
             self.accept_button.setEnabled(False)
             return
         try:
-            if self.by_copies.isChecked():
-                self.plan = plan_assignments(self._query_ids, chosen, copies=self.copies.value())
-            else:
-                share = self.share.value() / 100
-                self.plan = plan_assignments(self._query_ids, chosen, share=share)
+            self.plan = self.assign_options().plan(self._query_ids, chosen)
         except JudgeAppError as error:
             self.summary.setText(str(error))
             self.accept_button.setEnabled(False)
@@ -314,18 +316,27 @@ class AssignDialog(LeadDialog):
             text += " A rater left with no query would judge every query."
         return text
 
+    def assign_options(self) -> AssignOptions:
+        """The assignment the dialog's controls ask for (``judge-app assign``'s options)."""
+        by_copies = self.by_copies.isChecked()
+        return AssignOptions(
+            tuple(self._names[rater_id] for rater_id in self.chosen()),
+            copies=self.copies.value() if by_copies else None,
+            share=None if by_copies else float(self.share.value()),
+            replace=self.replace.isChecked(),
+        )
+
     def save(self) -> None:
         if self.plan is None:
             return
-        plan, replace = self.plan, self.replace.isChecked()
-        self.write("Assigning", lambda session: write_assignments(session, plan, replace=replace))
+        options = self.assign_options()
+        self.run("Assigning", lambda database: assign(database, options))
 
     def _failed(self, error: BaseException) -> None:
         self.show_error(f"Nothing was assigned: {error}")
 
-    def _succeeded(self, _added: object) -> None:
-        assert self.plan is not None
-        total, raters = sum(self.plan.load().values()), len(self.plan.queues)
+    def _succeeded(self, assigned: Assigned) -> None:  # type: ignore[override]
+        total, raters = sum(assigned.plan.load().values()), len(assigned.plan.queues)
         self.window_.refresh_judging()
         self.window_.show_message(f"Assigned: {total:,} queries to {raters} raters")
         self.accept()

@@ -9,7 +9,6 @@ cancelled or failed export leaves no half-written file.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,11 +35,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from judge_app.commands.export import ExportOptions, export
+from judge_app.commands.importing import ImportOptions, import_files
 from judge_app.errors import JudgeAppError
 from judge_app.gui.workers import TaskDialog, Worker
-from judge_app.io.errors import ExportError, ImportFileError, Problem
-from judge_app.io.outputs import check_output
-from judge_app.store import open_database
+from judge_app.io.errors import ImportFileError, Problem
 
 if TYPE_CHECKING:
     from judge_app.gui.window import MainWindow
@@ -53,82 +52,23 @@ JUDGMENT_FILTER = "Judgments (*.csv *.tsv *.jsonl *.txt *.qrels);;All files (*)"
 # the work -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ImportRequest:
-    """The files of one import (any of the four) and its options."""
-
-    queries: Path | None = None
-    documents: Path | None = None
-    run: Path | None = None
-    run_name: str | None = None
-    judgments: Path | None = None
-    rater: str | None = None
-    strict: bool = False
-
-    @property
-    def files(self) -> list[Path]:
-        return [p for p in (self.queries, self.documents, self.run, self.judgments) if p]
-
-
-def import_work(url: str, request: ImportRequest) -> Callable[[Worker], str]:
-    """The import as work for a worker: open every file, then read, check and write them in one
-    transaction on a Database of its own; returns the summary. Raises ImportFileError with the
-    problems; cancelling (at a chunk's progress report) rolls it all back."""
+def import_work(url: str, options: ImportOptions) -> Callable[[Worker], str]:
+    """The import as work for a worker (``commands.importing``); returns the summary. Raises
+    ImportFileError with the problems; cancelling (at a chunk's progress report) rolls it
+    all back."""
 
     def work(worker: Worker) -> str:
-        from judge_app.store.imports import read_inputs, write_inputs
-
         worker.report("checking the files", 0, 0)
-        inputs = read_inputs(
-            queries=request.queries,
-            documents=request.documents,
-            run=request.run,
-            run_name=request.run_name or None,
-            judgments=request.judgments,
-            rater=request.rater or None,
-        )
-        worker.check()
-        worker.report("writing", 0, 0)
-        with open_database(url, create=False) as database:
-            summary = write_inputs(database, inputs, strict=request.strict, progress=worker.report)
-        return str(summary)
+        return import_files(url, options, progress=worker.report)
 
     return work
 
 
-@dataclass(frozen=True)
-class ExportRequest:
-    """What to export where: ``judgments`` CSV, or ``qrels`` aggregated with ``method``."""
-
-    kind: str  # "judgments" or "qrels"
-    path: Path
-    method: str = "mean"
-
-
-def export_work(url: str, request: ExportRequest) -> Callable[[Worker], str]:
-    """The export as work for a worker, on a Database of its own; returns what it wrote."""
+def export_work(url: str, options: ExportOptions) -> Callable[[Worker], str]:
+    """The export as work for a worker (``commands.export``); returns what it wrote."""
 
     def work(worker: Worker) -> str:
-        from judge_app.io.exports import write_judgments_csv, write_qrels
-        from judge_app.metrics.aggregation import aggregate_grades
-        from judge_app.store import reads
-
-        worker.report("reading the judgments", 0, 0)
-        with open_database(url, read_only=True) as database, database.reading() as session:
-            judgments = reads.judgments_frame(session)
-        worker.check()
-        if request.kind == "judgments":
-            worker.report("writing", 0, 0)
-            count = write_judgments_csv(judgments, request.path)
-            what = f"{count:,} judgments"
-        else:
-            worker.report("aggregating", 0, 0)
-            grades = aggregate_grades(judgments, request.method)
-            worker.check()
-            worker.report("writing", 0, 0)
-            count = write_qrels(grades, request.path)  # whole or not at all
-            what = f"{count:,} graded pairs ({request.method})"
-        return f"Exported {what} to {request.path}"
+        return "Exported " + export(url, options, step=lambda name: worker.report(name, 0, 0))
 
     return work
 
@@ -299,8 +239,8 @@ class ImportDialog(TaskDialog):
             field.edit.textChanged.connect(self._update_button)
         self._update_button()
 
-    def request(self) -> ImportRequest:
-        return ImportRequest(
+    def options(self) -> ImportOptions:
+        return ImportOptions(
             queries=self.queries.path(),
             documents=self.documents.path(),
             run=self.run.path(),
@@ -311,11 +251,11 @@ class ImportDialog(TaskDialog):
         )
 
     def _update_button(self) -> None:
-        self.import_button.setEnabled(bool(self.request().files))
+        self.import_button.setEnabled(bool(self.options().files))
 
     def start(self) -> None:
         """Run the import in the background; the dialog waits, disabled, for its outcome."""
-        task = self._window.start_import(self.request())
+        task = self._window.start_import(self.options())
         if task is not None:
             self.wait_for(task)
 
@@ -454,11 +394,11 @@ class ExportDialog(TaskDialog):
         self.path.textChanged.connect(self._update)
         self._update()
 
-    def request(self) -> ExportRequest:
-        return ExportRequest(
+    def options(self) -> ExportOptions:
+        return ExportOptions(
             kind="qrels" if self.as_qrels.isChecked() else "judgments",
             path=Path(self.path.text().strip()).expanduser(),
-            method=self.method.currentData(),
+            aggregate=self.method.currentData(),
         )
 
     def _update(self) -> None:
@@ -478,13 +418,13 @@ class ExportDialog(TaskDialog):
         )
 
     def start(self) -> None:
-        request = self.request()
+        options = self.options()
         try:
-            check_output(request.path)  # at once, before the database is read
-        except ExportError as error:
+            options.checked()  # at once, before the database is read
+        except JudgeAppError as error:
             self._show_error(str(error))
             return
-        task = self._window.start_export(request)
+        task = self._window.start_export(options)
         if task is not None:
             self.error.hide()
             self.wait_for(task)

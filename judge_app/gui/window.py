@@ -24,6 +24,9 @@ from PySide6.QtWidgets import (
 )
 from sqlalchemy.orm import Session
 
+from judge_app.commands.adjudicate import adjudicator, disputed_item
+from judge_app.commands.export import ExportOptions
+from judge_app.commands.importing import ImportOptions
 from judge_app.errors import JudgeAppError
 from judge_app.gui import preferences
 from judge_app.gui.analysis import Analysis
@@ -36,9 +39,7 @@ from judge_app.gui.start import StartPage
 from judge_app.gui.theme import THEMES, apply_theme, stylesheet
 from judge_app.gui.transfer import (
     ExportDialog,
-    ExportRequest,
     ImportDialog,
-    ImportRequest,
     describe_error,
     export_work,
     import_work,
@@ -48,7 +49,6 @@ from judge_app.gui.workers import Task
 from judge_app.metrics.aggregation import ADJUDICATED
 from judge_app.store import Database, open_database
 from judge_app.store.assignments import current_assignments
-from judge_app.store.bulk import document_ids, query_ids
 from judge_app.store.people import add_rater, all_query_ids, find_rater
 from judge_app.store.queue import (
     active_rater_names,
@@ -515,18 +515,8 @@ class MainWindow(QMainWindow):
         assert self.database is not None
         grades = self.analysis.grades_of(query_id, doc_id)
 
-        def adjudicator(session: Session) -> int:
-            rater = find_rater(session, ADJUDICATED) or add_rater(session, ADJUDICATED)
-            rater.active = False  # a lead's role, not a rater to choose or assign
-            return rater.id
-
-        with self.database.reading() as session:  # a write only to add the role, once
-            rater = find_rater(session, ADJUDICATED)
-            rater_id = rater.id if rater is not None and not rater.active else None
-            query = query_ids(session, [query_id], create=False).get(query_id)
-            document = document_ids(session, [doc_id], create=False).get(doc_id)
-        if rater_id is None:
-            rater_id = self.database.write(adjudicator)
+        rater_id = adjudicator(self.database)
+        query, document = disputed_item(self.database, query_id, doc_id)
         self.judging.set_session(
             JudgingSession(self.database, rater_id, ADJUDICATED),
             query_id=query,
@@ -633,7 +623,7 @@ class MainWindow(QMainWindow):
             return None
         return self._open_dialog("import_dialog", ImportDialog(self))
 
-    def start_import(self, request: ImportRequest) -> Task | None:
+    def start_import(self, request: ImportOptions) -> Task | None:
         """Import in the background; the queue and progress are read again once it is done."""
         if self.database is None or self.busy():
             return None
@@ -668,7 +658,7 @@ class MainWindow(QMainWindow):
             setattr(self, name, None)
         dialog.deleteLater()
 
-    def start_export(self, request: ExportRequest) -> Task | None:
+    def start_export(self, request: ExportOptions) -> Task | None:
         if self.database is None or self.busy():
             return None
         task = self.run_task("Exporting", export_work(self.database_url(), request))

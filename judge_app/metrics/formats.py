@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from judge_app.metrics.comparison import Comparison, bootstrap_interval
+from judge_app.metrics.comparison import Comparison, MeanInterval
 from judge_app.metrics.ranking import Evaluation, k_label
 
 if TYPE_CHECKING:
@@ -50,22 +50,26 @@ def trec_text(runs: dict[str, Evaluation], ndcg_ks: tuple[int | None, ...], digi
     return "\n".join(lines) + "\n"
 
 
-def _rounded(value: float, digits: int) -> float | None:
-    return None if value is None or math.isnan(value) else round(float(value), digits)
+def _rounded(value: float, digits: int | None) -> float | None:
+    """``value`` rounded to ``digits`` (None: as it is); None for NaN (JSON has no NaN)."""
+    if value is None or math.isnan(value):
+        return None
+    return float(value) if digits is None else round(float(value), digits)
 
 
 def json_text(
     runs: dict[str, Evaluation],
     comparisons: list[Comparison],
     settings: dict,
-    digits: int = 4,
+    digits: int | None = None,
     raters: pd.DataFrame | None = None,
 ) -> str:
-    """The evaluation as one JSON document (see ``judge-app eval --help``); ``raters`` are
-    the per-rater means, if asked for."""
+    """The evaluation as one JSON document (see ``judge-app eval --help``), numbers in full
+    unless rounded to ``digits``; ``raters`` are the per-rater means, if asked for."""
     document: dict = {"settings": settings, "runs": [], "skipped": {}, "comparisons": []}
     if raters is not None:
-        document["per_rater"] = raters.round(digits).to_dict("records")
+        shown = raters if digits is None else raters.round(digits)
+        document["per_rater"] = shown.to_dict("records")
     for name, evaluation in runs.items():
         document["runs"].append(
             {
@@ -84,11 +88,12 @@ def json_text(
     return json.dumps(document, ensure_ascii=False) + "\n"
 
 
-def _query_records(evaluation: Evaluation, digits: int) -> list[dict]:
-    """One record per query: its id and every measure, rounded (None for NaN)."""
+def _query_records(evaluation: Evaluation, digits: int | None) -> list[dict]:
+    """One record per query: its id and every measure, rounded if asked (None for NaN)."""
     columns = {"query_id": evaluation.query_ids}
     for key, values in evaluation.values.items():
-        rounded = np.round(values, digits).astype(object)
+        shown = values if digits is None else np.round(values, digits)
+        rounded = shown.astype(object)
         rounded[np.isnan(values)] = None
         columns[key] = rounded.tolist()
     return [dict(zip(columns, row)) for row in zip(*columns.values())]
@@ -99,9 +104,9 @@ def _flagged(evaluation: Evaluation) -> list[str]:
     return [query for query, zero in zip(evaluation.query_ids, evaluation.idcg_zero) if zero]
 
 
-def _comparison_record(comparison: Comparison, digits: int) -> dict:
+def _comparison_record(comparison: Comparison, digits: int | None) -> dict:
     record = asdict(comparison)
-    record["summary"] = comparison.describe(digits)
+    record["summary"] = comparison.describe(4 if digits is None else digits)
     return {
         key: _rounded(value, digits) if isinstance(value, float) else value
         for key, value in _flatten(record).items()
@@ -118,8 +123,9 @@ def _flatten(record: dict, prefix: str = "") -> dict:
     return flat
 
 
-def csv_text(runs: dict[str, Evaluation], digits: int = 4) -> str:
-    """One row per run and query (``all`` rows hold the means), text cells inert."""
+def csv_text(runs: dict[str, Evaluation], digits: int | None = None) -> str:
+    """One row per run and query (``all`` rows hold the means), numbers in full unless
+    rounded to ``digits``, text cells inert."""
     import pandas as pd
 
     from judge_app.io import exports
@@ -131,20 +137,27 @@ def csv_text(runs: dict[str, Evaluation], digits: int = 4) -> str:
         frames.append(pd.concat([per_query, means]).assign(run=name))
     table = pd.concat(frames)
     columns = ["run", "query_id"] + [c for c in table.columns if c not in ("run", "query_id")]
-    return exports.csv_text(table[columns], float_format=f"%.{digits}f")
+    return exports.csv_text(table[columns], float_format=None if digits is None else f"%.{digits}f")
 
 
-def summary_table(runs: dict[str, Evaluation], digits: int = 4, per_query: bool = False) -> str:
-    """One row per run: its means (NDCG with a bootstrap 95% interval), queries, coverage."""
+def summary_table(
+    runs: dict[str, Evaluation],
+    ks: tuple[int | None, ...],
+    intervals: dict[tuple[str, int | None], MeanInterval],
+    digits: int = 4,
+    per_query: bool = False,
+) -> str:
+    """One row per run: at each of ``ks`` its mean NDCG with the 95% interval of
+    ``intervals`` (by run and k), P and coverage; queries, MRR and MAP."""
     import pandas as pd
 
     rows = []
     for name, evaluation in runs.items():
         means = evaluation.means()
         row = {"run": name, "queries": evaluation.n_queries}
-        for k in evaluation.settings.ks:
+        for k in ks:
             label = k_label(k)
-            interval = bootstrap_interval(evaluation.values[f"ndcg@{label}"])
+            interval = intervals[(name, k)]
             low, high = f"{interval.low:.{digits}f}", f"{interval.high:.{digits}f}"
             row[f"ndcg@{label}"] = f"{interval.mean:.{digits}f} [{low}, {high}]"
             row[f"p@{label}"] = f"{means[f'p@{label}']:.{digits}f}"

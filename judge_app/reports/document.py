@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 
 from judge_app.agreement.formats import alpha_reading
 from judge_app.agreement.report import AgreementReport
-from judge_app.metrics.comparison import Comparison, bootstrap_interval
+from judge_app.metrics.comparison import Comparison, MeanInterval
 from judge_app.metrics.ranking import Evaluation, k_label
 from judge_app.reports import charts
 
@@ -29,7 +29,8 @@ MARK = "†"  # a query whose top k is not fully judged
 
 @dataclass
 class ReportData:
-    """Everything a report shows, computed beforehand (see ``judge_app.report_command``)."""
+    """Everything a report shows, computed beforehand (see ``judge_app.commands.report``):
+    ``intervals`` holds each run's mean NDCG at the leading k with its bootstrap interval."""
 
     title: str
     source: str
@@ -38,6 +39,7 @@ class ReportData:
     coverage: list[dict]
     settings: dict[str, object]
     evaluations: dict[str, Evaluation]
+    intervals: dict[str, MeanInterval]
     curves: dict[str, tuple[list[int], list[float]]]
     comparisons: list[Comparison] = field(default_factory=list)
     agreement: AgreementReport | None = None
@@ -65,12 +67,12 @@ def render_html(data: ReportData, image: ImagePlacer) -> str:
         _coverage(data.coverage),
         "<h2>Settings</h2>",
         _table(
-            list(data.settings),
-            [[_e(str(value)) for value in data.settings.values()]],
-            numeric_from=len(data.settings),
+            ["setting", "value"],
+            [[_e(name), _e(_setting(value))] for name, value in data.settings.items()],
+            numeric_from=2,
         ),
         f"<h2>Mean NDCG@{label} per run</h2>",
-        _means(data.evaluations, number),
+        _means(data.evaluations, data.intervals, number),
     ]
     for comparison in data.comparisons:
         parts.append(f"<p class='finding'>{_e(comparison.describe(data.digits))}</p>")
@@ -113,6 +115,11 @@ def _e(text: str) -> str:
     return html.escape(text, quote=True)
 
 
+def _setting(value: object) -> str:
+    """A setting as the report states it: a list as its items, one after the other."""
+    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
 def _formatter(digits: int) -> Callable[[float | None], str]:
     def number(value: float | None) -> str:
         if value is None or (isinstance(value, float) and np.isnan(value)):
@@ -151,11 +158,13 @@ def _coverage(coverage: list[dict]) -> str:
     return _table(header, rows, numeric_from=1)
 
 
-def _means(evaluations: dict[str, Evaluation], number: Callable) -> str:
+def _means(
+    evaluations: dict[str, Evaluation], intervals: dict[str, MeanInterval], number: Callable
+) -> str:
     rows = []
     for run, evaluation in evaluations.items():
         label = k_label(evaluation.settings.ks[0])
-        interval = bootstrap_interval(evaluation.values[f"ndcg@{label}"])
+        interval = intervals[run]
         means = evaluation.means()
         rows.append([
             _e(run),

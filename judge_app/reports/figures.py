@@ -11,15 +11,15 @@ from matplotlib.figure import Figure
 from judge_app.reports import charts
 
 if TYPE_CHECKING:
-    from judge_app.campaign import Campaign, CampaignEvaluation
+    from judge_app.commands.evaluate import Campaign, EvaluationResult
 
 
-def evaluation_figures(campaign: Campaign, evaluation: CampaignEvaluation) -> dict[str, Figure]:
+def evaluation_figures(campaign: Campaign, evaluation: EvaluationResult) -> dict[str, Figure]:
     """NDCG@k by k, the per-query distribution, the per-query difference of two runs and the
     grades by rater."""
     label = evaluation.label
     figures = {
-        "curve": charts.ndcg_by_k(evaluation.curves),
+        "curve": charts.ndcg_by_k(evaluation.curves()),
         "distribution": charts.ndcg_distribution(
             {run: evaluation.scores(run) for run in evaluation.evaluations}, label
         ),

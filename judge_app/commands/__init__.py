@@ -1,0 +1,12 @@
+"""The application's use cases, one module each, shared by the command line and the window:
+each takes one options type, checks it, does the work on the core (store, io, metrics,
+agreement, reports) and returns what a front end shows. No Qt here; the front ends are thin
+adapters that build the options from arguments or controls and show the result.
+
+- ``options``: the options of an evaluation, and the parsing and checking of names, k, numbers
+- ``evaluate``: NDCG and its family from files or a database (``eval``, the evaluation page)
+- ``explain``: one query's NDCG position by position (the drill-down)
+- ``agree``: inter-annotator agreement (``agreement``, the agreement page)
+- ``report``: the campaign report, HTML or PDF (``report``, File ▸ Export report…)
+- ``export``, ``importing``, ``assign``, ``info``, ``demo``, ``packets``, ``adjudicate``
+"""

@@ -1,0 +1,420 @@
+"""Evaluate runs: NDCG and its family, the runs compared, each run's mean with its interval;
+from files (``judge-app eval --qrels … --run-file …``) or a database (``eval --db``, the
+evaluation page, the report), always through ``evaluate`` with one ``EvaluationOptions``.
+
+Evaluating files imports neither SQLAlchemy, Qt nor pandas (TREC files are read with
+pyarrow): the store is loaded for a database only, pandas where a frame is needed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+
+from judge_app.commands.options import EvaluationOptions, check_known
+from judge_app.errors import JudgeAppError, UsageError
+from judge_app.io.errors import ImportFileError, Problem, nothing_in
+from judge_app.io.text import file_format
+from judge_app.metrics.aggregation import ADJUDICATED, aggregate_grades, parse_method
+from judge_app.metrics.comparison import Comparison, MeanInterval, bootstrap_interval, compare_runs
+from judge_app.metrics.ranking import (
+    Evaluation,
+    Frame,
+    RepeatedDocument,
+    Settings,
+    k_label,
+)
+from judge_app.metrics.ranking import (
+    evaluate as run_metrics,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+    from sqlalchemy.orm import Session
+
+    from judge_app.store import Database
+
+Stamp = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Campaign:
+    """What a database holds for evaluation, read at one moment (``stamp``)."""
+
+    source: str
+    judgments: pd.DataFrame  # query_id, doc_id, rater, grade, skipped: graded judgments only
+    results: pd.DataFrame  # run, query_id, doc_id, rank, score
+    queries: dict[str, str]  # query id → text
+    stamp: Stamp
+
+    @property
+    def runs(self) -> list[str]:
+        return sorted(self.results["run"].unique())
+
+    @property
+    def raters(self) -> list[str]:
+        """The raters who graded something, the adjudicator left out."""
+        return sorted(set(self.judgments["rater"].unique()) - {ADJUDICATED})
+
+    @property
+    def adjudicated(self) -> int:
+        """How many grades a lead adjudicated."""
+        return int((self.judgments["rater"] == ADJUDICATED).sum())
+
+    def grade_counts(self) -> dict[str, list[int]]:
+        """Each rater's number of grades 0 … 5."""
+        import pandas as pd
+
+        graded = self.judgments[self.judgments["rater"] != ADJUDICATED]
+        table = pd.crosstab(graded["rater"], graded["grade"].astype(int))
+        table = table.reindex(columns=range(6), fill_value=0)
+        return {str(rater): [int(n) for n in row] for rater, row in table.iterrows()}
+
+
+def change_stamp(session: Session) -> Stamp:
+    """Numbers that change whenever a judgment or a result does, read from the primary keys'
+    indexes alone (cheap enough to poll): a judgment added gets a new id, every change of one
+    is a history event, and a run imported again gets new result rows."""
+    row = session.connection().exec_driver_sql(
+        "SELECT (SELECT coalesce(max(id), 0) FROM judgment), "
+        "(SELECT coalesce(max(id), 0) FROM judgment_event), "
+        "(SELECT coalesce(max(id), 0) FROM result), (SELECT count(*) FROM run)"
+    )
+    return tuple(int(value) for value in row.one())
+
+
+def load_campaign(database: Database, queries: bool = True) -> Campaign:
+    """Read the graded judgments, the results and (``queries``) the queries' texts of
+    ``database``, in one snapshot."""
+    from judge_app.store import reads
+
+    with database.reading() as session:
+        stamp = change_stamp(session)
+        judgments = reads.grades_frame(session)
+        results = reads.results_frame(session)
+        texts = reads.queries_frame(session) if queries else None
+    return Campaign(
+        source=database.describe(),
+        judgments=judgments,
+        results=results,
+        queries={} if texts is None else dict(zip(texts["query_id"], texts["text"].fillna(""))),
+        stamp=stamp,
+    )
+
+
+def read_campaign(db: str, queries: bool = True) -> Campaign:
+    """``load_campaign`` of the database ``db`` (a path or URL), opened read-only."""
+    from judge_app.store import open_database
+
+    with open_database(db, read_only=True) as database:
+        return load_campaign(database, queries)
+
+
+@dataclass
+class EvaluationResult:
+    """What an evaluation computed: each run's per-query ``evaluations`` under ``settings``
+    (the options' cut-offs, then any more asked for: the curve's, trec_eval's), the grades
+    evaluated against (``qrels``), the raters' ``judgments`` they came from, the runs
+    ``comparisons`` (each against the first) and, if asked for, each rater's own means."""
+
+    options: EvaluationOptions
+    settings: Settings
+    evaluations: dict[str, Evaluation]
+    qrels: Frame
+    judgments: Frame
+    comparisons: list[Comparison] = field(default_factory=list)
+    per_rater: pd.DataFrame | None = None
+    table: pd.DataFrame | None = None  # a campaign's per-query table (``per_query_table``)
+    _intervals: dict[tuple[str, int | None], MeanInterval] = field(default_factory=dict, repr=False)
+
+    @property
+    def label(self) -> str:
+        return self.options.label
+
+    def interval(self, run: str, k: int | None = None) -> MeanInterval:
+        """``run``'s mean NDCG@k (the leading k by default) with its bootstrap interval, drawn
+        with the options' resamples and seed (computed once)."""
+        k = self.options.k if k is None else k
+        if (run, k) not in self._intervals:
+            self._intervals[(run, k)] = bootstrap_interval(
+                self.evaluations[run].values[f"ndcg@{k_label(k)}"],
+                resamples=self.options.resamples,
+                seed=self.options.seed,
+            )
+        return self._intervals[(run, k)]
+
+    def scores(self, run: str) -> np.ndarray:
+        """``run``'s per-query NDCG at the leading k."""
+        return self.evaluations[run].values[self.options.measure]
+
+    def curves(self) -> dict[str, tuple[list[int], list[float]]]:
+        """Each run's mean NDCG@k for k = 1 … 20 (evaluated with ``curves=True``)."""
+        ks = self.options.curve_ks()
+        return {
+            run: (ks, [float(evaluation.values[f"ndcg@{k}"].mean()) for k in ks])
+            for run, evaluation in self.evaluations.items()
+        }
+
+    def differences(self) -> tuple[str, str, np.ndarray] | None:
+        """(first run, second run, per-query second − first over the queries both have)."""
+        if len(self.evaluations) < 2:
+            return None
+        import numpy as np
+
+        (first, a), (second, b) = list(self.evaluations.items())[:2]
+        measure = self.options.measure
+        other = dict(zip(b.query_ids, b.values[measure]))
+        values = [
+            other[q] - value for q, value in zip(a.query_ids, a.values[measure]) if q in other
+        ]
+        return first, second, np.asarray(values, dtype=float)
+
+
+def evaluate(
+    options: EvaluationOptions,
+    judgments: Frame,
+    runs: dict[str, Frame],
+    source: str,
+    *,
+    compare: bool = True,
+    curves: bool = False,
+    per_rater: bool = False,
+    more_ks: Sequence[int | None] = (),
+) -> EvaluationResult:
+    """Evaluate ``runs`` against ``judgments`` read from ``source``, as ``options`` say: the
+    chosen raters' grades, combined; the runs compared when two or more (``compare``); at
+    the curve's cut-offs too (``curves``); each rater's own means (``per_rater``)."""
+    options.checked()
+    by_rater = "rater" in (
+        judgments.column_names if isinstance(judgments, pa.Table) else judgments.columns
+    )
+    if not by_rater:
+        for option, asked in (
+            ("--per-rater", per_rater),
+            ("--raters", options.raters),
+            ("--aggregate", options.aggregate != "mean"),
+        ):
+            if asked:
+                raise UsageError(
+                    f"{option} needs judgments with raters: --db, or a judgments CSV"
+                )
+    if by_rater:
+        judgments = of_raters(judgments, options.raters, source)
+        qrels = aggregated(judgments, options.aggregate, source, options.adjudicated)
+    else:
+        qrels = judgments
+    extra = [*(options.curve_ks() if curves else ()), *more_ks]
+    settings = options.settings(extra)
+    evaluations = {name: run_metrics(run, qrels, settings) for name, run in runs.items()}
+    result = EvaluationResult(options, settings, evaluations, qrels, judgments)
+    if compare and len(evaluations) >= 2:
+        result.comparisons = compare_evaluations(evaluations, options)
+    if per_rater:
+        from judge_app.metrics.raters import per_rater_means
+
+        result.per_rater = per_rater_means(judgments, runs, options.settings())
+    return result
+
+
+def evaluate_campaign(campaign: Campaign, options: EvaluationOptions) -> EvaluationResult:
+    """``evaluate`` the chosen runs of ``campaign`` (a database's) as the evaluation page and
+    the report show them: compared, with the curve and the per-query table."""
+    runs = runs_of(campaign.results, options.runs, campaign.source)
+    result = evaluate(options, campaign.judgments, runs, campaign.source, curves=True)
+    result.table = per_query_table(result, campaign.queries)
+    return result
+
+
+def compare_evaluations(
+    evaluations: dict[str, Evaluation], options: EvaluationOptions
+) -> list[Comparison]:
+    """Each run against the first on NDCG at the leading k, over the queries both have."""
+    import pandas as pd
+
+    measure = options.measure
+    scores = pd.concat(
+        [
+            evaluation.per_query[["query_id", measure]].assign(run=name)
+            for name, evaluation in evaluations.items()
+        ]
+    )
+    baseline, *others = evaluations
+    return [
+        compare_runs(
+            scores, baseline, other, measure, permutations=options.permutations, seed=options.seed
+        )
+        for other in others
+    ]
+
+
+def of_raters(judgments: pd.DataFrame, raters: Sequence[str] | None, source: str) -> pd.DataFrame:
+    """The ``judgments`` by ``raters`` (all, without); a usage error naming any with no
+    graded judgment in ``source``."""
+    if raters is None:
+        return judgments
+    graded = judgments.loc[judgments["grade"].notna(), "rater"].unique()
+    check_known(raters, graded, "rater", "--raters", source)
+    return judgments[judgments["rater"].isin(raters)]
+
+
+def aggregated(judgments: pd.DataFrame, method: str, source: str, prefer: bool) -> pd.DataFrame:
+    """One grade per (query, document) of the raters' ``judgments`` (``aggregate_grades``);
+    a usage error if the one rater asked for has none in ``source``."""
+    method = parse_method(method)
+    if method.startswith("rater:"):
+        check_known([method[6:]], judgments["rater"].unique(), "rater", "--aggregate", source)
+    return aggregate_grades(judgments, method, prefer)
+
+
+def runs_of(
+    results: pd.DataFrame, names: Sequence[str] | None, source: str
+) -> dict[str, pd.DataFrame]:
+    """Each run's ``query_id, doc_id, rank`` (in order of run name) of a database's results;
+    a usage error naming a run asked for that ``source`` does not hold."""
+    if results.empty:
+        raise UsageError(f"{source} holds no run results: import a run first")
+    check_known(names, results["run"].unique(), "run", "--run", source)
+    if names:
+        results = results[results["run"].isin(names)]
+    return {
+        name: group[["query_id", "doc_id", "rank"]]
+        for name, group in results.groupby("run", sort=False)
+    }
+
+
+def read_files(qrels: Path, run_files: Sequence[Path]) -> tuple[Frame, dict[str, Frame]]:
+    """Qrels (``query_id, doc_id, grade``) or raters' judgments, and the runs, by name. TREC
+    files are read without pandas; the CSV, TSV and JSONL readers use it. A document twice
+    for one query is refused with its file and lines, as trec_eval refuses it."""
+    from judge_app.io import trec
+
+    if file_format(qrels) == "trec":
+        judgments = trec.read_qrels_file(qrels)
+    else:
+        from judge_app.io import readers
+
+        judgments = readers.read_judgments(qrels)
+    _refuse_empty(qrels, judgments, "judgments")
+    runs: dict[str, Frame] = {}
+    for path in run_files:
+        if file_format(path) == "trec":
+            run, name = trec.read_run_file(path)
+        else:
+            from judge_app.io import readers
+
+            run = readers.read_results(path)[["query_id", "doc_id", "rank"]]
+            name = path.stem
+        _refuse_empty(path, run, "results")
+        if name in runs:
+            name = f"{name} ({path.name})"
+        runs[name] = run
+    return judgments, runs
+
+
+def evaluate_files(
+    options: EvaluationOptions,
+    qrels: Path,
+    run_files: Sequence[Path],
+    *,
+    compare: bool = False,
+    per_rater: bool = False,
+    more_ks: Sequence[int | None] = (),
+) -> EvaluationResult:
+    """``evaluate`` the runs of ``run_files`` against the judgments of ``qrels``. A document
+    twice for one query is refused with its file and lines, as trec_eval refuses it."""
+    if options.runs is not None:
+        raise UsageError("--run chooses among a database's runs: give files with --run-file")
+    judgments, runs = read_files(qrels, run_files)
+    try:
+        return evaluate(
+            options,
+            judgments,
+            runs,
+            str(qrels),
+            compare=compare,
+            per_rater=per_rater,
+            more_ks=more_ks,
+        )
+    except RepeatedDocument as repeat:
+        from judge_app.io import trec
+
+        for path in [qrels] if repeat.source == "qrels" else run_files:
+            if file_format(path) == "trec":
+                trec.explain_repeats(path, repeat.source)  # raises, naming the lines
+        raise JudgeAppError(str(repeat)) from None
+
+
+def _refuse_empty(path: Path, rows: Frame, noun: str) -> None:
+    """A data error if the file at ``path`` gave no ``rows``."""
+    if not len(rows):
+        raise ImportFileError(
+            [Problem(str(path), None, None, nothing_in(noun, "nothing to evaluate"))]
+        )
+
+
+def per_query_table(result: EvaluationResult, queries: dict[str, str]) -> pd.DataFrame:
+    """A row per query evaluated by any run: ``query_id, query``, each run's ``RUN NDCG`` (at
+    the leading k), with two or more runs ``difference`` (second run − first), each run's
+    ``RUN judged``, ``RUN DCG`` and ``RUN IDCG``, and ``incomplete`` (the top k of some run
+    is not fully judged)."""
+    import pandas as pd
+
+    label = k_label(result.options.k)
+    table: pd.DataFrame | None = None
+    for run, evaluation in result.evaluations.items():
+        values = evaluation.values
+        columns = pd.DataFrame(
+            {
+                "query_id": evaluation.query_ids,
+                f"{run} judged": values[f"judged@{label}"],
+                f"{run} DCG": values[f"dcg@{label}"],
+                f"{run} IDCG": values[f"idcg@{label}"],
+                f"{run} NDCG": values[f"ndcg@{label}"],
+            }
+        )
+        table = columns if table is None else table.merge(columns, on="query_id", how="outer")
+    assert table is not None
+    runs = list(result.evaluations)
+    if len(runs) >= 2:
+        table["difference"] = table[f"{runs[1]} NDCG"] - table[f"{runs[0]} NDCG"]
+    judged = table[[f"{run} judged" for run in runs]]
+    table["incomplete"] = (judged < 1).any(axis=1)
+    table.insert(1, "query", table["query_id"].map(queries).fillna(""))
+    ndcg = [f"{run} NDCG" for run in runs] + (["difference"] if len(runs) >= 2 else [])
+    details = [f"{run} {name}" for run in runs for name in ("judged", "DCG", "IDCG")]
+    order = ["query_id", "query", *ndcg, *details, "incomplete"]
+    return table[order].sort_values("query_id", ignore_index=True)
+
+
+TABLE_DIGITS = 4
+"""Digits of the numbers in tables for people; machine formats carry full precision."""
+
+
+def as_text(
+    result: EvaluationResult, output: str, digits: int | None = None, per_query: bool = False
+) -> str:
+    """The evaluation as ``eval --format`` prints it: ``trec`` (as ``trec_eval -q``, 4 digits
+    as it prints them), ``json`` and ``csv`` (full precision unless ``digits``), ``table``."""
+    from judge_app.metrics import formats
+
+    evaluations, ks = result.evaluations, result.options.ks
+    if output == "trec":
+        return formats.trec_text(evaluations, ks, TABLE_DIGITS if digits is None else digits)
+    if output == "csv":
+        return formats.csv_text(evaluations, digits)
+    if output == "json":
+        return formats.json_text(
+            evaluations, result.comparisons, result.options.record(), digits, result.per_rater
+        )
+    shown = TABLE_DIGITS if digits is None else digits
+    intervals = {(run, k): result.interval(run, k) for run in evaluations for k in ks}
+    text = formats.summary_table(evaluations, ks, intervals, shown, per_query)
+    if result.per_rater is not None:
+        text += "\nEach rater's own mean NDCG (over the queries they judged)\n"
+        text += result.per_rater.round(shown).to_string(index=False) + "\n"
+    return text + "".join("\n" + item.describe(shown) + "\n" for item in result.comparisons)

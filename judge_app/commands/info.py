@@ -1,0 +1,61 @@
+"""What a database holds (``judge-app info``, and after ``demo``): each table's rows, the
+queries and documents still known by id alone, each rater's judgments and each run's
+coverage."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from judge_app.store import Database, open_database, reads
+
+
+def info(db: str) -> str:
+    """The overview of the database ``db``, opened read-only."""
+    with open_database(db, read_only=True) as database:
+        return describe_database(database)
+
+
+def describe_database(database: Database) -> str:
+    """A plain-text overview: table counts, raters, runs with their judged coverage."""
+    with database.reading() as session:
+        counts = reads.table_counts(session)
+        raters = reads.raters_frame(session)
+        coverage = reads.coverage_frame(session)
+        lacking = reads.ids_without_text(session)
+    lines = [database.describe(), ""]
+    width = max(map(len, counts))
+    lines += [f"  {name:<{width}}  {value:>9,}" for name, value in counts.items()]
+    for name, ids in lacking.items():
+        if ids:
+            more = counts[f"{name} without text"] - len(ids)
+            shown = ", ".join(ids) + (f" and {more:,} more" if more else "")
+            lines += ["", f"{name.capitalize()} known by id alone (import their file): {shown}"]
+    if not raters.empty:
+        raters = raters.assign(
+            active=raters["active"].astype(bool).map({True: "yes", False: "no"}),
+            mean_grade=raters["mean_grade"].map(
+                lambda value: "" if pd.isna(value) else f"{value:.2f}"
+            ),
+        )
+        lines += ["", "Raters", _indent(raters.to_string(index=False))]
+    if not coverage.empty:
+        table = pd.DataFrame(
+            {
+                "run": coverage["run"],
+                "queries": coverage["queries"],
+                "results": coverage["results"],
+                "judged": _percent(coverage["judged"], coverage["results"]),
+                "judged@10": _percent(coverage["judged_at_depth"], coverage["results_at_depth"]),
+            }
+        )
+        lines += ["", "Runs (judged: share of results graded by at least one rater)"]
+        lines.append(_indent(table.to_string(index=False)))
+    return "\n".join(lines)
+
+
+def _percent(part: pd.Series, whole: pd.Series) -> list[str]:
+    return [f"{100 * p / w:.1f}%" if w else "–" for p, w in zip(part, whole)]
+
+
+def _indent(text: str) -> str:
+    return "\n".join("  " + line for line in text.splitlines())

@@ -1,0 +1,186 @@
+"""The options of the questions both front ends ask, parsed and checked in one place: an
+evaluation's (``EvaluationOptions``: ``eval --db``, the evaluation page and the report carry
+the same object), and the lists of names, cut-offs and numbers they are built from.
+
+A usage error (exit code 2) names the option and what it takes; an unknown rater or run is
+one too, with the names the source does hold. No pandas: evaluating files starts without it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from judge_app.errors import UsageError, quoted
+from judge_app.metrics.aggregation import parse_method
+from judge_app.metrics.ranking import Settings, k_label
+from judge_app.names import normal_ids, similar_name, similar_reason
+
+CURVE_KS = 20
+"""NDCG@k against k is computed for k = 1 … 20 (or the largest k asked for, if larger)."""
+ADJUDICATED_CHOICES = ("prefer", "ignore")
+
+
+def names(text: str | None, option: str, what: str = "rater") -> tuple[str, ...] | None:
+    """The names of a comma-separated list as typed (``"ana, ben"``), each trimmed and in
+    Unicode NFC; None when the option was not given; a usage error for no name or one twice."""
+    if text is None:
+        return None
+    listed = normal_ids(text)
+    if not listed:
+        raise UsageError(f"{option} needs at least one name: {option} a,b,c")
+    twice = sorted({name for name in listed if listed.count(name) > 1})
+    if twice:
+        raise UsageError(f"{option} names a {what} twice: {', '.join(map(quoted, twice))}")
+    return tuple(listed)
+
+
+def check_known(
+    asked: Iterable[str] | None, known: Iterable[str], what: str, option: str, source: str
+) -> None:
+    """A usage error naming the ``asked`` names ``source`` does not hold, with those it does
+    (and the one meant, where a name differs from one only by case or spaces)."""
+    if asked is None:
+        return
+    known = sorted(set(known))
+    unknown = [name for name in asked if name not in known]
+    if not unknown:
+        return
+    text = f"{option}: {source} has no {what} {', '.join(map(quoted, unknown))}"
+    text += f" ({what}s it has: {', '.join(known) or 'none'})"
+    for name in unknown:
+        meant = similar_name(name, known)
+        if meant is not None:
+            text += "; " + similar_reason(name, meant)
+    raise UsageError(text)
+
+
+def parse_ks(values: Iterable[str]) -> tuple[int | None, ...]:
+    """``["10"]``, ``["5,10,20"]``, ``["all", "10"]`` → cut-offs, None for all, in order given."""
+    ks: list[int | None] = []
+    for value in values:
+        for part in value.split(","):
+            part = part.strip().lower()
+            if part == "all":
+                k = None
+            elif part.isdigit() and int(part) > 0:
+                k = int(part)
+            else:
+                raise UsageError(f"--k {quoted(value)}: use whole numbers from 1, or all")
+            if k not in ks:
+                ks.append(k)
+    if not ks:
+        raise UsageError("--k needs a cut-off: a whole number from 1, or all")
+    return tuple(ks)
+
+
+def require_whole(
+    option: str, value: int, low: int, high: int | None = None, note: str = ""
+) -> None:
+    """A usage error unless ``option``'s ``value`` is a whole number from ``low`` (to ``high``)."""
+    if value < low or (high is not None and value > high):
+        span = f"from {low}" + ("" if high is None else f" to {high}")
+        raise UsageError(f"{option} takes a whole number {span}{note}")
+
+
+def require_finite(option: str, value: float) -> None:
+    """A usage error unless ``option``'s ``value`` is a finite number (not nan or inf)."""
+    if not math.isfinite(value):
+        raise UsageError(f"{option} takes a finite number (not nan or inf)")
+
+
+def check_digits(digits: int | None) -> None:
+    """A usage error unless ``--digits`` is None (full precision) or 0 to 15."""
+    if digits is not None:
+        require_whole("--digits", digits, 0, 15)
+
+
+@dataclass(frozen=True)
+class EvaluationOptions:
+    """How to evaluate: the cut-offs ``ks`` (None: all; the first leads), gain, ideal pool,
+    unjudged results, relevance threshold and trec_eval's ``-c``; the raters' grades combined
+    by ``aggregate`` (a method or ``rater:NAME``), the lead's adjudicated grades preferred or
+    left out; the ``runs`` and ``raters`` chosen (None: all); and the ``seed``, bootstrap
+    ``resamples`` and randomization-test ``permutations`` of the statistics."""
+
+    ks: tuple[int | None, ...] = (10,)
+    gain: str = "linear"
+    ideal: str = "judged"
+    unjudged: str = "zero"
+    threshold: float = 1.0
+    complete: bool = False
+    aggregate: str = "mean"
+    adjudicated: bool = True
+    runs: tuple[str, ...] | None = None
+    raters: tuple[str, ...] | None = None
+    seed: int = 0
+    resamples: int = 10_000
+    permutations: int = 10_000
+
+    def checked(self) -> EvaluationOptions:
+        """These options, or a usage error naming the first that is wrong."""
+        self.settings()
+        try:
+            parse_method(self.aggregate)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        require_whole("--seed", self.seed, 0)
+        require_whole("--resamples", self.resamples, 1)
+        require_whole("--permutations", self.permutations, 1)
+        for option, chosen in (("--run", self.runs), ("--raters", self.raters)):
+            if chosen is not None and (not chosen or len(set(chosen)) != len(chosen)):
+                raise UsageError(f"{option} needs names, each once")
+        return self
+
+    def settings(self, more_ks: Iterable[int | None] = ()) -> Settings:
+        """The metric settings, at ``ks`` and ``more_ks``; a usage error if one is wrong."""
+        require_finite("--threshold", self.threshold)
+        ks = tuple(dict.fromkeys([*self.ks, *more_ks]))
+        try:
+            return Settings(
+                ks=ks,
+                gain=self.gain,
+                ideal=self.ideal,
+                unjudged=self.unjudged,
+                threshold=self.threshold,
+                complete=self.complete,
+            )
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+
+    @property
+    def k(self) -> int | None:
+        """The cut-off that leads: the measure of intervals, comparisons and tables."""
+        return self.ks[0]
+
+    @property
+    def measure(self) -> str:
+        return f"ndcg@{k_label(self.k)}"
+
+    @property
+    def label(self) -> str:
+        return f"NDCG@{k_label(self.k)}"
+
+    def curve_ks(self) -> list[int]:
+        """The cut-offs of the NDCG@k against k curve: 1 … 20, or to the largest k."""
+        largest = max([k for k in self.ks if k is not None] + [CURVE_KS])
+        return list(range(1, largest + 1))
+
+    def record(self) -> dict[str, object]:
+        """The options as a report or a JSON document states them."""
+        return {
+            "k": [k_label(k) for k in self.ks],
+            "gain": self.gain,
+            "ideal": self.ideal,
+            "unjudged": self.unjudged,
+            "threshold": self.threshold,
+            "complete": self.complete,
+            "aggregate": self.aggregate,
+            "adjudicated": "prefer" if self.adjudicated else "ignore",
+            "runs": list(self.runs) if self.runs else "all",
+            "raters": list(self.raters) if self.raters else "all",
+            "seed": self.seed,
+            "bootstrap": self.resamples,
+            "permutations": self.permutations,
+        }

@@ -1,0 +1,139 @@
+"""The campaign report: what was judged and each run's coverage, the settings, mean NDCG@k
+per run with its interval, the runs compared, charts, the per-query table and the raters'
+agreement, as one HTML document or the same printed as a PDF (``judge-app report``, File ▸
+Export report…). Its numbers are those of ``eval --db`` and ``agreement --db`` with the same
+``EvaluationOptions``: the report carries the evaluation page's options unchanged.
+
+Printing a PDF needs Qt: whoever can print hands a ``PdfWriter`` in (the window its own, the
+command line the window's, imported only for a PDF), so an HTML report loads no Qt.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from judge_app.commands.agree import AgreementOptions, agreement
+from judge_app.commands.evaluate import evaluate_campaign, load_campaign
+from judge_app.commands.options import EvaluationOptions, require_whole
+from judge_app.errors import JudgeAppError, UsageError
+from judge_app.io.outputs import check_output, output_file
+
+if TYPE_CHECKING:
+    from judge_app.reports.document import ReportData
+
+PdfWriter = Callable[[str, dict[str, bytes], Path], None]
+"""Prints a report's HTML (with the chart images it names) to a PDF file."""
+SUFFIXES = (".html", ".htm", ".pdf")
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """A report: the evaluation's options, the agreement's bootstrap resamples (0: no
+    interval) and a title (None: named after the database)."""
+
+    evaluation: EvaluationOptions = field(default_factory=EvaluationOptions)
+    bootstrap: int = 1000
+    title: str | None = None
+
+    def checked(self, out: Path) -> ReportOptions:
+        """These options for a report at ``out``, or a usage error."""
+        if out.suffix.lower() not in SUFFIXES:
+            raise UsageError(f"--out {out}: the report is written as .html or .pdf")
+        self.evaluation.checked()
+        require_whole("--bootstrap", self.bootstrap, 0, note=" (0: no interval)")
+        return self
+
+
+@dataclass
+class RenderedReport:
+    """A report's HTML and, for a PDF, the chart images it names; not yet written."""
+
+    out: Path
+    html: str
+    images: dict[str, bytes]
+
+    def save(self, pdf: PdfWriter | None = None) -> Path:
+        """Write the file: an HTML file whole or not at all, a PDF printed by ``pdf``."""
+        if self.out.suffix.lower() == ".pdf":
+            if pdf is None:
+                raise UsageError(f"{self.out}: printing a PDF needs the window's Qt")
+            check_output(self.out)
+            pdf(self.html, self.images, self.out)
+        else:
+            with output_file(self.out) as handle:
+                handle.write(self.html)
+        return self.out
+
+
+def write_report(db: str, out: Path, options: ReportOptions, pdf: PdfWriter | None = None) -> Path:
+    """Compute the report of the database ``db`` and write it to ``out`` (.html or .pdf)."""
+    return render_report(db, out, options).save(pdf)
+
+
+def render_report(db: str, out: Path, options: ReportOptions) -> RenderedReport:
+    """Compute the report and lay it out as HTML: PNG charts for a PDF, SVG ones embedded
+    for an HTML file. Needs no Qt, so it may run off the UI thread."""
+    from judge_app.reports import charts
+    from judge_app.reports.document import render_html
+
+    options.checked(out)
+    check_output(out)  # before the database is read
+    data = gather(db, options)
+    images: dict[str, bytes] = {}
+    if out.suffix.lower() == ".pdf":
+
+        def place(figure, name: str) -> str:  # type: ignore[no-untyped-def]
+            images[f"{name}.png"] = charts.png(figure, dpi=192)  # drawn at half size
+            return f"{name}.png"
+
+        return RenderedReport(out, render_html(data, place), images)
+
+    def embed(figure, name: str) -> str:  # type: ignore[no-untyped-def]
+        encoded = base64.b64encode(charts.svg(figure).encode("utf-8")).decode("ascii")
+        return f"data:image/svg+xml;base64,{encoded}"
+
+    return RenderedReport(out, render_html(data, embed), images)
+
+
+def gather(db: str, options: ReportOptions) -> ReportData:
+    """The numbers of the report: the database read once, evaluated once."""
+    from judge_app.reports.document import ReportData
+    from judge_app.store import open_database, reads
+
+    with open_database(db, read_only=True) as database:
+        campaign = load_campaign(database)
+        with database.reading() as session:
+            counts = reads.table_counts(session)
+            coverage = reads.coverage_frame(session).to_dict("records")
+    evaluation = options.evaluation
+    result = evaluate_campaign(campaign, evaluation)
+    try:
+        agreement_options = AgreementOptions(
+            raters=evaluation.raters, bootstrap=options.bootstrap, seed=evaluation.seed
+        )
+        agreed = agreement(agreement_options, campaign.judgments, campaign.results, db)
+        missing = ""
+    except UsageError:
+        raise
+    except JudgeAppError as error:
+        agreed, missing = None, f"No agreement figures: {error}"
+    source = campaign.source
+    return ReportData(
+        title=options.title or f"Judging campaign report: {Path(source).name or source}",
+        source=source,
+        created=datetime.now().strftime("%Y-%m-%d %H:%M"),
+        counts=counts,
+        coverage=coverage,
+        settings=evaluation.record(),
+        evaluations=result.evaluations,  # at the options' ks first, then the curve's
+        intervals={run: result.interval(run) for run in result.evaluations},
+        curves=result.curves(),
+        comparisons=result.comparisons,
+        agreement=agreed,
+        agreement_missing=missing,
+    )
