@@ -45,14 +45,15 @@ def test_core_modules_import_without_qt():
     assert result.returncode == 0, result.stderr
 
 
-def test_the_judging_logic_imports_without_qt():
-    """What the judging screen shows (the session, timing, key maps, highlighting) is core:
-    it imports, and is tested, without a display."""
+def test_the_logic_the_gui_shows_imports_without_qt():
+    """What the judging screen shows (the session, timing, key maps, highlighting) and the
+    agreement page's tables are core: they import, and are tested, without a display."""
     moved = [
         "judge_app.judging.session",
         "judge_app.judging.timing",
         "judge_app.judging.keys",
         "judge_app.judging.highlight",
+        "judge_app.agreement.tables",
     ]
     assert set(moved) <= set(core_modules())
     result = imports_without_qt(moved)
