@@ -196,7 +196,7 @@ def child_gui(db_path: Path, presses: int, opens: int, seed: int) -> dict:
     from sqlalchemy.orm import Session
 
     from judge_app.gui import create_main_window
-    from judge_app.gui.session import JudgingSession
+    from judge_app.judging.session import JudgingSession
 
     commits: list[float] = []
     event.listen(Session, "after_commit", lambda _session: commits.append(time.perf_counter()))

@@ -316,7 +316,9 @@ def test_csv_has_a_row_per_query_and_an_all_row_per_run(capsys, reference, pertu
         for query in run["queries"]:
             row = by_query[query["query_id"]]
             assert float(row["ap"]) == query["ap"]
-    rounded = list(csv.DictReader(io.StringIO(eval_ok(capsys, *args, "--format", "csv", "--digits", "4"))))
+    rounded = list(
+        csv.DictReader(io.StringIO(eval_ok(capsys, *args, "--format", "csv", "--digits", "4")))
+    )
     assert all(re.fullmatch(r"\d\.\d{4}", row["ndcg@10"]) for row in rounded)
 
 

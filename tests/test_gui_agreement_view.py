@@ -9,6 +9,7 @@ from contextlib import redirect_stdout
 from io import StringIO
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from gui_support import demo_db, demo_template, fresh_settings
@@ -16,11 +17,14 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMainWindow
 
 from judge_app.agreement.report import Ratings, build_report
+from judge_app.agreement.tables import kappa_matrix
 from judge_app.cli import main as cli
 from judge_app.commands.agree import AgreementOptions, agreement_of_database
+from judge_app.commands.report import ReportOptions, gather
 from judge_app.gui import theme
-from judge_app.gui.agreement_view import AgreementView, kappa_matrix
+from judge_app.gui.agreement_view import PAIR_COLUMNS, AgreementView
 from judge_app.gui.tables import SORT_ROLE
+from judge_app.reports.document import render_html
 
 __all__ = ["demo_db", "demo_template", "fresh_settings"]  # fixtures
 
@@ -141,6 +145,33 @@ def test_the_heat_map_is_the_quadratic_kappa_of_each_pair_with_an_empty_diagonal
     assert matrix[0, 1] == matrix[1, 0] == pair.cohen_kappa_quadratic
     assert view.heatmap.figure.axes[0].get_title(loc="left") == "Cohen's kappa, quadratic weights"
     assert view.grades.figure.axes[0].get_title(loc="left") == "Grades given, by rater"
+    assert list(view.pairs.model.columns) == list(PAIR_COLUMNS)
+
+
+def heat_map(figure) -> tuple[np.ndarray, list[str], list[str]]:
+    """A kappa heat map as drawn: its cells (NaN where empty), its raters, its cells' texts."""
+    axes = figure.axes[0]
+    cells = np.ma.filled(axes.images[0].get_array().astype(float), np.nan)
+    raters = [label.get_text() for label in axes.get_yticklabels()]
+    return cells, raters, [text.get_text() for text in axes.texts]
+
+
+def test_the_windows_heat_map_is_the_reports(view, report, demo_template, tmp_path):
+    """One matrix for both, diagonal included: the report once printed 1.00 there."""
+    drawn = {}
+
+    def keep(figure, name: str) -> str:
+        drawn[name] = figure
+        return name
+
+    render_html(gather(str(demo_template), ReportOptions(bootstrap=0)), keep)
+    window_cells, window_raters, window_texts = heat_map(view.heatmap.figure)
+    report_cells, report_raters, report_texts = heat_map(drawn["kappa"])
+    np.testing.assert_array_equal(window_cells, report_cells)
+    np.testing.assert_array_equal(window_cells, kappa_matrix(report))
+    assert window_raters == report_raters == report.raters
+    assert window_texts == report_texts
+    assert [window_texts[4 * i] for i in range(3)] == ["–"] * 3  # the diagonal: not compared
 
 
 def chosen_item(view):

@@ -200,9 +200,7 @@ def evaluate(
             ("--aggregate", options.aggregate != "mean"),
         ):
             if asked:
-                raise UsageError(
-                    f"{option} needs judgments with raters: --db, or a judgments CSV"
-                )
+                raise UsageError(f"{option} needs judgments with raters: --db, or a judgments CSV")
     if by_rater:
         judgments = of_raters(judgments, options.raters, source)
         qrels = aggregated(judgments, options.aggregate, source, options.adjudicated)

@@ -1,13 +1,13 @@
 """The agreement view: how far the raters agree, pair by pair, rater by rater and query by
 query, and the documents to adjudicate. The report is computed off the UI thread by the window
-(``judge_app.gui.analysis``); the view only shows it, and says which document a lead opens."""
+(``judge_app.gui.analysis``), its tables and charts by the core (``judge_app.agreement.tables``,
+``judge_app.reports.figures``); the view only shows them, and says which document a lead
+opens."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-import numpy as np
-import pandas as pd
 from matplotlib.figure import Figure
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent
@@ -27,15 +27,17 @@ from PySide6.QtWidgets import (
 from judge_app.agreement.coefficients import GRADES, LEVELS
 from judge_app.agreement.formats import alpha_reading
 from judge_app.agreement.report import AgreementReport
+from judge_app.agreement.tables import (
+    KAPPA_MATRIX_NOTE,
+    adjudication_frame,
+    pairs_frame,
+    queries_frame,
+    raters_frame,
+)
 from judge_app.gui.charts_canvas import ChartCanvas
 from judge_app.gui.tables import MISSING, TablePane, named_label
-from judge_app.reports import charts
+from judge_app.reports.figures import agreement_figures
 
-HEATMAP_LABEL = "Cohen's kappa, quadratic weights"
-HEATMAP_NOTE = (
-    "The heat map shows each pair's quadratic weighted κ; its diagonal is left empty: a rater "
-    "is not compared with themselves."
-)
 PAIR_COLUMNS = {
     "rater_a": "Rater A",
     "rater_b": "Rater B",
@@ -132,104 +134,6 @@ def _signed(value: float) -> str:
 
 def _shown(value: float | None, show: Callable[[float], str] = _number) -> str:
     return MISSING if value is None else show(value)
-
-
-# the report as tables -------------------------------------------------------------------------
-
-
-def pairs_frame(report: AgreementReport) -> pd.DataFrame:
-    """One row a pair of raters: common documents, agreement, Cohen's kappas."""
-    return pd.DataFrame(
-        {
-            "rater_a": pd.Series([p.rater_a for p in report.pairwise], dtype=object),
-            "rater_b": pd.Series([p.rater_b for p in report.pairwise], dtype=object),
-            "documents": pd.Series([p.n_units for p in report.pairwise], dtype="int64"),
-            **{
-                key: pd.Series([getattr(p, key) for p in report.pairwise], dtype="float64")
-                for key in list(PAIR_COLUMNS)[3:]
-            },
-        }
-    )
-
-
-def raters_frame(report: AgreementReport) -> pd.DataFrame:
-    """One row a rater: documents, mean grade, alpha without the rater, how many of each grade."""
-    raters = report.per_rater
-    return pd.DataFrame(
-        {
-            "rater": pd.Series([r.rater for r in raters], dtype=object),
-            "documents": pd.Series([r.n_units for r in raters], dtype="int64"),
-            "mean_grade": pd.Series([r.mean_grade for r in raters], dtype="float64"),
-            "alpha_without_rater": pd.Series(
-                [r.alpha_without_rater for r in raters], dtype="float64"
-            ),
-            "alpha_contribution": pd.Series(
-                [r.alpha_contribution for r in raters], dtype="float64"
-            ),
-            **{
-                f"grade_{grade}": pd.Series([r.grades[grade] for r in raters], dtype="int64")
-                for grade in GRADES
-            },
-        }
-    )
-
-
-def queries_frame(report: AgreementReport) -> pd.DataFrame:
-    """One row a query, lowest ordinal alpha first and undefined alpha last."""
-    queries = report.per_query
-    frame = pd.DataFrame(
-        {
-            "query_id": pd.Series([q.query_id for q in queries], dtype=object),
-            "documents": pd.Series([q.n_units for q in queries], dtype="int64"),
-            "raters": pd.Series([q.n_raters for q in queries], dtype="int64"),
-            "percent_agreement": pd.Series([q.percent_agreement for q in queries], dtype="float64"),
-            "alpha_ordinal": pd.Series(
-                [q.krippendorff_alpha_ordinal for q in queries], dtype="float64"
-            ),
-            "to_adjudicate": pd.Series([len(q.adjudicate) for q in queries], dtype="int64"),
-        }
-    )
-    return frame.sort_values("alpha_ordinal", kind="stable", na_position="last").reset_index(
-        drop=True
-    )
-
-
-def adjudication_frame(report: AgreementReport) -> pd.DataFrame:
-    """Every document to adjudicate, widest spread first: its query, spread and each rater's
-    grade (missing where the rater did not grade it)."""
-    items = [(query.query_id, item) for query in report.per_query for item in query.adjudicate]
-    frame = pd.DataFrame(
-        {
-            "query_id": pd.Series([query_id for query_id, _item in items], dtype=object),
-            "doc_id": pd.Series([item.doc_id for _query_id, item in items], dtype=object),
-            "spread": pd.Series([item.spread for _query_id, item in items], dtype="int64"),
-            **{
-                rater: pd.Series([item.grades.get(rater) for _q, item in items], dtype="Int64")
-                for rater in report.raters
-            },
-        }
-    )
-    return frame.sort_values("spread", ascending=False, kind="stable").reset_index(drop=True)
-
-
-def kappa_matrix(report: AgreementReport) -> np.ndarray:
-    """Rater × rater quadratic weighted kappa; NaN where undefined and on the diagonal (a
-    rater is not compared with themselves)."""
-    index = {rater: position for position, rater in enumerate(report.raters)}
-    matrix = np.full((len(index), len(index)), np.nan)
-    for pair in report.pairwise:
-        value = np.nan if pair.cohen_kappa_quadratic is None else pair.cohen_kappa_quadratic
-        a, b = index[pair.rater_a], index[pair.rater_b]
-        matrix[a, b] = matrix[b, a] = value
-    return matrix
-
-
-def agreement_figures(report: AgreementReport) -> dict[str, Figure]:
-    """The view's charts (the reports' figure functions); safe off the UI thread."""
-    return {
-        "kappa": charts.kappa_heatmap(report.raters, kappa_matrix(report), HEATMAP_LABEL),
-        "grades": charts.grades_by_rater({r.rater: r.grades for r in report.per_rater}),
-    }
 
 
 def _undefined_note(entries: Iterable[tuple[str, dict[str, str]]]) -> str:
@@ -486,7 +390,7 @@ class AgreementView(QWidget):
             (f"{p.rater_a}/{p.rater_b}", p.reasons) for p in report.pairwise
         )
         self.pairs.set_frame(
-            pairs_frame(report), "\n".join(filter(None, [undefined, HEATMAP_NOTE]))
+            pairs_frame(report), "\n".join(filter(None, [undefined, KAPPA_MATRIX_NOTE]))
         )
         self.raters.set_frame(
             raters_frame(report),

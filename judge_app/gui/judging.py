@@ -39,12 +39,12 @@ from PySide6.QtWidgets import (
 )
 
 from judge_app.gui.delegates import GradeBadgeDelegate, TwoLineDelegate
-from judge_app.gui.highlight import highlighted_html, query_terms
-from judge_app.gui.keymap import ACTIONS, KEYMAPS, RepeatGuard, key_label, keys_of
 from judge_app.gui.models import Column, QueueModel, ResultsModel, Role
-from judge_app.gui.session import Change, JudgingSession, Outcome
 from judge_app.gui.theme import MARK_STYLES, grade_colour, is_dark, muted_text, text_on
-from judge_app.gui.timing import ActiveTimer
+from judge_app.judging.highlight import highlighted_html, query_terms
+from judge_app.judging.keys import ACTIONS, KEYMAPS, RepeatGuard, key_label, keys_of
+from judge_app.judging.session import Change, JudgingSession, Outcome
+from judge_app.judging.timing import ActiveTimer
 from judge_app.store.models import JudgmentEvent
 from judge_app.store.settings import GradeLabel
 from judge_app.store.write_queue import WriteQueue

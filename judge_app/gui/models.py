@@ -11,8 +11,8 @@ from PySide6.QtCore import QAbstractListModel, QAbstractTableModel, QModelIndex,
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication
 
-from judge_app.gui.session import JudgingSession
 from judge_app.gui.theme import muted_text
+from judge_app.judging.session import JudgingSession
 from judge_app.store.queue import Item
 
 USER = int(Qt.ItemDataRole.UserRole)

@@ -6,7 +6,7 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QColor, QKeyEvent, QPainter
 from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from judge_app.gui.keymap import ACTIONS, KEYMAP_TITLES, key_label, keys_of
+from judge_app.judging.keys import ACTIONS, KEYMAP_TITLES, key_label, keys_of
 
 GROUPS = (
     ("Grading", ["grade0", "grade1", "grade2", "grade3", "grade4", "grade5", "clear", "skip",

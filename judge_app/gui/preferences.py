@@ -9,8 +9,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings, QStandardPaths
 
-from judge_app.gui.keymap import DEFAULT_KEYMAP, KEYMAPS
 from judge_app.gui.theme import THEMES
+from judge_app.judging.keys import DEFAULT_KEYMAP, KEYMAPS
 
 SETTINGS_ENV = "JUDGE_APP_SETTINGS"
 RECENT_LIMIT = 8

@@ -31,10 +31,8 @@ from judge_app.errors import JudgeAppError
 from judge_app.gui import preferences
 from judge_app.gui.analysis import Analysis
 from judge_app.gui.judging import JudgingScreen
-from judge_app.gui.keymap import KEYMAP_TITLES, KEYMAPS, key_label, keys_of
 from judge_app.gui.lead import AssignDialog, PoolDialog, RubricDialog
 from judge_app.gui.overlay import ShortcutOverlay
-from judge_app.gui.session import JudgingSession
 from judge_app.gui.start import StartPage
 from judge_app.gui.theme import THEMES, apply_theme, stylesheet
 from judge_app.gui.transfer import (
@@ -46,6 +44,8 @@ from judge_app.gui.transfer import (
     problems_summary,
 )
 from judge_app.gui.workers import Task
+from judge_app.judging.keys import KEYMAP_TITLES, KEYMAPS, key_label, keys_of
+from judge_app.judging.session import JudgingSession
 from judge_app.metrics.aggregation import ADJUDICATED
 from judge_app.store import Database, open_database
 from judge_app.store.assignments import current_assignments

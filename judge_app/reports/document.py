@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 
 from judge_app.agreement.formats import alpha_reading
 from judge_app.agreement.report import AgreementReport
+from judge_app.agreement.tables import KAPPA_MATRIX_NOTE, kappa_matrix
 from judge_app.metrics.comparison import Comparison, MeanInterval
 from judge_app.metrics.ranking import Evaluation, k_label
 from judge_app.reports import charts
@@ -79,6 +80,8 @@ def render_html(data: ReportData, image: ImagePlacer) -> str:
     parts.append("<h2 class='page'>Charts</h2>")  # on a page of their own in print
     for figure, name in _figures(data, label):
         parts.append(f"<p class='chart'><img src='{image(figure, name)}' alt='{_e(name)}'></p>")
+        if name == "kappa":
+            parts.append(f"<p class='note'>{_e(KAPPA_MATRIX_NOTE)}</p>")
     parts.append(f"<h2 class='page'>Per query (NDCG@{label})</h2>")
     parts.append(_per_query(data.evaluations, label, number))
     parts.append("<h2>Agreement between raters</h2>")
@@ -286,12 +289,7 @@ def _figures(data: ReportData, label: str) -> list[tuple[Figure, str]]:
         figures.append((charts.grades_by_rater(counts), "grades-by-rater"))
         raters = data.agreement.raters
         if len(raters) >= 2:
-            matrix = np.full((len(raters), len(raters)), np.nan)
-            np.fill_diagonal(matrix, 1.0)
-            for pair in data.agreement.pairwise:
-                a, b = raters.index(pair.rater_a), raters.index(pair.rater_b)
-                value = np.nan if pair.cohen_kappa_quadratic is None else pair.cohen_kappa_quadratic
-                matrix[a, b] = matrix[b, a] = value
+            matrix = kappa_matrix(data.agreement)
             figures.append(
                 (charts.kappa_heatmap(raters, matrix, "Quadratic-weighted kappa"), "kappa")
             )

@@ -1,4 +1,4 @@
-"""The evaluation view's charts for one evaluation: the same figure functions as the reports,
+"""The charts of the evaluation and agreement pages: the same figure functions as the reports,
 drawn without Qt (off the UI thread)."""
 
 from __future__ import annotations
@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 from matplotlib.figure import Figure
 
+from judge_app.agreement.report import AgreementReport
+from judge_app.agreement.tables import kappa_matrix
 from judge_app.reports import charts
 
 if TYPE_CHECKING:
@@ -35,3 +37,14 @@ def evaluation_figures(campaign: Campaign, evaluation: EvaluationResult) -> dict
         first, second, differences = compared
         figures["differences"] = charts.query_differences(differences, first, second, label)
     return figures
+
+
+KAPPA_HEATMAP_LABEL = "Cohen's kappa, quadratic weights"
+
+
+def agreement_figures(report: AgreementReport) -> dict[str, Figure]:
+    """The rater × rater kappa heat map and the grades by rater."""
+    return {
+        "kappa": charts.kappa_heatmap(report.raters, kappa_matrix(report), KAPPA_HEATMAP_LABEL),
+        "grades": charts.grades_by_rater({r.rater: r.grades for r in report.per_rater}),
+    }
