@@ -22,11 +22,11 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from sqlalchemy.orm import Session
 
 from judge_app.commands.adjudicate import adjudicator, disputed_item
 from judge_app.commands.export import ExportOptions
 from judge_app.commands.importing import ImportOptions
+from judge_app.commands.raters import rater_for
 from judge_app.errors import JudgeAppError
 from judge_app.gui import preferences
 from judge_app.gui.analysis import Analysis
@@ -49,7 +49,7 @@ from judge_app.judging.session import JudgingSession
 from judge_app.metrics.aggregation import ADJUDICATED
 from judge_app.store import Database, open_database
 from judge_app.store.assignments import current_assignments
-from judge_app.store.people import add_rater, all_query_ids, find_rater
+from judge_app.store.people import all_query_ids
 from judge_app.store.queue import (
     active_rater_names,
     active_raters,
@@ -390,17 +390,7 @@ class MainWindow(QMainWindow):
         """Start judging as ``name``; with ``create``, a rater the database lacks is added."""
         assert self.database is not None
 
-        def chosen(session: Session) -> tuple[int, str]:
-            rater = find_rater(session, name) or add_rater(session, name)
-            return rater.id, rater.name
-
-        with self.database.reading() as session:  # a write only to add a rater, once
-            known = find_rater(session, name)
-            rater_id, rater_name = (known.id, known.name) if known else (None, name)
-        if rater_id is None:
-            if not create:
-                raise JudgeAppError(f"no rater called {name!r}")
-            rater_id, rater_name = self.database.write(chosen)
+        rater_id, rater_name = rater_for(self.database, name, create)
         preferences.remember_rater(self.database.describe(), rater_name)
         self.judging.set_session(JudgingSession(self.database, rater_id, rater_name))
         self.pages.setCurrentWidget(self.judging)
