@@ -16,7 +16,7 @@ __all__ = ["demo_db", "demo_template", "fresh_settings", "open_window"]  # fixtu
 
 def choose_in_dialog(window, path):
     """Pick ``path`` in the window's open file dialog, as a user does."""
-    dialog = window.file_dialog
+    dialog = window.workspace.file_dialog
     assert dialog is not None and dialog.isVisible()
     dialog.selectFile(str(path))
     dialog.accept()
@@ -88,11 +88,11 @@ def test_a_new_rater_differing_only_by_case_or_spaces_is_refused(open_window, de
 def test_open_database_through_the_file_dialog(open_window, demo_db):
     window = open_window(None)
     window.start_page.open_button.click()
-    assert window.file_dialog is not None and window.file_dialog.isVisible()
+    assert window.workspace.file_dialog is not None and window.workspace.file_dialog.isVisible()
     choose_in_dialog(window, demo_db)
     assert window.database.describe() == str(demo_db)
     assert window.pages.currentWidget() is window.chooser
-    assert window.file_dialog is None
+    assert window.workspace.file_dialog is None
 
 
 def test_new_database_creates_an_empty_one_and_refuses_an_existing_file(open_window, tmp_path):

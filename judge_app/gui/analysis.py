@@ -5,9 +5,9 @@ is shown), and File ▸ Export report…."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer
+from PySide6.QtWidgets import QStackedWidget
 
 from judge_app.commands.agree import AgreementOptions, agreement_of_database
 from judge_app.commands.evaluate import (
@@ -23,11 +23,9 @@ from judge_app.gui.agreement_view import AgreementView
 from judge_app.gui.evaluation_view import EvaluationView
 from judge_app.gui.pdf import write_pdf
 from judge_app.gui.workers import Task, Worker
+from judge_app.gui.workspace import Workspace
 from judge_app.reports.figures import evaluation_figures
 from judge_app.store import reads
-
-if TYPE_CHECKING:
-    from judge_app.gui.window import MainWindow
 
 POLL_MS = 3000
 """How often a shown evaluation or agreement page looks for new judgments."""
@@ -35,11 +33,13 @@ REPORT_FILTER = "HTML report (*.html);;PDF report (*.pdf)"
 
 
 class Analysis(QObject):
-    """The evaluation and agreement pages of ``window`` and the work behind them."""
+    """The evaluation and agreement pages and the work behind them: shown in ``pages`` (the
+    window adds them there), computed through ``workspace``."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self.window = window
+    def __init__(self, workspace: Workspace, pages: QStackedWidget) -> None:
+        super().__init__(workspace)
+        self.workspace = workspace
+        self.pages = pages
         self.evaluation_view = EvaluationView(titles=self._titles)
         self.agreement_view = AgreementView()
         self.campaign: Campaign | None = None
@@ -49,24 +49,27 @@ class Analysis(QObject):
         self.poll = QTimer(self)
         self.poll.setInterval(POLL_MS)
         self.poll.timeout.connect(self._poll)
+        workspace.databaseChanged.connect(self.forget)
+        workspace.taskStarted.connect(lambda _task: self._set_enabled(False))
+        workspace.taskFinished.connect(lambda _task: self._task_finished())
 
     # pages -------------------------------------------------------------------------------------
 
     def show_evaluation(self) -> None:
         """Show the evaluation page, computed afresh if judgments changed."""
-        self.window.pages.setCurrentWidget(self.evaluation_view)
+        self.pages.setCurrentWidget(self.evaluation_view)
         self.poll.start()
         if self.campaign is None or self.campaign.stamp != self._stamp():
             self.refresh_evaluation()
-        self.window.show_message("Evaluation: double-click a query to see how its NDCG adds up")
+        self.workspace.show_message("Evaluation: double-click a query to see how its NDCG adds up")
 
     def show_agreement(self) -> None:
         """Show the agreement page, computed afresh if judgments changed."""
-        self.window.pages.setCurrentWidget(self.agreement_view)
+        self.pages.setCurrentWidget(self.agreement_view)
         self.poll.start()
         if self.agreement_stamp is None or self.agreement_stamp != self._stamp():
             self.refresh_agreement()
-        self.window.show_message("Agreement: open an item of the adjudication list to judge it")
+        self.workspace.show_message("Agreement: open an item of the adjudication list to judge it")
 
     def forget(self) -> None:
         """The database was closed or changed: nothing shown belongs to the next one."""
@@ -75,18 +78,28 @@ class Analysis(QObject):
         self.agreement_stamp = None
         self.report = None
 
+    def _set_enabled(self, enabled: bool) -> None:
+        """The pages take no input while background work runs."""
+        for page in (self.evaluation_view, self.agreement_view):
+            page.setEnabled(enabled)
+
+    def _task_finished(self) -> None:
+        self._set_enabled(True)
+        if self.pages.currentWidget() is self.evaluation_view:
+            self.evaluation_view.table.setFocus()
+
     def _stamp(self) -> Stamp | None:
-        if self.window.database is None:
+        if self.workspace.database is None:
             return None
-        with self.window.database.reading() as session:
+        with self.workspace.reading() as session:
             return change_stamp(session)
 
     def _poll(self) -> None:
-        current = self.window.pages.currentWidget()
+        current = self.pages.currentWidget()
         if current not in (self.evaluation_view, self.agreement_view):
             self.poll.stop()
             return
-        if self.window.task is not None or self.window.database is None:
+        if self.workspace.task is not None or self.workspace.database is None:
             return
         stamp = self._stamp()
         if current is self.evaluation_view and self.campaign and self.campaign.stamp != stamp:
@@ -99,12 +112,12 @@ class Analysis(QObject):
     def refresh_evaluation(self) -> Task | None:
         """Compute the evaluation the controls ask for (reading the database again first if
         its judgments or results changed) off the UI thread."""
-        if self.window.database is None or self.window.busy():
+        if not self.workspace.ready():
             return None
         stamp = self._stamp()
         campaign = self.campaign if self.campaign and self.campaign.stamp == stamp else None
         options = self.evaluation_view.options()
-        url = self.window.database_url()
+        url = self.workspace.database_url()
 
         def work(worker: Worker):  # type: ignore[no-untyped-def]
             loaded = campaign
@@ -118,7 +131,7 @@ class Analysis(QObject):
             return loaded, evaluation, evaluation_figures(loaded, evaluation)
 
         self.evaluation_view.show_busy("Computing…")
-        task = self.window.run_task("Evaluating", work)
+        task = self.workspace.run_task("Evaluating", work)
         task.returned.connect(self._evaluated)
         task.errored.connect(lambda error: self.evaluation_view.show_error(_reason(error)))
         task.cancelled.connect(lambda: self.evaluation_view.show_error("Evaluation cancelled"))
@@ -132,21 +145,21 @@ class Analysis(QObject):
         self.evaluation_view.show_evaluation(evaluation, figures)
 
     def _titles(self, doc_ids: list[str]) -> dict[str, str]:
-        if self.window.database is None:
+        if self.workspace.database is None:
             return {}
-        with self.window.database.reading() as session:
+        with self.workspace.reading() as session:
             return reads.document_titles(session, doc_ids)
 
     # agreement ---------------------------------------------------------------------------------
 
     def refresh_agreement(self) -> Task | None:
         """Compute the agreement report of every rater off the UI thread."""
-        if self.window.database is None or self.window.busy():
+        if not self.workspace.ready():
             return None
         stamp = self._stamp()
-        url = self.window.database_url()
+        url = self.workspace.database_url()
         self.agreement_view.show_busy("Computing agreement…")
-        task = self.window.run_task(
+        task = self.workspace.run_task(
             "Computing agreement", lambda _worker: agreement_of_database(AgreementOptions(), url)
         )
         task.returned.connect(lambda report: self._agreed(report, stamp))
@@ -154,9 +167,9 @@ class Analysis(QObject):
         return task
 
     def _agreed(self, report, stamp: Stamp | None) -> None:  # type: ignore[no-untyped-def]
-        assert self.window.database is not None
+        assert self.workspace.database is not None
         self.report, self.agreement_stamp = report, stamp
-        self.agreement_view.show_report(report, self.window.database.describe())
+        self.agreement_view.show_report(report, self.workspace.database.describe())
 
     def _agreement_failed(self, error: BaseException, stamp: Stamp | None) -> None:
         self.report, self.agreement_stamp = None, stamp
@@ -175,10 +188,11 @@ class Analysis(QObject):
 
     def ask_report(self) -> None:
         """File ▸ Export report…: where to, then the report with the evaluation's settings."""
-        if self.window.database is None or self.window.busy():
+        if not self.workspace.ready():
             return
-        name = Path(self.window.database.describe()).stem or "campaign"
-        self.window.choose_file(
+        assert self.workspace.database is not None
+        name = Path(self.workspace.database.describe()).stem or "campaign"
+        self.workspace.choose_file(
             "Export report",
             REPORT_FILTER,
             self.export_report,
@@ -189,16 +203,16 @@ class Analysis(QObject):
 
     def export_report(self, path: str) -> Task | None:
         """Compute and lay out the report off the UI thread; write (print a PDF) on it."""
-        if self.window.database is None or self.window.busy():
+        if not self.workspace.ready():
             return None
-        url, out = self.window.database_url(), Path(path)
+        url, out = self.workspace.database_url(), Path(path)
         options = ReportOptions(self.evaluation_view.options())  # what the page shows
-        task = self.window.run_task(
+        task = self.workspace.run_task(
             "Writing the report", lambda _worker: render_report(url, out, options)
         )
         task.returned.connect(self._report_rendered)
         task.errored.connect(
-            lambda error: self.window.show_message(f"No report: {_reason(error)}", error=True)
+            lambda error: self.workspace.show_message(f"No report: {_reason(error)}", error=True)
         )
         return task
 
@@ -206,9 +220,9 @@ class Analysis(QObject):
         try:
             out = rendered.save(write_pdf)
         except (OSError, JudgeAppError) as error:
-            self.window.show_message(f"No report: cannot write {rendered.out}: {error}", True)
+            self.workspace.show_message(f"No report: cannot write {rendered.out}: {error}", True)
             return
-        self.window.show_message(f"Report written to {out}")
+        self.workspace.show_message(f"Report written to {out}")
 
 
 def _reason(error: BaseException) -> str:

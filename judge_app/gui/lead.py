@@ -1,14 +1,14 @@
 """A lead's tools: assign queries to raters, edit the rubric, set the pooling.
 
 Each dialog is opened with ``open()`` (never ``exec()``), reads what it shows through store
-functions and writes its change in one transaction; the judging screen is then read again.
+functions and writes its change in one transaction off the UI thread; the judging screen is
+then read again (the workspace's ``campaignChanged``).
 Nothing here shows a rater's grades: a lead sees counts, not judgments.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -38,13 +38,19 @@ from judge_app.commands.assign import Assigned, AssignOptions, assign
 from judge_app.errors import JudgeAppError
 from judge_app.gui.theme import grade_colour, text_on
 from judge_app.gui.workers import TaskDialog, Worker
+from judge_app.gui.workspace import Workspace
 from judge_app.store import Database
-from judge_app.store.assignments import AssignmentPlan
-from judge_app.store.queue import PoolSettings, pooled_pair_count, set_pool_settings
-from judge_app.store.settings import DEFAULT_SCALE, GradeLabel, set_grade_label
-
-if TYPE_CHECKING:
-    from judge_app.gui.window import MainWindow
+from judge_app.store.assignments import AssignmentPlan, current_assignments
+from judge_app.store.people import all_query_ids
+from judge_app.store.queue import (
+    PoolSettings,
+    active_raters,
+    pool_settings,
+    pooled_pair_count,
+    run_names,
+    set_pool_settings,
+)
+from judge_app.store.settings import DEFAULT_SCALE, GradeLabel, scale, set_grade_label
 
 FIRST_RUN = "(the first run by name)"
 
@@ -53,9 +59,9 @@ class LeadDialog(TaskDialog):
     """The frame of a lead's dialog: a title, a line of text, the content, the buttons.
     Each dialog builds its content, calls ``finish_layout()`` and defines ``save()``."""
 
-    def __init__(self, window: MainWindow, name: str, title: str, text: str, accept: str):
-        super().__init__(window)
-        self.window_ = window
+    def __init__(self, workspace: Workspace, name: str, title: str, text: str, accept: str):
+        super().__init__(workspace.dialog_parent)
+        self.workspace = workspace
         self.setObjectName(name)
         self.setWindowTitle(title)
         self.body = QVBoxLayout(self)
@@ -96,8 +102,8 @@ class LeadDialog(TaskDialog):
         self.run(title, lambda database: database.write(change))
 
     def run(self, title: str, work: Callable[[Database], object]) -> None:
-        """Run ``work`` on the window's database off the UI thread; the dialog waits."""
-        database = self.window_.database
+        """Run ``work`` on the open database off the UI thread; the dialog waits."""
+        database = self.workspace.database
         if database is None:
             return
         handle = database.share()  # the work's own, should the window close its database
@@ -106,10 +112,16 @@ class LeadDialog(TaskDialog):
             with handle:
                 return work(handle)
 
-        self.wait_for(self.window_.run_task(title, task, cancellable=False))
+        self.wait_for(self.workspace.run_task(title, task, cancellable=False))
 
     def _failed(self, error: BaseException) -> None:
         self.show_error(f"Not saved: {error}")
+
+    def saved(self, message: str) -> None:
+        """The change is written: the judging screen reads it, the status bar says it."""
+        self.workspace.campaignChanged.emit()
+        self.workspace.show_message(message)
+        self.accept()
 
 
 def _checkable_list(name: str, entries: list[tuple[str, object]], checked: set) -> QListWidget:
@@ -145,15 +157,9 @@ def _set_all(widget: QListWidget, checked: bool) -> None:
 class AssignDialog(LeadDialog):
     """Every query to N of the chosen raters, or a share of the queries to all of them."""
 
-    def __init__(
-        self,
-        window: MainWindow,
-        raters: list[tuple[int, str]],
-        query_ids: list[int],
-        assigned: dict[int, set[int]],
-    ) -> None:
+    def __init__(self, workspace: Workspace) -> None:
         super().__init__(
-            window,
+            workspace,
             "assignDialog",
             "Assign queries",
             "Give each rater a queue. Queries judged by two raters or more measure agreement. "
@@ -161,6 +167,10 @@ class AssignDialog(LeadDialog):
             "Assign",
         )
         self.setMinimumWidth(760)
+        with workspace.reading() as session:
+            raters = active_raters(session)
+            query_ids = all_query_ids(session)
+            assigned = current_assignments(session)
         self._names = dict(raters)
         self._query_ids = query_ids
         self._assigned = assigned
@@ -337,9 +347,7 @@ class AssignDialog(LeadDialog):
 
     def _succeeded(self, assigned: Assigned) -> None:  # type: ignore[override]
         total, raters = sum(assigned.plan.load().values()), len(assigned.plan.queues)
-        self.window_.refresh_judging()
-        self.window_.show_message(f"Assigned: {total:,} queries to {raters} raters")
-        self.accept()
+        self.saved(f"Assigned: {total:,} queries to {raters} raters")
 
 
 # rubric ---------------------------------------------------------------------------------------
@@ -348,9 +356,9 @@ class AssignDialog(LeadDialog):
 class RubricDialog(LeadDialog):
     """The six grades' labels and descriptions, as raters see them in the rubric."""
 
-    def __init__(self, window: MainWindow, labels: list[GradeLabel]) -> None:
+    def __init__(self, workspace: Workspace) -> None:
         super().__init__(
-            window,
+            workspace,
             "rubricDialog",
             "Rubric",
             "What each grade means, as raters see it beneath the results. Grades stay 0–5; "
@@ -358,6 +366,8 @@ class RubricDialog(LeadDialog):
             "Save",
         )
         self.setMinimumWidth(820)
+        with workspace.reading() as session:
+            labels = scale(session)
         grid = QGridLayout()
         grid.setHorizontalSpacing(10)
         grid.setVerticalSpacing(8)
@@ -420,9 +430,7 @@ class RubricDialog(LeadDialog):
         self.write("Saving the rubric", change)
 
     def _succeeded(self, _result: object) -> None:
-        self.window_.refresh_judging()
-        self.window_.show_message("Rubric saved: raters see the new labels from now on")
-        self.accept()
+        self.saved("Rubric saved: raters see the new labels from now on")
 
 
 # pool -----------------------------------------------------------------------------------------
@@ -431,9 +439,9 @@ class RubricDialog(LeadDialog):
 class PoolDialog(LeadDialog):
     """Which results raters judge: the top d of the chosen runs, in a run's order or shuffled."""
 
-    def __init__(self, window: MainWindow, pool: PoolSettings, runs: list[str]) -> None:
+    def __init__(self, workspace: Workspace) -> None:
         super().__init__(
-            window,
+            workspace,
             "poolDialog",
             "Pooling",
             "Raters judge the union of the top results of the chosen runs, each document "
@@ -441,6 +449,8 @@ class PoolDialog(LeadDialog):
             "Save",
         )
         self.setMinimumWidth(640)
+        with workspace.reading() as session:
+            pool, runs = pool_settings(session), run_names(session)
         self._all_runs = runs
         grid = QGridLayout()
         grid.setHorizontalSpacing(14)
@@ -516,7 +526,7 @@ class PoolDialog(LeadDialog):
     def _update(self) -> None:
         self.order_run.setEnabled(self.in_run_order.isChecked())
         self.seed.setEnabled(self.shuffled.isChecked())
-        database = self.window_.database
+        database = self.workspace.database
         if not self._all_runs:
             self.summary.setText("There are no runs yet: import one first.")
             self.accept_button.setEnabled(False)
@@ -536,9 +546,7 @@ class PoolDialog(LeadDialog):
         self.write("Saving the pooling", lambda session: set_pool_settings(session, settings))
 
     def _succeeded(self, _result: object) -> None:
-        self.window_.refresh_judging()
-        self.window_.show_message("Pooling saved: every rater's queue is read again")
-        self.accept()
+        self.saved("Pooling saved: every rater's queue is read again")
 
 
 def _caption(text: str) -> QLabel:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QGridLayout,
@@ -23,9 +22,6 @@ from PySide6.QtWidgets import (
 from judge_app.gui import preferences
 from judge_app.gui.delegates import TwoLineDelegate
 from judge_app.gui.models import Role
-
-if TYPE_CHECKING:
-    from judge_app.gui.window import MainWindow
 
 PATH_ROLE = int(Qt.ItemDataRole.UserRole) + 40  # the recent entry as stored
 
@@ -83,11 +79,17 @@ class ActionCard(QPushButton):
 
 
 class StartPage(QWidget):
-    """What the window shows without a database."""
+    """What the window shows without a database. It asks, the window opens: a database file
+    (``openRequested``), a new one (``newRequested``), the demo (``demoRequested``) or a recent
+    one (``recentChosen``, its path or URL)."""
 
-    def __init__(self, window: MainWindow, demo_available: bool) -> None:
+    openRequested = Signal()
+    newRequested = Signal()
+    demoRequested = Signal()
+    recentChosen = Signal(str)
+
+    def __init__(self, demo_available: bool) -> None:
         super().__init__()
-        self._window = window
         self.setObjectName("startPage")
         outer = QGridLayout(self)
         outer.setContentsMargins(40, 32, 40, 32)
@@ -144,9 +146,9 @@ class StartPage(QWidget):
             "16 queries, two runs and three raters' grades, to try judging",
             "startDemo",
         )
-        self.open_button.clicked.connect(window.ask_open_database)
-        self.new_button.clicked.connect(window.ask_new_database)
-        self.demo_button.clicked.connect(window.open_demo)
+        self.open_button.clicked.connect(self.openRequested)
+        self.new_button.clicked.connect(self.newRequested)
+        self.demo_button.clicked.connect(self.demoRequested)
         self.demo_button.setVisible(demo_available)
         for button in (self.open_button, self.new_button, self.demo_button):
             start.addWidget(button)
@@ -230,7 +232,7 @@ class StartPage(QWidget):
 
     def _open_item(self, item: QListWidgetItem) -> None:
         if item.flags() & Qt.ItemFlag.ItemIsEnabled:
-            self._window.open_path(item.data(PATH_ROLE))
+            self.recentChosen.emit(item.data(PATH_ROLE))
 
 
 def _caption(text: str) -> QLabel:

@@ -1,6 +1,6 @@
 """File ▸ Import… and File ▸ Export…: the dialogs, and the work they hand to a worker thread.
 
-The work functions run on a pool thread with their own Database (opened from the window's
+The work functions run on a pool thread with their own Database (opened from the workspace's
 URL) and never touch a widget. An import is one transaction: cancelling it, or a problem in
 any file, writes nothing. An export is written whole or not at all (``io.outputs``), so a
 cancelled or failed export leaves no half-written file.
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
@@ -38,11 +37,10 @@ from PySide6.QtWidgets import (
 from judge_app.commands.export import ExportOptions, export
 from judge_app.commands.importing import ImportOptions, import_files
 from judge_app.errors import JudgeAppError
-from judge_app.gui.workers import TaskDialog, Worker
+from judge_app.gui.workers import Task, TaskDialog, Worker
+from judge_app.gui.workspace import Workspace
 from judge_app.io.errors import ImportFileError, Problem
-
-if TYPE_CHECKING:
-    from judge_app.gui.window import MainWindow
+from judge_app.store.queue import all_rater_names
 
 TABLE_FILTER = "Tables (*.csv *.tsv *.jsonl);;All files (*)"
 RUN_FILTER = "Runs (*.csv *.tsv *.jsonl *.txt *.run);;All files (*)"
@@ -71,6 +69,46 @@ def export_work(url: str, options: ExportOptions) -> Callable[[Worker], str]:
         return "Exported " + export(url, options, step=lambda name: worker.report(name, 0, 0))
 
     return work
+
+
+def start_import(workspace: Workspace, options: ImportOptions) -> Task | None:
+    """Import in the background; the judging screen reads its queue again once it is done.
+    None if work cannot start now (the status bar says why)."""
+    if not workspace.ready():
+        return None
+    names = ", ".join(path.name for path in options.files)
+    task = workspace.run_task("Importing", import_work(workspace.database_url(), options))
+    workspace.show_message(f"Importing {names}…")
+    task.returned.connect(lambda summary: _imported(workspace, summary))
+    task.errored.connect(
+        lambda error: workspace.show_message(
+            f"Nothing was imported: {problems_summary(error)}", error=True
+        )
+    )
+    task.cancelled.connect(
+        lambda: workspace.show_message("Import cancelled: nothing was written", error=True)
+    )
+    return task
+
+
+def _imported(workspace: Workspace, summary: str) -> None:
+    workspace.campaignChanged.emit()
+    workspace.show_message("Imported: " + "; ".join(summary.splitlines()))
+
+
+def start_export(workspace: Workspace, options: ExportOptions) -> Task | None:
+    """Export in the background. None if work cannot start now (the status bar says why)."""
+    if not workspace.ready():
+        return None
+    task = workspace.run_task("Exporting", export_work(workspace.database_url(), options))
+    task.returned.connect(lambda text: workspace.show_message(text))
+    task.errored.connect(
+        lambda error: workspace.show_message(
+            f"Nothing was exported: {describe_error(error).splitlines()[0]}", True
+        )
+    )
+    task.cancelled.connect(lambda: workspace.show_message("Export cancelled", error=True))
+    return task
 
 
 def problems_of(error: BaseException) -> tuple[list[Problem], int]:
@@ -104,7 +142,9 @@ def describe_error(error: BaseException) -> str:
 class FileField(QWidget):
     """A path with a Browse… button."""
 
-    def __init__(self, dialog: QDialog, window: MainWindow, name: str, title: str, filter_: str):
+    def __init__(
+        self, dialog: QDialog, workspace: Workspace, name: str, title: str, filter_: str
+    ) -> None:
         super().__init__()
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -117,7 +157,7 @@ class FileField(QWidget):
         browse.setObjectName(f"{name}Browse")
         browse.setAutoDefault(False)
         browse.clicked.connect(
-            lambda: window.choose_file(title, filter_, self.edit.setText, parent=dialog)
+            lambda: workspace.choose_file(title, filter_, self.edit.setText, parent=dialog)
         )
         layout.addWidget(self.edit, 1)
         layout.addWidget(browse)
@@ -130,9 +170,9 @@ class FileField(QWidget):
 class ImportDialog(TaskDialog):
     """Which files to import; lists the problems when the import is refused."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
-        self._window = window
+    def __init__(self, workspace: Workspace) -> None:
+        super().__init__(workspace.dialog_parent)
+        self.workspace = workspace
         self.setObjectName("importDialog")
         self.setWindowTitle("Import files")
         self.setMinimumWidth(720)
@@ -155,10 +195,10 @@ class ImportDialog(TaskDialog):
         grid = QGridLayout()
         grid.setHorizontalSpacing(12)
         grid.setVerticalSpacing(8)
-        self.queries = FileField(self, window, "queries", "Queries file", TABLE_FILTER)
-        self.documents = FileField(self, window, "documents", "Documents file", TABLE_FILTER)
-        self.run = FileField(self, window, "run", "Run file", RUN_FILTER)
-        self.judgments = FileField(self, window, "judgments", "Judgments file", JUDGMENT_FILTER)
+        self.queries = FileField(self, workspace, "queries", "Queries file", TABLE_FILTER)
+        self.documents = FileField(self, workspace, "documents", "Documents file", TABLE_FILTER)
+        self.run = FileField(self, workspace, "run", "Run file", RUN_FILTER)
+        self.judgments = FileField(self, workspace, "judgments", "Judgments file", JUDGMENT_FILTER)
         self.run_name = QLineEdit()
         self.run_name.setObjectName("runName")
         self.run_name.setPlaceholderText("from the file: its TREC tag, or its name")
@@ -255,7 +295,7 @@ class ImportDialog(TaskDialog):
 
     def start(self) -> None:
         """Run the import in the background; the dialog waits, disabled, for its outcome."""
-        task = self._window.start_import(self.options())
+        task = start_import(self.workspace, self.options())
         if task is not None:
             self.wait_for(task)
 
@@ -301,11 +341,13 @@ class ImportDialog(TaskDialog):
 
 
 class ExportDialog(TaskDialog):
-    """Judgments as CSV, or qrels with the raters' grades aggregated."""
+    """Judgments as CSV, or qrels with the raters' grades aggregated (by one rater's, too)."""
 
-    def __init__(self, window: MainWindow, raters: list[str]) -> None:
-        super().__init__(window)
-        self._window = window
+    def __init__(self, workspace: Workspace) -> None:
+        super().__init__(workspace.dialog_parent)
+        self.workspace = workspace
+        with workspace.reading() as session:
+            raters = all_rater_names(session)
         self.setObjectName("exportDialog")
         self.setWindowTitle("Export")
         self.setMinimumWidth(640)
@@ -407,7 +449,7 @@ class ExportDialog(TaskDialog):
 
     def _browse(self) -> None:
         qrels = self.as_qrels.isChecked()
-        self._window.choose_file(
+        self.workspace.choose_file(
             "Export qrels" if qrels else "Export judgments",
             "TREC qrels (*.qrels *.txt);;All files (*)" if qrels else "CSV (*.csv)",
             self.path.setText,
@@ -424,7 +466,7 @@ class ExportDialog(TaskDialog):
         except JudgeAppError as error:
             self._show_error(str(error))
             return
-        task = self._window.start_export(options)
+        task = start_export(self.workspace, options)
         if task is not None:
             self.error.hide()
             self.wait_for(task)

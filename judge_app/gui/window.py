@@ -1,4 +1,7 @@
-"""The main window: menus, the rater chooser, the judging screen, the status bar."""
+"""The main window: it composes the start page, the rater chooser, the judging screen, the
+evaluation and agreement pages, the menus, the shortcut overlay and the status bar around one
+Workspace (the open database, the background work, the messages). Dialogs and pages are given
+the workspace, never the window, and none of them imports this module."""
 
 from __future__ import annotations
 
@@ -7,62 +10,40 @@ from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt, QThreadPool
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
-from PySide6.QtWidgets import (
-    QApplication,
-    QComboBox,
-    QFileDialog,
-    QFrame,
-    QGridLayout,
-    QHBoxLayout,
-    QLabel,
-    QLineEdit,
-    QMainWindow,
-    QPushButton,
-    QStackedWidget,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QApplication, QDialog, QLabel, QMainWindow, QMenu, QStackedWidget
 
 from judge_app.commands.adjudicate import adjudicator, disputed_item
 from judge_app.commands.export import ExportOptions
 from judge_app.commands.importing import ImportOptions
 from judge_app.commands.raters import rater_for
 from judge_app.errors import JudgeAppError
-from judge_app.gui import preferences
+from judge_app.gui import preferences, transfer
 from judge_app.gui.analysis import Analysis
 from judge_app.gui.judging import JudgingScreen
-from judge_app.gui.lead import AssignDialog, PoolDialog, RubricDialog
+from judge_app.gui.lead import AssignDialog, LeadDialog, PoolDialog, RubricDialog
 from judge_app.gui.overlay import ShortcutOverlay
+from judge_app.gui.rater_chooser import RaterChooser
 from judge_app.gui.start import StartPage
 from judge_app.gui.theme import THEMES, apply_theme, stylesheet
-from judge_app.gui.transfer import (
-    ExportDialog,
-    ImportDialog,
-    describe_error,
-    export_work,
-    import_work,
-    problems_summary,
-)
-from judge_app.gui.workers import Task
+from judge_app.gui.transfer import ExportDialog, ImportDialog
+from judge_app.gui.workers import Task, Worker
+from judge_app.gui.workspace import Workspace
 from judge_app.judging.keys import KEYMAP_TITLES, KEYMAPS, key_label, keys_of
 from judge_app.judging.session import JudgingSession
 from judge_app.metrics.aggregation import ADJUDICATED
 from judge_app.store import Database, open_database
-from judge_app.store.assignments import current_assignments
-from judge_app.store.people import all_query_ids
-from judge_app.store.queue import (
-    active_rater_names,
-    active_raters,
-    all_rater_names,
-    pool_settings,
-    run_names,
-)
+from judge_app.store.queue import active_rater_names
 from judge_app.store.settings import scale
 
 WINDOW_SIZE = (1280, 800)
 DATABASE_FILTER = "judge_app databases (*.sqlite *.db *.judge);;All files (*)"
 # builds the demo database where the user keeps judge_app's files; returns its path
 DemoBuilder = Callable[[], Path]
+LEAD_DIALOGS: dict[str, type[LeadDialog]] = {
+    "assign": AssignDialog,
+    "rubric": RubricDialog,
+    "pool": PoolDialog,
+}
 _INPUT_EVENTS = (
     QEvent.Type.KeyPress,
     QEvent.Type.MouseButtonPress,
@@ -70,163 +51,108 @@ _INPUT_EVENTS = (
 )
 
 
-class RaterChooser(QWidget):
-    """Who is judging: pick a rater of the database or add one. Inline, never a dialog."""
-
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__()
-        self._window = window
-        self.setObjectName("raterChooser")
-        outer = QGridLayout(self)
-        card = QFrame()
-        card.setObjectName("chooserCard")
-        card.setFixedWidth(460)
-        outer.addWidget(card, 0, 0, Qt.AlignmentFlag.AlignCenter)
-        layout = QVBoxLayout(card)
-        layout.setContentsMargins(32, 28, 32, 28)
-        layout.setSpacing(10)
-        title = QLabel("Who is judging?")
-        title.setObjectName("chooserTitle")
-        self.database_label = QLabel()
-        self.database_label.setObjectName("chooserText")
-        self.database_label.setWordWrap(True)
-        layout.addWidget(title)
-        layout.addWidget(self.database_label)
-        layout.addSpacing(8)
-        self.raters = QComboBox()
-        self.raters.setObjectName("raterCombo")
-        self.start = QPushButton("Start judging")
-        self.start.setObjectName("startJudging")
-        self.start.setDefault(True)
-        self.start.clicked.connect(self._start)
-        pick = QHBoxLayout()
-        pick.addWidget(self.raters, 1)
-        pick.addWidget(self.start)
-        layout.addLayout(pick)
-        layout.addSpacing(6)
-        other = QLabel("New rater")
-        other.setObjectName("chooserText")
-        layout.addWidget(other)
-        self.new_name = QLineEdit()
-        self.new_name.setObjectName("newRaterName")
-        self.new_name.setPlaceholderText("Name of the new rater")
-        self.new_name.returnPressed.connect(self._add)
-        self.add = QPushButton("Add and start")
-        self.add.setObjectName("addRater")
-        self.add.clicked.connect(self._add)
-        create = QHBoxLayout()
-        create.addWidget(self.new_name, 1)
-        create.addWidget(self.add)
-        layout.addLayout(create)
-        self.error = QLabel()
-        self.error.setObjectName("statusError")
-        self.error.setWordWrap(True)
-        self.error.hide()
-        layout.addWidget(self.error)
-        layout.addSpacing(10)
-        rule = QFrame()
-        rule.setObjectName("chooserRule")
-        rule.setFixedHeight(1)
-        layout.addWidget(rule)
-        layout.addSpacing(4)
-        lead = QHBoxLayout()
-        lead.setSpacing(4)
-        lead_label = QLabel("Leading the work?")
-        lead_label.setObjectName("chooserText")
-        lead.addWidget(lead_label)
-        lead.addStretch(1)
-        self.lead_buttons: dict[str, QPushButton] = {}
-        for name, title, slot in (
-            ("assign", "Assign…", window.show_assign_dialog),
-            ("rubric", "Rubric…", window.show_rubric_dialog),
-            ("pool", "Pooling…", window.show_pool_dialog),
-        ):
-            button = QPushButton(title)
-            button.setObjectName(f"lead_{name}")
-            button.setProperty("class", "link")
-            button.setCursor(Qt.CursorShape.PointingHandCursor)
-            button.setAutoDefault(False)
-            button.clicked.connect(lambda _checked=False, open_=slot: open_())
-            lead.addWidget(button)
-            self.lead_buttons[name] = button
-        layout.addLayout(lead)
-
-    def refresh(self, names: list[str], preferred: str | None, database: str) -> None:
-        self.database_label.setText(
-            f"Judging in {database}. Your grades stay yours: nobody sees them while judging, "
-            "and you see no one else's."
-        )
-        self.raters.clear()
-        self.raters.addItems(names)
-        if preferred in names:
-            self.raters.setCurrentText(preferred)
-        self.start.setEnabled(bool(names))
-        self.error.hide()
-        (self.raters if names else self.new_name).setFocus()
-
-    def _start(self) -> None:
-        if self.raters.currentText():
-            self._window.choose_rater(self.raters.currentText())
-
-    def _add(self) -> None:
-        name = self.new_name.text().strip()
-        try:
-            self._window.choose_rater(name, create=True)
-        except JudgeAppError as error:
-            self.error.setText(str(error))
-            self.error.show()
-
-
 class MainWindow(QMainWindow):
     """judge_app's window: the start page, then the judging of one database at a time."""
 
     def __init__(self, demo: DemoBuilder | None = None) -> None:
         super().__init__()
-        self.database: Database | None = None  # set_database() opens the window on one
         self.demo = demo
-        self.file_dialog: QFileDialog | None = None  # the open file dialog, if any
-        self.task: Task | None = None  # the background work under way, if any
         self.import_dialog: ImportDialog | None = None  # open dialogs, for tests and scripts
         self.export_dialog: ExportDialog | None = None
-        self.lead_dialog: AssignDialog | RubricDialog | PoolDialog | None = None
+        self.lead_dialog: LeadDialog | None = None
         self.setObjectName("mainWindow")
         self.resize(*WINDOW_SIZE)
-        self.pages = QStackedWidget()
-        self.start_page = StartPage(self, demo_available=demo is not None)
-        self.chooser = RaterChooser(self)
-        self.judging = JudgingScreen()
-        self.pages.addWidget(self.start_page)
-        self.pages.addWidget(self.chooser)
-        self.pages.addWidget(self.judging)
-        self.analysis = Analysis(self)
-        self.pages.addWidget(self.analysis.evaluation_view)
-        self.pages.addWidget(self.analysis.agreement_view)
-        self.analysis.agreement_view.adjudicate.connect(self.adjudicate)
-        self.pages.currentChanged.connect(
-            lambda _index: (self._update_actions(), self._set_title())
-        )
-        self.setCentralWidget(self.pages)
-        self.overlay = ShortcutOverlay(self.pages)
-        self.status_label = QLabel()
-        self.status_label.setObjectName("statusMessage")
-        self.statusBar().addWidget(self.status_label, 1)
-        self.statusBar().setSizeGripEnabled(False)
-        self.judging.message.connect(self.show_message)
-        self.judging.helpRequested.connect(self.toggle_shortcuts)
+        self.workspace = Workspace(self)
+        self._build_pages()
+        self._build_status_bar()
         self.keymap_name = preferences.keymap_name()
         self.judging.set_keymap(KEYMAPS[self.keymap_name])
         self._build_menus()
         self.set_theme(preferences.theme_name())
+        self._connect_parts()
         app = QApplication.instance()
         if app is not None:
             app.installEventFilter(self)
         self.show_start_page()
 
+    def _build_pages(self) -> None:
+        self.pages = QStackedWidget()
+        self.start_page = StartPage(demo_available=self.demo is not None)
+        self.chooser = RaterChooser()
+        self.judging = JudgingScreen()
+        self.analysis = Analysis(self.workspace, self.pages)
+        for page in (
+            self.start_page,
+            self.chooser,
+            self.judging,
+            self.analysis.evaluation_view,
+            self.analysis.agreement_view,
+        ):
+            self.pages.addWidget(page)
+        self.setCentralWidget(self.pages)
+        self.overlay = ShortcutOverlay(self.pages)
+
+    def _build_status_bar(self) -> None:
+        self.status_label = QLabel()
+        self.status_label.setObjectName("statusMessage")
+        self.statusBar().addWidget(self.status_label, 1)
+        self.statusBar().setSizeGripEnabled(False)
+
+    def _connect_parts(self) -> None:
+        """What the parts ask for or say, and what the window does about it. (The analysis
+        connected to the workspace first: its pages are enabled before the focus returns.)"""
+        workspace = self.workspace
+        workspace.message.connect(self.show_message)
+        workspace.databaseChanged.connect(self._database_changed)
+        workspace.campaignChanged.connect(self.refresh_judging)
+        workspace.taskStarted.connect(lambda _task: self._update_actions())
+        workspace.taskFinished.connect(lambda _task: self._task_finished())
+        self.pages.currentChanged.connect(
+            lambda _index: (self._update_actions(), self._set_title())
+        )
+        self.start_page.openRequested.connect(self.ask_open_database)
+        self.start_page.newRequested.connect(self.ask_new_database)
+        self.start_page.demoRequested.connect(self.open_demo)
+        self.start_page.recentChosen.connect(self.open_path)
+        self.chooser.raterChosen.connect(self._rater_chosen)
+        self.chooser.leadToolRequested.connect(self.show_lead_dialog)
+        self.judging.message.connect(self.show_message)
+        self.judging.helpRequested.connect(self.toggle_shortcuts)
+        self.analysis.agreement_view.adjudicate.connect(self.adjudicate)
+
+    # the workspace, as tests and scripts reach it ----------------------------------------------
+
+    @property
+    def database(self) -> Database | None:
+        """The open database, if any."""
+        return self.workspace.database
+
+    @property
+    def task(self) -> Task | None:
+        """The background work under way, if any."""
+        return self.workspace.task
+
+    def run_task(
+        self, title: str, work: Callable[[Worker], object], *, cancellable: bool = True
+    ) -> Task:
+        """Background work with its progress dialog (``Workspace.run_task``)."""
+        return self.workspace.run_task(title, work, cancellable=cancellable)
+
     # menus -----------------------------------------------------------------------------------
 
     def _build_menus(self) -> None:
         menus = self.menuBar()
-        file = menus.addMenu("&File")
+        self._build_file_menu(menus.addMenu("&File"))
+        self._build_judge_menu(menus.addMenu("&Judge"))
+        lead = menus.addMenu("&Lead")
+        self.lead_actions = {
+            "assign": self._add(lead, "&Assign queries…", self.show_assign_dialog),
+            "rubric": self._add(lead, "&Rubric…", self.show_rubric_dialog),
+            "pool": self._add(lead, "&Pooling…", self.show_pool_dialog),
+        }
+        self._build_view_menu(menus.addMenu("&View"))
+
+    def _build_file_menu(self, file: QMenu) -> None:
         self._add(file, "&Open database…", self.ask_open_database, QKeySequence.StandardKey.Open)
         self._add(file, "&New database…", self.ask_new_database, QKeySequence.StandardKey.New)
         if self.demo is not None:
@@ -235,14 +161,14 @@ class MainWindow(QMainWindow):
         self.import_action = self._add(file, "&Import…", self.show_import_dialog, "Ctrl+I")
         self.export_action = self._add(file, "&Export…", self.show_export_dialog, "Ctrl+E")
         self.report_action = self._add(
-            file, "Export &report…", lambda: self.analysis.ask_report(), "Ctrl+Shift+E"
+            file, "Export &report…", self.analysis.ask_report, "Ctrl+Shift+E"
         )
         file.addSeparator()
         self.close_database_action = self._add(file, "C&lose database", self.close_database)
         file.addSeparator()
         self._add(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)
 
-        judge = menus.addMenu("&Judge")
+    def _build_judge_menu(self, judge: QMenu) -> None:
         self.judge_actions: dict[str, QAction] = {}
         for grade in range(6):
             self._judge_action(judge, f"grade{grade}", f"Grade &{grade}")
@@ -267,44 +193,44 @@ class MainWindow(QMainWindow):
         judge.addSeparator()
         self.judge_actions["change_rater"] = self._add(judge, "Change &rater…", self.show_chooser)
 
-        lead = menus.addMenu("&Lead")
-        self.lead_actions = {
-            "assign": self._add(lead, "&Assign queries…", self.show_assign_dialog),
-            "rubric": self._add(lead, "&Rubric…", self.show_rubric_dialog),
-            "pool": self._add(lead, "&Pooling…", self.show_pool_dialog),
-        }
-
-        view = menus.addMenu("&View")
+    def _build_view_menu(self, view: QMenu) -> None:
         self.page_actions = {
             "judging": self._add(view, "&Judging", self.show_judging, "Ctrl+1"),
             "evaluation": self._add(
-                view, "&Evaluation (NDCG)", lambda: self.analysis.show_evaluation(), "Ctrl+2"
+                view, "&Evaluation (NDCG)", self.analysis.show_evaluation, "Ctrl+2"
             ),
-            "agreement": self._add(
-                view, "&Agreement", lambda: self.analysis.show_agreement(), "Ctrl+3"
-            ),
+            "agreement": self._add(view, "&Agreement", self.analysis.show_agreement, "Ctrl+3"),
         }
         view.addSeparator()
         self._judge_action(view, "help", "&Keyboard shortcuts")
-        keys = view.addMenu("Key &map")
+        self.keymap_actions = self._choices(
+            view.addMenu("Key &map"), KEYMAP_TITLES, self.keymap_name, self.set_keymap
+        )
+        self.theme_actions = self._choices(
+            view.addMenu("&Theme"),
+            {name: name.capitalize() for name in THEMES},
+            None,
+            self.set_theme,
+        )
+
+    def _choices(
+        self,
+        menu: QMenu,
+        titles: dict[str, str],
+        checked: str | None,
+        choose: Callable[[str], None],
+    ) -> dict[str, QAction]:
+        """One checkable entry per name, one of them checked at a time."""
         group = QActionGroup(self)
-        self.keymap_actions: dict[str, QAction] = {}
-        for name, title in KEYMAP_TITLES.items():
-            action = keys.addAction(title)
+        actions: dict[str, QAction] = {}
+        for name, title in titles.items():
+            action = menu.addAction(title)
             action.setCheckable(True)
-            action.setChecked(name == self.keymap_name)
-            action.triggered.connect(lambda _checked=False, n=name: self.set_keymap(n))
+            action.setChecked(name == checked)
+            action.triggered.connect(lambda _checked=False, n=name: choose(n))
             group.addAction(action)
-            self.keymap_actions[name] = action
-        themes = view.addMenu("&Theme")
-        theme_group = QActionGroup(self)
-        self.theme_actions: dict[str, QAction] = {}
-        for name in THEMES:
-            action = themes.addAction(name.capitalize())
-            action.setCheckable(True)
-            action.triggered.connect(lambda _checked=False, n=name: self.set_theme(n))
-            theme_group.addAction(action)
-            self.theme_actions[name] = action
+            actions[name] = action
+        return actions
 
     def _add(self, menu, title: str, slot, shortcut=None) -> QAction:  # type: ignore[no-untyped-def]
         action = menu.addAction(title)
@@ -329,6 +255,22 @@ class MainWindow(QMainWindow):
         title = action.text().split("\t")[0]
         keys = keys_of(KEYMAPS[self.keymap_name], name)
         action.setText(f"{title}\t{key_label(keys[0])}" if keys else title)
+
+    def _update_actions(self) -> None:
+        judging = self.pages.currentWidget() is self.judging and self.judging.session is not None
+        for action in self.judge_actions.values():
+            action.setEnabled(judging)
+        has_database = self.database is not None and self.task is None
+        self.judge_actions["change_rater"].setEnabled(has_database)
+        for action in (
+            self.close_database_action,
+            self.import_action,
+            self.export_action,
+            self.report_action,
+            *self.lead_actions.values(),
+            *self.page_actions.values(),
+        ):
+            action.setEnabled(has_database)
 
     # state -----------------------------------------------------------------------------------
 
@@ -367,44 +309,12 @@ class MainWindow(QMainWindow):
             self.judging.result_view.setFocus()
             return
         session = self.judging.session
-        labels = (
-            [label.label for label in session.scale]
-            if session
-            else [label.label for label in _scale(self.database)]
-        )
+        if session is not None:
+            labels = [label.label for label in session.scale]
+        else:
+            with self.workspace.reading() as reading:
+                labels = [label.label for label in scale(reading)]
         self.overlay.show_keymap(self.keymap_name, KEYMAPS[self.keymap_name], labels)
-
-    # raters ----------------------------------------------------------------------------------
-
-    def show_chooser(self) -> None:
-        assert self.database is not None
-        with self.database.reading() as session:
-            names = active_rater_names(session)
-        described = self.database.describe()
-        self.chooser.refresh(names, preferences.last_rater(described), described)
-        self.judging.set_session(None)
-        self.pages.setCurrentWidget(self.chooser)
-        self.show_message("Choose who is judging")
-
-    def choose_rater(self, name: str, create: bool = False) -> None:
-        """Start judging as ``name``; with ``create``, a rater the database lacks is added."""
-        assert self.database is not None
-
-        rater_id, rater_name = rater_for(self.database, name, create)
-        preferences.remember_rater(self.database.describe(), rater_name)
-        self.judging.set_session(JudgingSession(self.database, rater_id, rater_name))
-        self.pages.setCurrentWidget(self.judging)
-        self._set_title()
-        session_ = self.judging.session
-        assert session_ is not None
-        overall = session_.overall_progress()
-        self.show_message(
-            f"Judging as {rater_name}: {overall.done} of {overall.total} results judged in "
-            f"{len(session_.queue)} queries. Press ? for the shortcuts."
-        )
-        self.judging.result_view.setFocus()
-
-    # databases -------------------------------------------------------------------------------
 
     def _set_title(self) -> None:
         if self.database is None:
@@ -421,67 +331,47 @@ class MainWindow(QMainWindow):
             title += " — agreement"
         self.setWindowTitle(title)
 
-    def _update_actions(self) -> None:
-        idle = self.task is None
-        judging = self.pages.currentWidget() is self.judging and self.judging.session is not None
-        for action in self.judge_actions.values():
-            action.setEnabled(judging)
-        has_database = self.database is not None and idle
-        self.judge_actions["change_rater"].setEnabled(has_database)
-        for action in (
-            self.close_database_action,
-            self.import_action,
-            self.export_action,
-            self.report_action,
-            *self.lead_actions.values(),
-            *self.page_actions.values(),
-        ):
-            action.setEnabled(has_database)
+    # raters ----------------------------------------------------------------------------------
 
-    def show_start_page(self, error: str | None = None) -> None:
-        """The start page: open, create, the demo, the recent databases; ``error`` on top."""
-        self.start_page.refresh(error)
-        self.pages.setCurrentWidget(self.start_page)
+    def show_chooser(self) -> None:
+        assert self.database is not None
+        with self.workspace.reading() as session:
+            names = active_rater_names(session)
+        described = self.database.describe()
+        self.chooser.refresh(names, preferences.last_rater(described), described)
+        self.judging.set_session(None)
+        self.pages.setCurrentWidget(self.chooser)
+        self.show_message("Choose who is judging")
+
+    def choose_rater(self, name: str, create: bool = False) -> None:
+        """Start judging as ``name``; with ``create``, a rater the database lacks is added."""
+        assert self.database is not None
+        rater_id, rater_name = rater_for(self.database, name, create)
+        preferences.remember_rater(self.database.describe(), rater_name)
+        self.judging.set_session(JudgingSession(self.database, rater_id, rater_name))
+        self.pages.setCurrentWidget(self.judging)
         self._set_title()
-        self._update_actions()
-        if error:
-            self.show_message("The database could not be opened: see above", error=True)
-        else:
-            self.show_message("Open a database to start")
+        session_ = self.judging.session
+        assert session_ is not None
+        overall = session_.overall_progress()
+        self.show_message(
+            f"Judging as {rater_name}: {overall.done} of {overall.total} results judged in "
+            f"{len(session_.queue)} queries. Press ? for the shortcuts."
+        )
+        self.judging.result_view.setFocus()
 
-    def set_database(self, database: Database) -> None:
-        """Work on ``database`` from now on (the one open before is closed)."""
-        if self.database is not None and self.database is not database:
-            self.judging.set_session(None)
-            self.database.close()
-        self.analysis.forget()
-        self.database = database
-        preferences.add_recent_database(database.describe())
-        self._set_title()
-        self._update_actions()
-
-    def open_path(self, path: str | Path, *, create: bool = False) -> bool:
-        """Open the database at ``path`` (a file or a URL) and start judging on it: as the rater
-        last chosen there, or after asking who is judging. False, with the error shown, if it
-        cannot be opened."""
+    def _rater_chosen(self, name: str, create: bool) -> None:
+        """The chooser's choice; a refusal (a name too like a known rater's) is shown there."""
         try:
-            database = open_database(path, create=create)
+            self.choose_rater(name, create)
         except JudgeAppError as error:
-            message = f"Cannot open the database: {error}"
-            if self.pages.currentWidget() is self.start_page or self.database is None:
-                self.show_start_page(message)
-            else:
-                self.show_message(message, error=True)
-            return False
-        self.set_database(database)
-        self.start_judging()
-        return True
+            self.chooser.show_error(str(error))
 
     def start_judging(self) -> None:
         """Judge as the rater last chosen on this database, or ask who is judging."""
         assert self.database is not None
         last = preferences.last_rater(self.database.describe())
-        with self.database.reading() as session:
+        with self.workspace.reading() as session:
             names = active_rater_names(session)
         if last in names:
             self.choose_rater(last)
@@ -504,7 +394,6 @@ class MainWindow(QMainWindow):
         as that rater's own judgment, never over a rater's; aggregation can prefer it."""
         assert self.database is not None
         grades = self.analysis.grades_of(query_id, doc_id)
-
         rater_id = adjudicator(self.database)
         query, document = disputed_item(self.database, query_id, doc_id)
         self.judging.set_session(
@@ -521,182 +410,6 @@ class MainWindow(QMainWindow):
             + ": your grade is stored as the rater “adjudicated”. Ctrl+3 goes back."
         )
         self.judging.result_view.setFocus()
-
-    def close_database(self) -> None:
-        """Close the database and go back to the start page."""
-        if self.database is None:
-            return
-        self.judging.set_session(None)
-        self.analysis.forget()
-        self.database.close()
-        self.database = None
-        self._update_actions()
-        self.show_start_page()
-
-    def ask_open_database(self) -> None:
-        self.choose_file("Open database", DATABASE_FILTER, self.open_path)
-
-    def ask_new_database(self) -> None:
-        self.choose_file(
-            "New database",
-            "judge_app databases (*.sqlite)",
-            self._create_database,
-            save=True,
-            suffix="sqlite",
-            default="judging.sqlite",
-        )
-
-    def _create_database(self, path: str) -> None:
-        if Path(path).exists():
-            message = f"{path} already exists: open it with Open database…, or choose a new name"
-            if self.pages.currentWidget() is self.start_page:
-                self.start_page.refresh(message)
-            self.show_message(message, error=True)
-            return
-        self.open_path(path, create=True)
-
-    def choose_file(  # type: ignore[no-untyped-def]
-        self,
-        title: str,
-        name_filter: str,
-        chosen,
-        *,
-        save: bool = False,
-        suffix: str | None = None,
-        default: str | None = None,
-        parent: QWidget | None = None,
-    ) -> QFileDialog:
-        """A file dialog, open but not modal to the code (``open()``, never ``exec()``);
-        ``chosen(path)`` runs when the user picks a file."""
-        dialog = QFileDialog(parent or self, title)
-        dialog.setObjectName("fileDialog")
-        dialog.setNameFilter(name_filter)
-        if save:
-            dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-            dialog.setFileMode(QFileDialog.FileMode.AnyFile)
-            dialog.setOption(QFileDialog.Option.DontConfirmOverwrite, suffix == "sqlite")
-        else:
-            dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        if suffix:
-            dialog.setDefaultSuffix(suffix)
-        if default:
-            dialog.selectFile(default)
-        dialog.fileSelected.connect(chosen)
-        dialog.finished.connect(lambda _result: self._file_dialog_closed(dialog))
-        self.file_dialog = dialog
-        dialog.open()
-        return dialog
-
-    def _file_dialog_closed(self, dialog: QFileDialog) -> None:
-        if self.file_dialog is dialog:
-            self.file_dialog = None
-        dialog.deleteLater()
-
-    def open_demo(self) -> None:
-        """Build the demo database in the user's data folder (once, off the UI thread) and
-        open it."""
-        if self.demo is None or self.busy():
-            return
-        build = self.demo
-        self.show_message("Preparing the demo database…")
-        task = self.run_task("Preparing the demo", lambda _worker: build(), cancellable=False)
-        task.returned.connect(lambda path: self.open_path(path))
-        task.errored.connect(
-            lambda error: self.show_start_page(f"Cannot build the demo database: {error}")
-        )
-
-    # import and export -------------------------------------------------------------------------
-
-    def show_import_dialog(self) -> ImportDialog | None:
-        """File ▸ Import…: the dialog, open (not modal to the code) over the window."""
-        if self.database is None or self.busy():
-            return None
-        return self._open_dialog("import_dialog", ImportDialog(self))
-
-    def start_import(self, request: ImportOptions) -> Task | None:
-        """Import in the background; the queue and progress are read again once it is done."""
-        if self.database is None or self.busy():
-            return None
-        names = ", ".join(path.name for path in request.files)
-        task = self.run_task("Importing", import_work(self.database_url(), request))
-        self.show_message(f"Importing {names}…")
-        task.returned.connect(self._imported)
-        task.errored.connect(
-            lambda error: self.show_message(
-                f"Nothing was imported: {problems_summary(error)}", error=True
-            )
-        )
-        task.cancelled.connect(
-            lambda: self.show_message("Import cancelled: nothing was written", error=True)
-        )
-        return task
-
-    def _imported(self, summary: str) -> None:
-        self.refresh_judging()
-        self.show_message("Imported: " + "; ".join(summary.splitlines()))
-
-    def show_export_dialog(self) -> ExportDialog | None:
-        """File ▸ Export…: judgments CSV or aggregated qrels."""
-        if self.database is None or self.busy():
-            return None
-        with self.database.reading() as session:
-            raters = all_rater_names(session)
-        return self._open_dialog("export_dialog", ExportDialog(self, raters))
-
-    def _dialog_closed(self, name: str, dialog: QWidget) -> None:
-        if getattr(self, name) is dialog:
-            setattr(self, name, None)
-        dialog.deleteLater()
-
-    def start_export(self, request: ExportOptions) -> Task | None:
-        if self.database is None or self.busy():
-            return None
-        task = self.run_task("Exporting", export_work(self.database_url(), request))
-        task.returned.connect(lambda text: self.show_message(text))
-        task.errored.connect(
-            lambda error: self.show_message(f"Nothing was exported: {_first_line(error)}", True)
-        )
-        task.cancelled.connect(lambda: self.show_message("Export cancelled", error=True))
-        return task
-
-    # lead tools --------------------------------------------------------------------------------
-
-    def show_assign_dialog(self) -> AssignDialog | None:
-        """Lead ▸ Assign queries…: every query to N raters, or a share to all of them."""
-        if self.database is None or self.busy():
-            return None
-        with self.database.reading() as session:
-            raters = active_raters(session)
-            queries = all_query_ids(session)
-            assigned = current_assignments(session)
-        return self._open_dialog("lead_dialog", AssignDialog(self, raters, queries, assigned))
-
-    def show_rubric_dialog(self) -> RubricDialog | None:
-        """Lead ▸ Rubric…: the labels and descriptions of the six grades."""
-        if self.database is None or self.busy():
-            return None
-        return self._open_dialog("lead_dialog", RubricDialog(self, _scale(self.database)))
-
-    def show_pool_dialog(self) -> PoolDialog | None:
-        """Lead ▸ Pooling…: depth, runs, and the order results are shown in."""
-        if self.database is None or self.busy():
-            return None
-        with self.database.reading() as session:
-            pool, runs = pool_settings(session), run_names(session)
-        return self._open_dialog("lead_dialog", PoolDialog(self, pool, runs))
-
-    def _open_dialog(self, name: str, dialog):  # type: ignore[no-untyped-def]
-        """Show ``dialog`` with ``open()`` (not modal to the code), kept as ``self.<name>``
-        until it closes."""
-        setattr(self, name, dialog)
-        dialog.finished.connect(lambda _result: self._dialog_closed(name, dialog))
-        dialog.open()
-        return dialog
-
-    def database_url(self) -> str:
-        """The database for a worker to open on its own (with its password, if any)."""
-        assert self.database is not None
-        return self.database.url.render_as_string(hide_password=False)
 
     def refresh_judging(self) -> None:
         """Read the queue, progress, rubric and pool again (after an import or a lead's
@@ -720,41 +433,147 @@ class MainWindow(QMainWindow):
         self.judging.set_session(fresh, query_id=query_id, document_id=document_id)
         self._update_actions()
 
-    # background work ---------------------------------------------------------------------------
+    # databases -------------------------------------------------------------------------------
 
-    def busy(self) -> bool:
-        """Is background work under way? One at a time: the others wait for it."""
-        if self.task is not None and self.task.running:
-            self.show_message(f"Wait for “{self.task.title}” to finish", error=True)
-            return True
-        return False
-
-    def run_task(self, title: str, work, *, cancellable: bool = True) -> Task:  # type: ignore[no-untyped-def]
-        """Run ``work(worker)`` off the UI thread with a progress dialog after 600 ms. The
-        evaluation and agreement pages take no input meanwhile; judging goes on (its grades
-        queue behind the work's transaction, if it has one)."""
-        task = Task(self, title, work, cancellable=cancellable)
-        task.finished.connect(lambda: self._task_done(task))
-        self.task = task
-        self._analysis_enabled(False)
+    def show_start_page(self, error: str | None = None) -> None:
+        """The start page: open, create, the demo, the recent databases; ``error`` on top."""
+        self.start_page.refresh(error)
+        self.pages.setCurrentWidget(self.start_page)
+        self._set_title()
         self._update_actions()
-        return task.start()
+        if error:
+            self.show_message("The database could not be opened: see above", error=True)
+        else:
+            self.show_message("Open a database to start")
 
-    def _analysis_enabled(self, enabled: bool) -> None:
-        for page in (self.analysis.evaluation_view, self.analysis.agreement_view):
-            page.setEnabled(enabled)
+    def set_database(self, database: Database) -> None:
+        """Work on ``database`` from now on (the one open before is closed)."""
+        if self.database is not None and self.database is not database:
+            self.judging.set_session(None)  # before its database is closed
+        self.workspace.set_database(database)
+        preferences.add_recent_database(database.describe())
 
-    def _task_done(self, task: Task) -> None:
-        if self.task is task:
-            self.task = None
-        self._analysis_enabled(True)
+    def _database_changed(self) -> None:
+        self._set_title()
+        self._update_actions()
+
+    def close_database(self) -> None:
+        """Close the database and go back to the start page."""
+        if self.database is None:
+            return
+        self.judging.set_session(None)
+        self.workspace.close_database()
+        self.show_start_page()
+
+    def open_path(self, path: str | Path, *, create: bool = False) -> bool:
+        """Open the database at ``path`` (a file or a URL) and start judging on it: as the rater
+        last chosen there, or after asking who is judging. False, with the error shown, if it
+        cannot be opened."""
+        try:
+            database = open_database(path, create=create)
+        except JudgeAppError as error:
+            message = f"Cannot open the database: {error}"
+            if self.pages.currentWidget() is self.start_page or self.database is None:
+                self.show_start_page(message)
+            else:
+                self.show_message(message, error=True)
+            return False
+        self.set_database(database)
+        self.start_judging()
+        return True
+
+    def ask_open_database(self) -> None:
+        self.workspace.choose_file("Open database", DATABASE_FILTER, self.open_path)
+
+    def ask_new_database(self) -> None:
+        self.workspace.choose_file(
+            "New database",
+            "judge_app databases (*.sqlite)",
+            self._create_database,
+            save=True,
+            suffix="sqlite",
+            default="judging.sqlite",
+        )
+
+    def _create_database(self, path: str) -> None:
+        if Path(path).exists():
+            message = f"{path} already exists: open it with Open database…, or choose a new name"
+            if self.pages.currentWidget() is self.start_page:
+                self.start_page.refresh(message)
+            self.show_message(message, error=True)
+            return
+        self.open_path(path, create=True)
+
+    def open_demo(self) -> None:
+        """Build the demo database in the user's data folder (once, off the UI thread) and
+        open it."""
+        if self.demo is None or self.workspace.busy():
+            return
+        build = self.demo
+        self.show_message("Preparing the demo database…")
+        task = self.run_task("Preparing the demo", lambda _worker: build(), cancellable=False)
+        task.returned.connect(lambda path: self.open_path(path))
+        task.errored.connect(
+            lambda error: self.show_start_page(f"Cannot build the demo database: {error}")
+        )
+
+    # dialogs -----------------------------------------------------------------------------------
+
+    def show_import_dialog(self) -> ImportDialog | None:
+        """File ▸ Import…: the dialog, open (not modal to the code) over the window."""
+        return self._open_dialog("import_dialog", ImportDialog)
+
+    def start_import(self, options: ImportOptions) -> Task | None:
+        """What File ▸ Import… starts, without the dialog."""
+        return transfer.start_import(self.workspace, options)
+
+    def show_export_dialog(self) -> ExportDialog | None:
+        """File ▸ Export…: judgments CSV or aggregated qrels."""
+        return self._open_dialog("export_dialog", ExportDialog)
+
+    def start_export(self, options: ExportOptions) -> Task | None:
+        """What File ▸ Export… starts, without the dialog."""
+        return transfer.start_export(self.workspace, options)
+
+    def show_lead_dialog(self, name: str) -> LeadDialog | None:
+        """A lead's tool: ``assign``, ``rubric`` or ``pool``."""
+        return self._open_dialog("lead_dialog", LEAD_DIALOGS[name])
+
+    def show_assign_dialog(self) -> LeadDialog | None:
+        """Lead ▸ Assign queries…: every query to N raters, or a share to all of them."""
+        return self.show_lead_dialog("assign")
+
+    def show_rubric_dialog(self) -> LeadDialog | None:
+        """Lead ▸ Rubric…: the labels and descriptions of the six grades."""
+        return self.show_lead_dialog("rubric")
+
+    def show_pool_dialog(self) -> LeadDialog | None:
+        """Lead ▸ Pooling…: depth, runs, and the order results are shown in."""
+        return self.show_lead_dialog("pool")
+
+    def _open_dialog(self, name: str, make: Callable[[Workspace], QDialog]):  # type: ignore[no-untyped-def]
+        """The dialog ``make`` builds on the workspace (none while there is no database or
+        work is under way), shown with ``open()`` (not modal to the code) and kept as
+        ``self.<name>`` until it closes."""
+        if not self.workspace.ready():
+            return None
+        dialog = make(self.workspace)
+        setattr(self, name, dialog)
+        dialog.finished.connect(lambda _result: self._dialog_closed(name, dialog))
+        dialog.open()
+        return dialog
+
+    def _dialog_closed(self, name: str, dialog: QDialog) -> None:
+        if getattr(self, name) is dialog:
+            setattr(self, name, None)
+        dialog.deleteLater()
+
+    # events ----------------------------------------------------------------------------------
+
+    def _task_finished(self) -> None:
         self._update_actions()
         if self.pages.currentWidget() is self.judging:
             self.judging.result_view.setFocus()
-        elif self.pages.currentWidget() is self.analysis.evaluation_view:
-            self.analysis.evaluation_view.table.setFocus()
-
-    # events ----------------------------------------------------------------------------------
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         kind = event.type()
@@ -775,9 +594,10 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         """Close once the background work has stopped and every change asked for is
         written: a grade on its way is never dropped."""
-        if self.task is not None and self.task.running:
-            self.task.cancel()
-            self.task.finished.connect(self.close)  # close once it stopped
+        task = self.workspace.task
+        if task is not None and task.running:
+            task.cancel()
+            task.finished.connect(self.close)  # close once it stopped
             event.ignore()
             return
         if self.judging.in_flight:
@@ -793,15 +613,6 @@ class MainWindow(QMainWindow):
         if app is not None:
             app.removeEventFilter(self)
         super().closeEvent(event)
-
-
-def _scale(database: Database):  # type: ignore[no-untyped-def]
-    with database.reading() as session:
-        return scale(session)
-
-
-def _first_line(error: BaseException) -> str:
-    return describe_error(error).splitlines()[0]
 
 
 def _short_name(described: str) -> str:
