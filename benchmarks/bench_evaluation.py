@@ -8,9 +8,9 @@ sqlite3; goal: refresh <= 3 x the plain read."
     .venv/bin/python benchmarks/bench_evaluation.py --queries 200      # quick smoke test
     .venv/bin/python benchmarks/bench_evaluation.py --workdir /tmp/be --reuse
 
-Data (seeded, written through judge_app.store.bulk; not timed): ``--queries`` queries (5,000),
-two runs of 10 results each per query (100,000 results), and per query a pool of 67 judged
-documents (both runs' results and others) graded by raters ana, ben and chloe:
+Data (seeded, imported from CSV files by ``import_files``; not timed): ``--queries`` queries
+(5,000), two runs of 10 results each per query (100,000 results), and per query a pool of 67
+judged documents (both runs' results and others) graded by raters ana, ben and chloe:
 1,005,000 judgments.
 
 Ours, timed as the view does it off the UI thread (best of ``--repeat``): ``load_campaign``
@@ -31,7 +31,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from common import in_workdir, log, max_rss_mib, prepared_database
+from common import import_frames, in_workdir, log, max_rss_mib, prepared_database
 
 RESULTS_PER_RUN = 10
 POOL = 67  # judged documents per query
@@ -56,7 +56,6 @@ def generate(db_path: Path, queries: int, seed: int) -> dict:
     import pandas as pd
 
     from judge_app.store import open_database, reads
-    from judge_app.store.bulk import import_judgments, replace_run, upsert_documents, upsert_queries
 
     rng = np.random.default_rng(seed)
     collection = queries * 40
@@ -64,54 +63,43 @@ def generate(db_path: Path, queries: int, seed: int) -> dict:
     doc_labels = np.asarray([f"D{i:07d}" for i in range(collection)], dtype=object)
     pools = np.stack([rng.choice(collection, POOL, replace=False) for _ in range(queries)])
     quality = rng.random((queries, POOL))  # a hidden relevance each rater sees with noise
-    with open_database(db_path) as database, database.transaction() as session:
-        upsert_queries(
-            session,
+    runs = {}
+    for run, offset in (("system-a", 0), ("system-b", 4)):
+        picked = pools[:, offset : offset + RESULTS_PER_RUN]
+        runs[run] = pd.DataFrame(
+            {
+                "query_id": np.repeat(query_labels, RESULTS_PER_RUN),
+                "doc_id": doc_labels[picked.ravel()],
+                "rank": np.tile(np.arange(1, RESULTS_PER_RUN + 1), queries),
+                "score": np.tile(np.arange(RESULTS_PER_RUN, 0, -1.0), queries),
+            }
+        )
+    frames = []
+    for rater in RATERS:
+        noisy = quality + rng.normal(0, 0.12, quality.shape)
+        grades = np.clip(np.floor(noisy * 6), 0, 5).astype(int)
+        frames.append(
             pd.DataFrame(
                 {
-                    "query_id": query_labels,
-                    "text": [f"query {q}" for q in query_labels],
-                    "description": None,
+                    "query_id": np.repeat(query_labels, POOL),
+                    "doc_id": doc_labels[pools.ravel()],
+                    "rater": rater,
+                    "grade": grades.ravel(),
                 }
-            ),  # fmt: skip
-        )
-        upsert_documents(
-            session,
-            pd.DataFrame({"doc_id": doc_labels, "title": doc_labels, "url": None, "body": None}),
-        )
-        for run, offset in (("system-a", 0), ("system-b", 4)):
-            picked = pools[:, offset : offset + RESULTS_PER_RUN]
-            replace_run(
-                session,
-                run,
-                pd.DataFrame(
-                    {
-                        "query_id": np.repeat(query_labels, RESULTS_PER_RUN),
-                        "doc_id": doc_labels[picked.ravel()],
-                        "rank": np.tile(np.arange(1, RESULTS_PER_RUN + 1), queries),
-                        "score": np.tile(np.arange(RESULTS_PER_RUN, 0, -1.0), queries),
-                    }
-                ),
             )
-        frames = []
-        for rater in RATERS:
-            noisy = quality + rng.normal(0, 0.12, quality.shape)
-            grades = np.clip(np.floor(noisy * 6), 0, 5).astype(int)
-            frames.append(
-                pd.DataFrame(
-                    {
-                        "query_id": np.repeat(query_labels, POOL),
-                        "doc_id": doc_labels[pools.ravel()],
-                        "rater": rater,
-                        "grade": grades.ravel(),
-                        "skipped": False,
-                        "note": None,
-                    }
-                )
-            )
-        import_judgments(session, pd.concat(frames, ignore_index=True))
-    with open_database(db_path) as database, database.reading() as session:
-        return reads.table_counts(session)
+        )
+    with open_database(db_path) as database:
+        import_frames(
+            database,
+            runs,
+            queries=pd.DataFrame(
+                {"query_id": query_labels, "text": [f"query {q}" for q in query_labels]}
+            ),
+            documents=pd.DataFrame({"doc_id": doc_labels, "title": doc_labels}),
+            judgments=pd.concat(frames, ignore_index=True),
+        )
+        with database.reading() as session:
+            return reads.table_counts(session)
 
 
 def peer_read(db_path: Path) -> tuple[float, int]:

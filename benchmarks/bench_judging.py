@@ -8,7 +8,7 @@ median < 20 ms, opening a query < 100 ms, start-up < 2 s.
     .venv/bin/python benchmarks/bench_judging.py --queries 200      # quick smoke test
     .venv/bin/python benchmarks/bench_judging.py --workdir /tmp/bj  # keep (and reuse) the database
 
-Data (seeded, generated through judge_app.store.bulk in one transaction; not timed):
+Data (seeded, imported from CSV files by ``import_files``; not timed):
 ``--queries`` queries (2,000) x 50 results of one run (100,000 results) over a collection of
 documents with titles, URLs and ~90-word bodies; the pool depth is set to 50, so a query shows
 all its 50 results. Raters r01..r09 have judged every pair, r10 the first half of the queries
@@ -54,7 +54,7 @@ import sys
 import time
 from pathlib import Path
 
-from common import in_workdir, log, max_rss_mib, prepared_database
+from common import import_frames, in_workdir, log, max_rss_mib, prepared_database
 
 RESULTS_PER_QUERY = 50
 FULL_RATERS = 9  # r01..r09 judged everything; r10 and r11 half each
@@ -100,7 +100,6 @@ def generate(db_path: Path, queries: int, seed: int) -> dict:
     import pandas as pd
 
     from judge_app.store import open_database, reads
-    from judge_app.store.bulk import import_judgments, replace_run, upsert_documents, upsert_queries
     from judge_app.store.people import assign_queries
     from judge_app.store.queue import PoolSettings, set_pool_settings
 
@@ -152,8 +151,6 @@ def generate(db_path: Path, queries: int, seed: int) -> dict:
                     "doc_id": pair_docs[part],
                     "rater": name,
                     "grade": rng.choice(len(GRADE_P), len(pair_docs[part]), p=GRADE_P),
-                    "skipped": False,
-                    "note": None,
                 }
             )
             for name, part in blocks
@@ -161,11 +158,14 @@ def generate(db_path: Path, queries: int, seed: int) -> dict:
         ignore_index=True,
     )
     with open_database(db_path) as database:
+        import_frames(
+            database,
+            {"system-a": results},
+            queries=query_frame,
+            documents=document_frame,
+            judgments=judgments,
+        )
         with database.transaction() as session:
-            upsert_queries(session, query_frame)
-            upsert_documents(session, document_frame)
-            replace_run(session, "system-a", results)
-            import_judgments(session, judgments)
             set_pool_settings(session, PoolSettings(depth=RESULTS_PER_QUERY))
             query_ids = dict(session.execute(_sql("SELECT external_id, id FROM query")).all())
             rater_ids = dict(session.execute(_sql("SELECT name, id FROM rater")).all())

@@ -11,6 +11,12 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from judge_app.store import Database
 
 
 def log(text: str = "") -> None:
@@ -68,3 +74,21 @@ def prepared_database(
             f"{held}, {db_path.stat().st_size / 2**20:.0f} MiB")  # fmt: skip
     log(f"python {sys.version.split()[0]}, SQLite {sqlite3.sqlite_version}, "
         f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}{extra}")  # fmt: skip
+
+
+def import_frames(database: Database, runs: dict[str, pd.DataFrame], **files: pd.DataFrame) -> None:
+    """Import generated tables as a user's files are imported (``import_files``): ``files``
+    (queries, documents, judgments) in one import, then each of ``runs`` under its name; each
+    written to a CSV file first, in a temporary folder removed after."""
+    from judge_app.store.imports import import_files
+
+    with tempfile.TemporaryDirectory(prefix="bench-import-") as folder:
+
+        def written(name: str, frame: pd.DataFrame) -> Path:
+            path = Path(folder) / f"{name}.csv"
+            frame.to_csv(path, index=False)
+            return path
+
+        import_files(database, **{kind: written(kind, frame) for kind, frame in files.items()})
+        for name, frame in runs.items():
+            import_files(database, run=written(name, frame), run_name=name)

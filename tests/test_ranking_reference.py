@@ -10,10 +10,21 @@ import pytest
 
 from judge_app.metrics.ranking import Settings, evaluate
 
-REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "trec_eval"
-OUTPUTS = sorted((REFERENCE / "computed").glob("te_v10.0_15dp*.txt"))
+REFERENCE = Path(__file__).resolve().parent / "reference" / "trec_eval"  # see its README
+# trec_eval 10.0's outputs to 15 decimals: linear gain, -J (condensed), 2^rel-1 gain; named,
+# not globbed, so that a missing one fails instead of leaving nothing to test
+COLLECTIONS = [
+    "test.results.test",
+    "rel_level.results.test",
+    "comment.test.results.comment.test",
+    "edge.run.edge",
+]
+OUTPUTS = [
+    REFERENCE / "computed" / f"te_v10.0_15dp.{variant}qrels.{collection}.txt"
+    for variant in ("", "J.", "expgain.")
+    for collection in COLLECTIONS
+]
 NAME = re.compile(r"te_v10\.0_15dp\.(?:(J|expgain)\.)?qrels\.(.+)\.(?:results|run)\.(.+)\.txt")
-pytestmark = pytest.mark.skipif(not OUTPUTS, reason=f"no trec_eval reference files at {REFERENCE}")
 
 
 def _read(path: Path, columns: dict[int, str]) -> pd.DataFrame:

@@ -6,7 +6,8 @@ import pandas as pd
 import pytest
 
 from judge_app.store import StoreError, reads
-from judge_app.store.bulk import document_ids, query_ids, replace_run, upsert_queries
+from judge_app.store.bulk import document_ids, query_ids
+from judge_app.store.imports import import_files
 from judge_app.store.judgments import set_grade, skip
 from judge_app.store.people import (
     add_rater,
@@ -95,16 +96,15 @@ def test_assignments_keep_order_and_fall_back_to_all_queries(db):
         assert assigned_queries(session, ana) == [ids["q3"], ids["q2"]]
 
 
-def test_info_reads_count_raters_and_coverage(db):
+def test_info_reads_count_raters_and_coverage(db, tmp_path):
+    (tmp_path / "queries.csv").write_text("query_id,text\nq1,pizza\n")
+    results = pd.DataFrame(
+        {"query_id": ["q1"] * 12 + ["q2"], "doc_id": [f"d{i}" for i in range(13)],
+         "rank": list(range(1, 13)) + [1]}
+    )  # fmt: skip
+    results.to_csv(tmp_path / "bm25.csv", index=False)
+    import_files(db, queries=tmp_path / "queries.csv", run=tmp_path / "bm25.csv")
     with db.transaction() as session:
-        upsert_queries(
-            session, pd.DataFrame({"query_id": ["q1"], "text": ["pizza"], "description": [None]})
-        )
-        results = pd.DataFrame(
-            {"query_id": ["q1"] * 12 + ["q2"], "doc_id": [f"d{i}" for i in range(13)],
-             "rank": list(range(1, 13)) + [1], "score": [None] * 13}
-        )  # fmt: skip
-        replace_run(session, "bm25", results)
         documents = document_ids(session, ["d0", "d1", "d11"])
         queries = query_ids(session, ["q1"])
         ana, ben = add_rater(session, "ana").id, add_rater(session, "ben").id

@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from judge_app.store import StoreError
-from judge_app.store.bulk import document_ids, query_ids, replace_run
+from judge_app.store.bulk import document_ids, query_ids
+from judge_app.store.imports import import_files
 from judge_app.store.judgments import set_grade, skip
 from judge_app.store.people import add_rater, assign_queries, set_rater_active
 from judge_app.store.queue import (
@@ -30,25 +31,28 @@ from judge_app.store.queue import (
 )
 
 
-def _run(session, name, rows):
-    frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "rank", "score"])
-    replace_run(session, name, frame)
+def _run(db, folder, name, rows):
+    """The run ``name`` of ``rows`` (query_id, doc_id, rank, score), imported from a CSV file."""
+    path = folder / f"{name}.csv"
+    pd.DataFrame(rows, columns=["query_id", "doc_id", "rank", "score"]).to_csv(path, index=False)
+    import_files(db, run=path, run_name=name)
 
 
 @pytest.fixture
-def pooled(db):
+def pooled(db, tmp_path):
     """Two runs over q1 (sharing d2, d3) and q2; raters ana and ben; ids by external id."""
     with db.transaction() as session:
         queries = query_ids(session, ["q1", "q2", "q3"])
         documents = document_ids(session, [f"d{n}" for n in range(1, 9)])
-        _run(session, "alpha", [
-            ("q1", "d1", 1, 9.5), ("q1", "d2", 2, 8.5), ("q1", "d3", 3, 7.5), ("q1", "d4", 4, 6.5),
-            ("q2", "d5", 1, 1.0),
-        ])  # fmt: skip
-        _run(session, "beta", [
-            ("q1", "d3", 1, 0.9), ("q1", "d6", 2, 0.8), ("q1", "d2", 3, 0.7), ("q1", "d7", 4, 0.6),
-            ("q2", "d8", 1, 0.5),
-        ])  # fmt: skip
+    _run(db, tmp_path, "alpha", [
+        ("q1", "d1", 1, 9.5), ("q1", "d2", 2, 8.5), ("q1", "d3", 3, 7.5), ("q1", "d4", 4, 6.5),
+        ("q2", "d5", 1, 1.0),
+    ])  # fmt: skip
+    _run(db, tmp_path, "beta", [
+        ("q1", "d3", 1, 0.9), ("q1", "d6", 2, 0.8), ("q1", "d2", 3, 0.7), ("q1", "d7", 4, 0.6),
+        ("q2", "d8", 1, 0.5),
+    ])  # fmt: skip
+    with db.transaction() as session:
         ana = add_rater(session, "ana").id
         ben = add_rater(session, "ben").id
     return {"db": db, "q": queries, "d": documents, "ana": ana, "ben": ben}

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import sysconfig
 import venv
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,8 @@ def test_wheel_installs_and_runs_init_and_demo(tmp_path):
         check=True, capture_output=True, timeout=600,
     )  # fmt: skip
     wheel = next(dist.glob("judge_app-*.whl"))
+    # the package alone: not the tests, nor their trec_eval reference data (4.4 MB)
+    assert all(name.startswith("judge_app") for name in zipfile.ZipFile(wheel).namelist())
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from judge_app.gui.compat import protect_singletons
+from judge_app.gui.binding import check_binding
 
-protect_singletons()  # before any Qt call: see compat.py
+check_binding()  # before any Qt call: a release known to crash on this Python is refused
 
 from judge_app.gui.app import create_main_window, run  # noqa: E402
 

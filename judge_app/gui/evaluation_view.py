@@ -108,14 +108,6 @@ class NameMenu(QToolButton):
         names = tuple(name for name, action in self.actions_.items() if action.isChecked())
         return names or None
 
-    def set_chosen(self, names: list[str] | None) -> None:
-        for name, action in self.actions_.items():
-            action.blockSignals(True)
-            action.setChecked(bool(names) and name in names)
-            action.blockSignals(False)
-        self._update_text()
-        self.changed.emit()
-
     def _update_text(self) -> None:
         chosen = self.chosen()
         self.setText(f"All {self.noun}" if not chosen else ", ".join(chosen))

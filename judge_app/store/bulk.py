@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -50,7 +50,6 @@ from judge_app.store.models import (
     utcnow,
 )
 
-Progress = Callable[[int, int], None]
 CHUNK = 50_000
 # SQLAlchemy's SQLite DateTime storage format, in which times are sent as text.
 SQLITE_TIME_FORMAT = "%Y-%m-%d %H:%M:%S.%f"
@@ -95,51 +94,23 @@ def _values(series: pd.Series) -> list:
 
 
 def copy_rows(
-    session: Session,
-    table_name: str,
-    columns: Sequence[str],
-    rows: Iterable[tuple],
-    total: int,
-    progress: Progress | None = None,
-    constants: dict[str, str | bool] | None = None,
+    session: Session, table_name: str, columns: Sequence[str], rows: Iterable[tuple]
 ) -> None:
-    """Insert plain rows into a table by the driver's fastest path, reporting progress.
-
-    ``constants`` are columns with the same value in every row (written into the statement
-    once rather than bound a million times).
-    """
-    constants = constants or {}
+    """Insert plain rows into a table by the driver's fastest path."""
     cursor = session.connection().connection.dbapi_connection.cursor()
-    names = ", ".join([*columns, *constants])
+    names = ", ".join(columns)
     iterator = iter(rows)
-    done = 0
     try:
         if _is_sqlite(session):
-            fixed = [_sql_literal(value) for value in constants.values()]
-            values = ", ".join(["?"] * len(columns) + fixed)
-            sql = f"INSERT INTO {table_name} ({names}) VALUES ({values})"
+            sql = f"INSERT INTO {table_name} ({names}) VALUES ({', '.join(['?'] * len(columns))})"
             while chunk := list(itertools.islice(iterator, CHUNK)):
                 cursor.executemany(sql, chunk)
-                done += len(chunk)
-                if progress:
-                    progress(done, total)
         else:
-            extra = tuple(constants.values())
             with cursor.copy(f"COPY {table_name} ({names}) FROM STDIN") as copy:
-                for done, row in enumerate(iterator, start=1):
-                    copy.write_row(row + extra)
-                    if progress and done % CHUNK == 0:
-                        progress(done, total)
-            if progress:
-                progress(total, total)
+                for row in iterator:
+                    copy.write_row(row)
     finally:
         cursor.close()
-
-
-def _sql_literal(value: str | bool) -> str:
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    return "'" + value.replace("'", "''") + "'"
 
 
 @contextmanager
@@ -160,12 +131,6 @@ def staging_table(session: Session, columns: dict[str, str]) -> Iterator[TableCl
     connection.exec_driver_sql(f"DROP TABLE {name}")
 
 
-def _mapped(keys: pd.Series, ids: dict[str, int]) -> np.ndarray:
-    """``ids[key]`` for every key (factorised: each distinct key is looked up once)."""
-    codes, uniques = pd.factorize(keys)
-    return np.array([ids[key] for key in uniques], dtype=np.int64)[codes]
-
-
 def _id_map(
     session: Session, model: type, key: str, external_ids: Iterable[str], create: bool
 ) -> dict[str, int]:
@@ -180,7 +145,7 @@ def _id_map(
         return {}
     key_column = getattr(model, key)
     with staging_table(session, {"external_id": "TEXT"}) as stage:
-        copy_rows(session, stage.name, ["external_id"], ((key,) for key in wanted), len(wanted))
+        copy_rows(session, stage.name, ["external_id"], ((key,) for key in wanted))
         if create:
             names = [key] + (["created_at"] if hasattr(model, "created_at") else [])
             chosen = [stage.c.external_id] + (
@@ -281,21 +246,6 @@ def repeated(
     return int(total), [tuple(row) for row in found]
 
 
-def upsert_queries(session: Session, frame: pd.DataFrame) -> int:
-    """Add or update queries from ``query_id, text, description``; returns the rows written."""
-    ids = _mapped(frame["query_id"], query_ids(session, frame["query_id"]))
-    update_texts(session, Query, ids, frame, ["text", "description"])
-    return len(frame)
-
-
-def upsert_documents(session: Session, frame: pd.DataFrame) -> int:
-    """Add or update documents from ``doc_id[, title, url, body]``; returns the rows written."""
-    ids = _mapped(frame["doc_id"], document_ids(session, frame["doc_id"]))
-    fields = [name for name in ("title", "url", "body") if name in frame]
-    update_texts(session, Document, ids, frame, fields)
-    return len(frame)
-
-
 def update_texts(
     session: Session, model: type, ids: Sequence, frame: pd.DataFrame, fields: list[str]
 ) -> None:
@@ -335,25 +285,18 @@ def stage_results(session: Session, stage: TableClause, ids: IdCache, frame: pd.
 
 
 def write_run(
-    session: Session,
-    stage: TableClause,
-    name: str,
-    *,
-    ranked: bool = True,
-    description: str | None = None,
+    session: Session, stage: TableClause, name: str, *, ranked: bool = True
 ) -> tuple[int, int]:
     """Create the run ``name`` or replace all its results with the staged ones; without
     ``ranked``, ranks are given as trec_eval orders a run: per query, score descending and
     ties by document id descending. Returns the number of results and of their queries."""
     run = session.scalars(select(Run).where(Run.name == name)).first()
     if run is None:
-        run = Run(name=name, description=description)
+        run = Run(name=name)
         session.add(run)
         session.flush()
     else:
         run.imported_at = utcnow()
-        if description is not None:
-            run.description = description
         session.execute(delete(Result).where(Result.run_id == run.id))
     rows = select(literal(run.id), stage.c.query_id, stage.c.document_id)
     if ranked:
@@ -372,19 +315,6 @@ def write_run(
     counts = select(func.count(), func.count(distinct(stage.c.query_id))).select_from(stage)
     results, queries = session.execute(counts).one()
     return results, queries
-
-
-def replace_run(
-    session: Session,
-    name: str,
-    results: pd.DataFrame,
-    *,
-    description: str | None = None,
-) -> None:
-    """Create the run or replace all its results with ``query_id, doc_id, rank, score``."""
-    with staging_table(session, RESULT_STAGE) as stage:
-        stage_results(session, stage, IdCache(session), results)
-        write_run(session, stage, name, description=description)
 
 
 def stage_judgments(
@@ -452,18 +382,7 @@ def merge_judgments(session: Session, stage: TableClause) -> JudgmentCounts:
     return JudgmentCounts(added.rowcount, changed, staged - added.rowcount - changed)
 
 
-def import_judgments(
-    session: Session,
-    frame: pd.DataFrame,
-) -> JudgmentCounts:
-    """Add or update judgments from ``frame`` (``query_id, doc_id, rater, grade, skipped,
-    note`` and perhaps ``judged_at, duration_ms``), as ``merge_judgments`` does."""
-    with staging_table(session, JUDGMENT_STAGE) as stage:
-        stage_judgments(session, stage, IdCache(session), frame)
-        return merge_judgments(session, stage)
-
-
 def stage_rows(session: Session, stage: TableClause, columns: dict[str, Sequence]) -> None:
     """Insert the rows made of ``columns`` (name: values, NA as NULL) into ``stage``."""
     lists = [_values(pd.Series(values)) for values in columns.values()]
-    copy_rows(session, stage.name, list(columns), zip(*lists), len(lists[0]))
+    copy_rows(session, stage.name, list(columns), zip(*lists))

@@ -84,10 +84,6 @@ class Database:
     def url(self) -> URL:
         return self.engine.url
 
-    @property
-    def is_sqlite(self) -> bool:
-        return self.engine.dialect.name == "sqlite"
-
     def describe(self) -> str:
         """The database as a user would name it: a file path or a URL without password."""
         return described(self.url)
