@@ -8,7 +8,8 @@ import pytest
 
 from judge_app.judging.session import Change, JudgingSession
 from judge_app.store import StoreError
-from judge_app.store.bulk import document_ids, query_ids, replace_run
+from judge_app.store.bulk import document_ids, query_ids
+from judge_app.store.imports import import_files
 from judge_app.store.judgments import set_grade
 from judge_app.store.people import add_rater
 from judge_app.store.queue import PoolSettings, Progress, query_items
@@ -16,15 +17,16 @@ from judge_app.store.write_queue import WriteQueue
 
 
 @pytest.fixture
-def campaign(db):
+def campaign(db, tmp_path):
     """Queries q1 (d1, d2, d3) and q2 (d4, d5) of run ``alpha``; rater ana, with q1's d2
     graded 4 already by ana and d1 graded 0 by ben (whom ana never sees)."""
+    rows = [("q1", "d1", 1), ("q1", "d2", 2), ("q1", "d3", 3), ("q2", "d4", 1), ("q2", "d5", 2)]
+    run = tmp_path / "alpha.csv"
+    pd.DataFrame(rows, columns=["query_id", "doc_id", "rank"]).to_csv(run, index=False)
+    import_files(db, run=run, run_name="alpha")
     with db.transaction() as session:
         queries = query_ids(session, ["q1", "q2"])
         documents = document_ids(session, [f"d{n}" for n in range(1, 6)])
-        rows = [("q1", "d1", 1), ("q1", "d2", 2), ("q1", "d3", 3), ("q2", "d4", 1), ("q2", "d5", 2)]
-        results = pd.DataFrame(rows, columns=["query_id", "doc_id", "rank"]).assign(score=None)
-        replace_run(session, "alpha", results)
         ana = add_rater(session, "ana").id
         ben = add_rater(session, "ben").id
         set_grade(session, ana, queries["q1"], documents["d2"], 4)
