@@ -69,3 +69,19 @@ def test_wheel_installs_and_runs_init_and_demo(tmp_path):
         [python, "-c", check, *packages], capture_output=True, text=True, cwd=workdir, env=env
     )
     assert imported.returncode == 0, imported.stderr
+
+
+def test_every_package_of_the_source_is_listed_for_the_wheel():
+    """A package missing from pyproject's list is missing from the wheel (and a stale
+    egg-info can hide that from the wheel test above)."""
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    listed = set(
+        tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    found = {
+        ".".join(path.parent.relative_to(root).parts)
+        for path in (root / "judge_app").rglob("__init__.py")
+    }
+    assert found <= listed, sorted(found - listed)

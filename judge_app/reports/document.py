@@ -67,11 +67,7 @@ def render_html(data: ReportData, image: ImagePlacer) -> str:
         ),  # fmt: skip
         _coverage(data.coverage),
         "<h2>Settings</h2>",
-        _table(
-            ["setting", "value"],
-            [[_e(name), _e(_setting(value))] for name, value in data.settings.items()],
-            numeric_from=2,
-        ),
+        _settings(data.settings),
         f"<h2>Mean NDCG@{label} per run</h2>",
         _means(data.evaluations, data.intervals, number),
     ]
@@ -118,9 +114,17 @@ def _e(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-def _setting(value: object) -> str:
-    """A setting as the report states it: a list as its items, one after the other."""
-    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+def _settings(settings: dict[str, object]) -> str:
+    """The settings, two to a row (setting, value, setting, value): short on a page."""
+    cells = [
+        [_e(name), _e(", ".join(map(str, value)) if isinstance(value, list) else str(value))]
+        for name, value in settings.items()
+    ]
+    rows = [
+        cells[i] + (cells[i + 1] if i + 1 < len(cells) else ["", ""])
+        for i in range(0, len(cells), 2)
+    ]
+    return _table(["setting", "value", "setting", "value"], rows, numeric_from=4)
 
 
 def _formatter(digits: int) -> Callable[[float | None], str]:
