@@ -181,6 +181,6 @@ class EvaluationOptions:
             "runs": list(self.runs) if self.runs else "all",
             "raters": list(self.raters) if self.raters else "all",
             "seed": self.seed,
-            "bootstrap": self.resamples,
+            "resamples": self.resamples,
             "permutations": self.permutations,
         }
