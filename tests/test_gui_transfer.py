@@ -260,3 +260,21 @@ def test_the_open_database_is_refused_as_a_file_to_import_or_export_to(
     monkeypatch.undo()
     assert not [name for name in opened if name.startswith(str(demo_db))]
     assert snapshot(window.database) == before
+
+
+def test_qrels_of_a_rater_without_grades_are_refused_as_on_the_command_line(
+    qtbot, open_window, demo_db, tmp_path
+):
+    window = open_window(demo_db, "dan")  # dan is a rater now, with no grade yet
+    dialog = window.show_export_dialog()
+    dialog.as_qrels.setChecked(True)
+    index = dialog.method.findData("rater:dan")
+    assert index >= 0  # offered: dan is a rater of the database
+    dialog.method.setCurrentIndex(index)
+    out = tmp_path / "dan.qrels"
+    dialog.path.setText(str(out))
+    dialog.export_button.click()
+    wait_for_task(qtbot, window)
+    assert dialog.isVisible() and not out.exists()
+    assert "has no rater 'dan' (raters it has: ana, ben, chloe)" in dialog.error.text()
+    assert cli(["export", str(demo_db), "--qrels", str(out), "--aggregate", "rater:dan"]) == 2
