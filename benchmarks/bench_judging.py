@@ -53,8 +53,18 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from common import import_frames, in_workdir, log, max_rss_mib, prepared_database
+
+if TYPE_CHECKING:  # Qt and the window are imported where they are used, in the children
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QKeyEvent
+    from PySide6.QtWidgets import QTableView, QWidget
+    from sqlalchemy import TextClause
+
+    from judge_app.gui.judging import JudgingScreen
+    from judge_app.gui.window import MainWindow
 
 RESULTS_PER_QUERY = 50
 FULL_RATERS = 9  # r01..r09 judged everything; r10 and r11 half each
@@ -176,7 +186,7 @@ def generate(db_path: Path, queries: int, seed: int) -> dict:
             return reads.table_counts(session)
 
 
-def _sql(text: str):  # type: ignore[no-untyped-def]
+def _sql(text: str) -> TextClause:
     from sqlalchemy import text as sql_text
 
     return sql_text(text)
@@ -201,7 +211,7 @@ def child_gui(db_path: Path, presses: int, opens: int, seed: int) -> dict:
     commits: list[float] = []
     event.listen(Session, "after_commit", lambda _session: commits.append(time.perf_counter()))
 
-    def start_window():  # type: ignore[no-untyped-def]
+    def start_window() -> tuple[MainWindow, float]:
         t0 = time.perf_counter()
         window = create_main_window(db_path, RATER)
         window.show()
@@ -244,12 +254,12 @@ def child_gui(db_path: Path, presses: int, opens: int, seed: int) -> dict:
     open_ms, opened, read_ms = [], [], []
     read_items = JudgingSession.open_query
 
-    def timed_read(self, index):  # type: ignore[no-untyped-def]
+    def timed_read(self: JudgingSession, index: int) -> None:
         t0 = time.perf_counter()
         read_items(self, index)
         read_ms.append(1000 * (time.perf_counter() - t0))
 
-    JudgingSession.open_query = timed_read  # type: ignore[method-assign]
+    JudgingSession.open_query = timed_read
     for _ in range(opens):
         before = session.query_index
         QApplication.processEvents()
@@ -281,7 +291,7 @@ def child_gui(db_path: Path, presses: int, opens: int, seed: int) -> dict:
     }
 
 
-def settled(judging, timeout: float = 300.0) -> None:  # type: ignore[no-untyped-def]
+def settled(judging: JudgingScreen, timeout: float = 300.0) -> None:
     """Run the event loop until every change the screen was asked for is written."""
     from PySide6.QtWidgets import QApplication
 
@@ -293,7 +303,7 @@ def settled(judging, timeout: float = 300.0) -> None:  # type: ignore[no-untyped
         time.sleep(0.001)
 
 
-def _peer_table():  # type: ignore[no-untyped-def]
+def _peer_table() -> QTableView:
     """The floor for key to paint: a bare Qt table whose grade keys set a cell and move on."""
     from PySide6.QtGui import QStandardItem, QStandardItemModel
     from PySide6.QtWidgets import QTableView
@@ -304,7 +314,7 @@ def _peer_table():  # type: ignore[no-untyped-def]
         model.setItem(row, 1, QStandardItem(f"Result {row + 1}: " + " ".join(WORDS[:8])))
 
     class PeerTable(QTableView):
-        def keyPressEvent(self, event):  # type: ignore[no-untyped-def]
+        def keyPressEvent(self, event: QKeyEvent) -> None:
             row = max(self.currentIndex().row(), 0)
             model.setItem(row, 2, QStandardItem(event.text()))
             self.setCurrentIndex(model.index((row + 1) % RESULTS_PER_QUERY, 1))
@@ -350,7 +360,7 @@ def child_busy(db_path: Path, judgments: Path, presses: int, seed: int) -> dict:
     judging = window.judging
     rng = random.Random(seed)
 
-    def timed(view, key) -> float:  # type: ignore[no-untyped-def]
+    def timed(view: QWidget, key: Qt.Key) -> float:
         t0 = time.perf_counter()
         QTest.keyClick(view, key)
         QApplication.processEvents()

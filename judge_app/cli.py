@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -508,12 +508,14 @@ def _agreement(args: argparse.Namespace) -> str:
 
 
 def _report(args: argparse.Namespace) -> str:
-    from judge_app.commands.report import ReportOptions, write_report
+    from judge_app.commands.report import PdfWriter, ReportOptions, write_report
 
     options = ReportOptions(_evaluation_options(args), args.bootstrap, args.title)
-    pdf = None
+    pdf: PdfWriter | None = None
     if args.out.suffix.lower() == ".pdf":  # only a PDF needs Qt
-        from judge_app.gui.pdf import write_pdf as pdf
+        from judge_app.gui.pdf import write_pdf
+
+        pdf = write_pdf
     return f"{write_report(args.db, args.out, options, pdf)}: report of {args.db}"
 
 
@@ -525,7 +527,7 @@ def _packet(args: argparse.Namespace) -> str:
     return packets.merge(args.db, args.packet)
 
 
-COMMANDS = {
+COMMANDS: dict[str, Callable[[argparse.Namespace], str | int]] = {
     "init": _init,
     "import": _import,
     "export": _export,

@@ -19,6 +19,7 @@ import tempfile
 from contextlib import redirect_stdout
 from io import StringIO
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -28,6 +29,9 @@ from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
 
 from judge_app.cli import main as cli  # noqa: E402
+
+if TYPE_CHECKING:
+    from judge_app.gui.window import MainWindow
 
 SIZE = (1280, 800)
 DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -116,7 +120,7 @@ def take(folder: Path) -> list[Path]:
     return saved
 
 
-def _analysis_pages(window, folder: Path, theme: str) -> list[Path]:  # type: ignore[no-untyped-def]
+def _analysis_pages(window: MainWindow, folder: Path, theme: str) -> list[Path]:
     """The evaluation page (with its drill-down over it) and the agreement page."""
     saved = []
     window.analysis.show_evaluation()
@@ -143,7 +147,7 @@ def _analysis_pages(window, folder: Path, theme: str) -> list[Path]:  # type: ig
     return saved
 
 
-def _finish(window) -> None:  # type: ignore[no-untyped-def]
+def _finish(window: MainWindow) -> None:
     """Wait for the window's background work and let it show the outcome."""
     while window.task is not None:
         QThreadPool.globalInstance().waitForDone()
@@ -171,7 +175,7 @@ def _broken_files(folder: Path) -> tuple[Path, Path]:
     return queries, run
 
 
-def _shown(window, theme: str):  # type: ignore[no-untyped-def]
+def _shown(window: MainWindow, theme: str) -> MainWindow:
     window.set_theme(theme)
     window.resize(*SIZE)
     window.show()

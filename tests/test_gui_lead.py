@@ -129,8 +129,8 @@ def test_pooling_settings_are_stored_and_the_items_follow(qtbot, open_window, de
     window = open_window(demo_db, "dan")
     assert len(window.judging.session.items) == 12
     dialog = window.show_pool_dialog()
-    assert dialog.depth.value() == 10 and dialog.in_run_order.isChecked()
-    dialog.depth.setValue(5)
+    assert dialog.depth_box.value() == 10 and dialog.in_run_order.isChecked()
+    dialog.depth_box.setValue(5)
     check_only(dialog.runs, {"neural"})
     dialog.shuffled.setChecked(True)
     dialog.seed.setValue(3)

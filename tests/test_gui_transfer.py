@@ -6,6 +6,7 @@ import threading
 from contextlib import redirect_stdout
 from importlib import resources
 from io import StringIO
+from typing import Any
 
 import pytest
 from gui_support import demo_db, demo_template, fresh_settings, open_window
@@ -233,7 +234,7 @@ def test_the_open_database_is_refused_as_a_file_to_import_or_export_to(
     opened = []
     real_open = io.open
 
-    def recording_open(file, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def recording_open(file: object, *args: Any, **kwargs: Any) -> Any:
         opened.append(str(file))
         return real_open(file, *args, **kwargs)
 

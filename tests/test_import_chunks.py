@@ -8,6 +8,7 @@ import csv
 import io
 import shutil
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -38,7 +39,7 @@ def _write(path: Path, content: str | bytes) -> Path:
     return path
 
 
-def _problems(db: Database, **files) -> tuple[list[tuple], int]:  # type: ignore[no-untyped-def]
+def _problems(db: Database, **files: object) -> tuple[list[tuple], int]:
     """The problems (line, column, reason) of a refused import, which changed nothing."""
     before = snapshot(db)
     with pytest.raises(ImportFileError) as refused:
@@ -129,7 +130,7 @@ def test_a_multiline_field_across_a_chunk_border_keeps_lines(
 )  # fmt: skip
 def test_repeated_keys_are_found_across_chunks(
     db: Database, tmp_path: Path, three_rows, name, kind, content, options, expected
-):  # type: ignore[no-untyped-def]
+) -> None:
     found, total = _problems(db, **{kind: _write(tmp_path / name, content)}, **options)
     assert found == expected and total == len(expected)
 
@@ -329,7 +330,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @contextmanager
-def _copy(template: Path):  # type: ignore[no-untyped-def]
+def _copy(template: Path) -> Iterator[Database]:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "db.sqlite"
         shutil.copyfile(template, path)

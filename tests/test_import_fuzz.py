@@ -9,6 +9,7 @@ import io
 import shutil
 import tempfile
 import unicodedata
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from snapshots import snapshot
 from judge_app.io.errors import ImportFileError
 from judge_app.names import name_key
 from judge_app.store import reads
-from judge_app.store.database import open_database
+from judge_app.store.database import Database, open_database
 from judge_app.store.imports import import_files
 
 INERT_PREFIXES = ("=", "+", "-", "@", "\t", "\r", "'")
@@ -57,7 +58,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @contextmanager
-def _fresh_database(template: Path | None = None):  # type: ignore[no-untyped-def]
+def _fresh_database(template: Path | None = None) -> Iterator[tuple[Database, Path]]:
     """A new database in a new folder: a copy of ``template``, or empty."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "db.sqlite"

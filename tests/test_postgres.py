@@ -6,13 +6,14 @@ import random
 import re
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from sqlalchemy import select, text
 
-from judge_app.store import open_database, reads
+from judge_app.store import Database, open_database, reads
 from judge_app.store.bulk import document_ids, query_ids
 from judge_app.store.imports import import_files
 from judge_app.store.judgments import JudgmentState, current_state, set_grade, undo
@@ -24,7 +25,7 @@ DEMO = Path(__file__).resolve().parents[1] / "resources" / "demo"
 pytestmark = pytest.mark.postgres
 
 
-def _demo(database) -> None:  # type: ignore[no-untyped-def]
+def _demo(database: Database) -> None:
     import_files(
         database,
         queries=DEMO / "queries.csv",
@@ -139,16 +140,16 @@ def _history(database, rater: int, query: int, document: int) -> list[JudgmentEv
         )
 
 
-def _in_other_session(url: str, work) -> threading.Thread:  # type: ignore[no-untyped-def]
+def _in_other_session(url: str, work: Callable[[Database], object]) -> threading.Thread:
     """``work(database)`` in a thread with a database connection of its own (another copy of
     the app); what it returns or raises goes to ``thread.outcome``."""
 
     def run() -> None:
         with open_database(url) as other:
             try:
-                thread.outcome = work(other)  # type: ignore[attr-defined]
+                thread.outcome = work(other)
             except Exception as error:  # noqa: BLE001 (the test reads it)
-                thread.outcome = error  # type: ignore[attr-defined]
+                thread.outcome = error
 
     thread = threading.Thread(target=run)
     thread.start()
@@ -196,8 +197,8 @@ def test_raters_grading_at_once_on_one_server_lose_no_update(pg_url):
         raters, query, documents = _pairs(database, 6)
         start = threading.Barrier(4)
 
-        def grade(rater: int, seed: int):  # type: ignore[no-untyped-def]
-            def work(db):  # type: ignore[no-untyped-def]
+        def grade(rater: int, seed: int) -> Callable[[Database], list[tuple[int, int, int]]]:
+            def work(db: Database) -> list[tuple[int, int, int]]:
                 rng = random.Random(seed)
                 start.wait()
                 written, ends = [], time.monotonic() + seconds

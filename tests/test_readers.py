@@ -56,7 +56,7 @@ def _counts(db: Database) -> dict[str, int]:
         return reads.table_counts(session)
 
 
-def _refused(db: Database, **files) -> ImportFileError:  # type: ignore[no-untyped-def]
+def _refused(db: Database, **files: object) -> ImportFileError:
     """Import ``files``, expecting ImportFileError and no change at all to the database."""
     before = snapshot(db)
     with pytest.raises(ImportFileError) as info:
@@ -191,7 +191,7 @@ MALFORMED = [
 )
 def test_malformed_file_is_refused_with_line_column_and_reason(
     seeded: Database, tmp_path: Path, name, kind, content, options, line, column, words
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     path = _write(tmp_path / name, content)
     error = _refused(seeded, **{kind: path}, **options)
     first = error.problems[0]
@@ -209,7 +209,7 @@ def test_malformed_file_is_refused_with_line_column_and_reason(
 )
 def test_malformed_file_writes_nothing_to_an_empty_database(
     db: Database, tmp_path: Path, name, kind, content, options, line, column, words
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     path = _write(tmp_path / name, content)
     _refused(db, **{kind: path}, **options)
     assert set(_counts(db).values()) == {0}
@@ -293,7 +293,7 @@ NUL_FILES = [
 @pytest.mark.parametrize(("name", "content", "options", "line", "column"), NUL_FILES)
 def test_a_nul_character_is_refused_where_it_is_on_every_database(
     any_db: Database, tmp_path: Path, name, content, options, line, column
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     path = _write(tmp_path / name, content)
     kind = {"j": "judgments", "r": "run", "q": "queries"}[name[0]]
     error = _refused(any_db, **{kind: path}, **options)
@@ -859,7 +859,7 @@ def test_a_file_in_two_normal_forms_repeats_its_key(db: Database, tmp_path: Path
 )  # fmt: skip
 def test_a_rater_differing_only_by_case_or_spaces_is_refused(
     seeded: Database, tmp_path: Path, name, content, options, line, column, reason
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     path = _write(tmp_path / name, content)
     error = _refused(seeded, judgments=path, **options)
     assert [(p.file, p.line, p.column, p.reason) for p in error.problems] == [

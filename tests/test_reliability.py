@@ -96,7 +96,7 @@ def test_a_full_disk_changes_nothing_and_says_so(campaign: Path, tmp_path: Path)
         database.engine.dispose()
 
         @event.listens_for(database.engine, "connect")
-        def _full(connection, _record) -> None:  # type: ignore[no-untyped-def]
+        def _full(connection: sqlite3.Connection, _record: object) -> None:
             connection.execute(f"PRAGMA max_page_count={pages}")
 
         with pytest.raises(StoreError, match="disk is full; nothing of this change was written"):

@@ -8,6 +8,7 @@ import io
 import sqlite3
 import threading
 import time
+from typing import Any
 
 import pytest
 from alembic import command
@@ -176,7 +177,7 @@ def test_opening_a_database_never_reads_its_file_with_plain_file_io(db, db_path,
     opened = []
     real_open = io.open
 
-    def recording_open(file, *args, **kwargs):  # type: ignore[no-untyped-def]
+    def recording_open(file: object, *args: Any, **kwargs: Any) -> Any:
         opened.append(str(file))
         return real_open(file, *args, **kwargs)
 

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import json
 import textwrap
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from judge_app.agreement.coefficients import GRADES, LEVELS
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from judge_app.agreement.report import AgreementReport
     from judge_app.agreement.stability import RankingStability
 
@@ -154,7 +157,9 @@ def csv_text(report: AgreementReport, digits: int | None = None) -> str:
 
     rows: list[dict[str, Any]] = []
 
-    def row(section: str, statistic: str, value: Any, reason: str | None = None, **where: str):
+    def row(
+        section: str, statistic: str, value: Any, reason: str | None = None, **where: str
+    ) -> None:
         rows.append(
             {"section": section, "statistic": statistic, "value": value, "reason": reason} | where
         )
@@ -320,7 +325,7 @@ def table_text(report: AgreementReport, digits: int = 4) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _worst_queries(report: AgreementReport, f) -> list[str]:
+def _worst_queries(report: AgreementReport, f: Callable[[float | None], str]) -> list[str]:
     import pandas as pd
 
     if not report.per_query:
@@ -354,7 +359,7 @@ def _worst_queries(report: AgreementReport, f) -> list[str]:
     return lines
 
 
-def _ranking_lines(ranking: RankingStability | None, f) -> list[str]:
+def _ranking_lines(ranking: RankingStability | None, f: Callable[[float | None], str]) -> list[str]:
     if ranking is None:
         return []
     lines = [
@@ -374,5 +379,5 @@ def _ranking_lines(ranking: RankingStability | None, f) -> list[str]:
     return lines
 
 
-def _indent(frame) -> str:
+def _indent(frame: pd.DataFrame) -> str:
     return "\n".join("  " + line for line in frame.to_string(index=False).splitlines())

@@ -24,6 +24,8 @@ from judge_app.errors import JudgeAppError, UsageError
 from judge_app.io.outputs import check_output, output_file
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from judge_app.reports.document import ReportData
 
 PdfWriter = Callable[[str, dict[str, bytes], Path], None]
@@ -87,13 +89,13 @@ def render_report(db: str, out: Path, options: ReportOptions) -> RenderedReport:
     images: dict[str, bytes] = {}
     if out.suffix.lower() == ".pdf":
 
-        def place(figure, name: str) -> str:  # type: ignore[no-untyped-def]
+        def place(figure: Figure, name: str) -> str:
             images[f"{name}.png"] = charts.png(figure, dpi=192)  # drawn at half size
             return f"{name}.png"
 
         return RenderedReport(out, render_html(data, place), images)
 
-    def embed(figure, name: str) -> str:  # type: ignore[no-untyped-def]
+    def embed(figure: Figure, name: str) -> str:
         encoded = base64.b64encode(charts.svg(figure).encode("utf-8")).decode("ascii")
         return f"data:image/svg+xml;base64,{encoded}"
 

@@ -283,8 +283,8 @@ class AgreementView(QWidget):
         cards = QGridLayout()
         cards.setSpacing(8)
         self.cards: dict[str, StatCard] = {}
-        for position, (key, (caption, tooltip)) in enumerate(CARDS.items()):
-            card = StatCard(caption, tooltip)
+        for position, (key, texts) in enumerate(CARDS.items()):
+            card = StatCard(*texts)
             self.cards[key] = card
             cards.addWidget(card, position // CARD_COLUMNS, position % CARD_COLUMNS)
         grid.addLayout(cards, 1, 1)

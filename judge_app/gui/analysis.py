@@ -6,18 +6,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from matplotlib.figure import Figure
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QStackedWidget
 
+from judge_app.agreement.report import AgreementReport
 from judge_app.commands.agree import AgreementOptions, agreement_of_database
 from judge_app.commands.evaluate import (
     Campaign,
+    EvaluationResult,
     Stamp,
     change_stamp,
     evaluate_campaign,
     read_campaign,
 )
-from judge_app.commands.report import ReportOptions, render_report
+from judge_app.commands.report import RenderedReport, ReportOptions, render_report
 from judge_app.errors import JudgeAppError
 from judge_app.gui.agreement_view import AgreementView
 from judge_app.gui.evaluation_view import EvaluationView
@@ -30,6 +33,8 @@ from judge_app.store import reads
 POLL_MS = 3000
 """How often a shown evaluation or agreement page looks for new judgments."""
 REPORT_FILTER = "HTML report (*.html);;PDF report (*.pdf)"
+Evaluated = tuple[Campaign, EvaluationResult, dict[str, Figure]]
+"""What an evaluation task returns: the campaign it read, its evaluation and their charts."""
 
 
 class Analysis(QObject):
@@ -44,7 +49,7 @@ class Analysis(QObject):
         self.agreement_view = AgreementView()
         self.campaign: Campaign | None = None
         self.agreement_stamp: Stamp | None = None
-        self.report = None  # the agreement report shown, for the adjudication list
+        self.report: AgreementReport | None = None  # the one shown, for the adjudication list
         self.evaluation_view.changed.connect(self.refresh_evaluation)
         self.poll = QTimer(self)
         self.poll.setInterval(POLL_MS)
@@ -119,7 +124,7 @@ class Analysis(QObject):
         options = self.evaluation_view.options()
         url = self.workspace.database_url()
 
-        def work(worker: Worker):  # type: ignore[no-untyped-def]
+        def work(worker: Worker) -> Evaluated:
             loaded = campaign
             if loaded is None:
                 worker.report("reading judgments and results", 0, 0)
@@ -137,7 +142,7 @@ class Analysis(QObject):
         task.cancelled.connect(lambda: self.evaluation_view.show_error("Evaluation cancelled"))
         return task
 
-    def _evaluated(self, outcome) -> None:  # type: ignore[no-untyped-def]
+    def _evaluated(self, outcome: Evaluated) -> None:
         campaign, evaluation, figures = outcome
         if campaign is not self.campaign:
             self.campaign = campaign
@@ -166,7 +171,7 @@ class Analysis(QObject):
         task.errored.connect(lambda error: self._agreement_failed(error, stamp))
         return task
 
-    def _agreed(self, report, stamp: Stamp | None) -> None:  # type: ignore[no-untyped-def]
+    def _agreed(self, report: AgreementReport, stamp: Stamp | None) -> None:
         assert self.workspace.database is not None
         self.report, self.agreement_stamp = report, stamp
         self.agreement_view.show_report(report, self.workspace.database.describe())
@@ -216,7 +221,7 @@ class Analysis(QObject):
         )
         return task
 
-    def _report_rendered(self, rendered) -> None:  # type: ignore[no-untyped-def]
+    def _report_rendered(self, rendered: RenderedReport) -> None:
         try:
             out = rendered.save(write_pdf)
         except (OSError, JudgeAppError) as error:

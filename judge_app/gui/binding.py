@@ -48,6 +48,6 @@ def check_binding() -> None:
     """Raise QtBindingError if the installed PySide6 is known to crash on this Python."""
     if sys.implementation.name != "cpython":
         return
-    problem = binding_problem(PySide6.__version__, sys.version_info)
+    problem = binding_problem(PySide6.__version__, sys.version_info[:2])
     if problem:
         raise QtBindingError(problem)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPointF, QRectF, QSize, Qt
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
@@ -10,6 +10,7 @@ from judge_app.gui.models import Role
 from judge_app.gui.theme import SKIPPED_COLOUR, grade_colour, muted_text, text_on
 
 ERROR_COLOUR = "#d93f3f"
+_Index = QModelIndex | QPersistentModelIndex
 
 
 def _background(painter: QPainter, option: QStyleOptionViewItem) -> None:
@@ -51,7 +52,7 @@ def _fonts(base: QFont) -> tuple[tuple[QFont, QFontMetrics], tuple[QFont, QFontM
 class GradeBadgeDelegate(QStyledItemDelegate):
     """The rater's grade as a coloured pill with the grade and its label."""
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
         self.initStyleOption(option, index)
         _background(painter, option)
         grade = index.data(Role.GRADE)
@@ -96,7 +97,7 @@ class GradeBadgeDelegate(QStyledItemDelegate):
         painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, elided)
         painter.restore()
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+    def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:
         metrics = QFontMetrics(option.font)
         text = "5 Slightly relevant"
         return QSize(metrics.horizontalAdvance(text) + 40, metrics.height() + 16)
@@ -105,12 +106,14 @@ class GradeBadgeDelegate(QStyledItemDelegate):
 class TwoLineDelegate(QStyledItemDelegate):
     """A row with a main line (the display text) and a muted second line from ``second_role``."""
 
-    def __init__(self, second_role: int, check_role: int | None = None, parent=None) -> None:
+    def __init__(
+        self, second_role: int, check_role: int | None = None, parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self._second_role = second_role
         self._check_role = check_role
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
         self.initStyleOption(option, index)
         _background(painter, option)
         painter.save()
@@ -141,6 +144,6 @@ class TwoLineDelegate(QStyledItemDelegate):
         )
         painter.restore()
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+    def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:
         first = QFontMetrics(option.font).height()
         return QSize(200, int(first * 2.2) + 14)

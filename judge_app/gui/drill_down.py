@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
+from typing import SupportsFloat
 
 from PySide6.QtWidgets import (
     QComboBox,
@@ -19,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from judge_app.commands.explain import QueryExplanation
-from judge_app.gui.tables import TablePane, fit_columns, is_missing
+from judge_app.gui.tables import Formatter, TablePane, fit_columns, is_missing
 
 Explainer = Callable[[str, str], QueryExplanation]
 """(run, query id) → the explanation of that query's NDCG in that run."""
@@ -28,10 +29,10 @@ TIGHT = 16
 GAIN_WORDS = {"linear": "the grade (linear gain)", "exponential": "2^grade − 1 (exponential gain)"}
 
 
-def _grade(value: object) -> str:
+def _grade(value: SupportsFloat) -> str:
     if is_missing(value):
         return "–"
-    number = float(value)  # type: ignore[arg-type]
+    number = float(value)
     return f"{number:g}" if number == round(number) else f"{number:.2f}"
 
 
@@ -105,7 +106,7 @@ class DrillDownDialog(QDialog):
         layout.addWidget(buttons)
 
     @staticmethod
-    def _formats() -> dict[str, Callable[[object], str]]:
+    def _formats() -> dict[str, Formatter]:
         four = "{:.4f}".format
         return {
             "grade": _grade,

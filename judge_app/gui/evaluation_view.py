@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 from matplotlib.figure import Figure
-from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeyEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from judge_app.commands.evaluate import Campaign, EvaluationResult
-from judge_app.commands.explain import explain_query
+from judge_app.commands.explain import QueryExplanation, explain_query
 from judge_app.commands.options import EvaluationOptions
 from judge_app.gui.charts_canvas import ChartCanvas
 from judge_app.gui.drill_down import DrillDownDialog
@@ -100,13 +100,17 @@ class NameMenu(QToolButton):
             action = menu.addAction(name)
             action.setCheckable(True)
             action.setChecked(name in chosen)
-            action.toggled.connect(lambda _on: (self._update_text(), self.changed.emit()))
+            action.toggled.connect(self._toggled)
             self.actions_[name] = action
         self._update_text()
 
     def chosen(self) -> tuple[str, ...] | None:
         names = tuple(name for name, action in self.actions_.items() if action.isChecked())
         return names or None
+
+    def _toggled(self, _on: bool) -> None:
+        self._update_text()
+        self.changed.emit()
 
     def _update_text(self) -> None:
         chosen = self.chosen()
@@ -315,7 +319,7 @@ class EvaluationView(QWidget):
 
     # drill-down --------------------------------------------------------------------------------
 
-    def eventFilter(self, watched, event) -> bool:  # type: ignore[no-untyped-def]
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if (
             watched is self.table
             and isinstance(event, QKeyEvent)
@@ -347,7 +351,7 @@ class EvaluationView(QWidget):
         self.drill_down.show_query(query_id, runs)
         return self.drill_down
 
-    def _explain(self, run: str, query_id: str):  # type: ignore[no-untyped-def]
+    def _explain(self, run: str, query_id: str) -> QueryExplanation:
         assert self.campaign is not None and self.evaluation is not None
         listed = self.campaign.results
         documents = listed.loc[listed["query_id"] == query_id, "doc_id"].astype(str).tolist()

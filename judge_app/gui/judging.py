@@ -518,7 +518,7 @@ class JudgingScreen(QWidget):
         if action.startswith("grade"):
             self.grade(int(action[5:]))
         elif action in ("next", "previous"):
-            self.move(1 if action == "next" else -1)
+            self.step_result(1 if action == "next" else -1)
         elif action == "clear":
             self.clear()
         elif action == "skip":
@@ -538,7 +538,7 @@ class JudgingScreen(QWidget):
         elif action == "help":
             self.helpRequested.emit()
 
-    def move(self, step: int) -> None:
+    def step_result(self, step: int) -> None:
         row = self.current_row
         count = self.results_model.rowCount()
         if count:
@@ -653,6 +653,7 @@ class JudgingScreen(QWidget):
     def _show_changed(self, row: int | None) -> None:
         """Repaint a changed row, the progress, and the document pane if it shows that row."""
         if row is not None:
+            assert self.session is not None  # a row is one of the open session's
             self.results_model.row_changed(row)
             if row == self.current_row and self._shown_note != self.session.items[row].note:
                 self._show_document()
@@ -729,8 +730,12 @@ class JudgingScreen(QWidget):
                 self.select_row(self.session.next_unjudged(row))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.note_edit and event.type() == QEvent.Type.KeyPress:
-            key = event.key()  # type: ignore[attr-defined]
+        if (
+            watched is self.note_edit
+            and event.type() == QEvent.Type.KeyPress
+            and isinstance(event, QKeyEvent)
+        ):
+            key = event.key()
             if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
                 self._close_note(save=True)
                 return True

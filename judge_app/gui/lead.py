@@ -90,7 +90,11 @@ class LeadDialog(TaskDialog):
         self.body.addStretch(1)
         self.body.addWidget(self.error)
         self.body.addWidget(self.buttons)
-        self.buttons.accepted.connect(self.save)  # type: ignore[attr-defined]
+        self.buttons.accepted.connect(self.save)
+
+    def save(self) -> None:
+        """Check and write what the dialog shows: each dialog's own."""
+        raise NotImplementedError
 
     def show_error(self, text: str) -> None:
         self.error.setText(text)
@@ -292,7 +296,7 @@ class AssignDialog(LeadDialog):
             return
         self.accept_button.setEnabled(True)
         replace = self.replace.isChecked()
-        rows = []
+        rows: list[tuple[str, int, int]] = []
         for rater_id, queries in self.plan.queues.items():
             before = set() if replace else self._assigned.get(rater_id, set())
             new = len(set(queries) - before)
@@ -300,7 +304,7 @@ class AssignDialog(LeadDialog):
         self.preview.setRowCount(len(rows))
         for row, cells in enumerate(rows):
             for column, value in enumerate(cells):
-                text = f"{value:,}" if isinstance(value, int) else value
+                text = f"{value:,}" if isinstance(value, int) else str(value)
                 item = QTableWidgetItem(text)
                 if column:
                     item.setTextAlignment(
@@ -345,7 +349,8 @@ class AssignDialog(LeadDialog):
     def _failed(self, error: BaseException) -> None:
         self.show_error(f"Nothing was assigned: {error}")
 
-    def _succeeded(self, assigned: Assigned) -> None:  # type: ignore[override]
+    def _succeeded(self, assigned: object) -> None:
+        assert isinstance(assigned, Assigned)  # what the task of save() returns
         total, raters = sum(assigned.plan.load().values()), len(assigned.plan.queues)
         self.saved(f"Assigned: {total:,} queries to {raters} raters")
 
@@ -456,13 +461,13 @@ class PoolDialog(LeadDialog):
         grid.setHorizontalSpacing(14)
         grid.setVerticalSpacing(10)
         grid.addWidget(_field("Depth"), 0, 0)
-        self.depth = QSpinBox()
-        self.depth.setObjectName("poolDepth")
-        self.depth.setRange(1, 10_000)
-        self.depth.setValue(pool.depth)
-        self.depth.setPrefix("the top ")
-        self.depth.setSuffix(" results of each run")
-        grid.addWidget(self.depth, 0, 1, Qt.AlignmentFlag.AlignLeft)
+        self.depth_box = QSpinBox()
+        self.depth_box.setObjectName("poolDepth")
+        self.depth_box.setRange(1, 10_000)
+        self.depth_box.setValue(pool.depth)
+        self.depth_box.setPrefix("the top ")
+        self.depth_box.setSuffix(" results of each run")
+        grid.addWidget(self.depth_box, 0, 1, Qt.AlignmentFlag.AlignLeft)
         grid.addWidget(_field("Runs"), 1, 0, Qt.AlignmentFlag.AlignTop)
         chosen = set(runs) if pool.runs is None else set(pool.runs)
         self.runs = _checkable_list("poolRuns", [(name, name) for name in runs], chosen)
@@ -508,7 +513,7 @@ class PoolDialog(LeadDialog):
         self.summary.setWordWrap(True)
         self.body.addWidget(self.summary)
         self.finish_layout()
-        self.depth.valueChanged.connect(lambda _value: self._update())
+        self.depth_box.valueChanged.connect(lambda _value: self._update())
         self.runs.itemChanged.connect(lambda _item: self._update())
         self.in_run_order.toggled.connect(lambda _on: self._update())
         self._update()
@@ -516,7 +521,7 @@ class PoolDialog(LeadDialog):
     def settings(self) -> PoolSettings:
         runs = _checked(self.runs)
         return PoolSettings(
-            depth=self.depth.value(),
+            depth=self.depth_box.value(),
             runs=None if len(runs) == len(self._all_runs) else tuple(runs),
             order="run" if self.in_run_order.isChecked() else "shuffle",
             order_run=self.order_run.currentData(),

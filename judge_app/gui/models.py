@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from PySide6.QtCore import QAbstractListModel, QAbstractTableModel, QModelIndex, QObject, Qt
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+)
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication
 
@@ -16,6 +23,7 @@ from judge_app.judging.session import JudgingSession
 from judge_app.store.queue import Item
 
 USER = int(Qt.ItemDataRole.UserRole)
+_Index = QModelIndex | QPersistentModelIndex
 
 
 class Role(IntEnum):
@@ -85,26 +93,26 @@ class ResultsModel(QAbstractTableModel):
         assert self._session is not None
         return self._session.items[row]
 
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         if parent.isValid() or self._session is None:
             return 0
         return len(self._session.items)
 
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(Column)
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0):
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = 0) -> object:
         if orientation == Qt.Orientation.Horizontal and 0 <= section < len(Column):
             if role == Qt.ItemDataRole.DisplayRole:
                 return HEADERS[Column(section)]
         return None
 
-    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
+    def flags(self, index: _Index) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
         # called a few hundred times per repaint: plain ints, and no work for other roles
         if role not in _RESULT_ROLES or self._session is None or not index.isValid():
             return None
@@ -175,17 +183,17 @@ class QueueModel(QAbstractListModel):
         if 0 <= index < self.rowCount():
             self.dataChanged.emit(self.index(index), self.index(index))
 
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         if parent.isValid() or self._session is None:
             return 0
         return len(self._session.queue)
 
-    def flags(self, index: QModelIndex) -> Qt.ItemFlag:
+    def flags(self, index: _Index) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
         if not index.isValid() or self._session is None:
             return None
         if not 0 <= index.row() < len(self._session.queue):

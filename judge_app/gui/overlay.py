@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QColor, QKeyEvent, QPainter
-from PySide6.QtWidgets import QFrame, QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QVBoxLayout,
+    QWidget,
+)
 
 from judge_app.judging.keys import ACTIONS, KEYMAP_TITLES, key_label, keys_of
 
@@ -21,6 +29,7 @@ class ShortcutOverlay(QWidget):
 
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
+        self._host = parent
         self.setObjectName("shortcutOverlay")
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.card = QFrame(self)
@@ -33,12 +42,7 @@ class ShortcutOverlay(QWidget):
 
     def show_keymap(self, name: str, keymap: dict[str, str], grade_labels: list[str]) -> None:
         """Fill the card for ``keymap`` and show it over the parent."""
-        while self._layout.count():
-            child = self._layout.takeAt(0)
-            if child.widget():
-                child.widget().deleteLater()
-            elif child.layout():
-                _clear(child.layout())
+        _clear(self._layout)
         title = QLabel("Keyboard shortcuts")
         title.setObjectName("overlayTitle")
         subtitle = QLabel(f"Key map: {KEYMAP_TITLES[name]}  ·  change it in View ▸ Key map")
@@ -88,7 +92,7 @@ class ShortcutOverlay(QWidget):
         self.setFocus()
 
     def _place(self) -> None:
-        self.setGeometry(self.parentWidget().rect())
+        self.setGeometry(self._host.rect())
         width = min(self.card.sizeHint().width(), self.width() - 48)
         height = min(self._layout.heightForWidth(width), self.height() - 48)
         if height <= 0:
@@ -98,7 +102,7 @@ class ShortcutOverlay(QWidget):
         )
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.parentWidget() and event.type() == QEvent.Type.Resize:
+        if watched is self._host and event.type() == QEvent.Type.Resize:
             if self.isVisible():
                 self._place()
         return super().eventFilter(watched, event)
@@ -115,10 +119,10 @@ class ShortcutOverlay(QWidget):
         self.hide()
 
 
-def _clear(layout) -> None:  # type: ignore[no-untyped-def]
-    while layout.count():
-        child = layout.takeAt(0)
-        if child.widget():
-            child.widget().deleteLater()
-        elif child.layout():
-            _clear(child.layout())
+def _clear(layout: QLayout) -> None:
+    """Empty ``layout``: its widgets deleted, its nested layouts emptied."""
+    while (child := layout.takeAt(0)) is not None:
+        if (widget := child.widget()) is not None:
+            widget.deleteLater()
+        elif (inner := child.layout()) is not None:
+            _clear(inner)

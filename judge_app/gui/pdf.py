@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QMarginsF, QUrl
+from PySide6.QtCore import QCoreApplication, QMarginsF, QUrl
 from PySide6.QtGui import QGuiApplication, QImage, QPageLayout, QPageSize, QPdfWriter, QTextDocument
 
 IMAGE_SCALE = 2.4
@@ -18,7 +18,8 @@ def write_pdf(html: str, images: dict[str, bytes], out: Path) -> None:
     _application()
     document = QTextDocument()
     for name, data in images.items():
-        image = QImage.fromData(data, "PNG")
+        image = QImage()
+        image.loadFromData(data, "PNG")
         image.setDevicePixelRatio(IMAGE_SCALE)
         document.addResource(QTextDocument.ResourceType.ImageResource, QUrl(name), image)
     document.setHtml(html)
@@ -30,7 +31,7 @@ def write_pdf(html: str, images: dict[str, bytes], out: Path) -> None:
     document.print_(writer)
 
 
-def _application() -> QGuiApplication:
+def _application() -> QCoreApplication:
     """The running Qt application, or one made for printing (off screen when there is no
     display, as on a server running ``judge-app report``)."""
     app = QGuiApplication.instance()
@@ -38,4 +39,4 @@ def _application() -> QGuiApplication:
         if not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
             os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         app = QGuiApplication([])
-    return app  # type: ignore[return-value]
+    return app

@@ -5,6 +5,7 @@ user's, so tests and scripts never read or change the developer's own settings."
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, QStandardPaths
@@ -30,7 +31,8 @@ def _list(value: object) -> list[str]:
         return []
     if isinstance(value, str):
         return [value] if value else []
-    return [str(entry) for entry in value]  # type: ignore[union-attr]
+    assert isinstance(value, Iterable), value  # QSettings reads a list back as a list
+    return [str(entry) for entry in value]
 
 
 def data_folder() -> Path:

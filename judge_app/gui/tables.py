@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -48,8 +49,9 @@ from judge_app.io.exports import write_csv
 
 SORT_ROLE = Qt.ItemDataRole.UserRole
 """The raw value of a cell (None where missing), by which the proxy sorts."""
-Formatter = Callable[[object], str]
-"""A cell's text from its raw value; never called with a missing value (shown as "–")."""
+Formatter = Callable[[Any], str]
+"""A cell's text from its raw value; never called with a missing value (shown as "–"). Any:
+a column's formatter takes the type of that column's values (a float, a str, ...)."""
 MISSING = "–"
 MARK = " †"
 WARNING_COLOURS = {False: "#a15c00", True: "#f0b35a"}  # on a light, on a dark palette
@@ -109,7 +111,7 @@ class FrameModel(QAbstractTableModel):
         frame: pd.DataFrame | None = None,
         *,
         headers: dict[str, str] | None = None,
-        formats: dict[str, Formatter] | None = None,
+        formats: Mapping[str, Formatter] | None = None,
         marked: str | None = None,
         tooltips: dict[str, str] | None = None,
         parent: QObject | None = None,
@@ -210,9 +212,8 @@ class FrameModel(QAbstractTableModel):
     def _reorder(self, rows: list[int]) -> None:
         self._frame = self._frame.iloc[rows]
         self._marks = [self._marks[row] for row in rows]
-        for cache in (self._values, self._texts):
-            for column, entries in cache.items():
-                cache[column] = [entries[row] for row in rows]  # type: ignore[assignment]
+        self._values = {column: [got[row] for row in rows] for column, got in self._values.items()}
+        self._texts = {column: [got[row] for row in rows] for column, got in self._texts.items()}
         self.generation += 1
 
     # Qt ----------------------------------------------------------------------------------------
@@ -446,7 +447,7 @@ class TablePane(QWidget):
         csv_name: str,
         *,
         headers: dict[str, str] | None = None,
-        formats: dict[str, Formatter] | None = None,
+        formats: Mapping[str, Formatter] | None = None,
         tooltips: dict[str, str] | None = None,
         marked: str | None = None,
         noun: str = "rows",

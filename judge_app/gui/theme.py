@@ -110,7 +110,8 @@ def apply_theme(app: QApplication, theme: str) -> None:
     if theme == "dark":
         indicators.setColor(QPalette.ColorRole.Window, QColor("#a3abb6"))
     for widget_class in ("QCheckBox", "QRadioButton", "QListWidget"):
-        app.setPalette(indicators, widget_class)
+        # PySide6's stubs type the class name (a const char*) as bytes; the binding takes str only
+        app.setPalette(indicators, widget_class)  # type: ignore[arg-type]
     font = QFont(app.font())
     font.setPointSizeF(max(font.pointSizeF(), 10.0))
     app.setFont(font)

@@ -327,8 +327,15 @@ class ImportDialog(TaskDialog):
         self.adjustSize()
 
     def problem_rows(self) -> list[tuple[str, str, str, str]]:
+        """The problems listed: (file, line, column, reason), as shown."""
+
+        def text(row: int, column: int) -> str:
+            item = self.problems.item(row, column)
+            assert item is not None  # show_problems fills every cell
+            return item.text()
+
         return [
-            tuple(self.problems.item(row, column).text() for column in range(4))  # type: ignore[misc]
+            (text(row, 0), text(row, 1), text(row, 2), text(row, 3))
             for row in range(self.problems.rowCount())
         ]
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from PySide6.QtCore import QEvent, QObject, Qt, QThreadPool
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QApplication, QDialog, QLabel, QMainWindow, QMenu, QStackedWidget
 
 from judge_app.commands.adjudicate import adjudicator, disputed_item
@@ -44,6 +45,7 @@ LEAD_DIALOGS: dict[str, type[LeadDialog]] = {
     "rubric": RubricDialog,
     "pool": PoolDialog,
 }
+AnyDialog = TypeVar("AnyDialog", bound=QDialog)
 _INPUT_EVENTS = (
     QEvent.Type.KeyPress,
     QEvent.Type.MouseButtonPress,
@@ -107,9 +109,7 @@ class MainWindow(QMainWindow):
         workspace.campaignChanged.connect(self.refresh_judging)
         workspace.taskStarted.connect(lambda _task: self._update_actions())
         workspace.taskFinished.connect(lambda _task: self._task_finished())
-        self.pages.currentChanged.connect(
-            lambda _index: (self._update_actions(), self._set_title())
-        )
+        self.pages.currentChanged.connect(self._page_changed)
         self.start_page.openRequested.connect(self.ask_open_database)
         self.start_page.newRequested.connect(self.ask_new_database)
         self.start_page.demoRequested.connect(self.open_demo)
@@ -232,14 +232,20 @@ class MainWindow(QMainWindow):
             actions[name] = action
         return actions
 
-    def _add(self, menu, title: str, slot, shortcut=None) -> QAction:  # type: ignore[no-untyped-def]
+    def _add(
+        self,
+        menu: QMenu,
+        title: str,
+        slot: Callable[[], object],
+        shortcut: QKeySequence.StandardKey | str | None = None,
+    ) -> QAction:
         action = menu.addAction(title)
         action.triggered.connect(lambda _checked=False: slot())
         if shortcut is not None:
             action.setShortcut(shortcut)
         return action
 
-    def _judge_action(self, menu, name: str, title: str) -> None:  # type: ignore[no-untyped-def]
+    def _judge_action(self, menu: QMenu, name: str, title: str) -> None:
         """A menu entry for a keyboard action; the key is shown, the key map handles it."""
         action = menu.addAction(title)
         action.triggered.connect(
@@ -551,7 +557,7 @@ class MainWindow(QMainWindow):
         """Lead ▸ Pooling…: depth, runs, and the order results are shown in."""
         return self.show_lead_dialog("pool")
 
-    def _open_dialog(self, name: str, make: Callable[[Workspace], QDialog]):  # type: ignore[no-untyped-def]
+    def _open_dialog(self, name: str, make: Callable[[Workspace], AnyDialog]) -> AnyDialog | None:
         """The dialog ``make`` builds on the workspace (none while there is no database or
         work is under way), shown with ``open()`` (not modal to the code) and kept as
         ``self.<name>`` until it closes."""
@@ -570,6 +576,10 @@ class MainWindow(QMainWindow):
 
     # events ----------------------------------------------------------------------------------
 
+    def _page_changed(self, _index: int) -> None:
+        self._update_actions()
+        self._set_title()
+
     def _task_finished(self) -> None:
         self._update_actions()
         if self.pages.currentWidget() is self.judging:
@@ -579,8 +589,8 @@ class MainWindow(QMainWindow):
         kind = event.type()
         if kind in _INPUT_EVENTS:
             self.judging.timer.touch()
-        elif kind == QEvent.Type.KeyRelease:
-            self.judging.key_released(event)  # type: ignore[arg-type]
+        elif kind == QEvent.Type.KeyRelease and isinstance(event, QKeyEvent):
+            self.judging.key_released(event)
         return super().eventFilter(watched, event)
 
     def changeEvent(self, event: QEvent) -> None:

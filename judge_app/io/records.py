@@ -12,7 +12,7 @@ import csv
 import json
 import re
 import warnings
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -166,8 +166,8 @@ class DelimitedFile(RecordFile):
             if last is not None:
                 return Problem(path, last, None, "a quoted field is never closed")
         found = _PANDAS_LINE.search(message)
-        line = int(found.group(1)) if found else None
-        return Problem(path, line, None, message.split("C error: ")[-1])
+        said = int(found.group(1)) if found else None  # the line pandas names, if any
+        return Problem(path, said, None, message.split("C error: ")[-1])
 
 
 _PARSER_ERRORS = (pd.errors.ParserError, pd.errors.ParserWarning, ValueError, csv.Error)
@@ -185,7 +185,7 @@ def _delimited_records(path: Path, sep: str) -> Iterator[tuple[int, list[str]]]:
     blank = " \t".replace(sep, "")
     last = ""
 
-    def physical_lines(handle):  # type: ignore[no-untyped-def]
+    def physical_lines(handle: Iterable[str]) -> Iterator[str]:
         nonlocal last
         for last in handle:
             yield last

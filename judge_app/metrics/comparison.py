@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -29,7 +29,7 @@ _TIE_TOLERANCE = 1e-9
 """Flipped sums within this fraction of sum(|d|) of the observed one count as ties (rounding)."""
 
 
-def _rng_keyword(bootstrap: object) -> str:
+def _rng_keyword(bootstrap: Callable[..., object]) -> str:
     """scipy 1.15 renamed ``random_state`` to ``rng``; both take a Generator as it is."""
     return "rng" if "rng" in inspect.signature(bootstrap).parameters else "random_state"
 

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 
 import matplotlib
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
@@ -20,7 +21,7 @@ WIN, LOSS = "#3b9960", "#b8473d"
 MAX_BARS = 400  # per-query differences beyond this are drawn as areas
 
 
-def _figure(title: str, size: tuple[float, float] = SIZE) -> tuple[Figure, object]:
+def _figure(title: str, size: tuple[float, float] = SIZE) -> tuple[Figure, Axes]:
     figure = Figure(figsize=size, dpi=100, layout="constrained")
     axes = figure.add_subplot()
     axes.set_title(title, loc="left", fontsize=11, color=INK, fontweight="bold")
@@ -49,7 +50,7 @@ def ndcg_by_k(curves: Mapping[str, tuple[Sequence[int], Sequence[float]]]) -> Fi
 def ndcg_distribution(values: Mapping[str, np.ndarray], measure: str) -> Figure:
     """How per-query values of ``measure`` are spread, one histogram outline per run."""
     figure, axes = _figure(f"Distribution of per-query {measure}")
-    bins = np.linspace(0, 1, 11)
+    bins = np.linspace(0, 1, 11).tolist()  # ten equal bins over [0, 1]
     for index, (run, scores) in enumerate(values.items()):
         colour = RUN_COLOURS[index % len(RUN_COLOURS)]
         axes.hist(scores, bins=bins, histtype="step", linewidth=1.8, color=colour, label=run)

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import itertools
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -36,8 +37,9 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import CursorResult
 from sqlalchemy.orm import Session
-from sqlalchemy.sql.expression import TableClause
+from sqlalchemy.sql.expression import ColumnElement, TableClause
 
 from judge_app.store.models import (
     Document,
@@ -50,6 +52,8 @@ from judge_app.store.models import (
     utcnow,
 )
 
+NamedModel = type[Query | Document | Rater]
+"""A table whose rows are known by a key of their own: an external id, a rater's name."""
 CHUNK = 50_000
 # SQLAlchemy's SQLite DateTime storage format, in which times are sent as text.
 SQLITE_TIME_FORMAT = "%Y-%m-%d %H:%M:%S.%f"
@@ -77,13 +81,20 @@ class JudgmentCounts:
     unchanged: int
 
 
-def _insert(session: Session):  # type: ignore[no-untyped-def]
+def _insert(session: Session) -> Callable[[NamedModel], postgresql.Insert | sqlite.Insert]:
     """The dialect's INSERT construct, which knows ON CONFLICT."""
     return postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
 
 
 def _is_sqlite(session: Session) -> bool:
     return session.get_bind().dialect.name == "sqlite"
+
+
+def _rowcount(result: object) -> int:
+    """The rows written by an INSERT or UPDATE, from what ``Session.execute`` returned for
+    it (a CursorResult)."""
+    assert isinstance(result, CursorResult)
+    return result.rowcount
 
 
 def _values(series: pd.Series) -> list:
@@ -97,7 +108,9 @@ def copy_rows(
     session: Session, table_name: str, columns: Sequence[str], rows: Iterable[tuple]
 ) -> None:
     """Insert plain rows into a table by the driver's fastest path."""
-    cursor = session.connection().connection.dbapi_connection.cursor()
+    connection = session.connection().connection.dbapi_connection
+    assert connection is not None  # a Session's connection is open while it is in use
+    cursor = connection.cursor()
     names = ", ".join(columns)
     iterator = iter(rows)
     try:
@@ -132,15 +145,17 @@ def staging_table(session: Session, columns: dict[str, str]) -> Iterator[TableCl
 
 
 def _id_map(
-    session: Session, model: type, key: str, external_ids: Iterable[str], create: bool
+    session: Session, model: NamedModel, key: str, external_ids: Iterable[str], create: bool
 ) -> dict[str, int]:
     """Ids of the rows whose ``key`` is among ``external_ids``; missing ones created if asked.
 
     Creation is insert-or-ignore, so two imports creating the same row at once do not collide.
     """
-    if not isinstance(external_ids, pd.Series):
-        external_ids = pd.Series(list(external_ids), dtype=object)
-    wanted = _values(external_ids.drop_duplicates())
+    if isinstance(external_ids, pd.Series):
+        series = external_ids
+    else:
+        series = pd.Series(list(external_ids), dtype=object)
+    wanted = _values(series.drop_duplicates())
     if not wanted:
         return {}
     key_column = getattr(model, key)
@@ -186,19 +201,19 @@ class IdCache:
     ``--strict`` refuses), unless they were ``given`` (by the import's queries or documents).
     """
 
-    KEYS = {Query: "external_id", Document: "external_id", Rater: "name"}
+    KEYS: dict[NamedModel, str] = {Query: "external_id", Document: "external_id", Rater: "name"}
 
     def __init__(self, session: Session, *, strict: bool = False) -> None:
         self._session = session
         self._strict = strict
-        self._ids: dict[type, dict[str, int]] = {model: {} for model in self.KEYS}
-        self._names: dict[type, dict[int, str]] = {}
-        self.unknown: dict[type, set[str]] = {Query: set(), Document: set()}
+        self._ids: dict[NamedModel, dict[str, int]] = {model: {} for model in self.KEYS}
+        self._names: dict[NamedModel, dict[int, str]] = {}
+        self.unknown: dict[NamedModel, set[str]] = {Query: set(), Document: set()}
 
-    def ids(self, model: type, external_ids: pd.Series, *, given: bool = False) -> pd.Series:
+    def ids(self, model: NamedModel, external_ids: pd.Series, *, given: bool = False) -> pd.Series:
         """The id of each external id (NA where it is missing), creating the unknown ones."""
-        codes, uniques = pd.factorize(external_ids)
-        uniques, known = uniques.tolist(), self._ids[model]
+        codes, found = pd.factorize(external_ids)
+        uniques, known = found.tolist(), self._ids[model]
         new = [key for key in uniques if key not in known]
         if new:
             key = self.KEYS[model]
@@ -213,7 +228,7 @@ class IdCache:
         )
         return mapped.astype("Int64").mask(codes < 0) if (codes < 0).any() else mapped
 
-    def name(self, model: type, id_: int) -> str:
+    def name(self, model: NamedModel, id_: int) -> str:
         """The external id of ``id_``, one this import named."""
         if model not in self._names:
             self._names[model] = {value: key for key, value in self._ids[model].items()}
@@ -247,7 +262,11 @@ def repeated(
 
 
 def update_texts(
-    session: Session, model: type, ids: Sequence, frame: pd.DataFrame, fields: list[str]
+    session: Session,
+    model: type[Query | Document],
+    ids: pd.Series | Sequence[int | None],
+    frame: pd.DataFrame,
+    fields: list[str],
 ) -> None:
     """Set ``fields`` of the rows ``ids`` (of ``model``) to the columns of ``frame``."""
     rows = [
@@ -260,7 +279,11 @@ def update_texts(
 
 
 def fill_missing_texts(
-    session: Session, model: type, field: str, ids: Sequence[int], values: Sequence[str]
+    session: Session,
+    model: type[Query | Document],
+    field: str,
+    ids: Sequence[int],
+    values: Sequence[str],
 ) -> None:
     """Set ``field`` of the rows ``ids`` to ``values`` where the row has none yet."""
     target = model.__table__
@@ -304,9 +327,11 @@ def write_run(
     else:
         document = Document.external_id  # in code point order, as Python orders strings
         if session.get_bind().dialect.name == "postgresql":
-            document = document.collate("C")
+            by_document = document.collate("C").desc()
+        else:
+            by_document = document.desc()
         rank = func.row_number().over(
-            partition_by=stage.c.query_id, order_by=[stage.c.score.desc(), document.desc()]
+            partition_by=stage.c.query_id, order_by=[stage.c.score.desc(), by_document]
         )
         rows = rows.add_columns(rank).join(Document, Document.id == stage.c.document_id)
     rows = rows.add_columns(stage.c.score).order_by(stage.c.ordinal)
@@ -364,10 +389,10 @@ def merge_judgments(session: Session, stage: TableClause) -> JudgmentCounts:
     columns = [*JUDGMENT_KEY, "action", "old_grade", "old_skipped", "old_note", "new_grade",
                "new_skipped", "new_note", "at"]  # fmt: skip
     counted = {"preserve_rowcount": True}  # INSERT's row count is kept only when asked
-    events = insert(JudgmentEvent.__table__).from_select(columns, events)
-    changed = session.execute(events, execution_options=counted).rowcount
+    copied = insert(JudgmentEvent.__table__).from_select(columns, events)
+    changed = _rowcount(session.execute(copied, execution_options=counted))
     if changed:
-        values = dict(zip(old, new), duration_ms=stage.c.duration_ms)
+        values: dict[str, ColumnElement[Any]] = dict(zip(old, new), duration_ms=stage.c.duration_ms)
         values["judged_at"] = func.coalesce(stage.c.judged_at, now)
         session.execute(update(judgment).where(same, differs).values(values))
     fields = [*JUDGMENT_KEY, "grade", "skipped", "note", "judged_at", "duration_ms"]
@@ -377,12 +402,16 @@ def merge_judgments(session: Session, stage: TableClause) -> JudgmentCounts:
         .where(~exists().where(same))
         .order_by(stage.c.ordinal)
     )
-    added = session.execute(insert(judgment).from_select(fields, rows), execution_options=counted)
+    added = _rowcount(
+        session.execute(insert(judgment).from_select(fields, rows), execution_options=counted)
+    )
     staged = session.execute(select(func.count()).select_from(stage)).scalar_one()
-    return JudgmentCounts(added.rowcount, changed, staged - added.rowcount - changed)
+    return JudgmentCounts(added, changed, staged - added - changed)
 
 
-def stage_rows(session: Session, stage: TableClause, columns: dict[str, Sequence]) -> None:
+def stage_rows(
+    session: Session, stage: TableClause, columns: Mapping[str, pd.Series | Sequence[Any]]
+) -> None:
     """Insert the rows made of ``columns`` (name: values, NA as NULL) into ``stage``."""
     lists = [_values(pd.Series(values)) for values in columns.values()]
     copy_rows(session, stage.name, list(columns), zip(*lists))

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.orm import Session, SessionTransaction, sessionmaker
@@ -249,7 +249,7 @@ def _configure_sqlite(engine: Engine) -> None:
         cursor.close()
 
     @event.listens_for(engine, "begin")
-    def _on_begin(connection) -> None:  # type: ignore[no-untyped-def]
+    def _on_begin(connection: Connection) -> None:
         mode = connection.get_execution_options().get("sqlite_begin", "IMMEDIATE")
         if mode is not None:
             connection.exec_driver_sql(f"BEGIN {mode}")

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 import numpy as np
 import pandas as pd
@@ -33,7 +34,7 @@ from judge_app.store.models import Document, Query, Rater
 # progress(step, done, total): step names what is being written, done and total count lines
 ImportProgress = Callable[[str, int, int], None]
 # where a file's key columns are staged, and the table that holds their ids
-STAGED = {
+STAGED: dict[str, tuple[str, bulk.NamedModel | None]] = {
     "query_id": ("query_id", Query),
     "doc_id": ("document_id", Document),
     "rater": ("rater_id", Rater),
@@ -57,6 +58,17 @@ class Inputs:
     checked as ``write_inputs`` writes them."""
 
     readers: dict[str, FileReader]  # by kind (queries, documents, run, judgments), in order
+
+
+class InputFiles(TypedDict, total=False):
+    """The keywords of ``read_inputs``: the files of an import and their options."""
+
+    queries: Path | None
+    documents: Path | None
+    run: Path | None
+    run_name: str | None
+    judgments: Path | None
+    rater: str | None
 
 
 def read_inputs(
@@ -93,7 +105,7 @@ def import_files(
     *,
     strict: bool = False,
     progress: ImportProgress | None = None,
-    **files: Path | str | None,
+    **files: Unpack[InputFiles],
 ) -> ImportSummary:
     """Import any of the four kinds of file (keywords of ``read_inputs``), all or nothing."""
     return write_inputs(database, read_inputs(**files), strict=strict, progress=progress)
@@ -233,7 +245,9 @@ class _Import:
                 self.filled[model].update(pairs[key])
 
 
-def _write_texts(work: _Import, reader: FileReader, model: type, noun: str) -> str:
+def _write_texts(
+    work: _Import, reader: FileReader, model: type[Query | Document], noun: str
+) -> str:
     """Queries or documents: each chunk's rows added or updated at once."""
     key, fields = reader.keys[0][0], reader.layout.required[1:] + reader.layout.optional
     staged, count = STAGED[key][0], 0

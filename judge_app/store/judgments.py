@@ -204,9 +204,11 @@ def new_event(
 def _revert(session: Session, event: JudgmentEvent, action: str) -> JudgmentEvent:
     key = (event.rater_id, event.query_id, event.document_id)
     new, _ = event_states(event)
-    return _change(
+    reverted = _change(
         session, key, locked_judgment(session, key), new, action, reverts=event.id, force=True
     )
+    assert reverted is not None  # forced: an event even where nothing changes
+    return reverted
 
 
 def _state(grade: int | None, skipped: bool | None, note: str | None) -> JudgmentState | None:

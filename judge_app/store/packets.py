@@ -22,13 +22,15 @@ Merging the same packet twice changes nothing: the record says how far it was me
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
 from sqlalchemy import Table, insert, select, text
+from sqlalchemy.engine import RowMapping
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.expression import ColumnElement
 
 from judge_app.store.database import Database, open_database
 from judge_app.store.errors import StoreError
@@ -43,6 +45,7 @@ from judge_app.store.models import (
     GRADE_MAX,
     GRADE_MIN,
     Assignment,
+    Base,
     Document,
     Judgment,
     JudgmentEvent,
@@ -178,7 +181,7 @@ def _remove_packet_file(out: Path) -> None:
 
 def _packet_rows(session: Session, rater_id: int, queue: list[int]) -> PacketRows:
     """Every row a packet holds, table by table in an order foreign keys allow."""
-    in_queue = [Query.id.in_(queue)] if queue else [Query.id.is_(None)]
+    in_queue = Query.id.in_(queue) if queue else Query.id.is_(None)
     judged = select(Judgment.document_id).where(
         Judgment.rater_id == rater_id, Judgment.query_id.in_(queue)
     )
@@ -186,10 +189,10 @@ def _packet_rows(session: Session, rater_id: int, queue: list[int]) -> PacketRow
     documents = Document.id.in_(listed.union(judged).scalar_subquery())
     runs = Run.id.in_(select(Result.run_id).where(Result.query_id.in_(queue)).scalar_subquery())
     mine = [JudgmentEvent.rater_id == rater_id, JudgmentEvent.query_id.in_(queue)]
-    selections = [
+    selections: list[tuple[type[Base], list[ColumnElement[bool]]]] = [
         (Setting, [Setting.key != DATABASE_ID, Setting.key.not_like("packet.%")]),
         (Rater, [Rater.id == rater_id]),
-        (Query, in_queue),
+        (Query, [in_queue]),
         (Document, [documents]),
         (Run, [runs]),
         (Result, [Result.query_id.in_(queue)]),
@@ -254,7 +257,7 @@ def _read_packet(path: Path) -> PacketClaims:
     """What the packet file at ``path`` says; StoreError if it holds values of the wrong type
     or range, which no judge_app wrote."""
     with open_database(path, read_only=True) as packet, packet.reading() as session:
-        settings = dict(session.execute(text(SETTINGS)).all())
+        settings: dict[str, object] = dict(session.execute(text(SETTINGS)).all())
         if any(settings.get(key) is None for key in (PACKET_ID, PACKET_RATER, PACKET_BASE)):
             raise StoreError(f"{path} is a judge_app database but not a rater packet")
         raters = [(row.id, row.name) for row in session.execute(text(RATERS))]
@@ -294,7 +297,7 @@ def _whole(value: object, what: str) -> int:
     return value
 
 
-def _keyed(row: Mapping[str, object], where: str) -> dict[str, int]:
+def _keyed(row: RowMapping, where: str) -> dict[str, int]:
     """The row's id and its rater, query and document ids, each checked to be a number."""
     return {
         name: _whole(row[name], f"{where}: {name}")
@@ -302,7 +305,7 @@ def _keyed(row: Mapping[str, object], where: str) -> dict[str, int]:
     }
 
 
-def _event(row: Mapping[str, object]) -> JudgmentEvent:
+def _event(row: RowMapping) -> JudgmentEvent:
     """A packet's history row, checked; ValueError saying what the database would refuse."""
     where = f"history event {row['id']}"
     ids = _keyed(row, where)
@@ -317,7 +320,7 @@ def _event(row: Mapping[str, object]) -> JudgmentEvent:
     return event
 
 
-def _judgment(row: Mapping[str, object]) -> Judgment:
+def _judgment(row: RowMapping) -> Judgment:
     """A packet's judgment, checked; ValueError saying what the database would refuse."""
     where = f"judgment {row['id']}"
     ids = _keyed(row, where)
@@ -359,9 +362,11 @@ def _state(where: str, grade: object, skipped: object, note: object) -> Judgment
 
 def _time(value: object) -> datetime | None:
     """The time ``value`` says, as the store keeps times (UTC, no zone); None if it is none."""
+    if not isinstance(value, str):
+        return None
     try:
-        at = datetime.fromisoformat(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+        at = datetime.fromisoformat(value)
+    except ValueError:
         return None
     return at if at.tzinfo is None else None
 
@@ -387,6 +392,7 @@ def _check_rater(claims: PacketClaims, person: Rater) -> None:
     for rater_id, name in claims.raters:
         if (rater_id, name) != (person.id, person.name):
             raise _refused(claims.path, f"it holds rater {name!r} (id {rater_id}), but {issued_to}")
+    rows: list[tuple[str, Judgment | JudgmentEvent]]
     rows = [("judgment", row) for row in claims.judgments]
     rows += [("history event", row) for row in claims.events]
     for what, row in rows:
@@ -517,6 +523,6 @@ def _set_judgment(
 def _external_ids(session: Session, key: tuple[int, int, int]) -> tuple[str, str]:
     _, query_id, document_id = key
     return (
-        session.scalar(select(Query.external_id).where(Query.id == query_id)),
-        session.scalar(select(Document.external_id).where(Document.id == document_id)),
+        session.scalars(select(Query.external_id).where(Query.id == query_id)).one(),
+        session.scalars(select(Document.external_id).where(Document.id == document_id)).one(),
     )

@@ -103,7 +103,7 @@ def grades_frame(session: Session, raters: Sequence[str] | None = None) -> pd.Da
     return frame
 
 
-def _fetch(session: Session, sql: str) -> tuple[list[tuple], int]:
+def _fetch(session: Session, sql: str) -> tuple[Sequence[tuple], int]:
     """The rows of ``sql`` and their width, through the driver's own cursor: SQLAlchemy's
     row objects would double the time of a million rows."""
     cursor = session.connection().connection.cursor()
@@ -169,7 +169,7 @@ def document_titles(session: Session, doc_ids: Sequence[str]) -> dict[str, str]:
             Document.external_id.in_(list(doc_ids)), Document.title.is_not(None)
         )
     )
-    return {doc_id: title for doc_id, title in rows}
+    return {doc_id: title for doc_id, title in rows if title is not None}
 
 
 def history_frame(session: Session, rater: str | None = None) -> pd.DataFrame:
@@ -219,24 +219,22 @@ def table_counts(session: Session) -> dict[str, int]:
         name: session.scalar(select(func.count()).select_from(model)) or 0
         for name, model in models.items()
     }
-    for name, condition in _WITHOUT_TEXT.items():
+    for name, (_ids, condition) in _WITHOUT_TEXT.items():
         counts[f"{name} without text"] = session.scalar(select(func.count()).where(condition)) or 0
     return counts
 
 
-_WITHOUT_TEXT = {
-    "queries": Query.text.is_(None),
-    "documents": and_(Document.title.is_(None), Document.body.is_(None)),
+_WITHOUT_TEXT = {  # the ids, and the condition of having no text
+    "queries": (Query.external_id, Query.text.is_(None)),
+    "documents": (Document.external_id, and_(Document.title.is_(None), Document.body.is_(None))),
 }
 
 
 def ids_without_text(session: Session, limit: int = 10) -> dict[str, list[str]]:
     """The first ``limit`` ids (in order) of queries and of documents known by id alone."""
     found = {}
-    for (name, condition), model in zip(_WITHOUT_TEXT.items(), (Query, Document)):
-        statement = (
-            select(model.external_id).where(condition).order_by(model.external_id).limit(limit)
-        )
+    for name, (external_id, condition) in _WITHOUT_TEXT.items():
+        statement = select(external_id).where(condition).order_by(external_id).limit(limit)
         found[name] = list(session.scalars(statement))
     return found
 

@@ -119,7 +119,10 @@ def _set_sqlite_foreign_keys(connection: Connection, on: bool) -> None:
 
 
 def _describe(engine: Engine) -> str:
-    return engine.url.database if engine.dialect.name == "sqlite" else engine.url.render_as_string()
+    """The database's file (SQLite), else its URL with the password hidden."""
+    if engine.dialect.name == "sqlite" and engine.url.database:
+        return engine.url.database
+    return engine.url.render_as_string()
 
 
 def backup_path(path: Path, revision: str) -> Path:
