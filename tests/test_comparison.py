@@ -329,3 +329,83 @@ def test_p_values_in_range_and_symmetric_under_swap(pairs):
     backward = bootstrap_interval(b - a, resamples=500)
     assert backward.mean == pytest.approx(-forward.mean, abs=1e-15)
     assert (backward.low, backward.high) == pytest.approx((-forward.high, -forward.low), abs=1e-12)
+
+
+# --- the same numbers as scipy, without importing scipy.stats ---------------------------------
+
+scores = st.lists(
+    st.one_of(
+        st.floats(0, 1, allow_nan=False),
+        st.sampled_from([0.0, 0.25, 0.5, 1.0]),  # NDCG of few judged documents ties often
+    ),
+    min_size=2,
+    max_size=400,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(scores, st.integers(2, 3000), st.integers(0, 2**32 - 1))  # scipy warns on one
+def test_bootstrap_is_scipys_to_the_last_bit(values, resamples, seed):
+    values = np.asarray(values)
+    interval = bootstrap_interval(values, resamples=resamples, seed=seed)
+    if np.ptp(values) == 0:
+        assert interval.low == interval.high == interval.mean
+        return
+    expected = stats.bootstrap(
+        (values,),
+        np.mean,
+        n_resamples=resamples,
+        batch=max(1, (1 << 20) // values.size),
+        vectorized=True,
+        method="percentile",
+        **scipy_rng(seed),
+    ).confidence_interval
+    assert (interval.low, interval.high) == (expected.low, expected.high)
+
+
+@settings(max_examples=200, deadline=None)
+@given(scores, st.lists(st.floats(-0.5, 0.5, allow_nan=False), min_size=400, max_size=400))
+def test_t_test_is_scipys_to_the_last_bit(a, shifts):
+    a = np.asarray(a)
+    b = a + np.asarray(shifts[: a.size])
+    t, p = paired_t_test(a, b)
+    if np.array_equal(a, b):
+        assert (t, p) == (0.0, 1.0)
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        expected = stats.ttest_rel(a, b)
+    assert (t, p) == (expected.statistic, expected.pvalue)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from([0.0, 0.3, 0.3, 0.7, 1.0]), st.floats(0, 1)),
+        min_size=2,
+        max_size=12,
+    )
+)
+def test_kendall_tau_is_scipys(pairs):
+    from judge_app.agreement.stability import kendall_tau_b
+
+    x, y = (np.asarray(side) for side in zip(*pairs))
+    ours, expected = kendall_tau_b(x, y), stats.kendalltau(x, y).statistic
+    assert (math.isnan(ours) and math.isnan(expected)) or ours == expected
+
+
+def test_eval_and_agreement_import_no_scipy_stats(tmp_path):
+    """scipy.stats takes a second to import; the numbers need only scipy.special."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from judge_app.metrics.comparison import bootstrap_interval, paired_t_test\n"
+        "from judge_app.agreement.stability import kendall_tau_b\n"
+        "bootstrap_interval([0.1, 0.5, 0.9]); paired_t_test([0.1, 0.5], [0.2, 0.9])\n"
+        "kendall_tau_b(__import__('numpy').array([1.0, 2.0]), __import__('numpy').array([2.0, 1.0]))\n"
+        "print('scipy.stats' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "False", done.stderr

@@ -8,6 +8,7 @@ module only chooses the raters, orders the runs and compares the orders.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import TYPE_CHECKING
@@ -71,8 +72,6 @@ def ranking_stability(
     """From ``means`` (``rater, run, <measure>``: each rater's mean of each run), each rater's
     order of the runs and Kendall's tau-b between every two raters' means of the runs; raters
     in the order of ``raters`` (default: as they come in ``means``)."""
-    from scipy.stats import kendalltau
-
     table = means.pivot(index="run", columns="rater", values=measure)
     present = set(means["rater"])
     raters = [r for r in raters or dict.fromkeys(means["rater"]) if r in present]
@@ -95,6 +94,25 @@ def ranking_stability(
             reason = f"every run has the same mean {measure} with {constant[0]}'s judgments"
             taus.append(RankTau(rater_a, rater_b, None, reason))
             continue
-        tau = kendalltau(pair[rater_a].to_numpy(), pair[rater_b].to_numpy()).statistic
-        taus.append(RankTau(rater_a, rater_b, float(tau)))
+        tau = kendall_tau_b(pair[rater_a].to_numpy(), pair[rater_b].to_numpy())
+        taus.append(RankTau(rater_a, rater_b, tau))
     return RankingStability(measure, n_queries, orders, taus, dict(left_out or {}))
+
+
+def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
+    """Kendall's tau-b of two equally long sequences, as ``scipy.stats.kendalltau`` computes
+    it (the same counts, combined in the same order), by comparing every pair: the runs a
+    campaign ranks are few. NaN when either sequence is constant."""
+    dx = np.sign(x[:, None] - x[None, :])
+    dy = np.sign(y[:, None] - y[None, :])
+    upper = np.triu_indices(len(x), k=1)
+    dx, dy = dx[upper], dy[upper]
+    total = len(dx)
+    x_ties, y_ties = int(np.count_nonzero(dx == 0)), int(np.count_nonzero(dy == 0))
+    if x_ties == total or y_ties == total:
+        return math.nan
+    both_ties = int(np.count_nonzero((dx == 0) & (dy == 0)))
+    discordant = int(np.count_nonzero(dx * dy < 0))
+    difference = total - x_ties - y_ties + both_ties - 2 * discordant
+    tau = difference / np.sqrt(total - x_ties) / np.sqrt(total - y_ties)
+    return float(np.minimum(1.0, max(-1.0, tau)))
