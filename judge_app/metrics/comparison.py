@@ -135,12 +135,11 @@ def _linear_quantile(values: np.ndarray, p: np.float64) -> float:
     it (Hyndman and Fan's definition 7), to the last bit."""
     ordered = np.sort(values)
     n = ordered.size
-    position = p * n + (1 - p)
+    position = float(p * n + (1 - p))
     upper = position // 1
-    lower = upper - 1
-    weight = 0.0 if lower < 0 else position % 1
-    lower, upper = (int(min(max(index, 0.0), n - 1)) for index in (lower, upper))
-    return float((1 - weight) * ordered[lower] + weight * ordered[upper])
+    weight = 0.0 if upper - 1 < 0 else position % 1
+    low, high = (int(min(max(index, 0.0), n - 1)) for index in (upper - 1, upper))
+    return float((1 - weight) * float(ordered[low]) + weight * float(ordered[high]))
 
 
 def paired_t_test(
