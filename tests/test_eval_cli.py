@@ -18,6 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from judge_app.cli import main
@@ -723,3 +725,34 @@ def test_per_rater_needs_raters(capsys, reference):
         "--per-rater",
     )
     assert code == 2 and "--per-rater needs judgments with raters" in err
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.text(st.characters(categories=("L", "N", "P", "Zs")), min_size=0, max_size=12),
+            min_size=3,
+            max_size=3,
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_the_table_is_laid_out_as_pandas_lays_it_out(cells):
+    from judge_app.metrics.formats import text_table
+
+    rows = [dict(zip(("run", "queries", "ndcg@10"), row)) for row in cells]
+    assert text_table(rows) == pd.DataFrame(rows).to_string(index=False)
+
+
+def test_the_default_table_of_files_imports_no_pandas(reference):
+    code = (
+        "import sys\n"
+        "from judge_app.cli import main\n"
+        f"main(['eval', '--qrels', {str(reference / 'qrels.test')!r}, '--run-file', "
+        f"{str(reference / 'results.test')!r}])\n"
+        "print('pandas' in sys.modules, 'scipy.stats' in sys.modules, file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stderr.strip().splitlines()[-1] == "False False", done.stderr
