@@ -82,25 +82,46 @@ def results_frame(session: Session, runs: Sequence[str] | None = None) -> pd.Dat
 def grades_frame(session: Session, raters: Sequence[str] | None = None) -> pd.DataFrame:
     """Every graded judgment (skipped ones left out), in no particular order: ``query_id,
     doc_id, rater, grade, skipped`` (grade float, skipped False): the rows NDCG and agreement
-    are computed from. Read as integer keys and named through the small tables, four times
-    faster than joining the names in SQL at a million rows."""
-    rows = _number_rows(
-        session,
-        "SELECT query_id, document_id, rater_id, grade FROM judgment "
-        "WHERE grade IS NOT NULL AND NOT skipped",
-    )
+    are computed from. Read as integer keys, two to a number (a million rows' Python
+    objects are most of the read), and named through the small tables."""
+    query, document, rater, grade = _graded_keys(session)
     frame = pd.DataFrame(
         {
-            "query_id": _named(session, "query", "external_id", rows[:, 0]),
-            "doc_id": _named(session, "document", "external_id", rows[:, 1]),
-            "rater": _named(session, "rater", "name", rows[:, 2]),
-            "grade": rows[:, 3],
-            "skipped": np.zeros(len(rows), dtype=bool),
+            "query_id": _named(session, "query", "external_id", query),
+            "doc_id": _named(session, "document", "external_id", document),
+            "rater": _named(session, "rater", "name", rater),
+            "grade": grade.astype(np.float64),
+            "skipped": np.zeros(len(grade), dtype=bool),
         }
     )
     if raters is not None:
         frame = frame[frame["rater"].isin(list(raters))].reset_index(drop=True)
     return frame
+
+
+_PAIR = 1 << 32
+"""Two keys below this are read as one number: ``first * _PAIR + second``."""
+
+
+def _graded_keys(session: Session) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Query, document and rater ids and the grade of every graded judgment."""
+    graded = "FROM judgment WHERE grade IS NOT NULL AND NOT skipped"
+    largest = (
+        session.connection()
+        .exec_driver_sql("SELECT (SELECT max(id) FROM query), (SELECT max(id) FROM document)")
+        .one()
+    )
+    if max(value or 0 for value in largest) >= _PAIR >> 1:  # would not fit: one by one
+        sql = f"SELECT query_id, document_id, rater_id, grade {graded}"
+        keys = _number_rows(session, sql).astype(np.int64)
+        return keys[:, 0], keys[:, 1], keys[:, 2], keys[:, 3]
+    rows, _width = _fetch(
+        session,
+        f"SELECT CAST(query_id AS BIGINT) * {_PAIR} + document_id, rater_id * 8 + grade {graded}",
+    )
+    packed = np.fromiter(itertools.chain.from_iterable(rows), np.int64, 2 * len(rows))
+    pairs, grades = packed[0::2], packed[1::2]
+    return pairs >> 32, pairs & (_PAIR - 1), grades >> 3, grades & 7
 
 
 def _fetch(session: Session, sql: str) -> tuple[Sequence[tuple], int]:
@@ -132,14 +153,23 @@ def _number_rows(session: Session, sql: str) -> np.ndarray:
 
 def _named(session: Session, table: str, column: str, ids: np.ndarray) -> pd.Series:
     """The names (``column`` of ``table``) of the rows with these ids, as strings taken by
-    Arrow from the table's names."""
-    pairs, _width = _fetch(session, f"SELECT id, {column} FROM {table}")
-    keys = np.fromiter((key for key, _name in pairs), dtype=np.int64, count=len(pairs))
-    places = np.full(int(keys.max()) + 1 if len(keys) else 1, -1, dtype=np.int32)
-    places[keys] = np.arange(len(keys), dtype=np.int32)
-    names = pa.array([name for _key, name in pairs], type=pa.string())
+    Arrow from the table's names (read once per reading session)."""
+    places, names = _names(session, table, column)
     taken = names.take(pa.array(places[ids.astype(np.int64)]))
     return pd.Series(taken, dtype=pd.StringDtype("pyarrow", na_value=np.nan))
+
+
+def _names(session: Session, table: str, column: str) -> tuple[np.ndarray, pa.Array]:
+    """Where each id's name is, and the names, of ``table``'s ``column``; kept with the
+    session, which reads one snapshot."""
+    cache = session.info.setdefault("judge_app.names", {})
+    if (table, column) not in cache:
+        pairs, _width = _fetch(session, f"SELECT id, {column} FROM {table}")
+        keys = np.fromiter((key for key, _name in pairs), dtype=np.int64, count=len(pairs))
+        places = np.full(int(keys.max()) + 1 if len(keys) else 1, -1, dtype=np.int32)
+        places[keys] = np.arange(len(keys), dtype=np.int32)
+        cache[(table, column)] = places, pa.array([name for _key, name in pairs], pa.string())
+    return cache[(table, column)]
 
 
 def queries_frame(session: Session) -> pd.DataFrame:

@@ -1,0 +1,43 @@
+"""The reads the lead's commands start from give what a plain SQL join gives."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import text
+
+from judge_app.store import reads
+from judge_app.store.bulk import document_ids, query_ids
+from judge_app.store.judgments import set_grade, skip
+from judge_app.store.people import add_rater
+
+JOINED = """
+SELECT q.external_id, d.external_id, r.name, j.grade FROM judgment j
+JOIN query q ON q.id = j.query_id JOIN document d ON d.id = j.document_id
+JOIN rater r ON r.id = j.rater_id WHERE j.grade IS NOT NULL AND NOT j.skipped
+"""
+
+
+@pytest.mark.parametrize("first_document_id", [1, 2**31 + 5], ids=["small ids", "huge ids"])
+def test_the_graded_judgments_are_those_of_a_plain_join(db, first_document_id):
+    with db.transaction() as session:
+        session.execute(
+            text("INSERT INTO document (id, external_id) VALUES (:id, 'first')"),
+            {"id": first_document_id},
+        )
+        queries = query_ids(session, ["q1", "q2"])
+        documents = document_ids(session, ["first", "d2", "d3"])
+        ana, ben = add_rater(session, "ana").id, add_rater(session, "ben").id
+        for rater, query, document, grade in (
+            (ana, "q1", "first", 5), (ana, "q1", "d2", 0), (ben, "q1", "first", 3),
+            (ben, "q2", "d3", 2), (ana, "q2", "d3", 4),
+        ):  # fmt: skip
+            set_grade(session, rater, queries[query], documents[document], grade)
+        skip(session, ben, queries["q1"], documents["d2"])
+    with db.reading() as session:
+        frame = reads.grades_frame(session)
+        expected = sorted(tuple(row) for row in session.execute(text(JOINED)))
+    got = sorted(
+        zip(frame["query_id"], frame["doc_id"], frame["rater"], frame["grade"].astype(int))
+    )
+    assert got == expected and len(got) == 5
+    assert not frame["skipped"].any()
