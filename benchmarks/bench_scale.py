@@ -70,6 +70,7 @@ def operations(db: str, out: Path) -> list[tuple[str, list[str]]]:
     return [
         ("eval --db", ["eval", "--db", db]),
         ("agreement --db", ["agreement", "--db", db]),
+        ("agreement --bootstrap 0", ["agreement", "--db", db, "--bootstrap", "0"]),
         ("export --judgments", ["export", db, "--judgments", str(out / "judgments.csv")]),
         ("export --qrels", ["export", db, "--qrels", str(out / "campaign.qrels")]),
         ("report --out x.html", ["report", db, "--out", str(out / "report.html")]),
@@ -306,7 +307,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--queries", type=int, default=5_000,
                         help="queries of the generated campaign (default 5,000: 1,005,000 judgments)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=7, help="of the data (default 7)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs of each command (median)")
+    parser.add_argument("--repeat", type=int, default=5,
+                        help="rounds, each command once a round after the peer (median; default 5)")  # fmt: skip
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/be"),
                         help="where the cached campaign and the outputs go (default /tmp/be)")  # fmt: skip
     parser.add_argument("--skip-postgres", action="store_true", help="SQLite only")
