@@ -32,8 +32,10 @@ Measured offscreen (QT_QPA_PLATFORM=offscreen) for r10, in a child process of it
 4. start-up as a whole process: ``judge-app gui DB --rater r10`` (the real command line:
    interpreter, imports, opening and upgrading the database, settings, window) whose event loop
    is replaced by one ``processEvents()`` pass, so the process exits once the window is shown:
-   the median of ``--repeat`` (5) runs alternating with the peer's, and each side's peak RSS
-   (VmHWM, which the process reads itself on the way out).
+   the median of ``--repeat`` (5) runs alternating with the peer's, after one untimed run of
+   each (which writes the bytecode, as a user's first start does, and reads the files into
+   the page cache), and each side's peak RSS (VmHWM, which the process reads itself on the
+   way out).
 5. a busy database: while another process imports ``--busy-rows`` judgments (1,000,000) into
    a copy of the file, 50 grade keys of rater r12, each timed from the key to the screen
    painted, alternating with a key on a bare Qt table (the floor); then whether every grade
@@ -103,12 +105,15 @@ app.processEvents()
 _print_peak()
 """
 
-# the real command line, with the event loop replaced by one pass once the window is shown
+# the real command line, with the event loop replaced by one pass once the window is shown;
+# its modules are imported in the command's own order (the CLI, then judge_app.gui, which
+# imports Qt), not Qt first
 OUR_PROCESS = """
 import sys
+from judge_app.cli import main
+import judge_app.gui
 from PySide6.QtWidgets import QApplication
 QApplication.exec = lambda self: (self.processEvents(), 0)[1]
-from judge_app.cli import main
 code = main(["gui", sys.argv[1], "--rater", sys.argv[2]])
 _print_peak()
 sys.exit(code)
@@ -518,6 +523,10 @@ def timed_process(code: str, *args: str, env: dict[str, str]) -> tuple[float, fl
 def child_env(workdir: Path) -> dict[str, str]:
     env = dict(os.environ)
     env["QT_QPA_PLATFORM"] = "offscreen"
+    # the children start as a user's installed judge_app does, from bytecode written once (in
+    # the work folder, not beside the sources), never compiling every module at every start
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(workdir / "pycache")
     env["JUDGE_APP_SETTINGS"] = str(workdir / "settings.ini")  # never the user's settings
     repo = str(Path(__file__).resolve().parent.parent)
     env["PYTHONPATH"] = repo + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -558,6 +567,8 @@ def benchmark(args: argparse.Namespace, workdir: Path) -> None:
     gui = run_gui_child(args, db_path, env)
     writes = peer_writes(db_path, args.presses)
     reads_ms = peer_reads(db_path, gui["untouched"], gui["rater_id"])
+    timed_process(OUR_PROCESS, str(db_path), RATER, env=env)  # bytecode written, files cached
+    timed_process(PEER_WINDOW, env=env)
     ours_process, peer_process = [], []
     for _ in range(args.repeat):  # alternating, so that both sides meet the same load
         ours_process.append(timed_process(OUR_PROCESS, str(db_path), RATER, env=env))
