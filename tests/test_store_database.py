@@ -6,6 +6,8 @@ import builtins
 import hashlib
 import io
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from typing import Any
@@ -50,6 +52,69 @@ def test_migrations_have_exactly_one_head():
 def _revisions():
     with schema._alembic_config() as config:
         return [s.revision for s in ScriptDirectory.from_config(config).walk_revisions()][::-1]
+
+
+def test_the_revisions_read_from_the_files_are_alembics():
+    """The head and the known revisions, read from the migrations' files without Alembic,
+    are those Alembic's ScriptDirectory finds."""
+    with schema._alembic_config() as config:
+        scripts = ScriptDirectory.from_config(config)
+        expected = {
+            script.revision: _as_tuple(script.down_revision) for script in scripts.walk_revisions()
+        }
+        heads = scripts.get_heads()
+    assert schema._revision_graph() == expected
+    assert [schema.head_revision()] == heads
+    assert schema._known_revisions() == set(expected)
+
+
+def _as_tuple(revisions: str | tuple[str, ...] | None) -> tuple[str, ...]:
+    return () if revisions is None else (revisions,) if isinstance(revisions, str) else revisions
+
+
+@pytest.mark.parametrize(
+    ("lines", "read"),
+    [
+        ('revision = "0003"\ndown_revision = "0002"\n', {"0003": ("0002",)}),
+        ('revision: str = "0003"\ndown_revision: str | None = None\n', {"0003": ()}),
+        ('revision = "0003"\ndown_revision = ("0001", "0002")\n', {"0003": ("0001", "0002")}),
+        ('revision = "0003"  # the packets\ndown_revision = "0002"\n', {"0003": ("0002",)}),
+        ('revision = "0003"\ndown_revision = "0002" if True else "0001"\n', None),
+        ('revision = make_id()\ndown_revision = "0002"\n', None),
+        ('revision = "0003"\ndown_revision = "0002"\ndepends_on = "0001"\n', None),
+        ('revision = "0003"\ndown_revision = "0009"\n', None),
+        ('revision = "0003"\n', None),
+    ],
+)
+def test_a_revision_file_said_otherwise_is_left_to_alembic(tmp_path, monkeypatch, lines, read):
+    """What the files' lines cannot say for sure (None) is read by Alembic instead."""
+    versions = tmp_path / "versions"
+    versions.mkdir()
+    (versions / "__init__.py").write_text("")
+    (versions / "0001_a.py").write_text('revision = "0001"\ndown_revision = None\n')
+    (versions / "0002_b.py").write_text('revision = "0002"\ndown_revision = "0001"\n')
+    (versions / "0003_c.py").write_text('"""c\n\nRevision ID: 0003\n"""\n' + lines)
+    monkeypatch.setattr(schema.resources, "files", lambda _package: tmp_path)
+    schema._revision_graph.cache_clear()
+    try:
+        graph = schema._revision_graph()
+    finally:
+        schema._revision_graph.cache_clear()
+    assert graph == (None if read is None else {"0001": (), "0002": ("0001",), **read})
+
+
+def test_opening_a_database_at_head_loads_no_alembic(db_path):
+    """Alembic is imported only when a database is to be migrated."""
+    program = (
+        "import sys\n"
+        "from judge_app.store import open_database\n"
+        "open_database(sys.argv[1]).close()\n"
+        "print('alembic' in sys.modules)\n"
+    )
+    run = [sys.executable, "-c", program, str(db_path)]
+    first = subprocess.run(run, capture_output=True, text=True, check=True)
+    again = subprocess.run(run, capture_output=True, text=True, check=True)
+    assert (first.stdout.split(), again.stdout.split()) == (["True"], ["False"])
 
 
 ROWS = {
@@ -247,7 +312,7 @@ def test_old_database_is_backed_up_before_migrating(tmp_path, monkeypatch):
     real_head = schema.head_revision()
     calls = []
     monkeypatch.setattr(schema, "head_revision", lambda: "9999_pretend_head")
-    monkeypatch.setattr(schema.command, "upgrade", lambda config, target: calls.append(target))
+    monkeypatch.setattr(command, "upgrade", lambda config, target: calls.append(target))
     open_database(path).close()
     assert calls == ["head"]
     assert schema.backup_path(path, real_head).exists()

@@ -1,56 +1,55 @@
 """The window's evaluation and agreement pages: the campaign loaded off the UI thread, numbers
 computed there too, both refreshed when judgments change (the database is polled while a page
-is shown), and File ▸ Export report…."""
+is shown), and File ▸ Export report….
+
+A rater's window never needs them: each page is built, and the evaluation or agreement stack
+it stands on (matplotlib, pandas, the commands) imported, when it is first asked for."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
-from matplotlib.figure import Figure
-from PySide6.QtCore import QObject, QTimer
-from PySide6.QtWidgets import QStackedWidget
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtWidgets import QStackedWidget, QWidget
 
-from judge_app.agreement.report import AgreementReport
-from judge_app.commands.agree import AgreementOptions, agreement_of_database
-from judge_app.commands.evaluate import (
-    Campaign,
-    EvaluationResult,
-    Stamp,
-    change_stamp,
-    evaluate_campaign,
-    read_campaign,
-)
-from judge_app.commands.report import RenderedReport, ReportOptions, render_report
 from judge_app.errors import JudgeAppError
-from judge_app.gui.agreement_view import AgreementView
-from judge_app.gui.evaluation_view import EvaluationView
-from judge_app.gui.pdf import write_pdf
 from judge_app.gui.workers import Task, Worker
 from judge_app.gui.workspace import Workspace
-from judge_app.reports.figures import evaluation_figures
-from judge_app.store import reads
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from judge_app.agreement.report import AgreementReport
+    from judge_app.commands.evaluate import Campaign, EvaluationResult, Stamp
+    from judge_app.commands.report import RenderedReport
+    from judge_app.gui.agreement_view import AgreementView
+    from judge_app.gui.evaluation_view import EvaluationView
+
+    Evaluated = tuple[Campaign, EvaluationResult, dict[str, Figure]]
+    """What an evaluation task returns: the campaign it read, its evaluation and their charts."""
 
 POLL_MS = 3000
 """How often a shown evaluation or agreement page looks for new judgments."""
 REPORT_FILTER = "HTML report (*.html);;PDF report (*.pdf)"
-Evaluated = tuple[Campaign, EvaluationResult, dict[str, Figure]]
-"""What an evaluation task returns: the campaign it read, its evaluation and their charts."""
+AnyPage = TypeVar("AnyPage", bound=QWidget)
 
 
 class Analysis(QObject):
-    """The evaluation and agreement pages and the work behind them: shown in ``pages`` (the
-    window adds them there), computed through ``workspace``."""
+    """The evaluation and agreement pages and the work behind them: shown in ``pages`` (each
+    added there when first built), computed through ``workspace``."""
+
+    adjudicate = Signal(str, str)  # the agreement page's choice: query id, document id
 
     def __init__(self, workspace: Workspace, pages: QStackedWidget) -> None:
         super().__init__(workspace)
         self.workspace = workspace
         self.pages = pages
-        self.evaluation_view = EvaluationView(titles=self._titles)
-        self.agreement_view = AgreementView()
+        self._evaluation_view: EvaluationView | None = None  # built when first asked for
+        self._agreement_view: AgreementView | None = None
         self.campaign: Campaign | None = None
         self.agreement_stamp: Stamp | None = None
         self.report: AgreementReport | None = None  # the one shown, for the adjudication list
-        self.evaluation_view.changed.connect(self.refresh_evaluation)
         self.poll = QTimer(self)
         self.poll.setInterval(POLL_MS)
         self.poll.timeout.connect(self._poll)
@@ -59,6 +58,45 @@ class Analysis(QObject):
         workspace.taskFinished.connect(lambda _task: self._task_finished())
 
     # pages -------------------------------------------------------------------------------------
+
+    @property
+    def evaluation_view(self) -> EvaluationView:
+        """The evaluation page, built the first time it is asked for."""
+        if self._evaluation_view is None:
+            from judge_app.gui.evaluation_view import EvaluationView
+
+            view = EvaluationView(titles=self._titles)
+            view.changed.connect(self.refresh_evaluation)
+            self._evaluation_view = self._added(view)
+        return self._evaluation_view
+
+    @property
+    def agreement_view(self) -> AgreementView:
+        """The agreement page, built the first time it is asked for."""
+        if self._agreement_view is None:
+            from judge_app.gui.agreement_view import AgreementView
+
+            view = AgreementView()
+            view.adjudicate.connect(self.adjudicate)
+            self._agreement_view = self._added(view)
+        return self._agreement_view
+
+    def _added(self, page: AnyPage) -> AnyPage:
+        """``page`` in the window's pages, taking no input while background work runs."""
+        page.setEnabled(self.workspace.task is None)
+        self.pages.addWidget(page)
+        return page
+
+    def shown_page(self) -> str | None:
+        """``"evaluation"`` or ``"agreement"`` when that page is the one shown, else None."""
+        current = self.pages.currentWidget()
+        if current is None:
+            return None
+        if current is self._evaluation_view:
+            return "evaluation"
+        if current is self._agreement_view:
+            return "agreement"
+        return None
 
     def show_evaluation(self) -> None:
         """Show the evaluation page, computed afresh if judgments changed."""
@@ -85,31 +123,34 @@ class Analysis(QObject):
 
     def _set_enabled(self, enabled: bool) -> None:
         """The pages take no input while background work runs."""
-        for page in (self.evaluation_view, self.agreement_view):
-            page.setEnabled(enabled)
+        for page in (self._evaluation_view, self._agreement_view):
+            if page is not None:
+                page.setEnabled(enabled)
 
     def _task_finished(self) -> None:
         self._set_enabled(True)
-        if self.pages.currentWidget() is self.evaluation_view:
-            self.evaluation_view.table.setFocus()
+        if self._evaluation_view is not None and self.shown_page() == "evaluation":
+            self._evaluation_view.table.setFocus()
 
     def _stamp(self) -> Stamp | None:
+        from judge_app.commands.evaluate import change_stamp
+
         if self.workspace.database is None:
             return None
         with self.workspace.reading() as session:
             return change_stamp(session)
 
     def _poll(self) -> None:
-        current = self.pages.currentWidget()
-        if current not in (self.evaluation_view, self.agreement_view):
+        shown = self.shown_page()
+        if shown is None:
             self.poll.stop()
             return
         if self.workspace.task is not None or self.workspace.database is None:
             return
         stamp = self._stamp()
-        if current is self.evaluation_view and self.campaign and self.campaign.stamp != stamp:
+        if shown == "evaluation" and self.campaign and self.campaign.stamp != stamp:
             self.refresh_evaluation()
-        elif current is self.agreement_view and self.agreement_stamp not in (None, stamp):
+        elif shown == "agreement" and self.agreement_stamp not in (None, stamp):
             self.refresh_agreement()
 
     # evaluation --------------------------------------------------------------------------------
@@ -123,6 +164,9 @@ class Analysis(QObject):
         campaign = self.campaign if self.campaign and self.campaign.stamp == stamp else None
         options = self.evaluation_view.options()
         url = self.workspace.database_url()
+
+        from judge_app.commands.evaluate import evaluate_campaign, read_campaign
+        from judge_app.reports.figures import evaluation_figures
 
         def work(worker: Worker) -> Evaluated:
             loaded = campaign
@@ -150,6 +194,8 @@ class Analysis(QObject):
         self.evaluation_view.show_evaluation(evaluation, figures)
 
     def _titles(self, doc_ids: list[str]) -> dict[str, str]:
+        from judge_app.store import reads
+
         if self.workspace.database is None:
             return {}
         with self.workspace.reading() as session:
@@ -159,6 +205,8 @@ class Analysis(QObject):
 
     def refresh_agreement(self) -> Task | None:
         """Compute the agreement report of every rater off the UI thread."""
+        from judge_app.commands.agree import AgreementOptions, agreement_of_database
+
         if not self.workspace.ready():
             return None
         stamp = self._stamp()
@@ -208,6 +256,8 @@ class Analysis(QObject):
 
     def export_report(self, path: str) -> Task | None:
         """Compute and lay out the report off the UI thread; write (print a PDF) on it."""
+        from judge_app.commands.report import ReportOptions, render_report
+
         if not self.workspace.ready():
             return None
         url, out = self.workspace.database_url(), Path(path)
@@ -222,6 +272,8 @@ class Analysis(QObject):
         return task
 
     def _report_rendered(self, rendered: RenderedReport) -> None:
+        from judge_app.gui.pdf import write_pdf
+
         try:
             out = rendered.save(write_pdf)
         except (OSError, JudgeAppError) as error:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
@@ -11,6 +14,23 @@ from judge_app.gui import preferences
 from judge_app.gui.start import recent_entry_exists
 from judge_app.gui.window import DemoBuilder, MainWindow
 from judge_app.store import Database, open_database
+
+
+@contextmanager
+def long_lived() -> Iterator[None]:
+    """Run the block with the garbage collector off, then freeze what it made.
+
+    What a start makes (the window, its pages, the database's engine) lives as long as the
+    process: the collector would walk it again and again for nothing, and once more at exit.
+    Frozen, later collections and the one at exit skip it."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if collecting:
+            gc.enable()
 
 
 def application() -> QApplication:
@@ -65,22 +85,23 @@ def run(
     on first use, when no database was ever opened, the demo (from ``demo``); else the start
     page.
     """
-    app = application()
-    if database is not None:
-        opened = open_database(database)
-        window = create_main_window(
-            opened, rater or preferences.last_rater(opened.describe()), demo=demo
-        )
-    else:
-        window = create_main_window(None, demo=demo)
-        known = preferences.recent_databases()
-        recent = [name for name in known if recent_entry_exists(name)]
-        if recent:
-            window.open_path(recent[0])
-        elif not known and demo is not None:
-            window.open_path(str(demo()))
-    window.show()
-    window.raise_()
+    with long_lived():
+        app = application()
+        if database is not None:
+            opened = open_database(database)
+            window = create_main_window(
+                opened, rater or preferences.last_rater(opened.describe()), demo=demo
+            )
+        else:
+            window = create_main_window(None, demo=demo)
+            known = preferences.recent_databases()
+            recent = [name for name in known if recent_entry_exists(name)]
+            if recent:
+                window.open_path(recent[0])
+            elif not known and demo is not None:
+                window.open_path(str(demo()))
+        window.show()
+        window.raise_()
     try:
         return app.exec()
     finally:

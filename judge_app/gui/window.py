@@ -7,18 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtCore import QEvent, QObject, Qt, QThreadPool
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QApplication, QDialog, QLabel, QMainWindow, QMenu, QStackedWidget
 
-from judge_app.commands.adjudicate import adjudicator, disputed_item
-from judge_app.commands.export import ExportOptions
-from judge_app.commands.importing import ImportOptions
 from judge_app.commands.raters import rater_for
 from judge_app.errors import JudgeAppError
-from judge_app.gui import preferences, transfer
+from judge_app.gui import preferences
 from judge_app.gui.analysis import Analysis
 from judge_app.gui.judging import JudgingScreen
 from judge_app.gui.lead import AssignDialog, LeadDialog, PoolDialog, RubricDialog
@@ -26,15 +23,18 @@ from judge_app.gui.overlay import ShortcutOverlay
 from judge_app.gui.rater_chooser import RaterChooser
 from judge_app.gui.start import StartPage
 from judge_app.gui.theme import THEMES, apply_theme, stylesheet
-from judge_app.gui.transfer import ExportDialog, ImportDialog
 from judge_app.gui.workers import Task, Worker
 from judge_app.gui.workspace import Workspace
 from judge_app.judging.keys import KEYMAP_TITLES, KEYMAPS, key_label, keys_of
 from judge_app.judging.session import JudgingSession
-from judge_app.metrics.aggregation import ADJUDICATED
 from judge_app.store import Database, open_database
 from judge_app.store.queue import active_rater_names
 from judge_app.store.settings import scale
+
+if TYPE_CHECKING:  # imported where used: a rater's start loads neither imports nor exports
+    from judge_app.commands.export import ExportOptions
+    from judge_app.commands.importing import ImportOptions
+    from judge_app.gui.transfer import ExportDialog, ImportDialog
 
 WINDOW_SIZE = (1280, 800)
 DATABASE_FILTER = "judge_app databases (*.sqlite *.db *.judge);;All files (*)"
@@ -83,14 +83,8 @@ class MainWindow(QMainWindow):
         self.chooser = RaterChooser()
         self.judging = JudgingScreen()
         self.analysis = Analysis(self.workspace, self.pages)
-        for page in (
-            self.start_page,
-            self.chooser,
-            self.judging,
-            self.analysis.evaluation_view,
-            self.analysis.agreement_view,
-        ):
-            self.pages.addWidget(page)
+        for page in (self.start_page, self.chooser, self.judging):
+            self.pages.addWidget(page)  # the analysis adds its pages when they are first shown
         self.setCentralWidget(self.pages)
         self.overlay = ShortcutOverlay(self.pages)
 
@@ -118,7 +112,7 @@ class MainWindow(QMainWindow):
         self.chooser.leadToolRequested.connect(self.show_lead_dialog)
         self.judging.message.connect(self.show_message)
         self.judging.helpRequested.connect(self.toggle_shortcuts)
-        self.analysis.agreement_view.adjudicate.connect(self.adjudicate)
+        self.analysis.adjudicate.connect(self.adjudicate)
 
     # the workspace, as tests and scripts reach it ----------------------------------------------
 
@@ -328,13 +322,11 @@ class MainWindow(QMainWindow):
             return
         title = f"judge_app — {_short_name(self.database.describe())}"
         session = self.judging.session
-        current = self.pages.currentWidget()
-        if session is not None and current is self.judging:
+        shown = self.analysis.shown_page()
+        if session is not None and self.pages.currentWidget() is self.judging:
             title += f" — judging as {session.rater_name}"
-        elif current is self.analysis.evaluation_view:
-            title += " — evaluation"
-        elif current is self.analysis.agreement_view:
-            title += " — agreement"
+        elif shown is not None:
+            title += f" — {shown}"
         self.setWindowTitle(title)
 
     # raters ----------------------------------------------------------------------------------
@@ -398,6 +390,9 @@ class MainWindow(QMainWindow):
     def adjudicate(self, query_id: str, doc_id: str) -> None:
         """Judge a disputed document as the rater ``adjudicated``: the lead's grade is stored
         as that rater's own judgment, never over a rater's; aggregation can prefer it."""
+        from judge_app.commands.adjudicate import adjudicator, disputed_item
+        from judge_app.metrics.aggregation import ADJUDICATED
+
         assert self.database is not None
         grades = self.analysis.grades_of(query_id, doc_id)
         rater_id = adjudicator(self.database)
@@ -527,19 +522,27 @@ class MainWindow(QMainWindow):
 
     def show_import_dialog(self) -> ImportDialog | None:
         """File ▸ Import…: the dialog, open (not modal to the code) over the window."""
+        from judge_app.gui.transfer import ImportDialog
+
         return self._open_dialog("import_dialog", ImportDialog)
 
     def start_import(self, options: ImportOptions) -> Task | None:
         """What File ▸ Import… starts, without the dialog."""
-        return transfer.start_import(self.workspace, options)
+        from judge_app.gui.transfer import start_import
+
+        return start_import(self.workspace, options)
 
     def show_export_dialog(self) -> ExportDialog | None:
         """File ▸ Export…: judgments CSV or aggregated qrels."""
+        from judge_app.gui.transfer import ExportDialog
+
         return self._open_dialog("export_dialog", ExportDialog)
 
     def start_export(self, options: ExportOptions) -> Task | None:
         """What File ▸ Export… starts, without the dialog."""
-        return transfer.start_export(self.workspace, options)
+        from judge_app.gui.transfer import start_export
+
+        return start_export(self.workspace, options)
 
     def show_lead_dialog(self, name: str) -> LeadDialog | None:
         """A lead's tool: ``assign``, ``rubric`` or ``pool``."""

@@ -1,25 +1,39 @@
-"""Schema versions: Alembic run in code on the connection the store opened."""
+"""Schema versions: the database's revision read with a plain query and the newest one read
+from the migrations' files, so that opening a database at head loads no Alembic; Alembic,
+run in code on the connection the store opened, only to migrate."""
 
 from __future__ import annotations
 
+import ast
+import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from functools import cache
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine, inspect
+from sqlalchemy import Connection, Engine, inspect, text
 
 from judge_app.store.errors import SchemaTooNewError, StoreError
+
+if TYPE_CHECKING:
+    from alembic.config import Config
+
+VERSION_TABLE = "alembic_version"
+"""Where Alembic keeps a database's revision."""
+_ASSIGNMENT = re.compile(
+    r"^(revision|down_revision|branch_labels|depends_on)\s*(?::[^=\n]*)?=(.*)$", re.MULTILINE
+)
+"""A revision file's line that names it, its parents, its branch labels or its dependencies."""
 
 
 @contextmanager
 def _alembic_config(connection: Connection | None = None) -> Iterator[Config]:
     """An Alembic Config pointing at the migrations shipped inside the package."""
+    from alembic.config import Config
+
     with resources.as_file(resources.files("judge_app.migrations")) as location:
         config = Config()
         config.set_main_option("script_location", str(location))
@@ -27,8 +41,53 @@ def _alembic_config(connection: Connection | None = None) -> Iterator[Config]:
         yield config
 
 
+@cache
+def _revision_graph() -> dict[str, tuple[str, ...]] | None:
+    """Each revision of the migrations and the revisions it revises, read from its file's
+    lines ``revision = "…"`` and ``down_revision = …`` without importing Alembic; None when
+    a file says them in any other way (a value that is not a literal, branch labels,
+    dependencies, a parent no file names), for Alembic to read instead."""
+    graph: dict[str, tuple[str, ...]] = {}
+    for entry in resources.files("judge_app.migrations").joinpath("versions").iterdir():
+        if not entry.name.endswith(".py") or entry.name.startswith(("__init__", ".#")):
+            continue
+        values: dict[str, object] = {}
+        for name, value in _ASSIGNMENT.findall(entry.read_text(encoding="utf-8")):
+            try:
+                values.setdefault(name, ast.literal_eval(value.strip()))
+            except (ValueError, SyntaxError):
+                return None
+        revision, parents = values.get("revision"), values.get("down_revision", ())
+        if parents is None:
+            parents = ()
+        elif isinstance(parents, str):
+            parents = (parents,)
+        if (
+            not isinstance(revision, str)
+            or revision in graph
+            or "down_revision" not in values
+            or not isinstance(parents, tuple | list)
+            or not all(isinstance(parent, str) for parent in parents)
+            or values.get("branch_labels") is not None
+            or values.get("depends_on") is not None
+        ):
+            return None
+        graph[revision] = tuple(parents)
+    if not graph or any(parent not in graph for parents in graph.values() for parent in parents):
+        return None
+    return graph
+
+
 def head_revision() -> str:
     """The newest schema revision this code knows."""
+    graph = _revision_graph()
+    if graph is not None:
+        revised = {parent for parents in graph.values() for parent in parents}
+        heads = [revision for revision in graph if revision not in revised]
+        if len(heads) == 1:
+            return heads[0]
+    from alembic.script import ScriptDirectory
+
     with _alembic_config() as config:
         heads = ScriptDirectory.from_config(config).get_heads()
     if len(heads) != 1:
@@ -39,9 +98,13 @@ def head_revision() -> str:
 def current_revision(engine: Engine) -> str | None:
     """The revision the database is at, or None for a database without judge_app tables."""
     with engine.connect() as connection:
-        revisions = MigrationContext.configure(connection).get_current_heads()
+        inspector = inspect(connection)
+        revisions: list[str] = []
+        if inspector.has_table(VERSION_TABLE):
+            query = text(f"SELECT version_num FROM {VERSION_TABLE}")
+            revisions = list(connection.execute(query).scalars())
         if not revisions:
-            tables = set(inspect(connection).get_table_names())
+            tables = set(inspector.get_table_names())
             if tables:
                 raise StoreError(
                     f"{engine.url.render_as_string(hide_password=True)} is not a judge_app "
@@ -53,6 +116,11 @@ def current_revision(engine: Engine) -> str | None:
 
 
 def _known_revisions() -> set[str]:
+    graph = _revision_graph()
+    if graph is not None:
+        return set(graph)
+    from alembic.script import ScriptDirectory
+
     with _alembic_config() as config:
         return {script.revision for script in ScriptDirectory.from_config(config).walk_revisions()}
 
@@ -94,6 +162,8 @@ def upgrade(engine: Engine) -> None:
     current, head = _revisions(engine)
     if current == head:
         return
+    from alembic import command
+
     if current is not None and engine.dialect.name == "sqlite":
         backup_sqlite(engine, current)
     sqlite = engine.dialect.name == "sqlite"
