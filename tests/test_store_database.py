@@ -412,3 +412,17 @@ def test_the_files_of_an_open_database_are_refused_as_imports_and_exports(db, db
     db.close()
     with pytest.raises(ExportError, match="is a SQLite database: choose another file"):
         check_output(db_path)  # closed now, but still a database
+
+
+def test_opening_a_database_another_program_is_writing_does_not_wait_for_it(db, db_path):
+    """Reading the schema's revision takes no write lock: a window or ``judge-app info``
+    opens during another program's long import."""
+    db.close()
+    holder = _hold_write_lock(db_path, 3.0)
+    started = time.perf_counter()
+    with open_database(db_path, read_only=True) as reader, reader.reading() as session:
+        assert reads.table_counts(session)["judgments"] == 0
+    with open_database(db_path) as writer:  # at head already: nothing to migrate
+        assert writer.describe() == str(db_path)
+    assert time.perf_counter() - started < 2.0
+    holder.join()

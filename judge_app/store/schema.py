@@ -96,8 +96,10 @@ def head_revision() -> str:
 
 
 def current_revision(engine: Engine) -> str | None:
-    """The revision the database is at, or None for a database without judge_app tables."""
+    """The revision the database is at, or None for a database without judge_app tables.
+    A read: it takes no write lock, so it does not wait for another program's write."""
     with engine.connect() as connection:
+        connection.execution_options(sqlite_begin="DEFERRED")
         inspector = inspect(connection)
         revisions: list[str] = []
         if inspector.has_table(VERSION_TABLE):
