@@ -146,6 +146,13 @@ def test_randomization_is_deterministic_for_a_seed():
     assert randomization_test(a, b, seed=3) != randomization_test(a, b, seed=4)
 
 
+@given(st.integers(0, 2**32), st.integers(1, 40), st.integers(1, 40))
+def test_randomization_signs_are_those_of_random_below_a_half(seed, rows, columns):
+    expected = np.where(np.random.default_rng(seed).random((rows, columns)) < 0.5, -1.0, 1.0)
+    bits = np.random.default_rng(seed).bit_generator
+    assert np.array_equal(comparison._signs(bits, rows, columns), expected)
+
+
 def test_randomization_does_not_depend_on_chunk_size(monkeypatch):
     a, b = SMALL_PAIRS[0]
     whole = randomization_test(a, b, permutations=1_000)
