@@ -52,6 +52,26 @@ def test_postgres_store_matches_sqlite(pg_url, db):
         postgres.close()
 
 
+def test_a_reading_is_one_snapshot_on_postgresql(pg_url):
+    """A commit made while a reading runs is not seen by its later statements (exports and
+    evaluations read in several statements; READ COMMITTED would mix two moments)."""
+    database = open_database(pg_url)
+    try:
+        _demo(database)
+        count = "SELECT count(*) FROM judgment WHERE grade IS NOT NULL"
+        with database.reading() as session:
+            before = session.execute(text(count)).scalar_one()
+            with database.transaction() as writing:
+                writing.execute(
+                    text("UPDATE judgment SET grade = NULL, skipped = TRUE WHERE grade = 0")
+                )
+            assert session.execute(text(count)).scalar_one() == before
+        with database.reading() as session:
+            assert session.execute(text(count)).scalar_one() < before
+    finally:
+        database.close()
+
+
 def test_postgres_grade_and_undo(pg_url):
     database = open_database(pg_url)
     try:

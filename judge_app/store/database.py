@@ -76,8 +76,16 @@ class Database:
         self.engine = shared.engine
         self.read_only = read_only
         self._writer = sessionmaker(self.engine, expire_on_commit=False)
+        # one snapshot a reading: SQLite's read transaction is one; PostgreSQL's default, READ
+        # COMMITTED, would let each statement see the commits made since the one before
+        snapshot = (
+            {"isolation_level": "REPEATABLE READ"}
+            if self.url.get_backend_name() == "postgresql"
+            else {}
+        )
         self._reader = sessionmaker(
-            self.engine.execution_options(sqlite_begin="DEFERRED"), expire_on_commit=False
+            self.engine.execution_options(sqlite_begin="DEFERRED", **snapshot),
+            expire_on_commit=False,
         )
 
     @property
