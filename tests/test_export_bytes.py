@@ -25,7 +25,8 @@ from sqlalchemy import delete, insert
 from judge_app.commands.export import ExportOptions, export
 from judge_app.errors import UsageError
 from judge_app.io.errors import ExportError
-from judge_app.store import Database, open_database
+from judge_app.metrics.aggregation import aggregate_codes, aggregate_grades
+from judge_app.store import Database, open_database, rows
 from judge_app.store.models import Document, Judgment, JudgmentEvent, Query, Rater
 
 RISKY = ("=", "+", "-", "@", "\t", "\r", "'")
@@ -252,6 +253,19 @@ def test_every_export_of_a_fixed_campaign_is_as_pinned(db: Database, db_path: Pa
     _check_fixed(db, str(db_path), tmp_path)
 
 
+@pytest.mark.parametrize(("chunk", "ids"), [(7, 2), (60, 2), (60, 500)])
+def test_the_chunks_of_a_stream_change_no_byte(db: Database, db_path: Path, tmp_path, monkeypatch,
+                                              chunk: int, ids: int) -> None:  # fmt: skip
+    """Queries of more judgments than a chunk are read a run of documents at a time; runs of
+    smaller ones together, at most ``ids`` in one statement."""
+    monkeypatch.setattr(rows, "CHUNK", chunk)
+    monkeypatch.setattr(rows, "IDS_PER_STATEMENT", ids)
+    fill(db, fixed_campaign())
+    for name in ("judgments", "mean prefer", "majority ignore"):
+        data, _message = _exported(str(db_path), name, tmp_path)
+        assert hashlib.sha256(data).hexdigest() == PINNED[name], name
+
+
 @pytest.mark.postgres
 def test_every_export_is_the_same_on_postgresql(pg_url: str, tmp_path: Path) -> None:
     database = open_database(pg_url)
@@ -342,3 +356,39 @@ def test_exports_of_generated_campaigns_match_the_reference(
                 _exported(str(db_path), name, folder)
             continue
         assert _exported(str(db_path), name, folder)[0] == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    judged=st.lists(
+        st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(0, 4), st.integers(0, 5)),
+        max_size=40,
+        unique_by=lambda row: row[:3],
+    ),
+    method=st.sampled_from(METHODS),
+    prefer=st.booleans(),
+)
+def test_codes_combine_as_the_evaluation_combines_grades(
+    judged: list[tuple[int, int, int, int]], method: str, prefer: bool
+) -> None:
+    """``aggregate_codes`` (the export's) gives ``aggregate_grades`` (the evaluation's)."""
+    import numpy as np
+    import pandas as pd
+
+    frame = pd.DataFrame(judged, columns=["query", "doc", "rater", "grade"], dtype=np.int64)
+    named = pd.DataFrame(
+        {
+            "query_id": "q" + frame["query"].astype(str),
+            "doc_id": "d" + frame["doc"].astype(str),
+            "rater": frame["rater"].map(lambda code: "adjudicated" if code == 4 else f"r{code}"),
+            "grade": frame["grade"].astype(float),
+            "skipped": False,
+        }
+    )
+    expected = aggregate_grades(named, method, prefer)
+    pairs, grades = aggregate_codes(
+        (frame["query"] * 4 + frame["doc"]).to_numpy(), frame["rater"].to_numpy(),
+        frame["grade"].to_numpy(), method, 4, prefer,
+    )  # fmt: skip
+    got = [(f"q{pair // 4}", f"d{pair % 4}", grade) for pair, grade in zip(pairs, grades)]
+    assert got == list(expected.itertuples(index=False, name=None))

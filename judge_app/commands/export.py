@@ -45,7 +45,8 @@ class ExportOptions:
 
 def export(db: str, options: ExportOptions, step: Step | None = None) -> str:
     """Write what ``options`` ask from the database ``db``; what was written, in words.
-    The judgments stream from the database to the file a chunk at a time."""
+    Judgments stream from the database to the file a chunk at a time; qrels are combined
+    from the graded judgments' integer keys."""
     from judge_app.io.exports import write_judgments_csv
     from judge_app.store import open_database, rows
 
@@ -68,7 +69,7 @@ def export(db: str, options: ExportOptions, step: Step | None = None) -> str:
     pairs = queries.place[query] * width + documents.place[document]
     pairs, grades = _combined(pairs, rater, grade, raters, method, options.adjudicated, db)
     query_ids, doc_ids = (np.array(ids.in_order(), dtype=object) for ids in (queries, documents))
-    values, which = np.unique(grades, return_inverse=True)
+    values, which = np.unique(grades, return_inverse=True)  # few: format each once
     texts = np.array([format_grade(value) for value in values.tolist()], dtype=object)
     step("writing")
     count = write_qrels(
