@@ -98,7 +98,8 @@ def names(session: Session, table: str, column: str, ordered: bool = False) -> N
 
 def judgments_in_order(session: Session) -> Judgments:
     """Every rater judgment, ordered by query id, document id and rater name (code points,
-    whatever the database's collation), a chunk of rows at a time."""
+    whatever the database's collation), a chunk of rows at a time: read as they are taken,
+    so while ``session`` is open."""
     queries = names(session, "query", "external_id", ordered=True)
     documents = names(session, "document", "external_id", ordered=True)
     raters = names(session, "rater", "name", ordered=True)
