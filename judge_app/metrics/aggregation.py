@@ -78,7 +78,7 @@ def aggregate_codes(
     prefer_adjudicated: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """``aggregate_grades`` on integer codes, without pandas: of graded judgments (pair code,
-    rater code, grade), each pair code once in ascending order and its grade (float64) by
+    rater code, integer grade), each pair code once in ascending order and its grade (float64) by
     ``method`` (one of METHODS), the rater ``adjudicated`` preferred or left out as there."""
     decided = raters == adjudicated
     keys, combined = _combined_codes(pairs[~decided], grades[~decided], method)
@@ -114,6 +114,7 @@ def _combined_codes(
     # majority: the most votes, ties to the lower grade
     runs = np.flatnonzero(np.r_[True, (pairs[1:] != pairs[:-1]) | (grades[1:] != grades[:-1])])
     votes = np.diff(np.r_[runs, len(pairs)])
-    best = np.lexsort((grades[runs], -votes, pairs[runs]))
-    first = np.r_[True, pairs[runs][best][1:] != pairs[runs][best][:-1]]
-    return keys, grades[runs][best][first].astype(np.float64)
+    run_pairs, run_grades = pairs[runs], grades[runs]
+    best = np.lexsort((run_grades, -votes, run_pairs))
+    first = np.r_[True, run_pairs[best][1:] != run_pairs[best][:-1]]
+    return keys, run_grades[best][first].astype(np.float64)
