@@ -392,3 +392,23 @@ def test_codes_combine_as_the_evaluation_combines_grades(
     )  # fmt: skip
     got = [(f"q{pair // 4}", f"d{pair % 4}", grade) for pair, grade in zip(pairs, grades)]
     assert got == list(expected.itertuples(index=False, name=None))
+
+
+def test_ids_too_large_to_pack_are_read_one_by_one(db: Database) -> None:
+    """Graded keys are read as one number a row unless the ids are too large for it."""
+    campaign = Campaign({"q": None}, {"d": None}, ["r", "s"])
+    campaign.judgments = [("q", "d", "r", 2, None, datetime(2024, 1, 1), None)]
+    fill(db, campaign)
+    big = 2**40
+    with db.transaction() as session:
+        at = datetime(2024, 1, 1)
+        session.execute(insert(Query), [{"id": big, "external_id": "q-big", "created_at": at}])
+        session.execute(insert(Document), [{"id": big, "external_id": "big-d"}])
+        session.execute(
+            insert(Judgment),
+            [{"query_id": big, "document_id": big, "rater_id": 1, "grade": 5, "skipped": False,
+              "judged_at": datetime(2024, 1, 2)}],
+        )  # fmt: skip
+    with db.reading() as session:
+        keys = [key.tolist() for key in rows.graded_keys(session)]
+    assert sorted(zip(*keys)) == [(1, 1, 2, 2), (big, big, 1, 5)]
