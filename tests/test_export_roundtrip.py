@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import csv
 import json
+import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from judge_app.commands.export import ExportOptions, export
+from judge_app.errors import UsageError
 from judge_app.io.errors import ExportError
-from judge_app.io.exports import format_grade, write_judgments_csv, write_qrels
+from judge_app.io.exports import Judgments, format_grade, write_judgments_csv, write_qrels
 from judge_app.metrics.aggregation import aggregate_grades
 from judge_app.store import bulk, judgments, reads
 from judge_app.store.database import Database, open_database
@@ -94,6 +98,11 @@ def _judgments(db: Database) -> pd.DataFrame:
         return reads.judgments_frame(session)
 
 
+def _export(db: Database, path: Path) -> str:
+    """Export ``db``'s judgments to ``path`` as ``judge-app export --judgments`` does."""
+    return export(db.describe(), ExportOptions("judgments", path))
+
+
 def test_judgments_csv_round_trip_is_exact(db: Database, tmp_path: Path) -> None:
     _populate(db, tmp_path)
     original = _judgments(db)
@@ -103,7 +112,7 @@ def test_judgments_csv_round_trip_is_exact(db: Database, tmp_path: Path) -> None
         original["note"].str.startswith(("=", "+", "-", "@", "'", "\t", "\r"), na=False).sum() >= 6
     )
     path = tmp_path / "export.csv"
-    assert write_judgments_csv(original, path) == len(original)
+    assert _export(db, path) == f"{path}: {len(original)} judgments"
 
     with open_database(tmp_path / "second.sqlite") as second:
         summary = import_files(second, judgments=path)
@@ -124,7 +133,7 @@ def test_exported_cells_are_inert(db: Database, tmp_path: Path) -> None:
     _populate(db, tmp_path)
     original = _judgments(db)
     path = tmp_path / "export.csv"
-    write_judgments_csv(original, path)
+    _export(db, path)
     with path.open(encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == len(original)
@@ -167,7 +176,7 @@ def test_export_columns_and_values(db: Database, tmp_path: Path) -> None:
         judgments.set_grade(session, *key, 4, duration_ms=1234)
     frame = _judgments(db)
     path = tmp_path / "export.csv"
-    write_judgments_csv(frame, path)
+    _export(db, path)
     assert path.read_bytes().count(b"\r\n") == 2
     lines = path.read_text(encoding="utf-8").splitlines()
     assert (
@@ -179,35 +188,36 @@ def test_export_columns_and_values(db: Database, tmp_path: Path) -> None:
 
 
 def test_a_single_quote_alone_round_trips(tmp_path: Path) -> None:
-    frame = pd.DataFrame(
-        {
-            "query_id": ["'", "''", "'x"], "query_text": [None, None, None],
-            "doc_id": ["d", "d", "d"], "doc_title": [None, None, None], "rater": ["r", "r", "r"],
-            "grade": pd.array([1, 2, 3], dtype="Int64"), "skipped": [False] * 3,
-            "note": ["'", "=", "'\t"],
-            "judged_at": pd.to_datetime(["2024-01-02 03:04:05.123456"] * 3),
-            "duration_ms": pd.array([None, 5, None], dtype="Int64"),
-        }
+    at = "2024-01-02 03:04:05.123456"
+    judgments = Judgments(
+        query_ids=["'", "''", "'x"], query_texts=[None] * 3, doc_ids=["d"], doc_titles=[None],
+        raters=["r"],
+        chunks=[[(0, 0, 0, 1, False, "'", at, None), (1, 0, 0, 2, False, "=", at, 5),
+                 (2, 0, 0, 3, False, "'\t", at, None)]],
     )  # fmt: skip
     path = tmp_path / "export.csv"
-    write_judgments_csv(frame, path)
+    assert write_judgments_csv(judgments, path) == 3
     with open_database(tmp_path / "db.sqlite") as db:
         import_files(db, judgments=path)
         copy = _judgments(db)
     assert copy["query_id"].tolist() == ["'", "''", "'x"]
     assert copy["note"].tolist() == ["'", "=", "'\t"]
-    assert copy["judged_at"].tolist() == frame["judged_at"].tolist()
+    assert copy["judged_at"].tolist() == [pd.Timestamp(at)] * 3
     assert copy["duration_ms"].isna().tolist() == [True, False, True]
     assert copy["duration_ms"].iloc[1] == 5
 
 
 def test_a_write_cut_short_keeps_the_old_file_and_leaves_nothing_else(tmp_path: Path) -> None:
-    frame = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["d1", "d1"], "grade": [1, object()]})
-    path = tmp_path / "out.qrels"
-    path.write_text("q0 0 d0 1\n", encoding="utf-8")
-    with pytest.raises(TypeError):  # the grade cannot be formatted: the write stops half-way
-        write_qrels(frame, path)
-    assert path.read_text(encoding="utf-8") == "q0 0 d0 1\n"
+    def chunks() -> Iterator[list[tuple]]:
+        yield [(0, 0, 0, 1, False, None, "2024-01-02 03:04:05.123456", None)]
+        raise sqlite3.OperationalError("disk I/O error")  # a read failing half-way
+
+    judgments = Judgments(["q"], [None], ["d"], [None], ["r"], chunks())
+    path = tmp_path / "out.csv"
+    path.write_text("old\n", encoding="utf-8")
+    with pytest.raises(sqlite3.OperationalError):
+        write_judgments_csv(judgments, path)
+    assert path.read_text(encoding="utf-8") == "old\n"
     assert list(tmp_path.iterdir()) == [path]
 
 
@@ -231,13 +241,12 @@ EXPECTED = {
     "min": ["q1 0 d1 1", "q1 0 d2 0", "q1 0 d3 1", "q10 0 d1 5", "q2 0 d9 0"],
     "rater:alice": ["q1 0 d1 1", "q1 0 d2 0", "q2 0 d9 3"],
     "rater:carol": ["q1 0 d1 2", "q1 0 d3 1", "q10 0 d1 5", "q2 0 d9 0"],
-    "rater:nobody": [],
 }
 
 
 @pytest.fixture
-def example(tmp_path: Path) -> pd.DataFrame:
-    """EXAMPLE imported from a judgments file and read back as ``judgments_frame``."""
+def example(tmp_path: Path) -> Path:
+    """A database of EXAMPLE, imported from a judgments file."""
     lines = ["query_id,doc_id,rater,grade,skipped"]
     for (query, doc), grades in EXAMPLE.items():
         for rater, grade in grades.items():
@@ -246,21 +255,31 @@ def example(tmp_path: Path) -> pd.DataFrame:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with open_database(tmp_path / "example.sqlite") as db:
         import_files(db, judgments=path)
-        return _judgments(db)
+    return tmp_path / "example.sqlite"
 
 
 @pytest.mark.parametrize("method", list(EXPECTED))
-def test_aggregated_qrels(example: pd.DataFrame, tmp_path: Path, method: str) -> None:
+def test_aggregated_qrels(example: Path, tmp_path: Path, method: str) -> None:
     path = tmp_path / f"{method.replace(':', '-')}.qrels"
-    grades = aggregate_grades(example, method)
-    assert write_qrels(grades, path) == len(EXPECTED[method])
+    said = export(str(example), ExportOptions("qrels", path, aggregate=method))
+    assert said == f"{path}: {len(EXPECTED[method])} graded pairs ({method})"
     assert path.read_text(encoding="utf-8").splitlines() == EXPECTED[method]
     assert path.read_bytes().count(b"\r") == 0
+    with open_database(example) as db:  # the evaluation combines them as the export does
+        grades = aggregate_grades(_judgments(db), method)
+    assert [f"{q} 0 {d} {format_grade(g)}" for q, d, g in grades.values] == EXPECTED[method]
 
 
-def test_qrels_are_read_back_by_our_reader(example: pd.DataFrame, tmp_path: Path) -> None:
+def test_qrels_of_a_rater_without_grades_are_refused(example: Path, tmp_path: Path) -> None:
+    path = tmp_path / "nobody.qrels"
+    with pytest.raises(UsageError, match="has no rater 'nobody'"):
+        export(str(example), ExportOptions("qrels", path, aggregate="rater:nobody"))
+    assert not path.exists()
+
+
+def test_qrels_are_read_back_by_our_reader(example: Path, tmp_path: Path) -> None:
     path = tmp_path / "max.qrels"
-    write_qrels(aggregate_grades(example, "max"), path)
+    export(str(example), ExportOptions("qrels", path, aggregate="max"))
     with open_database(tmp_path / "again.sqlite") as db:
         import_files(db, judgments=path, rater="max")
         frame = _judgments(db)
@@ -272,11 +291,11 @@ def test_qrels_are_read_back_by_our_reader(example: pd.DataFrame, tmp_path: Path
 @pytest.mark.parametrize("column", ["query_id", "doc_id"])
 @pytest.mark.parametrize("spaced", ["a b", "tab\there", "new\nline", " lead"])
 def test_qrels_refuse_ids_with_spaces(tmp_path: Path, column: str, spaced: str) -> None:
-    grades = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["d1", "d2"], "grade": [1.0, 2.0]})
-    grades.loc[1, column] = spaced
+    ids = {"query_id": ["q1", "q2"], "doc_id": ["d1", "d2"]}
+    ids[column][1] = spaced
     path = tmp_path / "out.qrels"
     with pytest.raises(ExportError) as info:
-        write_qrels(grades, path)
+        write_qrels(ids["query_id"], ids["doc_id"], ["1", "2"], path)
     assert column in str(info.value) and repr(spaced) in str(info.value)
     assert not path.exists()
 

@@ -8,10 +8,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge_app.commands.evaluate import aggregated
+import numpy as np
+
 from judge_app.errors import UsageError
+from judge_app.io.exports import format_grade, write_qrels
 from judge_app.io.outputs import check_output
-from judge_app.metrics.aggregation import parse_method
+from judge_app.metrics.aggregation import ADJUDICATED, aggregate_codes, parse_method
 
 KINDS = ("judgments", "qrels")
 Step = Callable[[str], None]
@@ -42,24 +44,64 @@ class ExportOptions:
 
 
 def export(db: str, options: ExportOptions, step: Step | None = None) -> str:
-    """Write what ``options`` ask from the database ``db``; what was written, in words."""
-    from judge_app.io.exports import write_judgments_csv, write_qrels
-    from judge_app.store import open_database, reads
+    """Write what ``options`` ask from the database ``db``; what was written, in words.
+    Judgments stream from the database to the file a chunk at a time; qrels are combined
+    from the graded judgments' integer keys."""
+    from judge_app.io.exports import write_judgments_csv
+    from judge_app.store import open_database, rows
 
     options.checked()  # before the database is read
     step = step or (lambda _name: None)
     step("reading the judgments")
     with open_database(db, read_only=True) as database, database.reading() as session:
         if options.kind == "judgments":
-            judgments = reads.judgments_frame(session)
-        else:
-            judgments = reads.grades_frame(session)  # all a qrels needs: the graded ones
-    if options.kind == "judgments":
-        step("writing")
-        count = write_judgments_csv(judgments, options.path)
-        return f"{options.path}: {count:,} judgments"
+            step("writing")
+            count = write_judgments_csv(rows.judgments_in_order(session), options.path)
+            return f"{options.path}: {count:,} judgments"
+        keys = rows.graded_keys(session)  # all a qrels needs: the graded ones
+        queries = rows.names(session, "query", "external_id", ordered=True)
+        documents = rows.names(session, "document", "external_id", ordered=True)
+        raters = rows.names(session, "rater", "name").by_id
     step("combining the grades")
-    grades = aggregated(judgments, options.aggregate, db, options.adjudicated)
+    method = parse_method(options.aggregate)
+    query, document, rater, grade = keys
+    width = len(documents.place)  # a pair's code: its query's place by id, then its document's
+    pairs = queries.place[query] * width + documents.place[document]
+    pairs, grades = _combined(pairs, rater, grade, raters, method, options.adjudicated, db)
+    query_ids, doc_ids = (np.array(ids.in_order(), dtype=object) for ids in (queries, documents))
+    values, which = np.unique(grades, return_inverse=True)  # few: format each once
+    texts = np.array([format_grade(value) for value in values.tolist()], dtype=object)
     step("writing")
-    count = write_qrels(grades, options.path)
-    return f"{options.path}: {count:,} graded pairs ({parse_method(options.aggregate)})"
+    count = write_qrels(
+        query_ids[pairs // width].tolist(),
+        doc_ids[pairs % width].tolist(),
+        texts[which].tolist(),
+        options.path,
+    )
+    return f"{options.path}: {count:,} graded pairs ({method})"
+
+
+def _combined(
+    pairs: np.ndarray,
+    rater: np.ndarray,
+    grade: np.ndarray,
+    raters: list[str | None],
+    method: str,
+    prefer_adjudicated: bool,
+    db: str,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each pair code of the graded judgments once, ascending, and its grade by ``method``;
+    a usage error if the one rater asked for has no grade."""
+    if not method.startswith("rater:"):
+        adjudicated = raters.index(ADJUDICATED) if ADJUDICATED in raters else -1
+        return aggregate_codes(pairs, rater, grade, method, adjudicated, prefer_adjudicated)
+    name = method[len("rater:") :]
+    graded = {raters[code] for code in np.unique(rater).tolist()}
+    if name not in graded:
+        from judge_app.commands.options import check_known
+
+        check_known([name], [rater for rater in graded if rater is not None], "rater",
+                    "--aggregate", db)  # fmt: skip
+    mine = rater == raters.index(name)
+    order = np.argsort(pairs[mine])
+    return pairs[mine][order], grade[mine][order].astype(np.float64)

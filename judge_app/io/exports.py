@@ -1,20 +1,28 @@
 """Every CSV file and text judge_app writes, and TREC qrels (DESIGN section 7).
 
-One writer (``csv_text``, ``write_csv``) serves the judgments export, ``eval --format csv``,
-``agreement --format csv`` and the window's "Export CSV…": it makes every text cell inert in
-a spreadsheet (``make_inert``) and leaves numbers as numbers (-0.25 stays -0.25).
+Every text cell of a CSV file is made inert in a spreadsheet (``inert``, ``make_inert``). The
+judgments export streams its rows to the csv module a chunk at a time (``write_judgments_csv``);
+``csv_text`` and ``write_csv`` write the tables of ``eval --format csv``, ``agreement --format
+csv`` and the window's "Export CSV…" through pandas, which leaves numbers as numbers (-0.25
+stays -0.25). The exports' writers need no pandas, so an export does not pay for importing it.
 """
 
 from __future__ import annotations
 
+import csv
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from judge_app.errors import quoted
 from judge_app.io.errors import ExportError
 from judge_app.io.outputs import output_file
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 RISKY_STARTS = ("=", "+", "-", "@", "\t", "\r")
 TEXT_KINDS = ("string", "mixed", "mixed-integer")  # what pandas infers of a column with text
@@ -22,6 +30,12 @@ JUDGMENT_COLUMNS = [
     "query_id", "query_text", "doc_id", "doc_title", "rater", "grade", "skipped", "note",
     "judged_at", "duration_ms",
 ]  # fmt: skip
+SPACE = re.compile(r"\s")
+
+
+def inert(cell: str | None) -> str | None:
+    """A text a spreadsheet would run as a formula with a leading ``'`` (``make_inert``)."""
+    return "'" + cell if cell is not None and cell.startswith(RISKY_STARTS + ("'",)) else cell
 
 
 def make_inert(cells: pd.Series) -> pd.Series:
@@ -31,6 +45,8 @@ def make_inert(cells: pd.Series) -> pd.Series:
     A cell that already begins with ``'`` gets one more, so the import can tell them apart
     and the round trip is lossless (``readers._restore_inert`` undoes this).
     """
+    import pandas as pd
+
     if pd.api.types.infer_dtype(cells, skipna=True) not in TEXT_KINDS:
         return cells
     risky = cells.str.startswith(RISKY_STARTS + ("'",), na=False).to_numpy(dtype=bool)
@@ -79,13 +95,49 @@ def _formatted(cell: object, float_format: str) -> object:
     return float_format % cell if isinstance(cell, float) and cell == cell else cell
 
 
-def write_judgments_csv(frame: pd.DataFrame, path: Path) -> int:
-    """Write one row per rater judgment (``reads.judgments_frame``); returns rows written."""
-    out = frame[JUDGMENT_COLUMNS].copy()
-    out["skipped"] = out["skipped"].map({True: "true", False: "false"})
-    moments = pd.to_datetime(out["judged_at"]).to_numpy(dtype="datetime64[us]")
-    out["judged_at"] = np.char.add(np.datetime_as_string(moments, unit="us"), "Z")
-    return write_csv(out, path)
+@dataclass(frozen=True)
+class Judgments:
+    """Every rater judgment, as the export writes it: rows ``(query, document, rater, grade,
+    skipped, note, judged_at, duration_ms)`` of integer keys in the order of the file, a chunk
+    at a time, and the keys' names (each list indexed by key)."""
+
+    query_ids: Sequence[str | None]
+    query_texts: Sequence[str | None]
+    doc_ids: Sequence[str | None]
+    doc_titles: Sequence[str | None]
+    raters: Sequence[str | None]
+    chunks: Iterable[Sequence[tuple]]
+
+
+def write_judgments_csv(judgments: Judgments, path: Path) -> int:
+    """Write one row per rater judgment, a chunk at a time; returns the rows written."""
+    names = judgments.query_ids, judgments.query_texts, judgments.doc_ids, judgments.doc_titles
+    query_ids, query_texts, doc_ids, doc_titles = ([inert(name) for name in of] for of in names)
+    raters = [inert(name) for name in judgments.raters]
+    flags = ("false", "true")
+    count = 0
+    with output_file(Path(path), newline="") as handle:
+        writer = csv.writer(handle, lineterminator="\r\n")
+        writer.writerow(JUDGMENT_COLUMNS)
+        for chunk in judgments.chunks:
+            writer.writerows(
+                (query_ids[query], query_texts[query], doc_ids[document], doc_titles[document],
+                 raters[rater], grade, flags[skipped], inert(note), utc_text(at), duration)
+                for query, document, rater, grade, skipped, note, at, duration in chunk
+            )  # fmt: skip
+            count += len(chunk)
+    return count
+
+
+def utc_text(moment: str | datetime) -> str:
+    """A stored time (UTC; text on SQLite) as ``2024-03-09T23:59:58.000001Z``."""
+    if isinstance(moment, str):
+        if len(moment) == 26 and moment[10] == " ":  # as SQLAlchemy stores it in SQLite
+            return f"{moment[:10]}T{moment[11:]}Z"
+        moment = datetime.fromisoformat(moment)
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+    return moment.isoformat(timespec="microseconds") + "Z"
 
 
 def format_grade(grade: float) -> str:
@@ -95,19 +147,21 @@ def format_grade(grade: float) -> str:
     return f"{grade:.6f}".rstrip("0").rstrip(".")  # 2.0000001 is "2", not "2."
 
 
-def write_qrels(grades: pd.DataFrame, path: Path) -> int:
-    """Write ``query_id, doc_id, grade`` as TREC qrels ``qid 0 docid grade``."""
-    for name in ("query_id", "doc_id"):
-        spaced = grades[name].astype(str).str.contains(r"\s", regex=True)
-        if spaced.any():
-            example = grades[name][spaced].iloc[0]
+def write_qrels(
+    query_ids: Sequence[str], doc_ids: Sequence[str], grades: Sequence[str], path: Path
+) -> int:
+    """Write TREC qrels ``qid 0 docid grade`` of ids and grades (``format_grade``) in order;
+    an ExportError if an id holds a space, which the format cannot hold."""
+    for name, ids in (("query_id", query_ids), ("doc_id", doc_ids)):
+        if SPACE.search("".join(ids)):
+            spaced = [text for text in ids if SPACE.search(text)]
             raise ExportError(
-                f"{spaced.sum()} ids in {name} contain spaces (e.g. {quoted(example)}), which TREC "
-                "qrels cannot hold: export judgments as CSV instead"
+                f"{len(spaced)} ids in {name} contain spaces (e.g. {quoted(spaced[0])}), which "
+                "TREC qrels cannot hold: export judgments as CSV instead"
             )
     with output_file(path, newline="\n") as handle:
-        for query_id, doc_id, grade in grades[["query_id", "doc_id", "grade"]].itertuples(
-            index=False
-        ):
-            handle.write(f"{query_id} 0 {doc_id} {format_grade(grade)}\n")
+        handle.writelines(
+            f"{query_id} 0 {doc_id} {grade}\n"
+            for query_id, doc_id, grade in zip(query_ids, doc_ids, grades)
+        )
     return len(grades)

@@ -67,3 +67,54 @@ def _combined(graded: pd.DataFrame, method: str) -> pd.DataFrame:
         counts = counts.sort_values(keys + ["votes", "grade"], ascending=[True, True, False, True])
         return counts.drop_duplicates(keys)[keys + ["grade"]]
     return graded.groupby(keys, as_index=False)["grade"].agg(method)
+
+
+def aggregate_codes(
+    pairs: np.ndarray,
+    raters: np.ndarray,
+    grades: np.ndarray,
+    method: str,
+    adjudicated: int = -1,
+    prefer_adjudicated: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``aggregate_grades`` on integer codes, without pandas: of graded judgments (pair code,
+    rater code, integer grade), each pair code once in ascending order and its grade (float64) by
+    ``method`` (one of METHODS), the rater ``adjudicated`` preferred or left out as there."""
+    decided = raters == adjudicated
+    keys, combined = _combined_codes(pairs[~decided], grades[~decided], method)
+    if prefer_adjudicated and decided.any():
+        kept = ~np.isin(keys, pairs[decided])
+        keys = np.concatenate([keys[kept], pairs[decided]])
+        combined = np.concatenate([combined[kept], grades[decided].astype(np.float64)])
+        order = np.argsort(keys, kind="stable")
+        keys, combined = keys[order], combined[order]
+    return keys, combined
+
+
+def _combined_codes(
+    pairs: np.ndarray, grades: np.ndarray, method: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each pair code once, ascending, and its grades combined by ``method``."""
+    order = np.argsort(pairs) if method == "mean" else np.lexsort((grades, pairs))
+    pairs, grades = pairs[order], grades[order].astype(np.int64)
+    if not len(pairs):
+        return pairs, grades.astype(np.float64)
+    starts = np.flatnonzero(np.r_[True, pairs[1:] != pairs[:-1]])
+    counts = np.diff(np.r_[starts, len(pairs)])
+    keys = pairs[starts]
+    if method == "mean":
+        return keys, np.add.reduceat(grades, starts) / counts
+    if method == "median":
+        low, high = grades[starts + (counts - 1) // 2], grades[starts + counts // 2]
+        return keys, (low + high) / 2
+    if method == "max":
+        return keys, grades[starts + counts - 1].astype(np.float64)
+    if method == "min":
+        return keys, grades[starts].astype(np.float64)
+    # majority: the most votes, ties to the lower grade
+    runs = np.flatnonzero(np.r_[True, (pairs[1:] != pairs[:-1]) | (grades[1:] != grades[:-1])])
+    votes = np.diff(np.r_[runs, len(pairs)])
+    run_pairs, run_grades = pairs[runs], grades[runs]
+    best = np.lexsort((run_grades, -votes, run_pairs))
+    first = np.r_[True, run_pairs[best][1:] != run_pairs[best][:-1]]
+    return keys, run_grades[best][first].astype(np.float64)

@@ -1,4 +1,4 @@
-"""Reads for the metrics, agreement, export and info: each returns a pandas DataFrame."""
+"""Reads for the metrics, agreement, the window and info: each returns a pandas DataFrame."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from judge_app.store.models import (
     Result,
     Run,
 )
+from judge_app.store.rows import fetch, graded_keys
 
 
 def _frame(session: Session, statement: Select) -> pd.DataFrame:
@@ -39,7 +40,7 @@ def judgments_frame(
         "SELECT query_id, document_id, rater_id, grade, skipped, note, judged_at, duration_ms "
         "FROM judgment" + ("" if include_skipped else " WHERE NOT skipped")
     )
-    rows, width = _fetch(session, sql)
+    rows, width = fetch(session, sql)
     columns = list(zip(*rows)) if rows else [()] * width
     query, document, rater = (np.asarray(column, dtype=np.int64) for column in columns[:3])
     frame = pd.DataFrame(
@@ -84,7 +85,7 @@ def grades_frame(session: Session, raters: Sequence[str] | None = None) -> pd.Da
     doc_id, rater, grade, skipped`` (grade float, skipped False): the rows NDCG and agreement
     are computed from. Read as integer keys, two to a number (a million rows' Python
     objects are most of the read), and named through the small tables."""
-    query, document, rater, grade = _graded_keys(session)
+    query, document, rater, grade = graded_keys(session)
     frame = pd.DataFrame(
         {
             "query_id": _named(session, "query", "external_id", query),
@@ -99,45 +100,9 @@ def grades_frame(session: Session, raters: Sequence[str] | None = None) -> pd.Da
     return frame
 
 
-_PAIR = 1 << 32
-"""Two keys below this are read as one number: ``first * _PAIR + second``."""
-
-
-def _graded_keys(session: Session) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Query, document and rater ids and the grade of every graded judgment."""
-    graded = "FROM judgment WHERE grade IS NOT NULL AND NOT skipped"
-    largest = (
-        session.connection()
-        .exec_driver_sql("SELECT (SELECT max(id) FROM query), (SELECT max(id) FROM document)")
-        .one()
-    )
-    if max(value or 0 for value in largest) >= _PAIR >> 1:  # would not fit: one by one
-        sql = f"SELECT query_id, document_id, rater_id, grade {graded}"
-        keys = _number_rows(session, sql).astype(np.int64)
-        return keys[:, 0], keys[:, 1], keys[:, 2], keys[:, 3]
-    rows, _width = _fetch(
-        session,
-        f"SELECT CAST(query_id AS BIGINT) * {_PAIR} + document_id, rater_id * 8 + grade {graded}",
-    )
-    packed = np.fromiter(itertools.chain.from_iterable(rows), np.int64, 2 * len(rows))
-    pairs, grades = packed[0::2], packed[1::2]
-    return pairs >> 32, pairs & (_PAIR - 1), grades >> 3, grades & 7
-
-
-def _fetch(session: Session, sql: str) -> tuple[Sequence[tuple], int]:
-    """The rows of ``sql`` and their width, through the driver's own cursor: SQLAlchemy's
-    row objects would double the time of a million rows."""
-    cursor = session.connection().connection.cursor()
-    try:
-        cursor.execute(sql)
-        return cursor.fetchall(), len(cursor.description)
-    finally:
-        cursor.close()
-
-
 def _number_rows(session: Session, sql: str) -> np.ndarray:
     """The rows of ``sql`` (numbers; NULL becomes NaN) as a float64 matrix."""
-    rows, width = _fetch(session, sql)
+    rows, width = fetch(session, sql)
     flat = itertools.chain.from_iterable(rows)
     try:
         values = np.fromiter(flat, dtype=np.float64, count=width * len(rows))
@@ -164,7 +129,7 @@ def _names(session: Session, table: str, column: str) -> tuple[np.ndarray, pa.Ar
     session, which reads one snapshot."""
     cache = session.info.setdefault("judge_app.names", {})
     if (table, column) not in cache:
-        pairs, _width = _fetch(session, f"SELECT id, {column} FROM {table}")
+        pairs, _width = fetch(session, f"SELECT id, {column} FROM {table}")
         keys = np.fromiter((key for key, _name in pairs), dtype=np.int64, count=len(pairs))
         places = np.full(int(keys.max()) + 1 if len(keys) else 1, -1, dtype=np.int32)
         places[keys] = np.arange(len(keys), dtype=np.int32)

@@ -1,0 +1,169 @@
+"""Rows read through the driver's own cursor, a chunk at a time and without pandas: the
+integer keys of the graded judgments, the names of the small tables by id and in code-point
+order, and every judgment in the order of the export. SQLAlchemy's row objects would double
+the time of a million rows; pandas would hold them all at once."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from sqlalchemy.orm import Session
+
+from judge_app.io.exports import Judgments
+
+CHUNK = 20_000
+"""Rows fetched (and, for the export, sorted and written) at a time."""
+IDS_PER_STATEMENT = 500
+JUDGMENT_FIELDS = "query_id, document_id, rater_id, grade, skipped, note, judged_at, duration_ms"
+
+
+def fetch(session: Session, sql: str) -> tuple[Sequence[tuple], int]:
+    """The rows of ``sql`` and their width."""
+    cursor = session.connection().connection.cursor()
+    try:
+        cursor.execute(sql)
+        return cursor.fetchall(), len(cursor.description)
+    finally:
+        cursor.close()
+
+
+def fetch_numbers(session: Session, sql: str) -> np.ndarray:
+    """The rows of ``sql`` (integers, no NULL) as an int64 matrix, fetched a chunk at a time."""
+    cursor = session.connection().connection.cursor()
+    try:
+        cursor.execute(sql)
+        width = len(cursor.description)
+        parts = [np.empty((0, width), dtype=np.int64)]
+        while rows := cursor.fetchmany(CHUNK):
+            flat = itertools.chain.from_iterable(rows)
+            parts.append(np.fromiter(flat, np.int64, width * len(rows)).reshape(-1, width))
+        return np.concatenate(parts)
+    finally:
+        cursor.close()
+
+
+def graded_keys(session: Session) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Query, document and rater ids and the grade of every graded judgment, read as one
+    number a row where the ids allow (a million rows' Python objects are most of a read)."""
+    graded = "FROM judgment WHERE grade IS NOT NULL AND NOT skipped"
+    largest, _width = fetch(
+        session,
+        "SELECT (SELECT max(id) FROM query), (SELECT max(id) FROM document), "
+        "(SELECT max(id) FROM rater)",
+    )
+    queries, documents, raters = (int(value or 0) + 1 for value in largest[0])
+    if queries * documents * raters * 8 >= 1 << 63:  # would not fit: one by one
+        keys = fetch_numbers(session, f"SELECT query_id, document_id, rater_id, grade {graded}")
+        return keys[:, 0], keys[:, 1], keys[:, 2], keys[:, 3]
+    packed = fetch_numbers(
+        session,
+        f"SELECT ((CAST(query_id AS BIGINT) * {documents} + document_id) * {raters} + rater_id)"
+        f" * 8 + grade {graded}",
+    )[:, 0]
+    rest, grade = np.divmod(packed, 8)
+    rest, rater = np.divmod(rest, raters)
+    query, document = np.divmod(rest, documents)
+    return query, document, rater, grade
+
+
+@dataclass(frozen=True)
+class Names:
+    """One column of a small table: the names by id (None where no row has the id), the ids
+    in code-point order of their names (what Python's ``sorted`` gives) and each id's place
+    in that order (-1 where none)."""
+
+    by_id: list[str | None]
+    ordered_ids: list[int]
+    place: np.ndarray
+
+    def in_order(self) -> list[str | None]:
+        """The names, in code-point order."""
+        return [self.by_id[key] for key in self.ordered_ids]
+
+
+def names(session: Session, table: str, column: str, ordered: bool = False) -> Names:
+    """``column`` of ``table`` by id; with ``ordered`` (a column without NULL), in order too."""
+    pairs, _width = fetch(session, f"SELECT id, {column} FROM {table}")
+    by_id: list[str | None] = [None] * (max((key for key, _name in pairs), default=0) + 1)
+    for key, name in pairs:
+        by_id[key] = name
+    keys = sorted((key for key, _name in pairs), key=by_id.__getitem__) if ordered else []
+    place = np.full(len(by_id), -1, dtype=np.int64)
+    place[keys] = np.arange(len(keys))
+    return Names(by_id, keys, place)
+
+
+def judgments_in_order(session: Session) -> Judgments:
+    """Every rater judgment, ordered by query id, document id and rater name (code points,
+    whatever the database's collation), a chunk of rows at a time: read as they are taken,
+    so while ``session`` is open."""
+    queries = names(session, "query", "external_id", ordered=True)
+    documents = names(session, "document", "external_id", ordered=True)
+    raters = names(session, "rater", "name", ordered=True)
+    places = (queries.place, documents.place, raters.place)
+    return Judgments(
+        query_ids=queries.by_id,
+        query_texts=names(session, "query", "text").by_id,
+        doc_ids=documents.by_id,
+        doc_titles=names(session, "document", "title").by_id,
+        raters=raters.by_id,
+        chunks=(_sorted(rows, places) for rows in _chunks(session, queries, documents)),
+    )
+
+
+def _chunks(session: Session, queries: Names, documents: Names) -> Iterator[Sequence[tuple]]:
+    """The judgments of runs of whole queries in order, about CHUNK rows a run; a query of
+    more is read a run of its documents at a time."""
+    counts, _width = fetch(session, "SELECT query_id, count(*) FROM judgment GROUP BY query_id")
+    sizes = dict(counts)
+    for batch in _batches(counts, queries.place):
+        if sizes[batch[0]] <= CHUNK:
+            yield _rows(session, f"query_id IN ({_listed(batch)})")
+            continue
+        query = batch[0]  # alone in its batch
+        of_query, _width = fetch(
+            session,
+            f"SELECT document_id, count(*) FROM judgment WHERE query_id = {query} "
+            "GROUP BY document_id",
+        )
+        for run in _batches(of_query, documents.place):
+            yield _rows(session, f"query_id = {query} AND document_id IN ({_listed(run)})")
+
+
+def _batches(counts: Sequence[tuple], place: np.ndarray) -> Iterator[list[int]]:
+    """Runs of the ids of ``counts`` (id, rows) in order of ``place``, each of at most CHUNK
+    rows, or of one id alone."""
+    keys, sizes = (np.array([row[column] for row in counts], np.int64) for column in (0, 1))
+    order = np.argsort(place[keys], kind="stable")
+    batch: list[int] = []
+    size = 0
+    for key, count in zip(keys[order].tolist(), sizes[order].tolist()):
+        if batch and (size + count > CHUNK or len(batch) == IDS_PER_STATEMENT):
+            yield batch
+            batch, size = [], 0
+        batch.append(key)
+        size += count
+    if batch:
+        yield batch
+
+
+def _listed(ids: list[int]) -> str:
+    return ", ".join(map(str, ids))
+
+
+def _rows(session: Session, condition: str) -> Sequence[tuple]:
+    rows, _width = fetch(session, f"SELECT {JUDGMENT_FIELDS} FROM judgment WHERE {condition}")
+    return rows
+
+
+def _sorted(rows: Sequence[tuple], places: tuple[np.ndarray, ...]) -> list[tuple]:
+    """``rows`` ordered by the places of their query, document and rater."""
+    count = len(rows)
+    query, document, rater = (
+        place[np.fromiter((row[column] for row in rows), np.int64, count)]
+        for column, place in enumerate(places)
+    )
+    return [rows[index] for index in np.lexsort((rater, document, query)).tolist()]
