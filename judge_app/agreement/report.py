@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from judge_app.agreement import coefficients as co
+from judge_app.agreement.codes import Graded
 from judge_app.agreement.stability import RankingStability
 
 if TYPE_CHECKING:
@@ -37,9 +38,11 @@ ADJUDICATION_SPREAD = 2
 @dataclass(frozen=True)
 class Ratings:
     """Grades of units by raters: ``grades[unit, rater]``, -1 where the rater left the unit
-    out. Units are in order of query id, then document id."""
+    out. Units are in order of query id, then document id; ``unit_query`` indexes ``queries``
+    (the units' query ids, in order)."""
 
-    query_ids: np.ndarray
+    queries: np.ndarray
+    unit_query: np.ndarray
     doc_ids: np.ndarray
     raters: tuple[str, ...]
     grades: np.ndarray
@@ -50,33 +53,36 @@ class Ratings:
         and those without a grade are left out; ``raters`` (default: every rater, sorted)
         chooses and orders the raters. ValueError for a grade outside 0–5 or a rater who
         graded one unit twice."""
-        import pandas as pd
+        return cls.from_graded(Graded.from_frame(judgments), raters)
 
-        graded = judgments[judgments["grade"].notna()]
-        if "skipped" in graded:
-            graded = graded[~graded["skipped"].astype(bool)]
+    @classmethod
+    def from_graded(cls, graded: Graded, raters: list[str] | None = None) -> Ratings:
+        """From coded judgments, as :meth:`from_frame`."""
         if raters is None:
-            raters = sorted(graded["rater"].unique())
-        else:
-            graded = graded[graded["rater"].isin(raters)]
-        grades = graded["grade"].to_numpy(dtype=np.float64)
+            raters = graded.rater_names()
+        chosen = np.full(len(graded.raters) + 1, -1, dtype=np.int64)
+        places = {str(name): code for code, name in enumerate(graded.raters)}
+        for index, rater in enumerate(raters):
+            chosen[places.get(rater, -1)] = index
+        rater_codes = chosen[graded.rater]
+        kept = rater_codes >= 0
+        if not kept.all():
+            graded, rater_codes = graded.where(kept), rater_codes[kept]
+        grades = graded.grade
         if np.any((grades != np.round(grades)) | (grades < 0) | (grades > co.GRADES[-1])):
             raise ValueError("grades must be whole numbers from 0 to 5")
-        queries, query_names = pd.factorize(graded["query_id"], sort=True)
-        documents, document_names = pd.factorize(graded["doc_id"], sort=True)
-        keys = queries.astype(np.int64) * max(len(document_names), 1) + documents
-        units, unit_keys = pd.factorize(keys, sort=True)
-        rater_codes = pd.Categorical(graded["rater"], categories=raters).codes.astype(np.int64)
+        width = max(len(graded.docs), 1)
+        unit_keys, units = np.unique(graded.query * width + graded.doc, return_inverse=True)
         n_units, n_raters = len(unit_keys), len(raters)
         if len(units) and np.bincount(units * n_raters + rater_codes).max() > 1:
             raise ValueError("a rater graded the same (query, document) more than once")
         matrix = np.full((n_units, n_raters), -1, dtype=np.int8)
         matrix[units, rater_codes] = grades.astype(np.int8)
-        unit_keys = np.asarray(unit_keys, dtype=np.int64)
-        width = max(len(document_names), 1)
+        used, unit_query = np.unique(unit_keys // width, return_inverse=True)
         return cls(
-            query_ids=np.asarray(query_names, dtype=object)[unit_keys // width],
-            doc_ids=np.asarray(document_names, dtype=object)[unit_keys % width],
+            queries=graded.queries[used],
+            unit_query=unit_query.reshape(-1),
+            doc_ids=graded.docs[unit_keys % width],
             raters=tuple(raters),
             grades=matrix,
         )
@@ -333,9 +339,7 @@ def _raters(
 
 
 def _queries(ratings: Ratings, few: str | None) -> list[QueryAgreement]:
-    import pandas as pd
-
-    codes, names = pd.factorize(ratings.query_ids, sort=True)
+    codes, names = ratings.unit_query, ratings.queries
     n_queries = len(names)
     if n_queries == 0:
         return []
@@ -387,7 +391,8 @@ def _adjudication_lists(
     lowest = np.where(present, grades, 99).min(axis=1, initial=99)
     spread = highest - lowest
     flagged = np.flatnonzero((present.sum(axis=1) >= 2) & (spread >= ADJUDICATION_SPREAD))
-    order = np.lexsort((ratings.doc_ids[flagged].astype(str), -spread[flagged], codes[flagged]))
+    # units are in order of document within a query, and lexsort keeps that order in ties
+    order = np.lexsort((-spread[flagged], codes[flagged]))
     flagged = flagged[order]
     lists: list[list[Disagreement]] = [[] for _ in range(n_queries)]
     for query, doc_id, row, width in zip(
