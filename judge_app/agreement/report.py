@@ -96,6 +96,11 @@ class Ratings:
         """``counts[unit, grade]``: how many raters gave the unit that grade."""
         return co.grade_counts(self.grades)
 
+    @cached_property
+    def shares(self) -> np.ndarray:
+        """Each unit's share of pairs of grades that agree (NaN: fewer than two grades)."""
+        return co.unit_agreement(self.counts)
+
 
 @dataclass
 class PairAgreement:
@@ -197,8 +202,11 @@ def build_report(
     def overall(key: str, compute: Callable[[], co.Estimate]) -> float | None:
         return _take(co.Estimate.undefined(few) if few else compute(), key, reasons)
 
+    matrix = co.coincidences(counts)
     alpha = {
-        level: overall(f"krippendorff_alpha.{level}", lambda: co.krippendorff_alpha(counts, level))
+        level: overall(
+            f"krippendorff_alpha.{level}", lambda: co.alpha_of_coincidences(matrix, level)
+        )
         for level in LEVELS
     }
     if few:
@@ -211,11 +219,12 @@ def build_report(
     if interval.bounds is None:
         reasons["krippendorff_alpha_ci.ordinal"] = interval.reason or "undefined"
     fleiss, fleiss_units = _fleiss(counts, len(ratings.raters))
+    exact = co.mean_agreement(ratings.shares)
     report = AgreementReport(
         raters=list(ratings.raters),
         n_units=ratings.n_units,
         n_multi_rated=int((counts.sum(axis=1) >= 2).sum()),
-        percent_agreement=overall("percent_agreement", lambda: co.percent_agreement(counts)),
+        percent_agreement=overall("percent_agreement", lambda: exact),
         within_one_agreement=overall(
             "within_one_agreement",
             lambda: co.percent_agreement(counts, co.agreement_weights(co.GRADES, "within_one")),
@@ -226,7 +235,8 @@ def build_report(
         fleiss_kappa=overall("fleiss_kappa", lambda: fleiss),
         fleiss_units=fleiss_units,
         gwet_ac1=overall(
-            "gwet_ac1", lambda: co.gwet_ac(counts, co.agreement_weights(co.GRADES, "identity"))
+            "gwet_ac1",
+            lambda: co.gwet_ac(counts, co.agreement_weights(co.GRADES, "identity"), exact),
         ),
         gwet_ac2={
             kind: overall(
@@ -347,7 +357,7 @@ def _queries(ratings: Ratings, few: str | None) -> list[QueryAgreement]:
     present = ratings.grades >= 0
     units = np.bincount(codes, minlength=n_queries)
     raters = np.stack([np.bincount(codes, column, n_queries) for column in present.T], 1) > 0
-    shares = co.unit_agreement(counts)
+    shares = ratings.shares
     rated = ~np.isnan(shares)
     share_sums = np.bincount(codes[rated], shares[rated], n_queries)
     share_counts = np.bincount(codes[rated], minlength=n_queries)
@@ -395,12 +405,25 @@ def _adjudication_lists(
     order = np.lexsort((-spread[flagged], codes[flagged]))
     flagged = flagged[order]
     lists: list[list[Disagreement]] = [[] for _ in range(n_queries)]
-    for query, doc_id, row, width in zip(
+    for query, doc_id, given, width in zip(
         codes[flagged].tolist(),
         ratings.doc_ids[flagged].tolist(),
-        grades[flagged].tolist(),
+        _given_grades(ratings.raters, grades[flagged]),
         spread[flagged].tolist(),
     ):
-        given = {rater: grade for rater, grade in zip(ratings.raters, row) if grade >= 0}
         lists[query].append(Disagreement(str(doc_id), given, width))
     return lists
+
+
+def _given_grades(raters: tuple[str, ...], grades: np.ndarray) -> list[dict[str, int]]:
+    """Each row's grades by rater, those left out (-1) omitted: rows with the same raters
+    present are zipped with those raters' names together."""
+    present = grades >= 0
+    given: list[dict[str, int]] = [{} for _ in range(len(grades))]
+    patterns, which = np.unique(present, axis=0, return_inverse=True)
+    for index, pattern in enumerate(patterns):
+        rows = np.flatnonzero(which.reshape(-1) == index)
+        names = [rater for rater, there in zip(raters, pattern) if there]
+        for row, values in zip(rows.tolist(), grades[np.ix_(rows, pattern)].tolist()):
+            given[row] = dict(zip(names, values))
+    return given

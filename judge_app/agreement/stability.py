@@ -73,7 +73,8 @@ def rater_means(graded: Graded, results: Results, k: int) -> pd.DataFrame:
 
     settings = Settings(ks=(k,))
     queries = [str(name) for name in graded.queries]
-    order = np.lexsort((graded.doc, graded.query, graded.rater))
+    width = len(graded.docs)
+    order = np.argsort((graded.rater * len(graded.queries) + graded.query) * width + graded.doc)
     starts = np.searchsorted(graded.rater[order], np.arange(len(graded.raters) + 1))
     runs = np.unique(results.run)
     rows = []

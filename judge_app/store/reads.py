@@ -106,7 +106,7 @@ def campaign_codes(
     every run result (``run, query_id, doc_id, rank``) as integer columns, and the names the
     codes stand for (``query_id, doc_id, rater, run``): a code is the place of its name among
     those of its kind used here, in code-point order. For agreement: no strings per row."""
-    query, document, rater, grade = _graded_keys(session)
+    query, document, rater, grade = _graded_numbers(session)
     result = _number_rows(session, "SELECT run_id, query_id, document_id, rank FROM result")
     result = result.astype(np.int64)
     (query, result_query), queries = _coded(session, "query", "external_id", query, result[:, 1])
@@ -163,6 +163,43 @@ def _graded_keys(session: Session) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     packed = np.fromiter(itertools.chain.from_iterable(rows), np.int64, 2 * len(rows))
     pairs, grades = packed[0::2], packed[1::2]
     return pairs >> 32, pairs & (_PAIR - 1), grades >> 3, grades & 7
+
+
+_CHUNK = 1 << 22
+"""Judgment ids read at once as one text of numbers."""
+
+
+def _graded_numbers(session: Session) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_graded_keys`; from SQLite, each judgment's four numbers packed into one and a
+    few million of those joined into one text by ``group_concat``: a third of the time of
+    fetching a row object per judgment."""
+    connection = session.connection()
+    if connection.dialect.name != "sqlite":
+        return _graded_keys(session)
+    largest = connection.exec_driver_sql(
+        "SELECT (SELECT max(id) FROM judgment), (SELECT max(id) FROM query), "
+        "(SELECT max(id) FROM document), (SELECT max(id) FROM rater)"
+    ).one()
+    last, queries, documents, raters = (value or 0 for value in largest)
+    if (queries + 1) * (documents + 1) * (raters + 1) * 8 >= 1 << 63:  # would not fit
+        return _graded_keys(session)
+    packed = f"((query_id * {documents + 1} + document_id) * {raters + 1} + rater_id) * 8 + grade"
+    sql = (
+        f"SELECT group_concat({packed}) FROM judgment "
+        "WHERE id >= ? AND id < ? AND grade IS NOT NULL AND NOT skipped"
+    )
+    texts = (
+        connection.exec_driver_sql(sql, (start, start + _CHUNK)).scalar()
+        for start in range(0, last + 1, _CHUNK)
+    )
+    numbers = np.concatenate(
+        [np.fromstring(text, dtype=np.int64, sep=",") for text in texts if text]
+        or [np.zeros(0, dtype=np.int64)]
+    )
+    numbers, grade = np.divmod(numbers, 8)
+    numbers, rater = np.divmod(numbers, raters + 1)
+    query, document = np.divmod(numbers, documents + 1)
+    return query, document, rater, grade
 
 
 def _fetch(session: Session, sql: str) -> tuple[Sequence[tuple], int]:
