@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import combinations
+from itertools import combinations, repeat
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -404,26 +404,24 @@ def _adjudication_lists(
     # units are in order of document within a query, and lexsort keeps that order in ties
     order = np.lexsort((-spread[flagged], codes[flagged]))
     flagged = flagged[order]
-    lists: list[list[Disagreement]] = [[] for _ in range(n_queries)]
-    for query, doc_id, given, width in zip(
-        codes[flagged].tolist(),
-        ratings.doc_ids[flagged].tolist(),
-        _given_grades(ratings.raters, grades[flagged]),
-        spread[flagged].tolist(),
-    ):
-        lists[query].append(Disagreement(str(doc_id), given, width))
-    return lists
+    found = list(
+        map(
+            Disagreement,
+            map(str, ratings.doc_ids[flagged].tolist()),
+            _given_grades(ratings.raters, grades[flagged]),
+            spread[flagged].tolist(),
+        )
+    )
+    ends = np.searchsorted(codes[flagged], np.arange(n_queries + 1)).tolist()
+    return [found[start:end] for start, end in zip(ends, ends[1:])]
 
 
 def _given_grades(raters: tuple[str, ...], grades: np.ndarray) -> list[dict[str, int]]:
-    """Each row's grades by rater, those left out (-1) omitted: rows with the same raters
-    present are zipped with those raters' names together."""
-    present = grades >= 0
-    given: list[dict[str, int]] = [{} for _ in range(len(grades))]
-    patterns, which = np.unique(present, axis=0, return_inverse=True)
-    for index, pattern in enumerate(patterns):
-        rows = np.flatnonzero(which.reshape(-1) == index)
-        names = [rater for rater, there in zip(raters, pattern) if there]
-        for row, values in zip(rows.tolist(), grades[np.ix_(rows, pattern)].tolist()):
-            given[row] = dict(zip(names, values))
+    """Each row's grades by rater, those left out (-1) omitted; the rows every rater graded
+    are zipped with the names all together."""
+    everyone = (grades >= 0).all(axis=1)
+    rows = grades.tolist()
+    given = list(map(dict, map(zip, repeat(raters), rows)))
+    for row in np.flatnonzero(~everyone).tolist():
+        given[row] = {rater: grade for rater, grade in zip(raters, rows[row]) if grade >= 0}
     return given
