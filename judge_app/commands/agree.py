@@ -168,9 +168,10 @@ def _ranking(
     query_count = int(shared.sum())
     if not query_count:
         return None, "no judged query has run results"
-    judged = graded.where(shared[graded.query])
-    pairs = np.unique(judged.rater * n_queries + judged.query)
-    per_rater = np.bincount(pairs // n_queries, minlength=len(graded.raters))
+    of_shared = shared[graded.query]
+    pairs = graded.rater[of_shared] * n_queries + graded.query[of_shared]
+    judged = np.bincount(pairs, minlength=len(graded.raters) * n_queries) > 0
+    per_rater = judged.reshape(len(graded.raters), n_queries).sum(axis=1)
     counts = {str(name): int(count) for name, count in zip(graded.raters, per_rater)}
     complete, left_out = raters_judging_all(counts, query_count, list(raters))
     if len(complete) < 2:
