@@ -55,7 +55,8 @@ class Graded:
 
     def rater_names(self) -> list[str]:
         """The raters with a judgment here, in code-point order."""
-        return [str(name) for name in self.raters[np.unique(self.rater)]]
+        present = np.bincount(self.rater, minlength=len(self.raters)) > 0
+        return [str(name) for name in self.raters[present]]
 
 
 @dataclass(frozen=True)

@@ -76,9 +76,9 @@ def rater_means(graded: Graded, results: Results, k: int) -> pd.DataFrame:
     width = len(graded.docs)
     order = np.argsort((graded.rater * len(graded.queries) + graded.query) * width + graded.doc)
     starts = np.searchsorted(graded.rater[order], np.arange(len(graded.raters) + 1))
-    runs = np.unique(results.run)
+    runs = np.flatnonzero(np.bincount(results.run, minlength=len(results.runs)))
     rows = []
-    for rater in np.unique(graded.rater):
+    for rater in np.flatnonzero(np.bincount(graded.rater, minlength=len(graded.raters))):
         mine = order[starts[rater] : starts[rater + 1]]
         qrels = (graded.query[mine], graded.doc[mine], graded.grade[mine])
         for run in runs:
