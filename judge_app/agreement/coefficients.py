@@ -148,8 +148,15 @@ def krippendorff_alpha(
 ) -> Estimate:
     """Krippendorff's alpha with missing values, at a level of measurement (nominal, ordinal,
     interval). Equal to ``krippendorff.alpha(reliability_data, level_of_measurement=level)``."""
+    return alpha_of_coincidences(coincidences(counts), level, values)
+
+
+def alpha_of_coincidences(
+    matrix: np.ndarray, level: str = "ordinal", values: np.ndarray = GRADES
+) -> Estimate:
+    """Krippendorff's alpha from the coincidence matrix (:func:`coincidences`), which the
+    three levels share."""
     values = np.asarray(values)
-    matrix = coincidences(counts)
     alpha, _, _ = _alpha_arrays(matrix, values, level)
     if np.isnan(alpha):
         return Estimate.undefined(_alpha_reason(matrix, values, "unit"))
@@ -259,10 +266,13 @@ def agreement_weights(values: np.ndarray = GRADES, kind: str = "identity") -> np
 def unit_agreement(counts: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
     """Each unit's (weighted) share of agreeing pairs of ratings, sum_k r_ik (r*_ik - 1) /
     (r_i (r_i - 1)) with r*_ik = sum_l w_kl r_il; NaN for units with fewer than two ratings."""
-    counts = np.asarray(counts, dtype=np.float64)
-    weights = np.eye(counts.shape[1]) if weights is None else weights
+    if weights is None:  # identity weights: r*_ik = r_ik, the same whole numbers
+        counts = np.asarray(counts)
+        agreeing = (counts * (counts - 1)).sum(axis=1)
+    else:
+        counts = np.asarray(counts, dtype=np.float64)
+        agreeing = (counts * (counts @ weights.T - 1)).sum(axis=1)
     m = counts.sum(axis=1)
-    agreeing = (counts * (counts @ weights.T - 1)).sum(axis=1)
     shares = np.full(len(m), np.nan)
     np.divide(agreeing, m * (m - 1), out=shares, where=m >= 2)
     return shares
@@ -272,7 +282,11 @@ def percent_agreement(counts: np.ndarray, weights: np.ndarray | None = None) -> 
     """The mean over units with two or more ratings of their share of agreeing pairs of
     ratings (Gwet's p_a; with identity weights, exact agreement; with ``within_one`` weights,
     agreement within one grade). For two raters, the share of common units graded alike."""
-    shares = unit_agreement(counts, weights)
+    return mean_agreement(unit_agreement(counts, weights))
+
+
+def mean_agreement(shares: np.ndarray) -> Estimate:
+    """:func:`percent_agreement` from the units' shares (:func:`unit_agreement`)."""
     shares = shares[~np.isnan(shares)]
     if len(shares) == 0:
         return Estimate.undefined("no unit was graded by two or more raters")
@@ -282,12 +296,14 @@ def percent_agreement(counts: np.ndarray, weights: np.ndarray | None = None) -> 
 # --------------------------------------------------------------------------- Gwet
 
 
-def gwet_ac(counts: np.ndarray, weights: np.ndarray) -> Estimate:
+def gwet_ac(counts: np.ndarray, weights: np.ndarray, agreement: Estimate | None = None) -> Estimate:
     """Gwet's AC1 (identity weights) or AC2 (other weights) with missing ratings; the
-    categories are the columns of ``counts``, all of them (q = number of columns)."""
+    categories are the columns of ``counts``, all of them (q = number of columns).
+    ``agreement``: the weighted percent agreement, when already known."""
     counts = np.asarray(counts, dtype=np.float64)
     q = counts.shape[1]
-    agreement = percent_agreement(counts, weights)
+    if agreement is None:
+        agreement = percent_agreement(counts, weights)
     if agreement.value is None:
         return agreement
     m = counts.sum(axis=1)

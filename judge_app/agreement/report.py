@@ -19,12 +19,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import combinations
+from itertools import combinations, repeat
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from judge_app.agreement import coefficients as co
+from judge_app.agreement.codes import Graded
 from judge_app.agreement.stability import RankingStability
 
 if TYPE_CHECKING:
@@ -37,9 +38,11 @@ ADJUDICATION_SPREAD = 2
 @dataclass(frozen=True)
 class Ratings:
     """Grades of units by raters: ``grades[unit, rater]``, -1 where the rater left the unit
-    out. Units are in order of query id, then document id."""
+    out. Units are in order of query id, then document id; ``unit_query`` indexes ``queries``
+    (the units' query ids, in order)."""
 
-    query_ids: np.ndarray
+    queries: np.ndarray
+    unit_query: np.ndarray
     doc_ids: np.ndarray
     raters: tuple[str, ...]
     grades: np.ndarray
@@ -50,33 +53,36 @@ class Ratings:
         and those without a grade are left out; ``raters`` (default: every rater, sorted)
         chooses and orders the raters. ValueError for a grade outside 0–5 or a rater who
         graded one unit twice."""
-        import pandas as pd
+        return cls.from_graded(Graded.from_frame(judgments), raters)
 
-        graded = judgments[judgments["grade"].notna()]
-        if "skipped" in graded:
-            graded = graded[~graded["skipped"].astype(bool)]
+    @classmethod
+    def from_graded(cls, graded: Graded, raters: list[str] | None = None) -> Ratings:
+        """From coded judgments, as :meth:`from_frame`."""
         if raters is None:
-            raters = sorted(graded["rater"].unique())
-        else:
-            graded = graded[graded["rater"].isin(raters)]
-        grades = graded["grade"].to_numpy(dtype=np.float64)
+            raters = graded.rater_names()
+        chosen = np.full(len(graded.raters) + 1, -1, dtype=np.int64)
+        places = {str(name): code for code, name in enumerate(graded.raters)}
+        for index, rater in enumerate(raters):
+            chosen[places.get(rater, -1)] = index
+        rater_codes = chosen[graded.rater]
+        kept = rater_codes >= 0
+        if not kept.all():
+            graded, rater_codes = graded.where(kept), rater_codes[kept]
+        grades = graded.grade
         if np.any((grades != np.round(grades)) | (grades < 0) | (grades > co.GRADES[-1])):
             raise ValueError("grades must be whole numbers from 0 to 5")
-        queries, query_names = pd.factorize(graded["query_id"], sort=True)
-        documents, document_names = pd.factorize(graded["doc_id"], sort=True)
-        keys = queries.astype(np.int64) * max(len(document_names), 1) + documents
-        units, unit_keys = pd.factorize(keys, sort=True)
-        rater_codes = pd.Categorical(graded["rater"], categories=raters).codes.astype(np.int64)
+        width = max(len(graded.docs), 1)
+        unit_keys, units = np.unique(graded.query * width + graded.doc, return_inverse=True)
         n_units, n_raters = len(unit_keys), len(raters)
         if len(units) and np.bincount(units * n_raters + rater_codes).max() > 1:
             raise ValueError("a rater graded the same (query, document) more than once")
         matrix = np.full((n_units, n_raters), -1, dtype=np.int8)
         matrix[units, rater_codes] = grades.astype(np.int8)
-        unit_keys = np.asarray(unit_keys, dtype=np.int64)
-        width = max(len(document_names), 1)
+        used, unit_query = np.unique(unit_keys // width, return_inverse=True)
         return cls(
-            query_ids=np.asarray(query_names, dtype=object)[unit_keys // width],
-            doc_ids=np.asarray(document_names, dtype=object)[unit_keys % width],
+            queries=graded.queries[used],
+            unit_query=unit_query.reshape(-1),
+            doc_ids=graded.docs[unit_keys % width],
             raters=tuple(raters),
             grades=matrix,
         )
@@ -89,6 +95,11 @@ class Ratings:
     def counts(self) -> np.ndarray:
         """``counts[unit, grade]``: how many raters gave the unit that grade."""
         return co.grade_counts(self.grades)
+
+    @cached_property
+    def shares(self) -> np.ndarray:
+        """Each unit's share of pairs of grades that agree (NaN: fewer than two grades)."""
+        return co.unit_agreement(self.counts)
 
 
 @dataclass
@@ -191,8 +202,11 @@ def build_report(
     def overall(key: str, compute: Callable[[], co.Estimate]) -> float | None:
         return _take(co.Estimate.undefined(few) if few else compute(), key, reasons)
 
+    matrix = co.coincidences(counts)
     alpha = {
-        level: overall(f"krippendorff_alpha.{level}", lambda: co.krippendorff_alpha(counts, level))
+        level: overall(
+            f"krippendorff_alpha.{level}", lambda: co.alpha_of_coincidences(matrix, level)
+        )
         for level in LEVELS
     }
     if few:
@@ -205,11 +219,12 @@ def build_report(
     if interval.bounds is None:
         reasons["krippendorff_alpha_ci.ordinal"] = interval.reason or "undefined"
     fleiss, fleiss_units = _fleiss(counts, len(ratings.raters))
+    exact = co.mean_agreement(ratings.shares)
     report = AgreementReport(
         raters=list(ratings.raters),
         n_units=ratings.n_units,
         n_multi_rated=int((counts.sum(axis=1) >= 2).sum()),
-        percent_agreement=overall("percent_agreement", lambda: co.percent_agreement(counts)),
+        percent_agreement=overall("percent_agreement", lambda: exact),
         within_one_agreement=overall(
             "within_one_agreement",
             lambda: co.percent_agreement(counts, co.agreement_weights(co.GRADES, "within_one")),
@@ -220,7 +235,8 @@ def build_report(
         fleiss_kappa=overall("fleiss_kappa", lambda: fleiss),
         fleiss_units=fleiss_units,
         gwet_ac1=overall(
-            "gwet_ac1", lambda: co.gwet_ac(counts, co.agreement_weights(co.GRADES, "identity"))
+            "gwet_ac1",
+            lambda: co.gwet_ac(counts, co.agreement_weights(co.GRADES, "identity"), exact),
         ),
         gwet_ac2={
             kind: overall(
@@ -333,9 +349,7 @@ def _raters(
 
 
 def _queries(ratings: Ratings, few: str | None) -> list[QueryAgreement]:
-    import pandas as pd
-
-    codes, names = pd.factorize(ratings.query_ids, sort=True)
+    codes, names = ratings.unit_query, ratings.queries
     n_queries = len(names)
     if n_queries == 0:
         return []
@@ -343,7 +357,7 @@ def _queries(ratings: Ratings, few: str | None) -> list[QueryAgreement]:
     present = ratings.grades >= 0
     units = np.bincount(codes, minlength=n_queries)
     raters = np.stack([np.bincount(codes, column, n_queries) for column in present.T], 1) > 0
-    shares = co.unit_agreement(counts)
+    shares = ratings.shares
     rated = ~np.isnan(shares)
     share_sums = np.bincount(codes[rated], shares[rated], n_queries)
     share_counts = np.bincount(codes[rated], minlength=n_queries)
@@ -387,15 +401,27 @@ def _adjudication_lists(
     lowest = np.where(present, grades, 99).min(axis=1, initial=99)
     spread = highest - lowest
     flagged = np.flatnonzero((present.sum(axis=1) >= 2) & (spread >= ADJUDICATION_SPREAD))
-    order = np.lexsort((ratings.doc_ids[flagged].astype(str), -spread[flagged], codes[flagged]))
+    # units are in order of document within a query, and lexsort keeps that order in ties
+    order = np.lexsort((-spread[flagged], codes[flagged]))
     flagged = flagged[order]
-    lists: list[list[Disagreement]] = [[] for _ in range(n_queries)]
-    for query, doc_id, row, width in zip(
-        codes[flagged].tolist(),
-        ratings.doc_ids[flagged].tolist(),
-        grades[flagged].tolist(),
-        spread[flagged].tolist(),
-    ):
-        given = {rater: grade for rater, grade in zip(ratings.raters, row) if grade >= 0}
-        lists[query].append(Disagreement(str(doc_id), given, width))
-    return lists
+    found = list(
+        map(
+            Disagreement,
+            map(str, ratings.doc_ids[flagged].tolist()),
+            _given_grades(ratings.raters, grades[flagged]),
+            spread[flagged].tolist(),
+        )
+    )
+    ends = np.searchsorted(codes[flagged], np.arange(n_queries + 1)).tolist()
+    return [found[start:end] for start, end in zip(ends, ends[1:])]
+
+
+def _given_grades(raters: tuple[str, ...], grades: np.ndarray) -> list[dict[str, int]]:
+    """Each row's grades by rater, those left out (-1) omitted; the rows every rater graded
+    are zipped with the names all together."""
+    everyone = (grades >= 0).all(axis=1)
+    rows = grades.tolist()
+    given = list(map(dict, map(zip, repeat(raters), rows)))
+    for row in np.flatnonzero(~everyone).tolist():
+        given[row] = {rater: grade for rater, grade in zip(raters, rows[row]) if grade >= 0}
+    return given

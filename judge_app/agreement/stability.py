@@ -2,8 +2,8 @@
 rater's judgments, and measure with Kendall's tau how much those orders agree (does the choice
 of rater change which system wins?).
 
-The means themselves come from the caller (``judge_app.metrics.raters.per_rater_means``); this
-module only chooses the raters, orders the runs and compares the orders.
+The means are each rater's own NDCG of every run (``rater_means``, as ``eval --db``'s
+per-rater means); the rest chooses the raters, orders the runs and compares the orders.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ import numpy as np
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from judge_app.agreement.codes import Graded, Results
 
 
 @dataclass(frozen=True)
@@ -46,20 +48,52 @@ class RankingStability:
 
 
 def raters_judging_all(
-    judgments: pd.DataFrame, query_ids: set[str], raters: list[str]
+    queries_judged: dict[str, int], n_queries: int, raters: list[str]
 ) -> tuple[list[str], dict[str, str]]:
-    """The raters (of ``raters``, in that order) who judged every query of ``query_ids``, and
-    for each of the others why they are left out."""
-    judged = judgments[judgments["query_id"].isin(query_ids)]
-    per_rater = judged.groupby("rater")["query_id"].nunique()
+    """The raters (of ``raters``, in that order) who judged all ``n_queries`` queries
+    (``queries_judged``: how many of them each rater judged), and for each of the others why
+    they are left out."""
     complete, left_out = [], {}
     for rater in raters:
-        count = int(per_rater.get(rater, 0))
-        if count == len(query_ids):
+        count = queries_judged.get(rater, 0)
+        if count == n_queries:
             complete.append(rater)
         else:
-            left_out[rater] = f"judged {count} of the {len(query_ids)} queries"
+            left_out[rater] = f"judged {count} of the {n_queries} queries"
     return complete, left_out
+
+
+def rater_means(graded: Graded, results: Results, k: int) -> pd.DataFrame:
+    """``rater, run, queries, ndcg@k``: each run of ``results`` evaluated with one rater's
+    grades alone, over the queries that rater judged; as
+    ``judge_app.metrics.raters.per_rater_means`` computes it, on codes."""
+    import pandas as pd
+
+    from judge_app.metrics.ranking import Settings, evaluate_codes
+
+    settings = Settings(ks=(k,))
+    queries = [str(name) for name in graded.queries]
+    width = len(graded.docs)
+    order = np.argsort((graded.rater * len(graded.queries) + graded.query) * width + graded.doc)
+    starts = np.searchsorted(graded.rater[order], np.arange(len(graded.raters) + 1))
+    runs = np.flatnonzero(np.bincount(results.run, minlength=len(results.runs)))
+    rows = []
+    for rater in np.flatnonzero(np.bincount(graded.rater, minlength=len(graded.raters))):
+        mine = order[starts[rater] : starts[rater + 1]]
+        qrels = (graded.query[mine], graded.doc[mine], graded.grade[mine])
+        for run in runs:
+            of_run = results.run == run
+            shown = (results.query[of_run], results.doc[of_run], results.rank[of_run])
+            evaluation = evaluate_codes(queries, shown, qrels, settings)
+            rows.append(
+                {
+                    "rater": str(graded.raters[rater]),
+                    "run": str(results.runs[run]),
+                    "queries": evaluation.n_queries,
+                    f"ndcg@{k}": evaluation.means()[f"ndcg@{k}"],
+                }
+            )
+    return pd.DataFrame(rows, columns=["rater", "run", "queries", f"ndcg@{k}"])
 
 
 def ranking_stability(

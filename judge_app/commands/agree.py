@@ -12,10 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from judge_app.agreement import formats
+from judge_app.agreement.codes import Graded, Results
 from judge_app.agreement.report import AgreementReport, Ratings, build_report
-from judge_app.commands.evaluate import of_raters
-from judge_app.commands.options import require_whole
+from judge_app.commands.options import check_known, require_whole
 from judge_app.errors import JudgeAppError, UsageError, quoted
 from judge_app.metrics.aggregation import ADJUDICATED
 
@@ -66,9 +68,20 @@ def agreement_of_database(options: AgreementOptions, db: str) -> AgreementReport
 
     options.checked()
     with open_database(db, read_only=True) as database, database.reading() as session:
-        judgments = reads.grades_frame(session)
-        results = reads.results_frame(session)
-    return agreement(options, judgments, results, db)
+        graded, results, names = reads.campaign_codes(session)
+    coded = Graded(
+        graded["query_id"],
+        graded["doc_id"],
+        graded["rater"],
+        graded["grade"].astype(np.float64),
+        names["query_id"],
+        names["doc_id"],
+        names["rater"],
+    )
+    runs = Results(
+        results["run"], results["query_id"], results["doc_id"], results["rank"], names["run"]
+    )
+    return coded_agreement(options, coded, runs, db)
 
 
 def agreement(
@@ -79,13 +92,22 @@ def agreement(
 ) -> AgreementReport:
     """The agreement report of judgments (and, for the ranking stability, a database's
     results) already read from ``source``."""
+    graded = Graded.from_frame(judgments)
+    runs = None if results is None else Results.from_frame(results, graded)
+    return coded_agreement(options, graded, runs, source)
+
+
+def coded_agreement(
+    options: AgreementOptions, graded: Graded, results: Results | None, source: str
+) -> AgreementReport:
+    """The agreement report of coded judgments (and results) read from ``source``."""
     options.checked()
-    judgments = _chosen(judgments, options, source)
-    raters = list(options.raters or sorted(judgments["rater"].unique()))
-    ratings = Ratings.from_frame(judgments, raters)
+    graded = _chosen(graded, options, source)
+    raters = list(options.raters or graded.rater_names())
+    ratings = Ratings.from_graded(graded, raters)
     ranking, why = None, "needs --db: the runs come from the database"
     if results is not None:
-        ranking, why = _ranking(judgments, results, raters, options.k, source)
+        ranking, why = _ranking(graded, results, raters, options.k, source)
     return build_report(
         ratings, options.bootstrap, options.seed, ranking=ranking, ranking_reason=why
     )
@@ -103,47 +125,59 @@ def as_text(report: AgreementReport, output: str, digits: int | None = None) -> 
     return formats.table_text(report, TABLE_DIGITS if digits is None else digits)
 
 
-def _chosen(judgments: pd.DataFrame, options: AgreementOptions, source: str) -> pd.DataFrame:
+def _chosen(graded: Graded, options: AgreementOptions, source: str) -> Graded:
     """The graded judgments of the chosen raters and query; an error if any is unknown."""
-    graded = judgments[judgments["grade"].notna() & ~judgments["skipped"].astype(bool)]
+    keep = np.ones(len(graded.grade), dtype=bool)
     if not options.raters:  # a lead's decision, not a rater's opinion
-        graded = graded[graded["rater"] != ADJUDICATED]
-    if graded.empty:
+        keep &= graded.rater != _code(graded.raters, ADJUDICATED)
+    if not keep.any():
         raise JudgeAppError(f"{source} holds no graded judgments (skipped ones are left out)")
-    graded = of_raters(graded, options.raters, source)
+    if options.raters is not None:
+        check_known(options.raters, graded.rater_names(), "rater", "--raters", source)
+        keep &= np.isin(graded.rater, [_code(graded.raters, name) for name in options.raters])
     if options.query is not None:
-        graded = graded[graded["query_id"] == options.query]
-        if graded.empty:
+        keep &= graded.query == _code(graded.queries, options.query)
+        if not keep.any():
             by = f" by {', '.join(options.raters)}" if options.raters else ""
             raise JudgeAppError(
                 f"{source} has no graded judgments of query {quoted(options.query)}{by}"
             )
-    return graded
+    return graded.where(keep)
+
+
+def _code(names: np.ndarray, name: str) -> int:
+    """The place of ``name`` among ``names`` (sorted), -1 if it is not there."""
+    place = int(np.searchsorted(names, name))
+    return place if place < len(names) and names[place] == name else -1
 
 
 def _ranking(
-    judgments: pd.DataFrame, results: pd.DataFrame, raters: Sequence[str], k: int, source: str
+    graded: Graded, results: Results, raters: Sequence[str], k: int, source: str
 ) -> tuple[RankingStability | None, str]:
     """Runs ordered by mean NDCG@k with each rater's judgments, for the raters who judged
     every query that has both results and judgments; or None and the reason."""
-    from judge_app.agreement.stability import ranking_stability, raters_judging_all
-    from judge_app.metrics.ranking import Settings
-    from judge_app.metrics.raters import per_rater_means
+    from judge_app.agreement.stability import ranking_stability, rater_means, raters_judging_all
 
-    names = list(dict.fromkeys(results["run"]))
-    if len(names) < 2:
-        return None, f"needs two or more runs; {source} holds {len(names)}"
-    query_ids = set(results["query_id"].unique()) & set(judgments["query_id"].unique())
-    if not query_ids:
+    n_runs = int(np.count_nonzero(np.bincount(results.run, minlength=len(results.runs))))
+    if n_runs < 2:
+        return None, f"needs two or more runs; {source} holds {n_runs}"
+    n_queries = len(graded.queries)
+    in_results = np.zeros(n_queries + 1, dtype=bool)
+    in_results[results.query] = True  # -1, a query without judgments, marks the extra place
+    shared = in_results[:-1] & (np.bincount(graded.query, minlength=n_queries) > 0)
+    query_count = int(shared.sum())
+    if not query_count:
         return None, "no judged query has run results"
-    complete, left_out = raters_judging_all(judgments, query_ids, list(raters))
+    of_shared = shared[graded.query]
+    pairs = graded.rater[of_shared] * n_queries + graded.query[of_shared]
+    judged = np.bincount(pairs, minlength=len(graded.raters) * n_queries) > 0
+    per_rater = judged.reshape(len(graded.raters), n_queries).sum(axis=1)
+    counts = {str(name): int(count) for name, count in zip(graded.raters, per_rater)}
+    complete, left_out = raters_judging_all(counts, query_count, list(raters))
     if len(complete) < 2:
         who = ", ".join(f"{rater} {why}" for rater, why in left_out.items())
-        return None, f"needs two or more raters who judged all {len(query_ids)} queries ({who})"
-    runs = {
-        name: group[["query_id", "doc_id", "rank"]]
-        for name, group in results[results["query_id"].isin(query_ids)].groupby("run", sort=False)
-    }
-    chosen = judgments[judgments["rater"].isin(complete)]
-    means = per_rater_means(chosen, runs, Settings(ks=(k,)))
-    return ranking_stability(means, f"ndcg@{k}", len(query_ids), left_out, complete), ""
+        return None, f"needs two or more raters who judged all {query_count} queries ({who})"
+    runs = results.where(np.append(shared, False)[results.query])
+    chosen = np.isin(graded.rater, [_code(graded.raters, name) for name in complete])
+    means = rater_means(graded.where(chosen), runs, k)
+    return ranking_stability(means, f"ndcg@{k}", query_count, left_out, complete), ""

@@ -143,6 +143,40 @@ def evaluate(run: Frame, qrels: Frame, settings: Settings = Settings()) -> Evalu
     return evaluation
 
 
+def evaluate_codes(
+    queries: list[str],
+    run: tuple[np.ndarray, np.ndarray, np.ndarray],
+    qrels: tuple[np.ndarray, np.ndarray, np.ndarray],
+    settings: Settings = Settings(),
+) -> Evaluation:
+    """:func:`evaluate` of a run (query, document codes, rank) and qrels (query, document
+    codes, grade) given as integers: query codes index ``queries`` (in string order), equal
+    document codes are the same document (-1: one no judgment names). The qrels are in order
+    of query and document, each pair once, and no document is twice in a query of the run:
+    the caller's data guarantee it, so it is not checked."""
+    run_query, run_doc, rank = run
+    qrels_query, qrels_doc, grades = qrels
+    grades = np.asarray(grades, dtype=np.float64)
+    width = int(max(run_doc.max(initial=0), qrels_doc.max(initial=0))) + 1
+    judged_keys = qrels_query.astype(np.int64) * width + qrels_doc
+    keys = run_query.astype(np.int64) * width + run_doc
+    run_grade = np.full(len(keys), np.nan)
+    if len(judged_keys):
+        place = np.minimum(np.searchsorted(judged_keys, keys), len(judged_keys) - 1)
+        found = (run_doc >= 0) & (judged_keys[place] == keys)
+        run_grade[found] = grades[place[found]]
+    order = np.lexsort((rank, run_query))
+    return _measures(
+        queries,
+        run_query.astype(np.int32),
+        order,
+        run_grade[order],
+        qrels_query.astype(np.int32),
+        grades,
+        settings,
+    )
+
+
 def _measures(
     queries: list[str],
     run_query: np.ndarray,

@@ -100,6 +100,47 @@ def grades_frame(session: Session, raters: Sequence[str] | None = None) -> pd.Da
     return frame
 
 
+def campaign_codes(
+    session: Session,
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Every graded judgment (``query_id, doc_id, rater, grade``; skipped ones left out) and
+    every run result (``run, query_id, doc_id, rank``) as integer columns, and the names the
+    codes stand for (``query_id, doc_id, rater, run``): a code is the place of its name among
+    those of its kind used here, in code-point order. For agreement: no strings per row."""
+    query, document, rater, grade = graded_keys(session)
+    result = _number_rows(session, "SELECT run_id, query_id, document_id, rank FROM result")
+    result = result.astype(np.int64)
+    (query, result_query), queries = _coded(session, "query", "external_id", query, result[:, 1])
+    (document, result_doc), docs = _coded(
+        session, "document", "external_id", document, result[:, 2]
+    )
+    (rater,), raters = _coded(session, "rater", "name", rater)
+    (run,), runs = _coded(session, "run", "name", result[:, 0])
+    graded = {"query_id": query, "doc_id": document, "rater": rater, "grade": grade}
+    results = {"run": run, "query_id": result_query, "doc_id": result_doc, "rank": result[:, 3]}
+    names = {"query_id": queries, "doc_id": docs, "rater": raters, "run": runs}
+    return graded, results, names
+
+
+def _coded(
+    session: Session, table: str, column: str, *ids: np.ndarray
+) -> tuple[list[np.ndarray], np.ndarray]:
+    """Each of ``ids`` as the places of their names among the names of all the ids given, in
+    code-point order (Arrow's order of UTF-8 bytes), and those names (an object array)."""
+    import pyarrow.compute as pc
+
+    places, names = _names(session, table, column)
+    present = np.zeros(len(places), dtype=bool)
+    for some in ids:
+        present[some] = True
+    used = np.flatnonzero(present)
+    named = names.take(pa.array(places[used]))
+    order = np.asarray(pc.sort_indices(named), dtype=np.int64)
+    code = np.zeros(len(places), dtype=np.int64)
+    code[used[order]] = np.arange(len(used))
+    return [code[some] for some in ids], np.asarray(named.take(pa.array(order)).to_pylist(), object)
+
+
 def _number_rows(session: Session, sql: str) -> np.ndarray:
     """The rows of ``sql`` (numbers; NULL becomes NaN) as a float64 matrix."""
     rows, width = fetch(session, sql)

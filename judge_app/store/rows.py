@@ -48,7 +48,8 @@ def fetch_numbers(session: Session, sql: str) -> np.ndarray:
 def graded_keys(session: Session) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Query, document and rater ids and the grade of every graded judgment, read as one
     number a row where the ids allow (a million rows' Python objects are most of a read)."""
-    graded = "FROM judgment WHERE grade IS NOT NULL AND NOT skipped"
+    condition = "grade IS NOT NULL AND NOT skipped"
+    graded = f"FROM judgment WHERE {condition}"
     largest, _width = fetch(
         session,
         "SELECT (SELECT max(id) FROM query), (SELECT max(id) FROM document), "
@@ -58,15 +59,35 @@ def graded_keys(session: Session) -> tuple[np.ndarray, np.ndarray, np.ndarray, n
     if queries * documents * raters * 8 >= 1 << 63:  # would not fit: one by one
         keys = fetch_numbers(session, f"SELECT query_id, document_id, rater_id, grade {graded}")
         return keys[:, 0], keys[:, 1], keys[:, 2], keys[:, 3]
-    packed = fetch_numbers(
-        session,
-        f"SELECT ((CAST(query_id AS BIGINT) * {documents} + document_id) * {raters} + rater_id)"
-        f" * 8 + grade {graded}",
-    )[:, 0]
+    pair = f"CAST(query_id AS BIGINT) * {documents} + document_id"
+    number = f"(({pair}) * {raters} + rater_id) * 8 + grade"
+    if session.connection().dialect.name == "sqlite":
+        packed = _joined_numbers(session, number, condition)
+    else:
+        packed = fetch_numbers(session, f"SELECT {number} {graded}")[:, 0]
     rest, grade = np.divmod(packed, 8)
     rest, rater = np.divmod(rest, raters)
     query, document = np.divmod(rest, documents)
     return query, document, rater, grade
+
+
+JOINED = 1 << 22
+"""Judgment ids whose numbers SQLite joins into one text."""
+
+
+def _joined_numbers(session: Session, number: str, condition: str) -> np.ndarray:
+    """``number`` of each judgment meeting ``condition``, read from SQLite as texts of a few
+    million numbers each joined by ``group_concat``: a third of the time of a row object a
+    judgment."""
+    last, _width = fetch(session, "SELECT coalesce(max(id), 0) FROM judgment")
+    sql = f"SELECT group_concat({number}) FROM judgment WHERE id >= ? AND id < ? AND {condition}"
+    connection = session.connection()
+    texts = (
+        connection.exec_driver_sql(sql, (start, start + JOINED)).scalar()
+        for start in range(0, last[0][0] + 1, JOINED)
+    )
+    parts = [np.fromstring(text, dtype=np.int64, sep=",") for text in texts if text]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
 @dataclass(frozen=True)
