@@ -469,9 +469,8 @@ def _eval(args: argparse.Namespace) -> str:
         if args.qrels or args.run_file:
             raise UsageError("give either --db or --qrels with --run-file, not both")
         campaign = evaluate.read_campaign(args.db, queries=False)
-        runs = evaluate.runs_of(campaign.results, options.runs, args.db)
-        _check_compare(args.compare, len(runs))
-        result = evaluate.evaluate(options, campaign.judgments, runs, args.db, **asked)
+        result = evaluate.evaluate_coded(options, campaign, source=args.db, **asked)
+        _check_compare(args.compare, len(result.evaluations))
     elif args.qrels and args.run_file:
         _check_compare(args.compare, len(args.run_file))
         result = evaluate.evaluate_files(options, args.qrels, args.run_file, **asked)

@@ -144,9 +144,9 @@ def test_a_list_of_raters_is_trimmed_and_unknown_ones_are_usage_errors(generated
 
 def test_the_report_evaluates_once(generated, monkeypatch):
     calls = []
-    real = evaluate_command.run_metrics
+    real = evaluate_command.evaluate_codes
     monkeypatch.setattr(
-        evaluate_command, "run_metrics", lambda *a, **k: calls.append(1) or real(*a, **k)
+        evaluate_command, "evaluate_codes", lambda *a, **k: calls.append(1) or real(*a, **k)
     )
     data = gather(str(generated), ReportOptions(bootstrap=0))
     assert len(calls) == len(data.evaluations) == 2  # one evaluation per run, curve included

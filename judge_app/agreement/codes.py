@@ -14,6 +14,10 @@ if TYPE_CHECKING:
     import pandas as pd
 
 
+Coded = tuple[np.ndarray, np.ndarray, np.ndarray]
+"""A run's (query, document, rank) codes, or qrels' (query, document, grade)."""
+
+
 @dataclass(frozen=True)
 class Graded:
     """Graded judgments (skipped ones left out): ``query``, ``doc`` and ``rater`` index
@@ -58,6 +62,25 @@ class Graded:
         present = np.bincount(self.rater, minlength=len(self.raters)) > 0
         return [str(name) for name in self.raters[present]]
 
+    def rater_code(self, name: str) -> int:
+        """The code of the rater ``name``, -1 if there is none."""
+        return code_of(self.raters, name)
+
+    def frame(self) -> pd.DataFrame:
+        """``query_id, doc_id, rater, grade, skipped`` (skipped False), as
+        ``judge_app.store.reads.grades_frame`` gives them."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            {
+                "query_id": _named(self.queries, self.query),
+                "doc_id": _named(self.docs, self.doc),
+                "rater": _named(self.raters, self.rater),
+                "grade": self.grade.astype(np.float64),
+                "skipped": np.zeros(len(self.grade), dtype=bool),
+            }
+        )
+
 
 @dataclass(frozen=True)
 class Results:
@@ -84,6 +107,35 @@ class Results:
             np.asarray(runs, dtype=object),
         )
 
+    def run_names(self) -> list[str]:
+        """The runs with a result here, in code-point order."""
+        return [str(name) for name in self.runs[np.unique(self.run)]]
+
+    def by_run(self, names: list[str] | None = None) -> dict[str, Coded]:
+        """Each run's (query, document, rank) codes by name, in order of name: those of
+        ``names`` (None: all)."""
+        return {
+            name: (self.query[mine], self.doc[mine], self.rank[mine])
+            for name in self.run_names()
+            if names is None or name in names
+            for mine in [self.run == code_of(self.runs, name)]
+        }
+
+    def frame(self, graded: Graded) -> pd.DataFrame:
+        """``run, query_id, doc_id, rank`` in order of run, query and rank, as
+        ``judge_app.store.reads.results_frame`` gives them (without scores)."""
+        import pandas as pd
+
+        order = np.lexsort((self.rank, self.query, self.run))
+        return pd.DataFrame(
+            {
+                "run": _named(self.runs, self.run[order]),
+                "query_id": _named(graded.queries, self.query[order]),
+                "doc_id": _named(graded.docs, self.doc[order]),
+                "rank": self.rank[order].astype(np.int64),
+            }
+        )
+
     def where(self, keep: np.ndarray) -> Results:
         """The results where ``keep`` is true (the same names)."""
         return replace(
@@ -93,3 +145,18 @@ class Results:
             doc=self.doc[keep],
             rank=self.rank[keep],
         )
+
+
+def code_of(names: np.ndarray, name: str) -> int:
+    """The place of ``name`` among ``names`` (in code-point order), -1 if it is not there."""
+    place = int(np.searchsorted(names, name))
+    return place if place < len(names) and names[place] == name else -1
+
+
+def _named(names: np.ndarray, codes: np.ndarray) -> pd.Series:
+    """The names of ``codes`` as a column of strings (Arrow's, as the store's reads give)."""
+    import pandas as pd
+    import pyarrow as pa
+
+    taken = pa.array(names, pa.string()).take(pa.array(codes))
+    return pd.Series(taken, dtype=pd.StringDtype("pyarrow", na_value=np.nan))

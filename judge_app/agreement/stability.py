@@ -18,7 +18,8 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
-    from judge_app.agreement.codes import Graded, Results
+    from judge_app.agreement.codes import Coded, Graded
+    from judge_app.metrics.ranking import Settings
 
 
 @dataclass(frozen=True)
@@ -63,37 +64,29 @@ def raters_judging_all(
     return complete, left_out
 
 
-def rater_means(graded: Graded, results: Results, k: int) -> pd.DataFrame:
-    """``rater, run, queries, ndcg@k``: each run of ``results`` evaluated with one rater's
-    grades alone, over the queries that rater judged; as
-    ``judge_app.metrics.raters.per_rater_means`` computes it, on codes."""
+def rater_means(graded: Graded, runs: dict[str, Coded], settings: Settings) -> pd.DataFrame:
+    """``rater, run, queries, ndcg@K…``: each of ``runs`` evaluated with one rater's grades
+    alone, over the queries that rater judged; as ``judge_app.metrics.raters.per_rater_means``
+    computes it, on codes."""
     import pandas as pd
 
-    from judge_app.metrics.ranking import Settings, evaluate_codes
+    from judge_app.metrics.ranking import evaluate_codes, k_label
 
-    settings = Settings(ks=(k,))
+    measures = [f"ndcg@{k_label(k)}" for k in settings.ks]
     queries = [str(name) for name in graded.queries]
     width = len(graded.docs)
     order = np.argsort((graded.rater * len(graded.queries) + graded.query) * width + graded.doc)
     starts = np.searchsorted(graded.rater[order], np.arange(len(graded.raters) + 1))
-    runs = np.flatnonzero(np.bincount(results.run, minlength=len(results.runs)))
     rows = []
     for rater in np.flatnonzero(np.bincount(graded.rater, minlength=len(graded.raters))):
         mine = order[starts[rater] : starts[rater + 1]]
         qrels = (graded.query[mine], graded.doc[mine], graded.grade[mine])
-        for run in runs:
-            of_run = results.run == run
-            shown = (results.query[of_run], results.doc[of_run], results.rank[of_run])
-            evaluation = evaluate_codes(queries, shown, qrels, settings)
-            rows.append(
-                {
-                    "rater": str(graded.raters[rater]),
-                    "run": str(results.runs[run]),
-                    "queries": evaluation.n_queries,
-                    f"ndcg@{k}": evaluation.means()[f"ndcg@{k}"],
-                }
-            )
-    return pd.DataFrame(rows, columns=["rater", "run", "queries", f"ndcg@{k}"])
+        for name, run in runs.items():
+            evaluation = evaluate_codes(queries, run, qrels, settings)
+            means = evaluation.means()
+            row = {"rater": str(graded.raters[rater]), "run": name, "queries": evaluation.n_queries}
+            rows.append(row | {measure: means[measure] for measure in measures})
+    return pd.DataFrame(rows, columns=["rater", "run", "queries", *measures])
 
 
 def ranking_stability(

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from judge_app.agreement import formats
-from judge_app.agreement.codes import Graded, Results
+from judge_app.agreement.codes import Graded, Results, code_of
 from judge_app.agreement.report import AgreementReport, Ratings, build_report
 from judge_app.commands.options import check_known, require_whole
 from judge_app.errors import JudgeAppError, UsageError, quoted
@@ -64,24 +64,11 @@ def agreement_of_file(options: AgreementOptions, path: Path) -> AgreementReport:
 
 def agreement_of_database(options: AgreementOptions, db: str) -> AgreementReport:
     """The agreement of the database ``db``'s judgments, with the ranking stability."""
-    from judge_app.store import open_database, reads
+    from judge_app.commands.evaluate import read_campaign
 
     options.checked()
-    with open_database(db, read_only=True) as database, database.reading() as session:
-        graded, results, names = reads.campaign_codes(session)
-    coded = Graded(
-        graded["query_id"],
-        graded["doc_id"],
-        graded["rater"],
-        graded["grade"].astype(np.float64),
-        names["query_id"],
-        names["doc_id"],
-        names["rater"],
-    )
-    runs = Results(
-        results["run"], results["query_id"], results["doc_id"], results["rank"], names["run"]
-    )
-    return coded_agreement(options, coded, runs, db)
+    campaign = read_campaign(db, queries=False)
+    return coded_agreement(options, campaign.graded, campaign.coded_results, db)
 
 
 def agreement(
@@ -129,14 +116,14 @@ def _chosen(graded: Graded, options: AgreementOptions, source: str) -> Graded:
     """The graded judgments of the chosen raters and query; an error if any is unknown."""
     keep = np.ones(len(graded.grade), dtype=bool)
     if not options.raters:  # a lead's decision, not a rater's opinion
-        keep &= graded.rater != _code(graded.raters, ADJUDICATED)
+        keep &= graded.rater != code_of(graded.raters, ADJUDICATED)
     if not keep.any():
         raise JudgeAppError(f"{source} holds no graded judgments (skipped ones are left out)")
     if options.raters is not None:
         check_known(options.raters, graded.rater_names(), "rater", "--raters", source)
-        keep &= np.isin(graded.rater, [_code(graded.raters, name) for name in options.raters])
+        keep &= np.isin(graded.rater, [code_of(graded.raters, name) for name in options.raters])
     if options.query is not None:
-        keep &= graded.query == _code(graded.queries, options.query)
+        keep &= graded.query == code_of(graded.queries, options.query)
         if not keep.any():
             by = f" by {', '.join(options.raters)}" if options.raters else ""
             raise JudgeAppError(
@@ -145,18 +132,13 @@ def _chosen(graded: Graded, options: AgreementOptions, source: str) -> Graded:
     return graded.where(keep)
 
 
-def _code(names: np.ndarray, name: str) -> int:
-    """The place of ``name`` among ``names`` (sorted), -1 if it is not there."""
-    place = int(np.searchsorted(names, name))
-    return place if place < len(names) and names[place] == name else -1
-
-
 def _ranking(
     graded: Graded, results: Results, raters: Sequence[str], k: int, source: str
 ) -> tuple[RankingStability | None, str]:
     """Runs ordered by mean NDCG@k with each rater's judgments, for the raters who judged
     every query that has both results and judgments; or None and the reason."""
     from judge_app.agreement.stability import ranking_stability, rater_means, raters_judging_all
+    from judge_app.metrics.ranking import Settings
 
     n_runs = int(np.count_nonzero(np.bincount(results.run, minlength=len(results.runs))))
     if n_runs < 2:
@@ -178,6 +160,6 @@ def _ranking(
         who = ", ".join(f"{rater} {why}" for rater, why in left_out.items())
         return None, f"needs two or more raters who judged all {query_count} queries ({who})"
     runs = results.where(np.append(shared, False)[results.query])
-    chosen = np.isin(graded.rater, [_code(graded.raters, name) for name in complete])
-    means = rater_means(graded.where(chosen), runs, k)
+    chosen = np.isin(graded.rater, [code_of(graded.raters, name) for name in complete])
+    means = rater_means(graded.where(chosen), runs.by_run(), Settings(ks=(k,)))
     return ranking_stability(means, f"ndcg@{k}", query_count, left_out, complete), ""

@@ -8,24 +8,33 @@ pyarrow): the store is loaded for a database only, pandas where a frame is neede
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pyarrow as pa
 
+from judge_app.agreement.codes import Coded, Graded, Results
 from judge_app.commands.options import EvaluationOptions, check_known
 from judge_app.errors import JudgeAppError, UsageError
 from judge_app.io.errors import ImportFileError, Problem, nothing_in
 from judge_app.io.text import file_format
-from judge_app.metrics.aggregation import ADJUDICATED, aggregate_grades, parse_method
+from judge_app.metrics.aggregation import (
+    ADJUDICATED,
+    aggregate_codes,
+    aggregate_grades,
+    parse_method,
+)
 from judge_app.metrics.comparison import Comparison, MeanInterval, bootstrap_interval, compare_runs
 from judge_app.metrics.ranking import (
     Evaluation,
     Frame,
     RepeatedDocument,
     Settings,
+    evaluate_codes,
     k_label,
 )
 from judge_app.metrics.ranking import (
@@ -33,7 +42,6 @@ from judge_app.metrics.ranking import (
 )
 
 if TYPE_CHECKING:
-    import numpy as np
     import pandas as pd
     from sqlalchemy.orm import Session
 
@@ -44,36 +52,46 @@ Stamp = tuple[int, ...]
 
 @dataclass(frozen=True)
 class Campaign:
-    """What a database holds for evaluation, read at one moment (``stamp``)."""
+    """What a database holds for evaluation, read at one moment (``stamp``): the graded
+    judgments and the run results as integer codes, the queries' texts."""
 
     source: str
-    judgments: pd.DataFrame  # query_id, doc_id, rater, grade, skipped: graded judgments only
-    results: pd.DataFrame  # run, query_id, doc_id, rank, score
+    graded: Graded  # graded judgments only
+    coded_results: Results  # coded with ``graded``'s query and document names
     queries: dict[str, str]  # query id → text
     stamp: Stamp
 
+    @cached_property
+    def judgments(self) -> pd.DataFrame:
+        """``query_id, doc_id, rater, grade, skipped``: the graded judgments as a frame."""
+        return self.graded.frame()
+
+    @cached_property
+    def results(self) -> pd.DataFrame:
+        """``run, query_id, doc_id, rank``, in order of run, query and rank."""
+        return self.coded_results.frame(self.graded)
+
     @property
     def runs(self) -> list[str]:
-        return sorted(self.results["run"].unique())
+        return self.coded_results.run_names()
 
     @property
     def raters(self) -> list[str]:
         """The raters who graded something, the adjudicator left out."""
-        return sorted(set(self.judgments["rater"].unique()) - {ADJUDICATED})
+        return [name for name in self.graded.rater_names() if name != ADJUDICATED]
 
     @property
     def adjudicated(self) -> int:
         """How many grades a lead adjudicated."""
-        return int((self.judgments["rater"] == ADJUDICATED).sum())
+        return int(np.count_nonzero(self.graded.rater == self.graded.rater_code(ADJUDICATED)))
 
     def grade_counts(self) -> dict[str, list[int]]:
         """Each rater's number of grades 0 … 5."""
-        import pandas as pd
-
-        graded = self.judgments[self.judgments["rater"] != ADJUDICATED]
-        table = pd.crosstab(graded["rater"], graded["grade"].astype(int))
-        table = table.reindex(columns=range(6), fill_value=0)
-        return {str(rater): [int(n) for n in row] for rater, row in table.iterrows()}
+        graded = self.graded
+        counts = np.bincount(
+            graded.rater * 6 + graded.grade.astype(np.int64), minlength=6 * len(graded.raters)
+        ).reshape(-1, 6)
+        return {name: counts[graded.rater_code(name)].tolist() for name in self.raters}
 
 
 def change_stamp(session: Session) -> Stamp:
@@ -95,13 +113,23 @@ def load_campaign(database: Database, queries: bool = True) -> Campaign:
 
     with database.reading() as session:
         stamp = change_stamp(session)
-        judgments = reads.grades_frame(session)
-        results = reads.results_frame(session)
+        graded, results, names = reads.campaign_codes(session)
         texts = reads.queries_frame(session) if queries else None
+    coded = Graded(
+        graded["query_id"],
+        graded["doc_id"],
+        graded["rater"],
+        graded["grade"].astype(np.float64),
+        names["query_id"],
+        names["doc_id"],
+        names["rater"],
+    )
     return Campaign(
         source=database.describe(),
-        judgments=judgments,
-        results=results,
+        graded=coded,
+        coded_results=Results(
+            results["run"], results["query_id"], results["doc_id"], results["rank"], names["run"]
+        ),
         queries={} if texts is None else dict(zip(texts["query_id"], texts["text"].fillna(""))),
         stamp=stamp,
     )
@@ -119,18 +147,29 @@ def read_campaign(db: str, queries: bool = True) -> Campaign:
 class EvaluationResult:
     """What an evaluation computed: each run's per-query ``evaluations`` under ``settings``
     (the options' cut-offs, then any more asked for: the curve's, trec_eval's), the grades
-    evaluated against (``qrels``), the raters' ``judgments`` they came from, the runs
-    ``comparisons`` (each against the first) and, if asked for, each rater's own means."""
+    evaluated against (``qrels``), the raters' ``judgments`` they came from (both frames made
+    when first asked for), the runs ``comparisons`` (each against the first) and, if asked
+    for, each rater's own means."""
 
     options: EvaluationOptions
     settings: Settings
     evaluations: dict[str, Evaluation]
-    qrels: Frame
-    judgments: Frame
+    qrels_of: Callable[[], Frame] = field(repr=False)
+    judgments_of: Callable[[], Frame] = field(repr=False)
     comparisons: list[Comparison] = field(default_factory=list)
     per_rater: pd.DataFrame | None = None
     table: pd.DataFrame | None = None  # a campaign's per-query table (``per_query_table``)
     _intervals: dict[tuple[str, int | None], MeanInterval] = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def qrels(self) -> Frame:
+        """``query_id, doc_id, grade``: the grades evaluated against."""
+        return self.qrels_of()
+
+    @cached_property
+    def judgments(self) -> Frame:
+        """The chosen raters' judgments the grades came from."""
+        return self.judgments_of()
 
     @property
     def label(self) -> str:
@@ -206,24 +245,97 @@ def evaluate(
         qrels = aggregated(judgments, options.aggregate, source, options.adjudicated)
     else:
         qrels = judgments
-    extra = [*(options.curve_ks() if curves else ()), *more_ks]
-    settings = options.settings(extra)
+    settings = options.settings([*(options.curve_ks() if curves else ()), *more_ks])
     evaluations = {name: run_metrics(run, qrels, settings) for name, run in runs.items()}
-    result = EvaluationResult(options, settings, evaluations, qrels, judgments)
-    if compare and len(evaluations) >= 2:
-        result.comparisons = compare_evaluations(evaluations, options)
+    result = EvaluationResult(options, settings, evaluations, lambda: qrels, lambda: judgments)
     if per_rater:
         from judge_app.metrics.raters import per_rater_means
 
         result.per_rater = per_rater_means(judgments, runs, options.settings())
+    return _compared(result, compare)
+
+
+def evaluate_coded(
+    options: EvaluationOptions,
+    campaign: Campaign,
+    *,
+    compare: bool = True,
+    curves: bool = False,
+    per_rater: bool = False,
+    more_ks: Sequence[int | None] = (),
+    source: str | None = None,
+) -> EvaluationResult:
+    """``evaluate`` a database's ``campaign`` on its integer codes: the same numbers, without
+    a string per judgment. Messages name ``source`` (the campaign's by default)."""
+    options.checked()
+    source, graded = source or campaign.source, campaign.graded
+    if options.raters is not None:
+        check_known(options.raters, graded.rater_names(), "rater", "--raters", source)
+        chosen = [graded.rater_code(name) for name in options.raters]
+        graded = graded.where(np.isin(graded.rater, chosen))
+    runs = _coded_runs(campaign.coded_results, options.runs, source)
+    qrels = _coded_qrels(graded, options.aggregate, options.adjudicated, source)
+    queries = [str(name) for name in graded.queries]
+    settings = options.settings([*(options.curve_ks() if curves else ()), *more_ks])
+    evaluations = {
+        name: evaluate_codes(queries, run, qrels, settings) for name, run in runs.items()
+    }
+
+    def qrels_frame() -> pd.DataFrame:
+        import pandas as pd
+
+        query, doc, grade = qrels
+        return pd.DataFrame(
+            {"query_id": graded.queries[query], "doc_id": graded.docs[doc], "grade": grade}
+        )
+
+    result = EvaluationResult(options, settings, evaluations, qrels_frame, graded.frame)
+    if per_rater:
+        from judge_app.agreement.stability import rater_means
+
+        result.per_rater = rater_means(graded, runs, options.settings())
+    return _compared(result, compare)
+
+
+def _compared(result: EvaluationResult, compare: bool) -> EvaluationResult:
+    """``result`` with its runs compared, if asked and there are two or more."""
+    if compare and len(result.evaluations) >= 2:
+        result.comparisons = compare_evaluations(result.evaluations, result.options)
     return result
+
+
+def _coded_runs(results: Results, names: Sequence[str] | None, source: str) -> dict[str, Coded]:
+    """Each run's (query, document, rank) codes, in order of run name; a usage error naming
+    a run asked for that ``source`` does not hold."""
+    if not len(results.run):
+        raise UsageError(f"{source} holds no run results: import a run first")
+    check_known(names, results.run_names(), "run", "--run", source)
+    return results.by_run(list(names) if names else None)
+
+
+def _coded_qrels(graded: Graded, method: str, prefer: bool, source: str) -> Coded:
+    """(query, document, grade) codes, in order of query and document, of ``graded``
+    combined by ``method`` (``aggregated`` on codes)."""
+    method = parse_method(method)
+    width = len(graded.docs)
+    pairs = graded.query * width + graded.doc
+    if method.startswith("rater:"):
+        check_known([method[6:]], graded.rater_names(), "rater", "--aggregate", source)
+        mine = graded.rater == graded.rater_code(method[6:])
+        order = np.argsort(pairs[mine], kind="stable")
+        keys, grades = pairs[mine][order], graded.grade[mine][order].astype(np.float64)
+    else:
+        adjudicated = graded.rater_code(ADJUDICATED)
+        keys, grades = aggregate_codes(
+            pairs, graded.rater, graded.grade, method, adjudicated, prefer
+        )
+    return keys // width, keys % width, grades
 
 
 def evaluate_campaign(campaign: Campaign, options: EvaluationOptions) -> EvaluationResult:
     """``evaluate`` the chosen runs of ``campaign`` (a database's) as the evaluation page and
     the report show them: compared, with the curve and the per-query table."""
-    runs = runs_of(campaign.results, options.runs, campaign.source)
-    result = evaluate(options, campaign.judgments, runs, campaign.source, curves=True)
+    result = evaluate_coded(options, campaign, curves=True)
     result.table = per_query_table(result, campaign.queries)
     return result
 
@@ -267,22 +379,6 @@ def aggregated(judgments: pd.DataFrame, method: str, source: str, prefer: bool) 
     if method.startswith("rater:"):
         check_known([method[6:]], judgments["rater"].unique(), "rater", "--aggregate", source)
     return aggregate_grades(judgments, method, prefer)
-
-
-def runs_of(
-    results: pd.DataFrame, names: Sequence[str] | None, source: str
-) -> dict[str, pd.DataFrame]:
-    """Each run's ``query_id, doc_id, rank`` (in order of run name) of a database's results;
-    a usage error naming a run asked for that ``source`` does not hold."""
-    if results.empty:
-        raise UsageError(f"{source} holds no run results: import a run first")
-    check_known(names, results["run"].unique(), "run", "--run", source)
-    if names:
-        results = results[results["run"].isin(names)]
-    return {
-        name: group[["query_id", "doc_id", "rank"]]
-        for name, group in results.groupby("run", sort=False)
-    }
 
 
 def read_files(qrels: Path, run_files: Sequence[Path]) -> tuple[Frame, dict[str, Frame]]:

@@ -17,7 +17,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judge_app.commands.agree import AgreementOptions, agreement
+from judge_app.commands.agree import AgreementOptions, coded_agreement
 from judge_app.commands.evaluate import evaluate_campaign, load_campaign
 from judge_app.commands.options import EvaluationOptions, require_whole
 from judge_app.errors import JudgeAppError, UsageError
@@ -118,7 +118,7 @@ def gather(db: str, options: ReportOptions) -> ReportData:
         agreement_options = AgreementOptions(
             raters=evaluation.raters, bootstrap=options.bootstrap, seed=evaluation.seed
         )
-        agreed = agreement(agreement_options, campaign.judgments, campaign.results, db)
+        agreed = coded_agreement(agreement_options, campaign.graded, campaign.coded_results, db)
         missing = ""
     except UsageError:
         raise
