@@ -8,22 +8,24 @@ import math
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 from statsmodels.stats.weightstats import DescrStatsW
 
+from judge_app.commands.evaluate import compare_evaluations
+from judge_app.commands.options import EvaluationOptions
 from judge_app.metrics import comparison
 from judge_app.metrics.comparison import (
     Comparison,
     MeanInterval,
     bootstrap_interval,
-    compare_runs,
+    compare_scores,
     paired_t_test,
     randomization_test,
 )
+from judge_app.metrics.ranking import Evaluation, Settings
 
 # Per-query NDCG@10 of two runs over 16 queries (fixed, hand-written).
 # fmt: off
@@ -60,16 +62,9 @@ def scipy_rng(seed: int) -> dict[str, np.random.Generator]:
     return {name: np.random.default_rng(seed)}
 
 
-def scores_frame(runs: dict[str, dict[str, float]], measure: str = "ndcg@10") -> pd.DataFrame:
-    """``run, query_id, <measure>`` rows from ``{run: {query_id: score}}``."""
-    rows = [(run, q, s) for run, scores in runs.items() for q, s in scores.items()]
-    return pd.DataFrame(rows, columns=["run", "query_id", measure])
-
-
-def two_runs(baseline: list[float], other: list[float]) -> pd.DataFrame:
-    """bm25 and neural scored on the same queries q00, q01, ..."""
-    queries = [f"q{i:02d}" for i in range(len(baseline))]
-    return scores_frame({"bm25": dict(zip(queries, baseline)), "neural": dict(zip(queries, other))})
+def two_runs(baseline: list[float], other: list[float]) -> Comparison:
+    """neural compared against bm25, scored on the same queries."""
+    return compare_scores("bm25", "neural", "ndcg@10", np.array(baseline), np.array(other))
 
 
 # --- paired t-test ---------------------------------------------------------------------------
@@ -218,20 +213,29 @@ def test_bootstrap_of_two_values_has_no_warnings():
     assert (interval.low, interval.mean, interval.high) == pytest.approx((0.2, 0.3, 0.4))
 
 
-# --- compare_runs ----------------------------------------------------------------------------
+# --- comparing evaluated runs ----------------------------------------------------------------
 
 
-def test_compare_runs_pairs_only_common_queries():
-    scores = scores_frame(
-        {
-            "bm25": {"q3": 0.5, "q1": 0.2, "q2": 0.6, "q4": 0.4, "only-bm25": 0.9, "q5": math.nan},
-            "neural": {"q2": 0.6, "q1": 0.5, "q4": 0.1, "q3": 0.8, "only-neural": 0.0, "q5": 0.7},
-            "other-run": {"q1": 1.0},
-        }
-    )
-    result = compare_runs(scores.sample(frac=1, random_state=0), "bm25", "neural", "ndcg@10")
+def evaluation(scores: dict[str, float], measure: str = "ndcg@10") -> Evaluation:
+    """An evaluation with these per-query values of ``measure``, in query id order."""
+    queries = sorted(scores)
+    values = np.array([scores[query] for query in queries])
+    return Evaluation(Settings(), queries, {measure: values}, np.zeros(len(queries), bool))
+
+
+def test_runs_are_compared_on_the_queries_both_scored():
+    runs = {
+        "bm25": evaluation(
+            {"q3": 0.5, "q1": 0.2, "q2": 0.6, "q4": 0.4, "only-bm25": 0.9, "q5": math.nan}
+        ),
+        "neural": evaluation(
+            {"q2": 0.6, "q1": 0.5, "q4": 0.1, "q3": 0.8, "only-neural": 0.0, "q5": 0.7}
+        ),
+        "other-run": evaluation({"q1": 1.0}),
+    }
+    result, single = compare_evaluations(runs, EvaluationOptions())
     base, other = [0.2, 0.6, 0.5, 0.4], [0.5, 0.6, 0.8, 0.1]  # q1..q4 in query order
-    assert result.n == 4
+    assert (result.baseline, result.other, result.n) == ("bm25", "neural", 4)
     assert (result.wins, result.losses, result.ties) == (2, 1, 1)
     assert result.mean_baseline == pytest.approx(np.mean(base))
     assert result.mean_other == pytest.approx(np.mean(other))
@@ -239,16 +243,14 @@ def test_compare_runs_pairs_only_common_queries():
     assert (result.t_statistic, result.t_p_value) == pytest.approx(stats.ttest_rel(other, base))
     assert result.randomization_p_value == randomization_test(other, base)
     assert result.difference_interval == bootstrap_interval(np.subtract(other, base))
+    assert (single.other, single.n, single.mean_other) == ("other-run", 1, 1.0)
 
 
-def test_compare_runs_rejects_bad_frames():
-    scores = two_runs([0.1, 0.2], [0.3, 0.4])
-    with pytest.raises(ValueError, match="no scores for run 'dense'"):
-        compare_runs(scores, "bm25", "dense", "ndcg@10")
-    with pytest.raises(ValueError, match="lack column"):
-        compare_runs(scores, "bm25", "neural", "map")
-    with pytest.raises(ValueError, match="several"):
-        compare_runs(pd.concat([scores, scores.head(1)]), "bm25", "neural", "ndcg@10")
+def test_a_run_that_scored_no_query_is_too_few_to_test():
+    runs = {"bm25": evaluation({"q1": 0.5, "q2": 0.1}), "empty": evaluation({})}
+    (result,) = compare_evaluations(runs, EvaluationOptions())
+    assert result.n == 0 and math.isnan(result.mean_difference)
+    assert "too few queries to test (0 queries in common)" in result.describe()
 
 
 def test_describe_matches_the_wording_leads_read():
@@ -277,7 +279,7 @@ def test_describe_matches_the_wording_leads_read():
 
 
 def test_describe_significant():
-    text = compare_runs(two_runs(BM25, NEURAL), "bm25", "neural", "ndcg@10").describe()
+    text = two_runs(BM25, NEURAL).describe()
     t_p = stats.ttest_rel(NEURAL, BM25).pvalue
     # Differences sum to 0.77 over 16 queries: 11 up, 4 down, 1 unchanged.
     assert text.startswith("neural beats bm25 on ndcg@10 by +0.0481 (95% CI +0.")
@@ -288,7 +290,7 @@ def test_describe_significant():
 def test_describe_not_significant():
     baseline = [0.5, 0.4, 0.6, 0.3, 0.7, 0.5]
     other = [0.45, 0.45, 0.5, 0.35, 0.68, 0.5]
-    result = compare_runs(two_runs(baseline, other), "bm25", "neural", "ndcg@10")
+    result = two_runs(baseline, other)
     text = result.describe(digits=2)
     assert text.startswith("neural trails bm25 on ndcg@10 by -0.01 (95% CI -")
     assert "over 6 queries: 2 wins, 3 losses, 1 tie;" in text
@@ -296,7 +298,7 @@ def test_describe_not_significant():
 
 
 def test_describe_identical_runs():
-    result = compare_runs(two_runs(BM25, BM25), "bm25", "neural", "ndcg@10")
+    result = two_runs(BM25, BM25)
     assert (result.t_statistic, result.t_p_value, result.randomization_p_value) == (0.0, 1.0, 1.0)
     assert result.describe() == (
         "neural ties bm25 on ndcg@10 over 16 queries: the two runs score the same on every query."
@@ -305,12 +307,13 @@ def test_describe_identical_runs():
 
 @pytest.mark.parametrize(("common", "phrase"), [(1, "1 query"), (0, "0 queries")])
 def test_describe_too_few_queries(common, phrase):
-    scores = scores_frame(
-        {"bm25": {"q1": 0.4, "q2": 0.5}, "neural": {"q1": 0.6} if common else {"q3": 0.6}}
-    )
+    runs = {
+        "bm25": evaluation({"q1": 0.4, "q2": 0.5}),
+        "neural": evaluation({"q1": 0.6} if common else {"q3": 0.6}),
+    }
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        result = compare_runs(scores, "bm25", "neural", "ndcg@10")
+        (result,) = compare_evaluations(runs, EvaluationOptions())
     assert result.n == common and math.isnan(result.t_p_value)
     assert result.describe() == (
         f"neural vs bm25 on ndcg@10: too few queries to test ({phrase} in common)."

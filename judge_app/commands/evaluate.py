@@ -28,7 +28,12 @@ from judge_app.metrics.aggregation import (
     aggregate_grades,
     parse_method,
 )
-from judge_app.metrics.comparison import Comparison, MeanInterval, bootstrap_interval, compare_runs
+from judge_app.metrics.comparison import (
+    Comparison,
+    MeanInterval,
+    bootstrap_interval,
+    compare_scores,
+)
 from judge_app.metrics.ranking import (
     Evaluation,
     Frame,
@@ -343,23 +348,39 @@ def evaluate_campaign(campaign: Campaign, options: EvaluationOptions) -> Evaluat
 def compare_evaluations(
     evaluations: dict[str, Evaluation], options: EvaluationOptions
 ) -> list[Comparison]:
-    """Each run against the first on NDCG at the leading k, over the queries both have."""
-    import pandas as pd
-
+    """Each run against the first on NDCG at the leading k, over the queries both have (a run
+    with none is too few to test)."""
     measure = options.measure
-    scores = pd.concat(
-        [
-            evaluation.per_query[["query_id", measure]].assign(run=name)
-            for name, evaluation in evaluations.items()
-        ]
-    )
-    baseline, *others = evaluations
-    return [
-        compare_runs(
-            scores, baseline, other, measure, permutations=options.permutations, seed=options.seed
+    (baseline, first), *others = evaluations.items()
+    comparisons = []
+    for other, evaluation in others:
+        base, mine = _paired(first, evaluation, measure)
+        comparisons.append(
+            compare_scores(
+                baseline,
+                other,
+                measure,
+                base,
+                mine,
+                permutations=options.permutations,
+                seed=options.seed,
+            )
         )
-        for other in others
-    ]
+    return comparisons
+
+
+def _paired(a: Evaluation, b: Evaluation, measure: str) -> tuple[np.ndarray, np.ndarray]:
+    """The two evaluations' values of ``measure`` on the queries both scored (not NaN), in
+    query id order."""
+    _common, in_a, in_b = np.intersect1d(
+        np.asarray(a.query_ids, dtype=object),
+        np.asarray(b.query_ids, dtype=object),
+        assume_unique=True,
+        return_indices=True,
+    )
+    x, y = a.values[measure][in_a], b.values[measure][in_b]
+    scored = ~(np.isnan(x) | np.isnan(y))
+    return x[scored].astype(np.float64), y[scored].astype(np.float64)
 
 
 def of_raters(judgments: pd.DataFrame, raters: Sequence[str] | None, source: str) -> pd.DataFrame:

@@ -10,15 +10,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:
-    import pandas as pd
-
 CONFIDENCE = 0.95
-"""Confidence level of the interval :func:`compare_runs` puts on the mean difference."""
+"""Confidence level of the interval :func:`compare_scores` puts on the mean difference."""
 
 _CHUNK_CELLS = 1 << 20
 """Resampled values held in memory at once (bootstrap batches, sign-flip chunks)."""
@@ -208,23 +204,18 @@ def _signs(bits: np.random.BitGenerator, rows: int, columns: int) -> np.ndarray:
     return _SIGN[(words >> np.uint64(63)).reshape(rows, columns)]
 
 
-def compare_runs(
-    scores: pd.DataFrame,
+def compare_scores(
     baseline: str,
     other: str,
     measure: str,
+    base: np.ndarray,
+    oth: np.ndarray,
     *,
     permutations: int = 10_000,
     seed: int = 0,
 ) -> Comparison:
-    """Compare ``other`` against ``baseline`` on ``measure`` over the queries both have.
-
-    ``scores`` has columns ``run, query_id, <measure>``. Queries one run lacks, or scores
-    with NaN, are left out (the caller reports them); pairs are taken in query_id order.
-    """
-    paired = _paired_scores(scores, baseline, other, measure)
-    base = paired["baseline"].to_numpy(np.float64)
-    oth = paired["other"].to_numpy(np.float64)
+    """Compare the paired scores ``oth`` of ``other`` against ``base`` of ``baseline`` (one
+    pair a query; none is fine: too few to test)."""
     d = oth - base
     t_statistic, t_p_value = paired_t_test(oth, base)
     return Comparison(
@@ -244,30 +235,6 @@ def compare_runs(
         losses=int(np.count_nonzero(d < 0)),
         ties=int(np.count_nonzero(d == 0)),
     )
-
-
-def _paired_scores(scores: pd.DataFrame, baseline: str, other: str, measure: str) -> pd.DataFrame:
-    """``query_id, baseline, other``: the two runs' scores on their common queries."""
-    missing = {"run", "query_id", measure} - set(scores.columns)
-    if missing:
-        raise ValueError(f"scores lack column(s) {', '.join(sorted(missing))}")
-    sides = [
-        _run_scores(scores, run, measure, side)
-        for run, side in ((baseline, "baseline"), (other, "other"))
-    ]
-    return sides[0].merge(sides[1], on="query_id", how="inner", sort=True)
-
-
-def _run_scores(scores: pd.DataFrame, run: str, measure: str, side: str) -> pd.DataFrame:
-    """``query_id, <side>``: one run's non-NaN scores; ValueError on an unknown run or a
-    query scored twice."""
-    rows = scores[scores["run"] == run]
-    if rows.empty:
-        raise ValueError(f"no scores for run {run!r}")
-    rows = rows[rows[measure].notna()]
-    if rows["query_id"].duplicated().any():
-        raise ValueError(f"run {run!r} has several {measure} scores for one query")
-    return rows[["query_id", measure]].rename(columns={measure: side})
 
 
 def _as_scores(values: np.ndarray | Sequence[float]) -> np.ndarray:
