@@ -109,7 +109,8 @@ class Results:
 
     def run_names(self) -> list[str]:
         """The runs with a result here, in code-point order."""
-        return [str(name) for name in self.runs[np.unique(self.run)]]
+        present = np.bincount(self.run, minlength=len(self.runs)) > 0
+        return [str(name) for name in self.runs[present]]
 
     def by_run(self, names: list[str] | None = None) -> dict[str, Coded]:
         """Each run's (query, document, rank) codes by name, in order of name: those of

@@ -140,7 +140,7 @@ def _ranking(
     from judge_app.agreement.stability import ranking_stability, rater_means, raters_judging_all
     from judge_app.metrics.ranking import Settings
 
-    n_runs = int(np.count_nonzero(np.bincount(results.run, minlength=len(results.runs))))
+    n_runs = len(results.run_names())
     if n_runs < 2:
         return None, f"needs two or more runs; {source} holds {n_runs}"
     n_queries = len(graded.queries)
