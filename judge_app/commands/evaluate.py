@@ -114,24 +114,28 @@ def change_stamp(session: Session) -> Stamp:
 def load_campaign(database: Database, queries: bool = True) -> Campaign:
     """Read the graded judgments, the results and (``queries``) the queries' texts of
     ``database``, in one snapshot."""
+    with database.reading() as session:
+        return campaign_of(session, database.describe(), queries)
+
+
+def campaign_of(session: Session, source: str, queries: bool = True) -> Campaign:
+    """``load_campaign`` within a reading ``session`` of the database ``source``."""
     from judge_app.store import reads
 
-    with database.reading() as session:
-        stamp = change_stamp(session)
-        graded, results, names = reads.campaign_codes(session)
-        texts = reads.queries_frame(session) if queries else None
-    coded = Graded(
-        graded["query_id"],
-        graded["doc_id"],
-        graded["rater"],
-        graded["grade"].astype(np.float64),
-        names["query_id"],
-        names["doc_id"],
-        names["rater"],
-    )
+    stamp = change_stamp(session)
+    graded, results, names = reads.campaign_codes(session)
+    texts = reads.queries_frame(session) if queries else None
     return Campaign(
-        source=database.describe(),
-        graded=coded,
+        source=source,
+        graded=Graded(
+            graded["query_id"],
+            graded["doc_id"],
+            graded["rater"],
+            graded["grade"].astype(np.float64),
+            names["query_id"],
+            names["doc_id"],
+            names["rater"],
+        ),
         coded_results=Results(
             results["run"], results["query_id"], results["doc_id"], results["rank"], names["run"]
         ),

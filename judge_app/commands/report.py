@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judge_app.commands.agree import AgreementOptions, coded_agreement
-from judge_app.commands.evaluate import evaluate_campaign, load_campaign
+from judge_app.commands.evaluate import campaign_of, evaluate_campaign
 from judge_app.commands.options import EvaluationOptions, require_whole
 from judge_app.errors import JudgeAppError, UsageError
 from judge_app.io.outputs import check_output, output_file
@@ -103,15 +103,14 @@ def render_report(db: str, out: Path, options: ReportOptions) -> RenderedReport:
 
 
 def gather(db: str, options: ReportOptions) -> ReportData:
-    """The numbers of the report: the database read once, evaluated once."""
+    """The numbers of the report: the database read once (one snapshot), evaluated once."""
     from judge_app.reports.document import ReportData
     from judge_app.store import open_database, reads
 
-    with open_database(db, read_only=True) as database:
-        campaign = load_campaign(database)
-        with database.reading() as session:
-            counts = reads.table_counts(session)
-            coverage = reads.coverage_frame(session).to_dict("records")
+    with open_database(db, read_only=True) as database, database.reading() as session:
+        campaign = campaign_of(session, database.describe())
+        counts = reads.table_counts(session)
+        coverage = reads.coverage_frame(session).to_dict("records")
     evaluation = options.evaluation
     result = evaluate_campaign(campaign, evaluation)
     try:
