@@ -126,7 +126,7 @@ def write_inputs(
     refused. A problem anywhere raises ImportFileError with those of every file (up to 20
     listed, all counted) and writes nothing."""
     summary = ImportSummary()
-    with database.transaction() as session:
+    with database.transaction() as session, bulk.import_cache(session):
         work = _Import(session, bulk.IdCache(session, strict=strict), strict, progress)
         for kind, reader in inputs.readers.items():
             try:
