@@ -1,69 +1,50 @@
-"""Bulk writes of checked rows: queries, documents, runs with their results, judgments.
+"""Bulk writes of checked rows: queries, documents, runs with their results.
 
-Rows go to the database through the driver's fastest path (``executemany`` on SQLite, COPY
-on PostgreSQL); ids are resolved once per distinct key through a temporary table, so a
-million judgments import in seconds. Results and judgments are staged a chunk at a time in a
-TEMP table of the import (``staging_table``), where keys repeated anywhere in a file are found
-(``repeated``) and from which they are written by set-based SQL at the end. Every function runs
-inside the caller's transaction and does not commit.
+Rows go to the database through the driver's own cursor (``executemany`` on SQLite, COPY on
+PostgreSQL), never as SQLAlchemy rows; ids are resolved once per distinct key (``IdCache``),
+so a million rows import in seconds. A run's results are staged a chunk at a time in a TEMP
+table of the import (``staging_table``), from which they are written by set-based SQL at the
+end; judgments are written once, straight into their table (``bulk_judgments``). Every
+function runs inside the caller's transaction and does not commit.
 """
 
 from __future__ import annotations
 
 import itertools
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from datetime import datetime
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from sqlalchemy import (
-    DateTime,
-    and_,
     bindparam,
     column,
     delete,
     distinct,
-    exists,
     func,
     insert,
     literal,
-    or_,
     select,
     table,
-    text,
     update,
 )
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import CursorResult
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
-from sqlalchemy.sql.expression import ColumnElement, TableClause
+from sqlalchemy.sql.expression import TableClause
 
-from judge_app.store.models import (
-    Document,
-    Judgment,
-    JudgmentEvent,
-    Query,
-    Rater,
-    Result,
-    Run,
-    utcnow,
-)
+from judge_app.store.models import Document, Query, Rater, Result, Run, utcnow
 
 NamedModel = type[Query | Document | Rater]
 """A table whose rows are known by a key of their own: an external id, a rater's name."""
 CHUNK = 50_000
+IMPORT_CACHE_KIB = 16_384  # SQLite's page cache while an import writes (its default: 2,000)
+LOOKUP_BATCH = 5_000  # names a SELECT asks for (SQLite allows 32,766 parameters)
 # SQLAlchemy's SQLite DateTime storage format, in which times are sent as text.
 SQLITE_TIME_FORMAT = "%Y-%m-%d %H:%M:%S.%f"
-JUDGMENT_KEY = ["rater_id", "query_id", "document_id"]
-# The columns of the TEMP tables an import stages its results and judgments in
-JUDGMENT_STAGE = {
-    "rater_id": "INTEGER", "query_id": "INTEGER", "document_id": "INTEGER", "grade": "INTEGER",
-    "skipped": "BOOLEAN NOT NULL DEFAULT FALSE", "note": "TEXT", "judged_at": "TIMESTAMP",
-    "duration_ms": "INTEGER",
-}  # fmt: skip
+# The columns of the TEMP table an import stages a run's results in
 RESULT_STAGE = {
     "query_id": "INTEGER",
     "document_id": "INTEGER",
@@ -72,29 +53,55 @@ RESULT_STAGE = {
 }
 
 
-@dataclass(frozen=True)
-class JudgmentCounts:
-    """What an import of judgments did."""
-
-    added: int
-    changed: int
-    unchanged: int
-
-
-def _insert(session: Session) -> Callable[[NamedModel], postgresql.Insert | sqlite.Insert]:
-    """The dialect's INSERT construct, which knows ON CONFLICT."""
-    return postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
-
-
 def _is_sqlite(session: Session) -> bool:
     return session.get_bind().dialect.name == "sqlite"
 
 
-def _rowcount(result: object) -> int:
-    """The rows written by an INSERT or UPDATE, from what ``Session.execute`` returned for
-    it (a CursorResult)."""
-    assert isinstance(result, CursorResult)
-    return result.rowcount
+@contextmanager
+def driver_cursor(session: Session) -> Iterator[Any]:
+    """The driver's own cursor on the session's connection, in its transaction: rows bound
+    and read without SQLAlchemy's row objects (see ``marks``). The driver's errors come out
+    as SQLAlchemy's, as from ``Session.execute``."""
+    connection = session.connection().connection.dbapi_connection
+    assert connection is not None  # a Session's connection is open while it is in use
+    driver = session.get_bind().dialect.dbapi
+    assert driver is not None  # a dialect that connected has its driver module
+    cursor = connection.cursor()
+    try:
+        yield cursor
+    except driver.Error as error:
+        raise DBAPIError.instance(None, None, error, driver.Error) from error
+    finally:
+        cursor.close()
+
+
+def marks(session: Session, count: int) -> str:
+    """``count`` marks of bound values, comma-separated, in the driver's style (``?`` for
+    sqlite3, ``%s`` for psycopg)."""
+    return ", ".join(["?" if _is_sqlite(session) else "%s"] * count)
+
+
+def time_text(moment: datetime) -> str:
+    """A time as the store's DateTime columns hold it on SQLite (and PostgreSQL reads it)."""
+    return moment.strftime(SQLITE_TIME_FORMAT)
+
+
+@contextmanager
+def import_cache(session: Session) -> Iterator[None]:
+    """On SQLite, a page cache of IMPORT_CACHE_KIB for the block (the connection's own size
+    again after it): an import's inserts find the pages of the tables and indexes they
+    check and extend there more often than in the default 2 MB."""
+    if not _is_sqlite(session):
+        yield
+        return
+    connection = session.connection()
+    size = connection.exec_driver_sql("PRAGMA cache_size").scalar()
+    connection.exec_driver_sql(f"PRAGMA cache_size=-{IMPORT_CACHE_KIB}")
+    try:
+        yield
+    finally:
+        with suppress(DBAPIError):  # a connection a failure broke is not used again
+            connection.exec_driver_sql(f"PRAGMA cache_size={int(size or 0)}")
 
 
 def _values(series: pd.Series) -> list:
@@ -108,22 +115,17 @@ def copy_rows(
     session: Session, table_name: str, columns: Sequence[str], rows: Iterable[tuple]
 ) -> None:
     """Insert plain rows into a table by the driver's fastest path."""
-    connection = session.connection().connection.dbapi_connection
-    assert connection is not None  # a Session's connection is open while it is in use
-    cursor = connection.cursor()
     names = ", ".join(columns)
     iterator = iter(rows)
-    try:
+    with driver_cursor(session) as cursor:
         if _is_sqlite(session):
-            sql = f"INSERT INTO {table_name} ({names}) VALUES ({', '.join(['?'] * len(columns))})"
+            sql = f"INSERT INTO {table_name} ({names}) VALUES ({marks(session, len(columns))})"
             while chunk := list(itertools.islice(iterator, CHUNK)):
                 cursor.executemany(sql, chunk)
         else:
             with cursor.copy(f"COPY {table_name} ({names}) FROM STDIN") as copy:
                 for row in iterator:
                     copy.write_row(row)
-    finally:
-        cursor.close()
 
 
 @contextmanager
@@ -144,53 +146,62 @@ def staging_table(session: Session, columns: dict[str, str]) -> Iterator[TableCl
     connection.exec_driver_sql(f"DROP TABLE {name}")
 
 
-def _id_map(
-    session: Session, model: NamedModel, key: str, external_ids: Iterable[str], create: bool
-) -> dict[str, int]:
-    """Ids of the rows whose ``key`` is among ``external_ids``; missing ones created if asked.
+def _stored_ids(session: Session, model: NamedModel, names: Sequence[str]) -> dict[str, int]:
+    """The ids of the rows of ``model`` among ``names`` (by its key), a batch of names a
+    SELECT through the driver's cursor."""
+    key, found = IdCache.KEYS[model], {}
+    with driver_cursor(session) as cursor:
+        for start in range(0, len(names), LOOKUP_BATCH):
+            batch = names[start : start + LOOKUP_BATCH]
+            where = f"{key} IN ({marks(session, len(batch))})"
+            cursor.execute(f'SELECT {key}, id FROM "{model.__tablename__}" WHERE {where}', batch)
+            found.update(cursor.fetchall())
+    return found
 
-    Creation is insert-or-ignore, so two imports creating the same row at once do not collide.
-    """
-    if isinstance(external_ids, pd.Series):
-        series = external_ids
-    else:
-        series = pd.Series(list(external_ids), dtype=object)
-    wanted = _values(series.drop_duplicates())
-    if not wanted:
-        return {}
-    key_column = getattr(model, key)
-    with staging_table(session, {"external_id": "TEXT"}) as stage:
-        copy_rows(session, stage.name, ["external_id"], ((key,) for key in wanted))
-        if create:
-            names = [key] + (["created_at"] if hasattr(model, "created_at") else [])
-            chosen = [stage.c.external_id] + (
-                [literal(utcnow(), DateTime)] if hasattr(model, "created_at") else []
-            )
-            insert_ = _insert(session)(model).from_select(
-                names, select(*chosen).where(literal(True))
-            )
-            session.execute(insert_.on_conflict_do_nothing(index_elements=[key]))
-        rows = session.execute(
-            select(key_column, model.id).join(stage, stage.c.external_id == key_column)
-        )
-        return {key: id_ for key, id_ in rows}
+
+def _create(session: Session, model: NamedModel, names: Sequence[str]) -> None:
+    """Add rows of ``model`` known by ``names`` alone: insert or ignore, so that two imports
+    creating the same row at once do not collide."""
+    extra = {Query: ["created_at"], Document: [], Rater: ["created_at", "active"]}[model]
+    values = {"created_at": time_text(utcnow()), "active": True}
+    columns, constants = [IdCache.KEYS[model], *extra], [values[name] for name in extra]
+    sql = (
+        f'INSERT INTO "{model.__tablename__}" ({", ".join(columns)}) '
+        f"VALUES ({marks(session, len(columns))}) ON CONFLICT ({columns[0]}) DO NOTHING"
+    )
+    with driver_cursor(session) as cursor:
+        cursor.executemany(sql, [(name, *constants) for name in names])
+
+
+def _id_map(
+    session: Session, model: NamedModel, external_ids: Iterable[str], create: bool
+) -> dict[str, int]:
+    """Ids of the rows known by ``external_ids`` (their key), in the order asked; missing
+    ones created if asked."""
+    wanted = list(dict.fromkeys(external_ids))
+    found = _stored_ids(session, model, wanted)
+    missing = [name for name in wanted if name not in found]
+    if create and missing:
+        _create(session, model, missing)
+        found.update(_stored_ids(session, model, missing))
+    return {name: found[name] for name in wanted if name in found}
 
 
 def query_ids(session: Session, external_ids: Iterable[str], create: bool = True) -> dict[str, int]:
     """Internal ids of queries by external id, creating the missing ones with their id alone."""
-    return _id_map(session, Query, "external_id", external_ids, create)
+    return _id_map(session, Query, external_ids, create)
 
 
 def document_ids(
     session: Session, external_ids: Iterable[str], create: bool = True
 ) -> dict[str, int]:
     """Internal ids of documents by external id, creating the missing ones with their id alone."""
-    return _id_map(session, Document, "external_id", external_ids, create)
+    return _id_map(session, Document, external_ids, create)
 
 
 def rater_ids(session: Session, names: Iterable[str], create: bool = True) -> dict[str, int]:
     """Internal ids of raters by name, creating the missing ones."""
-    return _id_map(session, Rater, "name", names, create)
+    return _id_map(session, Rater, names, create)
 
 
 class IdCache:
@@ -216,49 +227,28 @@ class IdCache:
         uniques, known = found.tolist(), self._ids[model]
         new = [key for key in uniques if key not in known]
         if new:
-            key = self.KEYS[model]
-            if self._strict and model in self.unknown and not given:
-                known.update(_id_map(self._session, model, key, new, create=False))
-                self.unknown[model].update(key for key in new if key not in known)
-            known.update(_id_map(self._session, model, key, new, create=True))
-            self._names.pop(model, None)
-        mapped = pd.Series(
-            np.array([known[key] for key in uniques] + [0], dtype=np.int64)[codes],
-            index=external_ids.index,
-        )
+            self._learn(model, new, given)
+        table = np.fromiter(map(known.__getitem__, uniques), np.int64, len(uniques))
+        mapped = pd.Series(np.append(table, 0)[codes], index=external_ids.index)
         return mapped.astype("Int64").mask(codes < 0) if (codes < 0).any() else mapped
+
+    def _learn(self, model: NamedModel, new: list[str], given: bool) -> None:
+        """Look up the ids of ``new`` names, creating the rows of those the database lacks."""
+        found = _stored_ids(self._session, model, new)
+        missing = [key for key in new if key not in found]
+        if missing:
+            if self._strict and model in self.unknown and not given:
+                self.unknown[model].update(missing)
+            _create(self._session, model, missing)
+            found.update(_stored_ids(self._session, model, missing))
+        self._ids[model].update(found)
+        self._names.pop(model, None)
 
     def name(self, model: NamedModel, id_: int) -> str:
         """The external id of ``id_``, one this import named."""
         if model not in self._names:
             self._names[model] = {value: key for key, value in self._ids[model].items()}
         return self._names[model][id_]
-
-
-def repeated(
-    session: Session, stage: TableClause, key: Sequence[str], limit: int
-) -> tuple[int, list[tuple]]:
-    """How many rows of ``stage`` repeat the ``key`` of an earlier row (rows missing a key
-    value aside), and the first ``limit`` of them as ``(position, first position, *key)``
-    (a position is ordinal - 1: see ``staging_table``)."""
-    names = ", ".join(key)
-    rows = f"FROM {stage.name} WHERE " + " AND ".join(f"{name} IS NOT NULL" for name in key)
-    distinct = f"SELECT COUNT(*) FROM (SELECT DISTINCT {names} {rows}) AS d"  # sorts fastest
-    total = session.execute(text(f"SELECT (SELECT COUNT(*) {rows}) - ({distinct})")).scalar()
-    if not total:
-        return 0, []
-    groups = (
-        f"SELECT {names}, MIN(ordinal) AS first_ordinal {rows} GROUP BY {names} HAVING COUNT(*) > 1"
-    )
-    same = " AND ".join(f"s.{name} = g.{name}" for name in key)
-    found = session.execute(
-        text(
-            f"SELECT s.ordinal - 1, g.first_ordinal - 1, {', '.join('s.' + name for name in key)} "
-            f"FROM {stage.name} AS s JOIN ({groups}) AS g ON {same} "
-            f"WHERE s.ordinal > g.first_ordinal ORDER BY s.ordinal LIMIT {int(limit)}"
-        )
-    )
-    return int(total), [tuple(row) for row in found]
 
 
 def update_texts(
@@ -295,8 +285,10 @@ def fill_missing_texts(
     session.execute(statement, [{"b_id": i, "b_value": v} for i, v in zip(ids, values)])
 
 
-def stage_results(session: Session, stage: TableClause, ids: IdCache, frame: pd.DataFrame) -> None:
-    """Stage results: ``query_id, doc_id[, rank], score``."""
+def stage_results(
+    session: Session, stage: TableClause, ids: IdCache, frame: pd.DataFrame
+) -> dict[str, pd.Series]:
+    """Stage results: ``query_id, doc_id[, rank], score``; returns the columns staged."""
     columns = {
         "query_id": ids.ids(Query, frame["query_id"]),
         "document_id": ids.ids(Document, frame["doc_id"]),
@@ -305,6 +297,7 @@ def stage_results(session: Session, stage: TableClause, ids: IdCache, frame: pd.
     if "rank" in frame:
         columns["rank"] = frame["rank"]
     stage_rows(session, stage, columns)
+    return columns
 
 
 def write_run(
@@ -340,73 +333,6 @@ def write_run(
     counts = select(func.count(), func.count(distinct(stage.c.query_id))).select_from(stage)
     results, queries = session.execute(counts).one()
     return results, queries
-
-
-def stage_judgments(
-    session: Session, stage: TableClause, ids: IdCache, frame: pd.DataFrame
-) -> None:
-    """Stage judgments: ``query_id, doc_id, rater, grade, skipped, note[, judged_at,
-    duration_ms]``. Columns empty in every row (and ``skipped`` false in every row) are left
-    to the table's defaults rather than bound row by row."""
-    columns = {
-        "rater_id": ids.ids(Rater, frame["rater"]),
-        "query_id": ids.ids(Query, frame["query_id"]),
-        "document_id": ids.ids(Document, frame["doc_id"]),
-        "grade": frame["grade"].astype("Int64"),
-        "note": frame["note"],
-    }
-    if frame["skipped"].any():
-        columns["skipped"] = frame["skipped"].astype(bool)
-    if "judged_at" in frame and frame["judged_at"].notna().any():
-        times = frame["judged_at"].dt.strftime(SQLITE_TIME_FORMAT)
-        columns["judged_at"] = times.astype(object).where(frame["judged_at"].notna(), None)
-    if "duration_ms" in frame and frame["duration_ms"].notna().any():
-        columns["duration_ms"] = frame["duration_ms"].astype("Int64")
-    stage_rows(session, stage, columns)
-
-
-def merge_judgments(session: Session, stage: TableClause) -> JudgmentCounts:
-    """Add the staged judgments or update the stored ones they change, each change appending
-    an ``import`` event to the history; a row equal to the stored judgment changes nothing.
-
-    A judgment an import adds has no event: it enters as it is (and a later change's event
-    holds it as the old state), so a million-row import writes a million rows, not two
-    million. Staged rows without a time are judged now.
-    """
-    judgment, now = Judgment.__table__, literal(utcnow(), DateTime)
-    same = and_(*(judgment.c[name] == stage.c[name] for name in JUDGMENT_KEY))
-    differs = or_(
-        *(judgment.c[name].is_distinct_from(stage.c[name]) for name in ("grade", "skipped", "note"))
-    )
-    old, new = ["grade", "skipped", "note"], [stage.c.grade, stage.c.skipped, stage.c.note]
-    events = (
-        select(*(judgment.c[name] for name in JUDGMENT_KEY), literal("import"))
-        .add_columns(*(judgment.c[name] for name in old), *new, now)
-        .join_from(stage, judgment, same)
-        .where(differs)
-        .order_by(stage.c.ordinal)
-    )
-    columns = [*JUDGMENT_KEY, "action", "old_grade", "old_skipped", "old_note", "new_grade",
-               "new_skipped", "new_note", "at"]  # fmt: skip
-    counted = {"preserve_rowcount": True}  # INSERT's row count is kept only when asked
-    copied = insert(JudgmentEvent.__table__).from_select(columns, events)
-    changed = _rowcount(session.execute(copied, execution_options=counted))
-    if changed:
-        values: dict[str, ColumnElement[Any]] = dict(zip(old, new), duration_ms=stage.c.duration_ms)
-        values["judged_at"] = func.coalesce(stage.c.judged_at, now)
-        session.execute(update(judgment).where(same, differs).values(values))
-    fields = [*JUDGMENT_KEY, "grade", "skipped", "note", "judged_at", "duration_ms"]
-    rows = (
-        select(*(stage.c[name] for name in fields[:6]), func.coalesce(stage.c.judged_at, now))
-        .add_columns(stage.c.duration_ms)
-        .where(~exists().where(same))
-        .order_by(stage.c.ordinal)
-    )
-    added = _rowcount(
-        session.execute(insert(judgment).from_select(fields, rows), execution_options=counted)
-    )
-    staged = session.execute(select(func.count()).select_from(stage)).scalar_one()
-    return JudgmentCounts(added, changed, staged - added - changed)
 
 
 def stage_rows(

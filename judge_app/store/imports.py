@@ -2,10 +2,12 @@
 all of them in one transaction.
 
 The memory an import takes grows with the distinct query, document and rater ids it names,
-not with the rows: a chunk (``records.CHUNK_ROWS`` rows at most) is checked and written into
-the import's transaction, results and judgments into TEMP tables of the import where keys
-repeated anywhere in a file are found, and from which they are written at the end. A problem
-in any file (or, with ``strict``, a query or document the database does not know) raises
+and by a few integers a row: a chunk (``records.CHUNK_ROWS`` rows at most) is checked and
+written into the import's transaction (judgments straight into their table, a run's results
+into a TEMP table they are written from at the end), and the integer keys of its rows are
+logged, to find keys repeated anywhere in a file by sorting them (``keys.KeyLog``). Once a
+file has a problem its rows are read and checked but no longer written. A problem in any file
+(or, with ``strict``, a query or document the database does not know) raises
 ``ImportFileError`` and rolls the whole import back: nothing is ever committed half-way.
 """
 
@@ -21,24 +23,26 @@ import numpy as np
 import pandas as pd
 from sqlalchemy import select
 from sqlalchemy.orm import Session
-from sqlalchemy.sql.expression import TableClause
 
 from judge_app.errors import quoted
 from judge_app.io.errors import MAX_PROBLEMS, ImportFileError, ProblemList, nothing_in
 from judge_app.io.readers import Chunk, FileReader
 from judge_app.names import name_key, similar_reason
 from judge_app.store import bulk
+from judge_app.store.bulk_judgments import JudgmentWriter
 from judge_app.store.database import Database, database_url, is_open, open_database
+from judge_app.store.errors import StoreError
+from judge_app.store.keys import KeyLog
 from judge_app.store.models import Document, Query, Rater
 
 # progress(step, done, total): step names what is being written, done and total count lines
 ImportProgress = Callable[[str, int, int], None]
-# where a file's key columns are staged, and the table that holds their ids
-STAGED: dict[str, tuple[str, bulk.NamedModel | None]] = {
-    "query_id": ("query_id", Query),
-    "doc_id": ("document_id", Document),
-    "rater": ("rater_id", Rater),
-    "rank": ("rank", None),
+# the table that holds the ids of a file's key columns (None: the value is its own key)
+KEY_MODELS: dict[str, bulk.NamedModel | None] = {
+    "query_id": Query,
+    "doc_id": Document,
+    "rater": Rater,
+    "rank": None,
 }
 
 
@@ -122,7 +126,7 @@ def write_inputs(
     refused. A problem anywhere raises ImportFileError with those of every file (up to 20
     listed, all counted) and writes nothing."""
     summary = ImportSummary()
-    with database.transaction() as session:
+    with database.transaction() as session, bulk.import_cache(session):
         work = _Import(session, bulk.IdCache(session, strict=strict), strict, progress)
         for kind, reader in inputs.readers.items():
             try:
@@ -214,18 +218,16 @@ class _Import:
                 row = chunk.first + int(first_rows[code])
                 reader.problems.add(row, reader.column("rater"), similar_reason(name, other))
 
-    def find_repeats(self, reader: FileReader, stage: TableClause) -> None:
-        """A problem for every staged row whose key repeats an earlier row's."""
+    def find_repeats(self, reader: FileReader, log: KeyLog) -> None:
+        """A problem for every row whose key repeats an earlier row's."""
         for key in reader.keys:
-            staged = [STAGED[name] for name in key]
-            columns = [name for name, _ in staged]
-            total, rows = bulk.repeated(self.session, stage, columns, MAX_PROBLEMS)
-            for ordinal, first, *values in rows:
+            total, rows = log.repeats(key, MAX_PROBLEMS)
+            for position, first, *values in rows:
                 shown = tuple(
-                    self.ids.name(model, value) if model else value
-                    for (_, model), value in zip(staged, values)
+                    self.ids.name(model, value) if (model := KEY_MODELS[name]) else value
+                    for name, value in zip(key, values)
                 )
-                reader.add_repeat(ordinal, first, key, shown)
+                reader.add_repeat(position, first, key, shown)
             reader.problems.count(total - len(rows))
 
     def fill_texts(self, chunk: Chunk) -> None:
@@ -245,20 +247,24 @@ class _Import:
                 self.filled[model].update(pairs[key])
 
 
+def _key_log(reader: FileReader) -> KeyLog:
+    """A log of the key columns of ``reader``'s rows."""
+    return KeyLog([name for key in reader.keys for name in key])
+
+
 def _write_texts(
     work: _Import, reader: FileReader, model: type[Query | Document], noun: str
 ) -> str:
     """Queries or documents: each chunk's rows added or updated at once."""
     key, fields = reader.keys[0][0], reader.layout.required[1:] + reader.layout.optional
-    staged, count = STAGED[key][0], 0
-    with bulk.staging_table(work.session, {staged: "INTEGER"}) as stage:
-        for chunk in reader.chunks():
-            ids = work.ids.ids(model, chunk.frame[key], given=True)
-            bulk.update_texts(work.session, model, ids, chunk.frame, fields)
-            bulk.stage_rows(work.session, stage, {staged: ids})
-            count += len(chunk.frame)
-            work.report(noun, chunk.lines_read, reader)
-        work.find_repeats(reader, stage)
+    log, count = _key_log(reader), 0
+    for chunk in reader.chunks():
+        ids = work.ids.ids(model, chunk.frame[key], given=True)
+        bulk.update_texts(work.session, model, ids, chunk.frame, fields)
+        log.add(chunk.first, {key: ids})
+        count += len(chunk.frame)
+        work.report(noun, chunk.lines_read, reader)
+    work.find_repeats(reader, log)
     return f"{reader.path}: {count} {noun}" if count else _nothing_imported(reader, noun)
 
 
@@ -273,12 +279,15 @@ def _write_documents(work: _Import, reader: FileReader) -> str:
 def _write_run(work: _Import, reader: FileReader) -> str | None:
     """A run's results staged, then written in place of the run's old ones (a TREC run ranked
     as trec_eval orders it)."""
+    log = _key_log(reader)
     with bulk.staging_table(work.session, bulk.RESULT_STAGE) as stage:
         for chunk in reader.chunks():
-            bulk.stage_results(work.session, stage, work.ids, chunk.frame)
+            staged = bulk.stage_results(work.session, stage, work.ids, chunk.frame)
+            keys = {"query_id": staged["query_id"], "doc_id": staged["document_id"]}
+            log.add(chunk.first, keys | ({"rank": staged["rank"]} if "rank" in staged else {}))
             work.refuse_unknown(reader, chunk)
             work.report("results", chunk.lines_read, reader)
-        work.find_repeats(reader, stage)
+        work.find_repeats(reader, log)
         if not reader.rows:  # it would replace the run with nothing
             reader.problems.add_whole(None, nothing_in("results", "nothing was imported"))
         if work.refused(reader):
@@ -289,20 +298,35 @@ def _write_run(work: _Import, reader: FileReader) -> str | None:
 
 
 def _write_judgments(work: _Import, reader: FileReader) -> str | None:
-    """Judgments staged, then added or merged into the stored ones."""
-    with bulk.staging_table(work.session, bulk.JUDGMENT_STAGE) as stage:
-        for chunk in reader.chunks():
-            work.refuse_similar_raters(reader, chunk)
-            bulk.stage_judgments(work.session, stage, work.ids, chunk.frame)
-            work.refuse_unknown(reader, chunk)
-            work.fill_texts(chunk)
-            work.report("judgments", chunk.lines_read, reader)
-        work.find_repeats(reader, stage)
-        if work.refused(reader):
-            return None
-        if not reader.rows:
-            return _nothing_imported(reader, "judgments")
-        counts = bulk.merge_judgments(work.session, stage)
+    """Judgments written a chunk at a time, added to or merged into the stored ones (once a
+    problem is found, the rest is only checked)."""
+    log, writer = _key_log(reader), JudgmentWriter(work.session)
+    for chunk in reader.chunks():
+        work.refuse_similar_raters(reader, chunk)
+        frame = chunk.frame
+        keys = {
+            "rater": work.ids.ids(Rater, frame["rater"]),
+            "query_id": work.ids.ids(Query, frame["query_id"]),
+            "doc_id": work.ids.ids(Document, frame["doc_id"]),
+        }
+        log.add(chunk.first, keys)
+        work.refuse_unknown(reader, chunk)
+        work.fill_texts(chunk)
+        if not (work.refused(reader) or writer.clash):
+            ids = {"query_id": keys["query_id"], "document_id": keys["doc_id"]}
+            writer.write(frame, ids | {"rater_id": keys["rater"]})
+        work.report("judgments", chunk.lines_read, reader)
+    work.find_repeats(reader, log)
+    if work.refused(reader):
+        return None
+    if writer.clash:  # a key written meanwhile by another program (the file repeats none)
+        raise StoreError(
+            f"{reader.path}: another program wrote some of these judgments during the import: "
+            "nothing was imported; import the file again"
+        )
+    if not reader.rows:
+        return _nothing_imported(reader, "judgments")
+    counts = writer.counts
     return (
         f"{reader.path}: {counts.added} judgments added, {counts.changed} changed, "
         f"{counts.unchanged} unchanged"
