@@ -190,8 +190,8 @@ def test_export_columns_and_values(db: Database, tmp_path: Path) -> None:
 def test_a_single_quote_alone_round_trips(tmp_path: Path) -> None:
     at = "2024-01-02 03:04:05.123456"
     judgments = Judgments(
-        query_ids=["'", "''", "'x"], query_texts=[None] * 3, doc_ids=["d"], doc_titles=[None],
-        raters=["r"],
+        query_ids={0: "'", 1: "''", 2: "'x"}, query_texts=dict.fromkeys(range(3)),
+        doc_ids={0: "d"}, doc_titles={0: None}, raters={0: "r"},
         chunks=[[(0, 0, 0, 1, False, "'", at, None), (1, 0, 0, 2, False, "=", at, 5),
                  (2, 0, 0, 3, False, "'\t", at, None)]],
     )  # fmt: skip
@@ -212,7 +212,7 @@ def test_a_write_cut_short_keeps_the_old_file_and_leaves_nothing_else(tmp_path: 
         yield [(0, 0, 0, 1, False, None, "2024-01-02 03:04:05.123456", None)]
         raise sqlite3.OperationalError("disk I/O error")  # a read failing half-way
 
-    judgments = Judgments(["q"], [None], ["d"], [None], ["r"], chunks())
+    judgments = Judgments({0: "q"}, {0: None}, {0: "d"}, {0: None}, {0: "r"}, chunks())
     path = tmp_path / "out.csv"
     path.write_text("old\n", encoding="utf-8")
     with pytest.raises(sqlite3.OperationalError):

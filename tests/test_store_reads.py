@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from sqlalchemy import text
 
+from judge_app.cli import main as cli
 from judge_app.store import reads
 from judge_app.store.bulk import document_ids, query_ids
 from judge_app.store.judgments import set_grade, skip
 from judge_app.store.people import add_rater
+from judge_app.store.rows import Places
 
 JOINED = """
 SELECT q.external_id, d.external_id, r.name, j.grade FROM judgment j
@@ -18,7 +23,7 @@ JOIN rater r ON r.id = j.rater_id WHERE j.grade IS NOT NULL AND NOT j.skipped
 
 
 @pytest.mark.parametrize("first_document_id", [1, 2**31 + 5], ids=["small ids", "huge ids"])
-def test_the_graded_judgments_are_those_of_a_plain_join(db, first_document_id):
+def test_the_graded_judgments_are_those_of_a_plain_join(db, db_path, first_document_id, capsys):
     with db.transaction() as session:
         session.execute(
             text("INSERT INTO document (id, external_id) VALUES (:id, 'first')"),
@@ -41,3 +46,20 @@ def test_the_graded_judgments_are_those_of_a_plain_join(db, first_document_id):
     )
     assert got == expected and len(got) == 5
     assert not frame["skipped"].any()
+    # the commands read huge ids too, without a table up to the largest id
+    assert cli(["eval", "--db", str(db_path), "--format", "json"]) == 2  # no runs: usage error
+    assert cli(["agreement", "--db", str(db_path), "--format", "json"]) == 0
+    out = db_path.parent / "out.qrels"
+    assert cli(["export", str(db_path), "--qrels", str(out)]) == 0
+    assert "Q1 0 first 4\n" in out.read_text(encoding="utf-8").replace("q1", "Q1")
+    capsys.readouterr()
+
+
+@given(
+    st.lists(st.integers(0, 2**40), unique=True, max_size=40),
+    st.lists(st.integers(-5, 2**40 + 5), max_size=40),
+)
+def test_places_are_found_for_dense_and_sparse_ids(ids, asked):
+    places = Places(np.array(ids, dtype=np.int64), np.arange(len(ids)))
+    where = {key: place for place, key in enumerate(ids)}
+    assert places[np.array(asked, dtype=np.int64)].tolist() == [where.get(key, -1) for key in asked]

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from judge_app.errors import UsageError
-from judge_app.io.exports import format_grade, write_qrels
+from judge_app.io.exports import ById, format_grade, write_qrels
 from judge_app.io.outputs import check_output
 from judge_app.metrics.aggregation import ADJUDICATED, aggregate_codes, parse_method
 
@@ -65,7 +65,7 @@ def export(db: str, options: ExportOptions, step: Step | None = None) -> str:
     step("combining the grades")
     method = parse_method(options.aggregate)
     query, document, rater, grade = keys
-    width = len(documents.place)  # a pair's code: its query's place by id, then its document's
+    width = len(documents.ordered_ids)  # a pair's code: its query's place, then its document's
     pairs = queries.place[query] * width + documents.place[document]
     pairs, grades = _combined(pairs, rater, grade, raters, method, options.adjudicated, db)
     query_ids, doc_ids = (np.array(ids.in_order(), dtype=object) for ids in (queries, documents))
@@ -85,7 +85,7 @@ def _combined(
     pairs: np.ndarray,
     rater: np.ndarray,
     grade: np.ndarray,
-    raters: list[str | None],
+    raters: ById,
     method: str,
     prefer_adjudicated: bool,
     db: str,
@@ -93,7 +93,7 @@ def _combined(
     """Each pair code of the graded judgments once, ascending, and its grade by ``method``;
     a usage error if the one rater asked for has no grade."""
     if not method.startswith("rater:"):
-        adjudicated = raters.index(ADJUDICATED) if ADJUDICATED in raters else -1
+        adjudicated = _id_of(raters, ADJUDICATED)
         return aggregate_codes(pairs, rater, grade, method, adjudicated, prefer_adjudicated)
     name = method[len("rater:") :]
     graded = {raters[code] for code in np.unique(rater).tolist()}
@@ -102,6 +102,12 @@ def _combined(
 
         check_known([name], [rater for rater in graded if rater is not None], "rater",
                     "--aggregate", db)  # fmt: skip
-    mine = rater == raters.index(name)
+    mine = rater == _id_of(raters, name)
     order = np.argsort(pairs[mine])
     return pairs[mine][order], grade[mine][order].astype(np.float64)
+
+
+def _id_of(raters: ById, name: str) -> int:
+    """The id of the rater ``name``, -1 if there is none."""
+    named = raters.items() if isinstance(raters, dict) else enumerate(raters)
+    return next((key for key, known in named if known == name), -1)

@@ -24,6 +24,8 @@ from judge_app.io.outputs import output_file
 if TYPE_CHECKING:
     import pandas as pd
 
+ById = list[str | None] | dict[int, str | None]
+"""Names indexed by id: a list where the ids are dense, a dict where they are sparse."""
 RISKY_STARTS = ("=", "+", "-", "@", "\t", "\r")
 TEXT_KINDS = ("string", "mixed", "mixed-integer")  # what pandas infers of a column with text
 JUDGMENT_COLUMNS = [
@@ -99,21 +101,21 @@ def _formatted(cell: object, float_format: str) -> object:
 class Judgments:
     """Every rater judgment, as the export writes it: rows ``(query, document, rater, grade,
     skipped, note, judged_at, duration_ms)`` of integer keys in the order of the file, a chunk
-    at a time, and the keys' names (each list indexed by key)."""
+    at a time, and the keys' names indexed by key."""
 
-    query_ids: Sequence[str | None]
-    query_texts: Sequence[str | None]
-    doc_ids: Sequence[str | None]
-    doc_titles: Sequence[str | None]
-    raters: Sequence[str | None]
+    query_ids: ById
+    query_texts: ById
+    doc_ids: ById
+    doc_titles: ById
+    raters: ById
     chunks: Iterable[Sequence[tuple]]
 
 
 def write_judgments_csv(judgments: Judgments, path: Path) -> int:
     """Write one row per rater judgment, a chunk at a time; returns the rows written."""
     names = judgments.query_ids, judgments.query_texts, judgments.doc_ids, judgments.doc_titles
-    query_ids, query_texts, doc_ids, doc_titles = ([inert(name) for name in of] for of in names)
-    raters = [inert(name) for name in judgments.raters]
+    query_ids, query_texts, doc_ids, doc_titles = (_inert_names(of) for of in names)
+    raters = _inert_names(judgments.raters)
     flags = ("false", "true")
     count = 0
     with output_file(Path(path), newline="") as handle:
@@ -127,6 +129,13 @@ def write_judgments_csv(judgments: Judgments, path: Path) -> int:
             )  # fmt: skip
             count += len(chunk)
     return count
+
+
+def _inert_names(names: ById) -> ById:
+    """``names`` made inert, indexed as they were."""
+    if isinstance(names, dict):
+        return {key: inert(name) for key, name in names.items()}
+    return [inert(name) for name in names]
 
 
 def utc_text(moment: str | datetime) -> str:

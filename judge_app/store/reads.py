@@ -22,7 +22,7 @@ from judge_app.store.models import (
     Result,
     Run,
 )
-from judge_app.store.rows import fetch, graded_keys
+from judge_app.store.rows import Places, fetch, graded_keys
 
 
 def _frame(session: Session, statement: Select) -> pd.DataFrame:
@@ -130,15 +130,16 @@ def _coded(
     import pyarrow.compute as pc
 
     places, names = _names(session, table, column)
-    present = np.zeros(len(places), dtype=bool)
-    for some in ids:
+    at = [places[some] for some in ids]
+    present = np.zeros(len(names), dtype=bool)
+    for some in at:
         present[some] = True
     used = np.flatnonzero(present)
-    named = names.take(pa.array(places[used]))
+    named = names.take(pa.array(used))
     order = np.asarray(pc.sort_indices(named), dtype=np.int64)
-    code = np.zeros(len(places), dtype=np.int64)
+    code = np.zeros(len(names), dtype=np.int64)
     code[used[order]] = np.arange(len(used))
-    return [code[some] for some in ids], np.asarray(named.take(pa.array(order)).to_pylist(), object)
+    return [code[some] for some in at], np.asarray(named.take(pa.array(order)).to_pylist(), object)
 
 
 def _number_rows(session: Session, sql: str) -> np.ndarray:
@@ -161,19 +162,18 @@ def _named(session: Session, table: str, column: str, ids: np.ndarray) -> pd.Ser
     """The names (``column`` of ``table``) of the rows with these ids, as strings taken by
     Arrow from the table's names (read once per reading session)."""
     places, names = _names(session, table, column)
-    taken = names.take(pa.array(places[ids.astype(np.int64)]))
+    taken = names.take(pa.array(places[ids]))
     return pd.Series(taken, dtype=pd.StringDtype("pyarrow", na_value=np.nan))
 
 
-def _names(session: Session, table: str, column: str) -> tuple[np.ndarray, pa.Array]:
+def _names(session: Session, table: str, column: str) -> tuple[Places, pa.Array]:
     """Where each id's name is, and the names, of ``table``'s ``column``; kept with the
     session, which reads one snapshot."""
     cache = session.info.setdefault("judge_app.names", {})
     if (table, column) not in cache:
         pairs, _width = fetch(session, f"SELECT id, {column} FROM {table}")
         keys = np.fromiter((key for key, _name in pairs), dtype=np.int64, count=len(pairs))
-        places = np.full(int(keys.max()) + 1 if len(keys) else 1, -1, dtype=np.int32)
-        places[keys] = np.arange(len(keys), dtype=np.int32)
+        places = Places(keys, np.arange(len(keys)))
         cache[(table, column)] = places, pa.array([name for _key, name in pairs], pa.string())
     return cache[(table, column)]
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from sqlalchemy.orm import Session
 
-from judge_app.io.exports import Judgments
+from judge_app.io.exports import ById, Judgments
 
 CHUNK = 20_000
 """Rows fetched (and, for the export, sorted and written) at a time."""
@@ -90,15 +90,39 @@ def _joined_numbers(session: Session, number: str, condition: str) -> np.ndarray
     return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
+class Places:
+    """Each id's place (-1 for an id not given): looked up in a table indexed by id where the
+    ids are dense, found by binary search where they are sparse (a table up to a few huge
+    ids would take gigabytes)."""
+
+    def __init__(self, ids: np.ndarray, places: np.ndarray) -> None:
+        order = np.argsort(ids)
+        self._ids, self._places = ids[order], places[order]
+        self._table: np.ndarray | None = None
+        top = int(ids.max()) + 1 if len(ids) else 0
+        if top <= 4 * len(ids) + 1024:
+            self._table = np.full(top, -1, dtype=np.int64)
+            self._table[ids] = places
+
+    def __getitem__(self, ids: np.ndarray) -> np.ndarray:
+        ids = np.asarray(ids, dtype=np.int64)
+        if not len(self._ids):
+            return np.full(ids.shape, -1, dtype=np.int64)
+        if self._table is not None:
+            inside = (ids >= 0) & (ids < len(self._table))
+            return np.where(inside, self._table[np.where(inside, ids, 0)], -1)
+        at = np.minimum(np.searchsorted(self._ids, ids), len(self._ids) - 1)
+        return np.where(self._ids[at] == ids, self._places[at], -1)
+
+
 @dataclass(frozen=True)
 class Names:
-    """One column of a small table: the names by id (None where no row has the id), the ids
-    in code-point order of their names (what Python's ``sorted`` gives) and each id's place
-    in that order (-1 where none)."""
+    """One column of a small table: the names by id, the ids in code-point order of their
+    names (what Python's ``sorted`` gives) and each id's place in that order."""
 
-    by_id: list[str | None]
+    by_id: ById
     ordered_ids: list[int]
-    place: np.ndarray
+    place: Places
 
     def in_order(self) -> list[str | None]:
         """The names, in code-point order."""
@@ -108,13 +132,17 @@ class Names:
 def names(session: Session, table: str, column: str, ordered: bool = False) -> Names:
     """``column`` of ``table`` by id; with ``ordered`` (a column without NULL), in order too."""
     pairs, _width = fetch(session, f"SELECT id, {column} FROM {table}")
-    by_id: list[str | None] = [None] * (max((key for key, _name in pairs), default=0) + 1)
-    for key, name in pairs:
-        by_id[key] = name
-    keys = sorted((key for key, _name in pairs), key=by_id.__getitem__) if ordered else []
-    place = np.full(len(by_id), -1, dtype=np.int64)
-    place[keys] = np.arange(len(keys))
-    return Names(by_id, keys, place)
+    top = max((key for key, _name in pairs), default=-1) + 1
+    by_id: ById
+    if top <= 4 * len(pairs) + 1024:  # dense: a list, a fifth of a dict's memory
+        by_id = [None] * top
+        for key, name in pairs:
+            by_id[key] = name
+    else:
+        by_id = dict(pairs)
+    keys = [key for key, _name in pairs]
+    keys = sorted(keys, key=lambda key: by_id[key] or "") if ordered else []
+    return Names(by_id, keys, Places(np.array(keys, dtype=np.int64), np.arange(len(keys))))
 
 
 def judgments_in_order(session: Session) -> Judgments:
@@ -154,7 +182,7 @@ def _chunks(session: Session, queries: Names, documents: Names) -> Iterator[Sequ
             yield _rows(session, f"query_id = {query} AND document_id IN ({_listed(run)})")
 
 
-def _batches(counts: Sequence[tuple], place: np.ndarray) -> Iterator[list[int]]:
+def _batches(counts: Sequence[tuple], place: Places) -> Iterator[list[int]]:
     """Runs of the ids of ``counts`` (id, rows) in order of ``place``, each of at most CHUNK
     rows, or of one id alone."""
     keys, sizes = (np.array([row[column] for row in counts], np.int64) for column in (0, 1))
@@ -180,7 +208,7 @@ def _rows(session: Session, condition: str) -> Sequence[tuple]:
     return rows
 
 
-def _sorted(rows: Sequence[tuple], places: tuple[np.ndarray, ...]) -> list[tuple]:
+def _sorted(rows: Sequence[tuple], places: tuple[Places, ...]) -> list[tuple]:
     """``rows`` ordered by the places of their query, document and rater."""
     count = len(rows)
     query, document, rater = (
