@@ -36,8 +36,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench_scale import measured
-from common import in_workdir, log
+from common import in_workdir, log, measured
 
 RATERS = 3
 DOCS_PER_QUERY = 100

@@ -38,8 +38,8 @@ import time
 from pathlib import Path
 
 from bench_evaluation import generate
-from bench_scale import judge_app, measured
-from common import log, prepared_database
+from bench_scale import judge_app
+from common import log, measured, prepared_database
 
 GOALS = {"export --judgments": (1.2, 150.0), "export --qrels": (1.2, None)}
 RISKY = ("=", "+", "-", "@", "\t", "\r", "'")

@@ -31,18 +31,16 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import os
 import sqlite3
 import statistics
 import subprocess
 import sys
-import textwrap
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from common import in_workdir, log
+from common import in_workdir, log, measured
 
 DOCS_PER_QUERY = 50
 RATERS = 4
@@ -108,32 +106,8 @@ def generate_csv(path: Path, rows: int, seed: int) -> int:
 
 # --------------------------------------------------------------------------- the two sides
 
-WRAPPER = textwrap.dedent(
-    """
-    import json, resource, subprocess, sys, time
-    start = time.perf_counter()
-    done = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    print(json.dumps({"seconds": seconds, "rss_kib": peak, "status": done.returncode,
-                      "stdout": done.stdout[-2000:], "stderr": done.stderr[-2000:]}))
-    """
-)
 PRAGMAS = ("PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON")
 STARTUP = [sys.executable, "-c", "import judge_app.cli, judge_app.commands.importing"]
-
-
-def measured(command: list[str]) -> dict:
-    """Run ``command`` under the wrapper: its seconds and peak RSS (MiB); exits if it fails."""
-    done = subprocess.run(
-        [sys.executable, "-c", WRAPPER, *command], capture_output=True, text=True, check=True
-    )
-    result = json.loads(done.stdout)
-    if result["status"] != 0:
-        sys.stderr.write(result["stdout"] + result["stderr"])
-        raise SystemExit(f"failed (exit {result['status']}): {' '.join(command)}")
-    result["rss_mib"] = result["rss_kib"] / 1024
-    return result
 
 
 def ours(csv_path: Path, db_path: Path) -> list[str]:

@@ -37,12 +37,11 @@ import sqlite3
 import statistics
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
 from bench_evaluation import PEER_JUDGMENTS, PEER_RESULTS, generate
-from common import log, prepared_database
+from common import log, measured, prepared_database
 
 SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 PG_DATABASE = "bench_scale"
@@ -52,17 +51,6 @@ STARTUP = [  # what every timed command pays before it reads a row
     "import judge_app.cli, judge_app.commands.evaluate, judge_app.commands.agree, "
     "judge_app.commands.report, judge_app.store, judge_app.io.exports",
 ]
-WRAPPER = textwrap.dedent(
-    """
-    import json, resource, subprocess, sys, time
-    start = time.perf_counter()
-    done = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    print(json.dumps({"seconds": seconds, "rss_kib": peak, "status": done.returncode,
-                      "stdout": done.stdout[-2000:], "stderr": done.stderr[-2000:]}))
-    """
-)
 
 
 def operations(db: str, out: Path) -> list[tuple[str, list[str]]]:
@@ -75,19 +63,6 @@ def operations(db: str, out: Path) -> list[tuple[str, list[str]]]:
         ("export --qrels", ["export", db, "--qrels", str(out / "campaign.qrels")]),
         ("report --out x.html", ["report", db, "--out", str(out / "report.html")]),
     ]
-
-
-def measured(command: list[str]) -> dict:
-    """Run ``command`` under the wrapper: its seconds and peak RSS (MiB); exits if it fails."""
-    done = subprocess.run(
-        [sys.executable, "-c", WRAPPER, *command], capture_output=True, text=True, check=True
-    )
-    result = json.loads(done.stdout)
-    if result["status"] != 0:
-        sys.stderr.write(result["stdout"] + result["stderr"])
-        raise SystemExit(f"failed (exit {result['status']}): {' '.join(command)}")
-    result["rss_mib"] = result["rss_kib"] / 1024
-    return result
 
 
 def judge_app(*args: str) -> list[str]:

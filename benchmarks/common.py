@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import sqlite3
+import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -92,3 +95,31 @@ def import_frames(database: Database, runs: dict[str, pd.DataFrame], **files: pd
         import_files(database, **{kind: written(kind, frame) for kind, frame in files.items()})
         for name, frame in runs.items():
             import_files(database, run=written(name, frame), run_name=name)
+
+
+WRAPPER = textwrap.dedent(
+    """
+    import json, resource, subprocess, sys, time
+    start = time.perf_counter()
+    done = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    print(json.dumps({"seconds": seconds, "rss_kib": peak, "status": done.returncode,
+                      "stdout": done.stdout[-2000:], "stderr": done.stderr[-2000:]}))
+    """
+)
+"""Runs a command, then prints its seconds and peak RSS: only the command's own, as the
+wrapper's child, so neither the benchmark's memory nor another command's counts."""
+
+
+def measured(command: list[str]) -> dict:
+    """Run ``command`` under the wrapper: its seconds and peak RSS (MiB); exits if it fails."""
+    done = subprocess.run(
+        [sys.executable, "-c", WRAPPER, *command], capture_output=True, text=True, check=True
+    )
+    result = json.loads(done.stdout)
+    if result["status"] != 0:
+        sys.stderr.write(result["stdout"] + result["stderr"])
+        raise SystemExit(f"failed (exit {result['status']}): {' '.join(command)}")
+    result["rss_mib"] = result["rss_kib"] / 1024
+    return result
