@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge_app.agreement.codes import Graded, Results
 from judge_app.commands.evaluate import Campaign, evaluate, evaluate_coded
 from judge_app.commands.options import EvaluationOptions
 from judge_app.errors import UsageError
 from judge_app.metrics.aggregation import ADJUDICATED
+from judge_app.metrics.codes import Graded, Results
 
 RATERS = ["ana", "ben", "Çelik", ADJUDICATED]
 QUERIES = ["q1", "q10", "q2", "Q3", "é4"]

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from judge_app.agreement import coefficients as co
-from judge_app.agreement.codes import Graded
 from judge_app.agreement.stability import RankingStability
+from judge_app.metrics.codes import Graded
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -18,7 +18,7 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
-    from judge_app.agreement.codes import Coded, Graded
+    from judge_app.metrics.codes import Coded, Graded
     from judge_app.metrics.ranking import Settings
 
 

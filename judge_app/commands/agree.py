@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from judge_app.agreement import formats
-from judge_app.agreement.codes import Graded, Results, code_of
 from judge_app.agreement.report import AgreementReport, Ratings, build_report
 from judge_app.commands.options import check_known, require_whole
 from judge_app.errors import JudgeAppError, UsageError, quoted
 from judge_app.metrics.aggregation import ADJUDICATED
+from judge_app.metrics.codes import Graded, Results, code_of
 
 if TYPE_CHECKING:
     import pandas as pd

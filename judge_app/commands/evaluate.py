@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from judge_app.agreement.codes import Coded, Graded, Results
 from judge_app.commands.options import EvaluationOptions, check_known
 from judge_app.errors import JudgeAppError, UsageError
 from judge_app.io.errors import ImportFileError, Problem, nothing_in
@@ -28,6 +27,7 @@ from judge_app.metrics.aggregation import (
     aggregate_grades,
     parse_method,
 )
+from judge_app.metrics.codes import Coded, Graded, Results
 from judge_app.metrics.comparison import (
     Comparison,
     MeanInterval,
