@@ -78,12 +78,15 @@ def set_grade(
     grade: int,
     *,
     duration_ms: int | None = None,
+    note: str | None = None,
 ) -> JudgmentEvent | None:
-    """Grade a pair (keeping its note)."""
+    """Grade a pair, keeping its note, or with ``note`` (one written before the grade)."""
     grade = validate_grade(grade)
     key = (rater_id, query_id, document_id)
     judgment = locked_judgment(session, key)
-    new = JudgmentState(grade, False, judgment.note if judgment else None)
+    if note is None and judgment is not None:
+        note = judgment.note
+    new = JudgmentState(grade, False, note)
     return _change(session, key, judgment, new, "set", duration_ms)
 
 
