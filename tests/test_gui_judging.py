@@ -493,3 +493,27 @@ def test_theme_switch_keeps_the_document_readable(window):
     assert "background-color:#6b5a12" in window.judging.document_view.toHtml()
     assert preferences.theme_name() == "dark"
     window.set_theme("light")
+
+
+def test_two_windows_of_one_rater_stay_in_step(qtbot, open_window, demo_db):
+    first, second = open_window(demo_db), open_window(demo_db)
+
+    def key(window, key):
+        qtbot.keyClick(window.judging.result_view, key)
+        written(qtbot, window)
+
+    document = current_item(first).external_id
+    key(first, Qt.Key.Key_4)
+    row = second.judging.session.row_of(first.judging.session.items[0].document_id)
+
+    def caught_up():
+        second.judging.check_in_step()  # as its timer and its activation do
+        return second.judging.session.items[row].grade == 4
+
+    qtbot.waitUntil(caught_up, timeout=5000)
+    assert "another window" in second.status_text()
+    assert second.judging.overall_progress.value() == 1
+    key(second, Qt.Key.Key_2)  # its own change does not look like another window's
+    with qtbot.assertNotEmitted(second.judging.outOfStep, wait=500):
+        second.judging.check_in_step()
+    assert own_state(demo_db, "dan", "q01", document) == (2, False, None)

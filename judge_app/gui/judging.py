@@ -18,6 +18,7 @@ from PySide6.QtCore import (
     QObject,
     QSortFilterProxyModel,
     Qt,
+    QThreadPool,
     QTimer,
     QUrl,
     Signal,
@@ -45,6 +46,7 @@ from PySide6.QtWidgets import (
 from judge_app.gui.delegates import GradeBadgeDelegate, TwoLineDelegate
 from judge_app.gui.models import Column, QueueModel, ResultsModel, Role
 from judge_app.gui.theme import MARK_STYLES, grade_colour, is_dark, muted_text, text_on
+from judge_app.gui.workers import Worker
 from judge_app.judging.highlight import highlighted_html, query_terms
 from judge_app.judging.keys import (
     ACTIONS,
@@ -60,6 +62,8 @@ from judge_app.store.models import JudgmentEvent
 from judge_app.store.settings import GradeLabel
 from judge_app.store.write_queue import WriteQueue
 
+STEP_CHECK_MS = 2000
+"""How often an active window asks whether another window of its rater changed a grade."""
 WAIT_NOTICE_MS = 500
 """A change written for longer than this is shown as waiting for the database."""
 COMPACT_WIDTH = 1150
@@ -159,6 +163,7 @@ class JudgingScreen(QWidget):
     message = Signal(str, bool)  # text for the status bar, is it an error
     helpRequested = Signal()
     placeChanged = Signal(int, int)  # (query id, document id) of the result shown
+    outOfStep = Signal()  # another window of the rater changed their judgments: read again
     idle = Signal()  # every change asked for is written (or failed)
     # (session, change, event, error): a change written, from the write queue's thread
     _settled = Signal(object, object, object, object)
@@ -178,6 +183,10 @@ class JudgingScreen(QWidget):
         self._wait_timer = QTimer(self)
         self._wait_timer.setInterval(250)
         self._wait_timer.timeout.connect(self._show_waiting)
+        self._step_timer = QTimer(self)
+        self._step_timer.setInterval(STEP_CHECK_MS)
+        self._step_timer.timeout.connect(self.check_in_step)
+        self._step_check: Worker | None = None  # the check under way
         self._note_row = -1
         self._skipped_pair: tuple[int, int] | None = None  # the skip a reason key completes
         self._leave_warned: int | None = None  # the query whose ungraded results were named
@@ -492,6 +501,32 @@ class JudgingScreen(QWidget):
                 self.select_row(row)
         else:
             self._show_empty("Nothing to judge", "No queries are assigned and none exist yet.")
+
+    def set_active(self, active: bool) -> None:
+        """The window became active (check at once, then every few seconds) or not (stop)."""
+        if active:
+            self.check_in_step()
+            self._step_timer.start()
+        else:
+            self._step_timer.stop()
+
+    def check_in_step(self) -> None:
+        """Ask, on a worker, whether another window of this rater changed their judgments;
+        ``outOfStep`` if so, once nothing of this window's is on its way."""
+        session = self.session
+        if session is None or self._step_check is not None or self.in_flight:
+            return
+        check = Worker(lambda _worker: _out_of_step(session))
+        check.signals.returned.connect(
+            lambda stale: stale and session is self.session and self._stepped_out()
+        )
+        check.signals.finished.connect(lambda: setattr(self, "_step_check", None))
+        self._step_check = check
+        QThreadPool.globalInstance().start(check)
+
+    def _stepped_out(self) -> None:
+        if not self.in_flight and not self.note_box.isVisible():
+            self.outOfStep.emit()
 
     def set_keymap(self, keymap: dict[str, str]) -> None:
         self.keymap = keymap
@@ -1064,6 +1099,11 @@ class QueueFilter(QSortFilterProxyModel):
             return True
         shown = f"{index.data(Qt.ItemDataRole.DisplayRole)} {index.data(Role.PROGRESS)}"
         return self._text in shown.casefold()
+
+
+def _out_of_step(session: JudgingSession) -> bool:
+    with session.database.reading() as reading:
+        return session.out_of_step(reading)
 
 
 def _key_id(event: QKeyEvent) -> int:

@@ -120,6 +120,7 @@ class MainWindow(QMainWindow):
         self.judging.message.connect(self.show_message)
         self.judging.helpRequested.connect(self.toggle_shortcuts)
         self.judging.placeChanged.connect(self._remember_place)
+        self.judging.outOfStep.connect(self._caught_up)
         self.analysis.adjudicate.connect(self.adjudicate)
 
     def splitters(self) -> dict[str, QSplitter]:
@@ -471,6 +472,11 @@ class MainWindow(QMainWindow):
         )
         self.judging.result_view.setFocus()
 
+    def _caught_up(self) -> None:
+        """Another window of the rater changed their judgments: show what the store holds."""
+        self.refresh_judging()
+        self.show_message("Updated with the changes made in another window of yours")
+
     def refresh_judging(self) -> None:
         """Read the queue, progress, rubric and pool again (after an import or a lead's
         change), staying on the same query and result where they still exist; once the
@@ -490,6 +496,7 @@ class MainWindow(QMainWindow):
         row = self.judging.current_row
         document_id = session.items[row].document_id if 0 <= row < len(session.items) else None
         fresh = JudgingSession(self.database, session.rater_id, session.rater_name)
+        fresh.early_notes = session.early_notes  # notes waiting for their grades come along
         self.judging.set_session(fresh, query_id=query_id, document_id=document_id)
         self._update_actions()
 
@@ -659,6 +666,7 @@ class MainWindow(QMainWindow):
         if event.type() == QEvent.Type.ActivationChange:
             active = self.isActiveWindow()
             self.judging.timer.set_active(active)
+            self.judging.set_active(active)
             if not active:
                 self.judging.keys.reset()  # the keys' releases go to another window
         super().changeEvent(event)

@@ -85,6 +85,8 @@ class JudgingSession:
             self.scale: list[GradeLabel] = scale(session)
             self.queue: list[QueueQuery] = rater_queue(session, rater_id)
             self.progress: dict[int, Progress] = queue_progress(session, rater_id, self.pool)
+            self.started_after = store.latest_event_id(session)
+        self.changes_written = 0  # by this session: another writer's show as more in the store
         self.query_index = -1
         self.items: list[Item] = []
         self.in_flight: dict[Pair, _InFlight] = {}
@@ -120,6 +122,13 @@ class JudgingSession:
         self.items = items
         self.query_index = index
         self.progress[query.id] = items_progress(self.items)
+
+    def out_of_step(self, session: Session) -> bool:
+        """Whether the rater's judgments changed in the store other than through this session
+        (another window of the same rater): read on a worker, as it asks the database."""
+        return store.changes_since(session, self.rater_id, self.started_after) > (
+            self.changes_written
+        )
 
     def query_progress(self) -> Progress:
         return items_progress(self.items)
@@ -271,6 +280,8 @@ class JudgingSession:
     ) -> Outcome:
         """Show what became of ``change``: written (``event``, None if nothing changed) or
         failed (``error``)."""
+        if event is not None:
+            self.changes_written += 1
         if change.pair is None:
             return self._settle_history(change, event, error)
         flight = self.in_flight[change.pair]
