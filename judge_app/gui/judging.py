@@ -27,6 +27,7 @@ from PySide6.QtGui import QDesktopServices, QKeyEvent, QKeySequence, QResizeEven
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
+    QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -70,7 +71,7 @@ COMPACT_WIDTH = 1150
 COMPACT_HEIGHT = 640
 """Below this width or height the rubric shows each grade's title only (its description in
 the tooltip and the ? overlay), so that the results and the document keep their room."""
-RUBRIC_HEIGHT = {False: 118, True: 58}
+RUBRIC_HEIGHT = {False: 118, True: 66}
 _MODIFIERS = (
     Qt.KeyboardModifier.ControlModifier
     | Qt.KeyboardModifier.AltModifier
@@ -128,8 +129,8 @@ class RubricButton(QPushButton):
         self.title = QLabel()
         self.title.setObjectName("rubricTitle")
         self.title.setWordWrap(True)
-        top.addWidget(self.key_label)
-        top.addWidget(self.title, 1)
+        top.addWidget(self.key_label, 0, Qt.AlignmentFlag.AlignTop)
+        top.addWidget(self.title, 1, Qt.AlignmentFlag.AlignTop)
         layout.addLayout(top)
         self.description = QLabel()
         self.description.setWordWrap(True)
@@ -416,14 +417,17 @@ class JudgingScreen(QWidget):
         self.skip_prompt.setWordWrap(True)
         layout.addWidget(self.skip_prompt)
         self.skip_buttons: list[QPushButton] = []
+        grid = QGridLayout()
+        grid.setSpacing(4)
         for number, reason in enumerate(SKIP_REASONS, start=1):
             button = QPushButton()
             button.setObjectName("skipReason")
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             button.setToolTip(reason)
             button.clicked.connect(lambda _checked=False, n=number: self.give_skip_reason(n))
-            layout.addWidget(button)
+            grid.addWidget(button, (number - 1) // 2, (number - 1) % 2)
             self.skip_buttons.append(button)
+        layout.addLayout(grid)
         self.skip_strip.hide()
         return self.skip_strip
 
@@ -455,7 +459,7 @@ class JudgingScreen(QWidget):
         for button in self.rubric_buttons:
             button.set_compact(compact)
         self.rubric_panel.setFixedHeight(RUBRIC_HEIGHT[compact])
-        self.result_view.setColumnWidth(Column.GRADE, 132 if compact else 172)
+        self.result_view.setColumnWidth(Column.GRADE, 116 if compact else 172)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
@@ -558,7 +562,8 @@ class JudgingScreen(QWidget):
         session = self.session
         if session is None or not 0 <= index < len(session.queue):
             return
-        if session.query_index != index:
+        changed = session.query_index != index
+        if changed:
             self._leave_warned = None
             self.skip_strip.hide()
         session.open_query(index)
@@ -587,6 +592,11 @@ class JudgingScreen(QWidget):
             self._show_document()
         self._update_progress()
         self.result_view.setFocus()
+        if changed:  # the status bar speaks of the open query only
+            mine = session.query_progress()
+            self.message.emit(
+                f"Query {query.external_id}: {mine.done} of {mine.total} results judged", False
+            )
 
     def select_row(self, row: int) -> None:
         if 0 <= row < self.results_model.rowCount():
@@ -820,7 +830,6 @@ class JudgingScreen(QWidget):
         if self.session is None or row < 0:
             return
         change = self.session.grade(row, grade, self.timer.elapsed_ms())
-        self.skip_strip.hide()
         self.select_row(self.session.next_unjudged(row))
         self._submit(change)
 
