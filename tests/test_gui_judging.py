@@ -18,7 +18,7 @@ from gui_support import (
     written,
 )
 from PySide6.QtCore import QAbstractItemModel, QAbstractListModel, QEvent, QModelIndex, Qt
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QDesktopServices, QKeyEvent
 from PySide6.QtWidgets import QApplication
 from sqlalchemy import select
 
@@ -517,3 +517,81 @@ def test_two_windows_of_one_rater_stay_in_step(qtbot, open_window, demo_db):
     with qtbot.assertNotEmitted(second.judging.outOfStep, wait=500):
         second.judging.check_in_step()
     assert own_state(demo_db, "dan", "q01", document) == (2, False, None)
+
+
+def test_enter_goes_to_the_next_unfinished_query_and_asks_once_before_leaving(
+    qtbot, open_window, demo_db
+):
+    window = open_window(demo_db)
+    judging = window.judging
+    q02 = judging.session.queue[1].id
+    rater = judging.session.rater_id
+    documents = [item.document_id for item in _items_of(judging, "q02")]
+    window.database.write(  # q02 done in another window
+        lambda s: [store_judgments.set_grade(s, rater, q02, d, 3) for d in documents]
+    )
+    window.refresh_judging()
+    press(qtbot, window, Qt.Key.Key_2)  # one of q01's 12 graded
+    press(qtbot, window, Qt.Key.Key_Return)
+    assert judging.session.query.external_id == "q01"
+    assert (
+        judging.cue_banner.isVisible() and "11 results are not graded" in judging.cue_banner.text()
+    )
+    press(qtbot, window, Qt.Key.Key_Return)  # the same key again leaves, past the done q02
+    assert judging.session.query.external_id == "q03"
+    assert window.status_text().startswith("Query q03: 0 of")
+    press(qtbot, window, Qt.Key.Key_End)
+    assert judging.current_row == len(judging.session.items) - 1
+    press(qtbot, window, Qt.Key.Key_Home)
+    assert judging.current_row == 0
+    for _ in judging.session.items:
+        press(qtbot, window, Qt.Key.Key_1)
+    assert judging.cue_banner.isVisible() and "Query done" in judging.cue_banner.text()
+    press(qtbot, window, Qt.Key.Key_Return)  # done: no question
+    assert judging.session.query.external_id == "q04"
+
+
+def _items_of(judging, external_id):
+    session = judging.session
+    index = next(i for i, q in enumerate(session.queue) if q.external_id == external_id)
+    shown = session.query_index
+    session.open_query(index)
+    items = list(session.items)
+    session.open_query(shown)
+    return items
+
+
+def test_the_queue_is_searched_and_filtered_from_the_keyboard(qtbot, window):
+    judging = window.judging
+    press(qtbot, window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert QApplication.focusWidget() is judging.queue_search
+    qtbot.keyClicks(judging.queue_search, "CSV")
+    assert judging.queue_filter.rowCount() == 2  # the open query stays in sight
+    qtbot.keyClick(judging.queue_search, Qt.Key.Key_Return)
+    assert judging.session.query.text == "python read csv file"
+    assert QApplication.focusWidget() is judging.result_view
+    judging.queue_search.clear()
+    judging.unfinished_only.click()
+    assert judging.queue_filter.rowCount() == len(judging.session.queue)  # none done yet
+    clicked = judging.queue_filter.index(3, 0)
+    judging.queue_view.clicked.emit(clicked)  # a click leaves at once, saying so
+    assert judging.session.query_index == 3
+    assert window.status_text().startswith("Left q08 with 11 results ungraded")
+
+
+def test_o_opens_the_web_page_and_the_rater_comes_back_to_the_same_result(
+    qtbot, open_window, demo_db, monkeypatch
+):
+    opened = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url) or True)
+    window = open_window(demo_db)
+    press(qtbot, window, Qt.Key.Key_Right, Qt.KeyboardModifier.ControlModifier)
+    press(qtbot, window, Qt.Key.Key_Right, Qt.KeyboardModifier.ControlModifier)
+    press(qtbot, window, Qt.Key.Key_J)
+    press(qtbot, window, Qt.Key.Key_J)
+    place = (window.judging.session.query.id, current_item(window).document_id)
+    press(qtbot, window, Qt.Key.Key_O)
+    assert [url.toString() for url in opened] == [current_item(window).url]
+    window.close()
+    again = open_window(demo_db)
+    assert (again.judging.session.query.id, current_item(again).document_id) == place

@@ -1,0 +1,69 @@
+"""The window fits its screen and comes back where it was: size, place, maximized state,
+splitter sizes; small windows get the compact rubric, and nothing the rater needs is cut."""
+
+from __future__ import annotations
+
+from gui_support import demo_db, demo_template, fresh_settings, open_window
+from PySide6.QtCore import QRect, QSize, Qt
+from PySide6.QtWidgets import QLabel
+
+from judge_app.gui import geometry
+from judge_app.gui.geometry import first_placement
+
+__all__ = ["demo_db", "demo_template", "fresh_settings", "open_window"]  # fixtures
+
+
+def test_a_first_start_fits_the_screen_it_opens_on():
+    small = first_placement(QRect(0, 0, 1024, 768), QSize(900, 530))
+    assert QRect(0, 0, 1024, 768).contains(small) and small.width() >= 900
+    scaled = first_placement(QRect(0, 0, 1280, 720), QSize(900, 530))  # 1920×1080 at 150%
+    assert QRect(0, 0, 1280, 720).contains(scaled)
+    roomy = first_placement(QRect(0, 0, 1920, 1050), QSize(900, 530))
+    assert roomy.size() == geometry.DEFAULT_SIZE
+    assert roomy.center() == QRect(0, 0, 1920, 1050).center()
+
+
+def test_size_place_and_splitters_come_back_after_a_restart(qtbot, open_window, demo_db):
+    window = open_window(demo_db)
+    assert window.minimumSizeHint().width() <= 900
+    window.resize(900, 650)  # (the test screen is 800×800: Qt keeps a window on it)
+    window.judging.splitter.setSizes([150, 400, 400])
+    sizes = window.judging.splitter.sizes()
+    window.close()
+    again = open_window(demo_db)
+    assert again.size() == QSize(900, 650)
+    assert again.judging.splitter.sizes() == sizes
+    again.showMaximized()
+    qtbot.waitUntil(lambda: again.isMaximized())
+    again.close()
+    assert open_window(demo_db).windowState() & Qt.WindowState.WindowMaximized
+
+
+def test_a_narrow_window_shows_every_part_and_a_compact_rubric(qtbot, open_window, demo_db):
+    window = open_window(demo_db)
+    window.resize(900, 600)  # half of a 1920-wide screen, and less
+    qtbot.waitUntil(lambda: window.judging.width() <= 900)
+    judging = window.judging
+    assert all(not button.description.isVisible() for button in judging.rubric_buttons)
+    for part in (
+        judging.query_text,
+        judging.result_view,
+        judging.document_view,
+        judging.queue_view,
+        *judging.rubric_buttons,
+        window.status_label,
+    ):
+        assert part.isVisible() and part.width() > 0 and part.height() > 0
+        assert window.rect().contains(part.mapTo(window, part.rect().bottomRight()))
+    for label in judging.findChildren(QLabel):  # no label is given less room than its text
+        if label.isVisible() and label.text() and not label.wordWrap():
+            assert label.width() >= label.minimumSizeHint().width(), label.objectName()
+    window.resize(1280, 800)
+    qtbot.waitUntil(lambda: judging.rubric_buttons[0].description.isVisible())
+    window.compact_action.trigger()  # View ▸ Compact rubric, kept
+    assert not judging.rubric_buttons[0].description.isVisible()
+    window.queue_action.trigger()  # View ▸ Queue pane
+    assert not judging.queue_view.isVisible()
+    again = open_window(demo_db)
+    assert not again.judging.queue_view.isVisible()
+    assert not again.judging.rubric_buttons[0].description.isVisible()
