@@ -20,7 +20,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QKeyEvent, QMouseEvent
+from PySide6.QtGui import QKeyEvent, QMouseEvent, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -342,7 +342,7 @@ class AdjudicationScreen(QWidget):
         self.splitter.addWidget(self.detail)
         self.splitter.setStretchFactor(0, 0)
         self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([300, 900])
+        self.splitter.setSizes([310, 900])
         body = QWidget()
         body_layout = QVBoxLayout(body)
         body_layout.setContentsMargins(16, 12, 16, 8)
@@ -421,7 +421,7 @@ class AdjudicationScreen(QWidget):
         self.cards_box = QWidget()
         self.cards_box.setObjectName("raterCards")
         self.cards_layout = QVBoxLayout(self.cards_box)
-        self.cards_layout.setContentsMargins(0, 0, 4, 0)
+        self.cards_layout.setContentsMargins(0, 0, 0, 0)
         self.cards_layout.setSpacing(8)
         scroll = QScrollArea()
         scroll.setObjectName("raterScroll")
@@ -463,7 +463,8 @@ class AdjudicationScreen(QWidget):
             button.setObjectName(f"ownGrade{grade}")
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             button.setCursor(Qt.CursorShape.PointingHandCursor)
-            button.setMinimumHeight(30)
+            button.setMinimumHeight(32)
+            button.setMinimumWidth(32)
             button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
             button.clicked.connect(lambda _checked=False, g=grade: self.give_grade(g))
             self.grade_buttons.append(button)
@@ -479,9 +480,9 @@ class AdjudicationScreen(QWidget):
         page = QWidget()
         outer = QVBoxLayout(page)
         outer.addStretch(1)
-        card = QFrame()
+        card = self.done_card = QFrame()
         card.setObjectName("doneCard")
-        card.setMaximumWidth(560)
+        card.setFixedWidth(520)
         layout = QVBoxLayout(card)
         layout.setContentsMargins(32, 28, 32, 28)
         layout.setSpacing(10)
@@ -600,6 +601,8 @@ class AdjudicationScreen(QWidget):
             self.cards.append(card)
             self.cards_layout.addWidget(card)
         self.cards_layout.addStretch(1)
+        for label, button in zip(adjudication.disputes.scale, self.grade_buttons):
+            button.setToolTip(f"Your grade {label.grade} · {label.label}: {label.description}")
         self._show_decision(row)
 
     def _show_document(self, item: Dispute) -> None:
@@ -620,9 +623,10 @@ class AdjudicationScreen(QWidget):
         given = ", ".join(map(str, grades[:-1])) + f" and {grades[-1]}" if grades else "nothing"
         summary = f"The raters gave {given}: {item.spread} apart."
         if decided is None:
-            state = "<b>Undecided.</b> Accept a rater’s grade or give your own."
+            state = "<b>Undecided</b>"
         else:
-            state = f"<b>Decided: {decided}</b> · {self._save_state(row)}"
+            label = self.adjudication.disputes.scale[decided].label
+            state = f"<b>Decided: {decided} · {label}</b> — {self._save_state(row)}"
         self.summary.setText(summary)
         self.decision_label.setText(state)
         self.decision_label.setProperty("failed", row in self.model.failed)
@@ -631,9 +635,7 @@ class AdjudicationScreen(QWidget):
         for card in self.cards:
             card.set_chosen(decided is not None and card.opinion.grade == decided)
         for grade, button in enumerate(self.grade_buttons):
-            button.setProperty("chosen", grade == decided)
-            button.style().unpolish(button)
-            button.style().polish(button)
+            _paint_grade_button(button, grade, grade == decided, self.palette())
         self._show_grade_caption()
 
     def _save_state(self, row: int) -> str:
@@ -641,13 +643,13 @@ class AdjudicationScreen(QWidget):
             return "saving…"
         if row in self.model.failed:
             return "not saved"
-        return "saved as the rater “adjudicated”"
+        return "saved"
 
     def _show_grade_caption(self) -> None:
         self.own_caption.setText(
             "<b>Your grade: press 0–5</b> (Esc cancels)"
             if self.choosing_grade
-            else "YOUR OWN GRADE · press <b>G</b>, then <b>0–5</b>"
+            else "YOUR OWN GRADE · <b>G</b>, then <b>0–5</b>"
         )
         self.own_caption.setProperty("active", self.choosing_grade)
         self.own_caption.style().unpolish(self.own_caption)
@@ -688,12 +690,14 @@ class AdjudicationScreen(QWidget):
                 "last one."
             )
         self.review_button.setVisible(total > 0)
+        self.done_card.setMinimumHeight(self.done_card.heightForWidth(self.done_card.width()))
 
     def apply_palette(self) -> None:
         """Re-render what depends on the palette (the document's marks)."""
         row = self.current_row
         if self.adjudication is not None and 0 <= row < len(self.adjudication.items):
             self._show_document(self.adjudication.items[row])
+            self._show_decision(row)
 
     # keys --------------------------------------------------------------------------------------
 
@@ -878,6 +882,17 @@ def _pane(title: str, widget: QWidget) -> QWidget:
     layout.addWidget(caption)
     layout.addWidget(widget, 1)
     return pane
+
+
+def _paint_grade_button(button: QPushButton, grade: int, chosen: bool, palette: QPalette) -> None:
+    """A grade button in its grade's colour, outlined when it is the decision."""
+    colour = grade_colour(grade)
+    outline = palette.color(QPalette.ColorRole.Text).name() if chosen else colour.name()
+    button.setStyleSheet(
+        f"QPushButton {{ background: {colour.name()}; color: {text_on(colour).name()};"
+        f" border: 2px solid {outline}; border-radius: 6px; font-weight: 700; }}"
+        f" QPushButton:hover {{ border-color: {palette.color(QPalette.ColorRole.Text).name()}; }}"
+    )
 
 
 def _digit(event: QKeyEvent) -> int | None:
