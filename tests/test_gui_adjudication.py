@@ -103,7 +103,5 @@ def test_the_agreement_page_marks_what_is_decided(qtbot, window, demo_db):
     )
     frame = view.adjudication.model.frame
     marked = frame[frame["decided"].notna()]
-    assert list(zip(marked["query_id"], marked["doc_id"], marked["decided"])) == [
-        (*DISPUTED[1], 2)
-    ]
+    assert list(zip(marked["query_id"], marked["doc_id"], marked["decided"])) == [(*DISPUTED[1], 2)]
     assert view.cards["to_adjudicate"].value.text() == "3"

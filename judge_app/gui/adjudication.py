@@ -287,6 +287,7 @@ class AdjudicationScreen(QWidget):
         self.cards: list[RaterCard] = []
         self._terms: list[str] = []
         self._settled.connect(self._settle)
+        workspace.campaignChanged.connect(self._campaign_changed)
         self._build()
 
     # building ----------------------------------------------------------------------------------
@@ -535,6 +536,13 @@ class AdjudicationScreen(QWidget):
         )
         return task
 
+    def _campaign_changed(self) -> None:
+        """An import or a lead's change: read the list again where it is shown."""
+        if self.isVisible() and self.adjudication is not None:
+            row = self.current_row
+            item = self.adjudication.items[row] if row >= 0 else None
+            self.open_at(*((item.query_id, item.doc_id) if item else (None, None)))
+
     def set_disputes(
         self, disputes: Disputes, query_id: str | None = None, doc_id: str | None = None
     ) -> None:
@@ -601,8 +609,8 @@ class AdjudicationScreen(QWidget):
             self.cards.append(card)
             self.cards_layout.addWidget(card)
         self.cards_layout.addStretch(1)
-        for label, button in zip(adjudication.disputes.scale, self.grade_buttons):
-            button.setToolTip(f"Your grade {label.grade} · {label.label}: {label.description}")
+        for step, button in zip(adjudication.disputes.scale, self.grade_buttons):
+            button.setToolTip(f"Your grade {step.grade} · {step.label}: {step.description}")
         self._show_decision(row)
 
     def _show_document(self, item: Dispute) -> None:
@@ -739,8 +747,8 @@ class AdjudicationScreen(QWidget):
             self.step_undecided(-1)
             return True
         if key in (Qt.Key.Key_J, Qt.Key.Key_K):
-            self.select_row(max(0, min(self.current_row + (1 if key == Qt.Key.Key_J else -1),
-                                       self.model.rowCount() - 1)))  # fmt: skip
+            step = 1 if key == Qt.Key.Key_J else -1
+            self.select_row(min(max(self.current_row + step, 0), self.model.rowCount() - 1))
             return True
         return False
 
