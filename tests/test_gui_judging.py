@@ -24,6 +24,7 @@ from sqlalchemy import select
 
 from judge_app.gui import preferences
 from judge_app.gui.models import Role
+from judge_app.judging.keys import SKIP_REASONS
 from judge_app.store import StoreError, open_database, reads
 from judge_app.store import judgments as store_judgments
 from judge_app.store.judgments import set_note
@@ -112,6 +113,9 @@ def test_keyboard_only_session_commits_every_grade_at_once(qtbot, window_anywher
     press(qtbot, window, Qt.Key.Key_Down)
     assert judging.current_row == 2
     press(qtbot, window, Qt.Key.Key_Left, Qt.KeyboardModifier.ControlModifier)
+    assert judging.session.query.external_id == "q02"  # asked once: 7 results not graded
+    assert "not graded yet" in judging.cue_banner.text()
+    press(qtbot, window, Qt.Key.Key_Left, Qt.KeyboardModifier.ControlModifier)
     assert judging.query_text.text() == "best pizza recipes"
     press(qtbot, window, Qt.Key.Key_Right, Qt.KeyboardModifier.ControlModifier)
     assert judging.session.query.external_id == "q02"
@@ -148,6 +152,7 @@ def test_undo_and_redo_several_steps_from_the_store_history(qtbot, window_anywhe
     press(qtbot, window, Qt.Key.Key_Z, ctrl | shift)
     assert window.status_text().startswith("Redone: now grade 2")
     assert own_state(demo_db, "dan", "q01", documents[1]) == (2, False, None)
+    press(qtbot, window, Qt.Key.Key_Return)  # leaving ungraded results: asked once
     press(qtbot, window, Qt.Key.Key_Return)  # an undo reaching back opens the earlier query
     press(qtbot, window, Qt.Key.Key_Z, ctrl)
     press(qtbot, window, Qt.Key.Key_Z, ctrl)
@@ -157,34 +162,43 @@ def test_undo_and_redo_several_steps_from_the_store_history(qtbot, window_anywhe
     assert window.status_text() == "Nothing to undo"
 
 
-def test_skip_with_a_reason_then_a_note(qtbot, window, demo_db):
+def test_skip_is_one_key_and_its_reason_never_takes_grade_keys(qtbot, window, demo_db):
     judging = window.judging
-    first, second = (item.external_id for item in judging.session.items[:2])
+    first, second, third = (item.external_id for item in judging.session.items[:3])
     press(qtbot, window, Qt.Key.Key_S)
     assert own_state(demo_db, "dan", "q01", first) == (None, True, None)  # committed at once
-    assert judging.note_box.isVisible() and QApplication.focusWidget() is judging.note_edit
-    qtbot.keyClicks(judging.note_edit, "page is in Polish")
-    press(qtbot, window, Qt.Key.Key_Return)
-    assert own_state(demo_db, "dan", "q01", first) == (None, True, "page is in Polish")
-    assert current_item(window).external_id == second  # moved on after the reason
+    assert current_item(window).external_id == second  # and moved on, as a grade does
+    assert judging.skip_strip.isVisible() and not judging.note_box.isVisible()
     assert QApplication.focusWidget() is judging.result_view
+    for key in (Qt.Key.Key_3, Qt.Key.Key_J):  # "3j" grades and moves: nothing captured them
+        press(qtbot, window, key)
+    assert own_state(demo_db, "dan", "q01", second) == (3, False, None)
+    assert current_item(window).external_id != second
+    press(qtbot, window, Qt.Key.Key_2, Qt.KeyboardModifier.AltModifier)  # a preset reason
+    assert own_state(demo_db, "dan", "q01", first) == (None, True, SKIP_REASONS[1])
+    assert not judging.skip_strip.isVisible()
     assert "1 skipped" in judging.query_progress.text()
-    press(qtbot, window, Qt.Key.Key_N)  # a note needs a judgment first
-    assert not judging.note_box.isVisible()
-    press(qtbot, window, Qt.Key.Key_3)
-    press(qtbot, window, Qt.Key.Key_K)
-    press(qtbot, window, Qt.Key.Key_N)
+    judging.select_row(2)
+    press(qtbot, window, Qt.Key.Key_N)  # a note before a grade: shown, saved with the grade
     qtbot.keyClicks(judging.note_edit, "check the recipe again")
     press(qtbot, window, Qt.Key.Key_Return)
-    assert own_state(demo_db, "dan", "q01", second) == (3, False, "check the recipe again")
+    assert own_state(demo_db, "dan", "q01", third) is None
     assert "check the recipe again" in judging.document_view.toPlainText()
+    press(qtbot, window, Qt.Key.Key_Return, Qt.KeyboardModifier.NoModifier)  # asks to leave
+    press(qtbot, window, Qt.Key.Key_Left, Qt.KeyboardModifier.ControlModifier)
+    press(qtbot, window, Qt.Key.Key_Left, Qt.KeyboardModifier.ControlModifier)
+    assert judging.session.query.external_id == "q01"  # the note came along
+    judging.select_row(2)
+    assert judging.results_model.index(2, 3).data(Role.NOTE) == "check the recipe again"
+    press(qtbot, window, Qt.Key.Key_4)
+    assert own_state(demo_db, "dan", "q01", third) == (4, False, "check the recipe again")
+    judging.select_row(2)
     press(qtbot, window, Qt.Key.Key_N)
     qtbot.keyClicks(judging.note_edit, " and more")
     press(qtbot, window, Qt.Key.Key_Escape)  # Esc leaves the note as it was
-    assert own_state(demo_db, "dan", "q01", second)[2] == "check the recipe again"
-    press(qtbot, window, Qt.Key.Key_S)
-    press(qtbot, window, Qt.Key.Key_Escape)  # a skip without a reason keeps the old note
-    assert own_state(demo_db, "dan", "q01", second) == (None, True, "check the recipe again")
+    assert own_state(demo_db, "dan", "q01", third)[2] == "check the recipe again"
+    press(qtbot, window, Qt.Key.Key_S)  # a skip keeps the old note
+    assert own_state(demo_db, "dan", "q01", third) == (None, True, "check the recipe again")
 
 
 def test_blind_no_model_holds_another_raters_grade_note_or_a_score(open_window, demo_db):
@@ -423,7 +437,7 @@ def test_home_row_map_is_chosen_and_remembered(qtbot, open_window, demo_db):
     again = open_window(demo_db)
     assert again.keymap_name == "home-row" and again.keymap_actions["home-row"].isChecked()
     qtbot.keyClick(again.judging.result_view, Qt.Key.Key_X)  # skip in the home-row map
-    assert again.judging.note_box.isVisible()
+    assert again.judging.skip_strip.isVisible()
 
 
 def test_numpad_keys_grade(qtbot, window, demo_db):
@@ -479,3 +493,27 @@ def test_theme_switch_keeps_the_document_readable(window):
     assert "background-color:#6b5a12" in window.judging.document_view.toHtml()
     assert preferences.theme_name() == "dark"
     window.set_theme("light")
+
+
+def test_two_windows_of_one_rater_stay_in_step(qtbot, open_window, demo_db):
+    first, second = open_window(demo_db), open_window(demo_db)
+
+    def key(window, key):
+        qtbot.keyClick(window.judging.result_view, key)
+        written(qtbot, window)
+
+    document = current_item(first).external_id
+    key(first, Qt.Key.Key_4)
+    row = second.judging.session.row_of(first.judging.session.items[0].document_id)
+
+    def caught_up():
+        second.judging.check_in_step()  # as its timer and its activation do
+        return second.judging.session.items[row].grade == 4
+
+    qtbot.waitUntil(caught_up, timeout=5000)
+    assert "another window" in second.status_text()
+    assert second.judging.overall_progress.value() == 1
+    key(second, Qt.Key.Key_2)  # its own change does not look like another window's
+    with qtbot.assertNotEmitted(second.judging.outOfStep, wait=500):
+        second.judging.check_in_step()
+    assert own_state(demo_db, "dan", "q01", document) == (2, False, None)

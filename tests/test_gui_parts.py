@@ -21,8 +21,10 @@ from judge_app.judging.keys import KEYMAPS
         (Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
          "", "redo"),
         (Qt.Key.Key_2, Qt.KeyboardModifier.KeypadModifier, "2", "grade2"),
-        (Qt.Key.Key_Enter, Qt.KeyboardModifier.KeypadModifier, "\\r", "next_query"),
+        (Qt.Key.Key_Enter, Qt.KeyboardModifier.KeypadModifier, "\\r", "next_unfinished"),
         (Qt.Key.Key_J, Qt.KeyboardModifier.NoModifier, "j", "next"),
+        (Qt.Key.Key_1, Qt.KeyboardModifier.AltModifier, "1", "skip_reason1"),
+        (Qt.Key.Key_End, Qt.KeyboardModifier.NoModifier, "", "last"),
     ],
 )  # fmt: skip
 def test_key_presses_find_their_action_in_the_standard_map(key, modifiers, text, expected):

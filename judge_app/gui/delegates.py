@@ -10,6 +10,7 @@ from judge_app.gui.models import Role
 from judge_app.gui.theme import SKIPPED_COLOUR, grade_colour, muted_text, text_on
 
 ERROR_COLOUR = "#d93f3f"
+NOTE_MARK = "✎"  # shown beside the grade of a result with a note
 _Index = QModelIndex | QPersistentModelIndex
 
 
@@ -65,6 +66,12 @@ class GradeBadgeDelegate(QStyledItemDelegate):
         font, metrics = _fonts(option.font)[0]
         painter.setFont(font)
         rect = QRectF(option.rect).adjusted(8, 0, -8, 0)
+        if index.data(Role.NOTE):  # a note: a pencil at the cell's right end
+            painter.setPen(_text_colour(option, muted=True))
+            painter.drawText(
+                rect, Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight, NOTE_MARK
+            )
+            rect.adjust(0, 0, -(metrics.horizontalAdvance(NOTE_MARK) + 6), 0)
         height = metrics.height() + 8
         if not text:
             painter.setPen(_text_colour(option, muted=True))

@@ -9,17 +9,21 @@ database is shown in words, never felt as a frozen window.
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 
 from PySide6.QtCore import (
     QEvent,
     QItemSelectionModel,
     QModelIndex,
     QObject,
+    QSortFilterProxyModel,
     Qt,
+    QThreadPool,
     QTimer,
+    QUrl,
     Signal,
 )
-from PySide6.QtGui import QKeyEvent, QKeySequence
+from PySide6.QtGui import QDesktopServices, QKeyEvent, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFrame,
@@ -34,6 +38,7 @@ from PySide6.QtWidgets import (
     QStyleOptionViewItem,
     QTableView,
     QTextBrowser,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -41,16 +46,31 @@ from PySide6.QtWidgets import (
 from judge_app.gui.delegates import GradeBadgeDelegate, TwoLineDelegate
 from judge_app.gui.models import Column, QueueModel, ResultsModel, Role
 from judge_app.gui.theme import MARK_STYLES, grade_colour, is_dark, muted_text, text_on
+from judge_app.gui.workers import Worker
 from judge_app.judging.highlight import document_html, query_terms
-from judge_app.judging.keys import ACTIONS, KEYMAPS, RepeatGuard, key_label, keys_of
+from judge_app.judging.keys import (
+    ACTIONS,
+    KEYMAPS,
+    SKIP_REASONS,
+    RepeatGuard,
+    key_label,
+    keys_of,
+)
 from judge_app.judging.session import Change, JudgingSession, Outcome
 from judge_app.judging.timing import ActiveTimer
 from judge_app.store.models import JudgmentEvent
 from judge_app.store.settings import GradeLabel
 from judge_app.store.write_queue import WriteQueue
 
+STEP_CHECK_MS = 2000
+"""How often an active window asks whether another window of its rater changed a grade."""
 WAIT_NOTICE_MS = 500
 """A change written for longer than this is shown as waiting for the database."""
+COMPACT_WIDTH = 1150
+COMPACT_HEIGHT = 640
+"""Below this width or height the rubric shows each grade's title only (its description in
+the tooltip and the ? overlay), so that the results and the document keep their room."""
+RUBRIC_HEIGHT = {False: 118, True: 58}
 _MODIFIERS = (
     Qt.KeyboardModifier.ControlModifier
     | Qt.KeyboardModifier.AltModifier
@@ -107,6 +127,7 @@ class RubricButton(QPushButton):
         self.key_label.setObjectName("keyCap")
         self.title = QLabel()
         self.title.setObjectName("rubricTitle")
+        self.title.setWordWrap(True)
         top.addWidget(self.key_label)
         top.addWidget(self.title, 1)
         layout.addLayout(top)
@@ -131,12 +152,18 @@ class RubricButton(QPushButton):
         self.setToolTip(f"{label.grade} {label.label}: {label.description} (key {key})")
         self.setAccessibleName(f"Grade {label.grade}, {label.label}")
 
+    def set_compact(self, compact: bool) -> None:
+        """Title only (compact), or title and description."""
+        self.description.setVisible(not compact)
+
 
 class JudgingScreen(QWidget):
     """One rater's judging of their queue."""
 
     message = Signal(str, bool)  # text for the status bar, is it an error
     helpRequested = Signal()
+    placeChanged = Signal(int, int)  # (query id, document id) of the result shown
+    outOfStep = Signal()  # another window of the rater changed their judgments: read again
     idle = Signal()  # every change asked for is written (or failed)
     # (session, change, event, error): a change written, from the write queue's thread
     _settled = Signal(object, object, object, object)
@@ -156,9 +183,15 @@ class JudgingScreen(QWidget):
         self._wait_timer = QTimer(self)
         self._wait_timer.setInterval(250)
         self._wait_timer.timeout.connect(self._show_waiting)
-        self._note_for_skip = False
+        self._step_timer = QTimer(self)
+        self._step_timer.setInterval(STEP_CHECK_MS)
+        self._step_timer.timeout.connect(self.check_in_step)
+        self._step_check: Worker | None = None  # the check under way
         self._note_row = -1
+        self._skipped_pair: tuple[int, int] | None = None  # the skip a reason key completes
+        self._leave_warned: int | None = None  # the query whose ungraded results were named
         self._terms: list[str] = []
+        self.compact_rubric = False  # chosen in View; the rubric is also compact when small
         self._build()
 
     # building --------------------------------------------------------------------------------
@@ -180,11 +213,12 @@ class JudgingScreen(QWidget):
         layout.addWidget(self.wait_banner)
 
         self.queue_model = QueueModel(parent=self)
+        self.queue_filter = QueueFilter(self.queue_model, self)
         # a one-column table, not a QListView: QListView lays out every row again on each
         # dataChanged (O(queue) per grade), a table repaints the one row
         self.queue_view = QTableView()
         self.queue_view.setObjectName("queueList")
-        self.queue_view.setModel(self.queue_model)
+        self.queue_view.setModel(self.queue_filter)
         self.queue_view.setItemDelegate(TwoLineDelegate(Role.PROGRESS, Role.COMPLETE, self))
         self.queue_view.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.queue_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -196,8 +230,8 @@ class JudgingScreen(QWidget):
         self.queue_view.horizontalHeader().setStretchLastSection(True)
         self.queue_view.verticalHeader().hide()
         self.queue_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.queue_view.clicked.connect(lambda index: self.open_query(index.row()))
-        queue_pane = self._pane("Queue", self.queue_view)
+        self.queue_view.clicked.connect(self._queue_clicked)
+        queue_pane = self._pane("Queue", self._build_queue_search(), self.queue_view)
 
         self.results_model = ResultsModel(parent=self)
         self.result_view = ResultView(self)
@@ -231,18 +265,25 @@ class JudgingScreen(QWidget):
             view.verticalHeader().setDefaultSectionSize(row_height)
         self.result_view.selectionModel().currentRowChanged.connect(self._current_changed)
         self.result_view.doubleClicked.connect(lambda _index: self.result_view.setFocus())
-        results_pane = self._pane("Results", self.result_view)
+        self.cue_banner = QLabel()  # "query done", or what leaving it would leave ungraded
+        self.cue_banner.setObjectName("cueBanner")
+        self.cue_banner.setWordWrap(True)
+        self.cue_banner.hide()
+        results_pane = self._pane("Results", self.cue_banner, self.result_view)
 
-        splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter = splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.setObjectName("bodySplitter")
         splitter.setChildrenCollapsible(False)
         splitter.addWidget(queue_pane)
+        splitter.setCollapsible(0, True)  # View ▸ Queue, or dragged shut
         splitter.addWidget(results_pane)
         splitter.addWidget(self._build_document_pane())
         splitter.setStretchFactor(0, 0)
         splitter.setStretchFactor(1, 4)
         splitter.setStretchFactor(2, 5)
         splitter.setSizes([210, 560, 510])
+        for view in (self.result_view, self.queue_view):  # whole rows at the top, always
+            view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerItem)
         body = QWidget()
         body_layout = QVBoxLayout(body)
         body_layout.setContentsMargins(12, 10, 12, 6)
@@ -250,7 +291,8 @@ class JudgingScreen(QWidget):
         layout.addWidget(body, 1)
         layout.addWidget(self._build_rubric())
 
-    def _pane(self, title: str, widget: QWidget) -> QWidget:
+    def _pane(self, title: str, *widgets: QWidget) -> QWidget:
+        """A captioned column of ``widgets``; the last one takes the room left."""
         pane = QWidget()
         pane_layout = QVBoxLayout(pane)
         pane_layout.setContentsMargins(0, 0, 0, 0)
@@ -258,8 +300,33 @@ class JudgingScreen(QWidget):
         caption = QLabel(title.upper())
         caption.setObjectName("paneCaption")
         pane_layout.addWidget(caption)
-        pane_layout.addWidget(widget, 1)
+        for widget in widgets[:-1]:
+            pane_layout.addWidget(widget)
+        pane_layout.addWidget(widgets[-1], 1)
         return pane
+
+    def _build_queue_search(self) -> QWidget:
+        """The queue's search field and its "unfinished only" switch."""
+        bar = QWidget()
+        layout = QHBoxLayout(bar)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        self.queue_search = QLineEdit()
+        self.queue_search.setObjectName("queueSearch")
+        self.queue_search.setPlaceholderText("Find a query (Ctrl+F)")
+        self.queue_search.setClearButtonEnabled(True)
+        self.queue_search.textChanged.connect(self.queue_filter.set_text)
+        self.queue_search.installEventFilter(self)
+        self.unfinished_only = QToolButton()
+        self.unfinished_only.setObjectName("unfinishedOnly")
+        self.unfinished_only.setText("To do")
+        self.unfinished_only.setCheckable(True)
+        self.unfinished_only.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.unfinished_only.setToolTip("Show only the queries with results left to judge")
+        self.unfinished_only.toggled.connect(self.queue_filter.set_unfinished_only)
+        layout.addWidget(self.queue_search, 1)
+        layout.addWidget(self.unfinished_only)
+        return bar
 
     def _build_header(self) -> QWidget:
         header = QFrame()
@@ -334,7 +401,31 @@ class JudgingScreen(QWidget):
         note_layout.addWidget(self.note_edit)
         self.note_box.hide()
         layout.addWidget(self.note_box)
+        layout.addWidget(self._build_skip_strip())
         return pane
+
+    def _build_skip_strip(self) -> QWidget:
+        """After a skip: the preset reasons, each one key (Alt+1 to Alt+4) or a click."""
+        self.skip_strip = QFrame()
+        self.skip_strip.setObjectName("skipStrip")
+        layout = QVBoxLayout(self.skip_strip)
+        layout.setContentsMargins(10, 8, 10, 8)
+        layout.setSpacing(4)
+        self.skip_prompt = QLabel()
+        self.skip_prompt.setObjectName("notePrompt")
+        self.skip_prompt.setWordWrap(True)
+        layout.addWidget(self.skip_prompt)
+        self.skip_buttons: list[QPushButton] = []
+        for number, reason in enumerate(SKIP_REASONS, start=1):
+            button = QPushButton()
+            button.setObjectName("skipReason")
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            button.setToolTip(reason)
+            button.clicked.connect(lambda _checked=False, n=number: self.give_skip_reason(n))
+            layout.addWidget(button)
+            self.skip_buttons.append(button)
+        self.skip_strip.hide()
+        return self.skip_strip
 
     def _build_rubric(self) -> QWidget:
         panel = QFrame()
@@ -348,8 +439,27 @@ class JudgingScreen(QWidget):
             button.clicked.connect(lambda _checked=False, g=grade: self.grade(g))
             layout.addWidget(button, 1)
             self.rubric_buttons.append(button)
-        panel.setFixedHeight(118)
+        panel.setFixedHeight(RUBRIC_HEIGHT[False])
+        self.rubric_panel = panel
         return panel
+
+    def set_compact_rubric(self, compact: bool) -> None:
+        """Always show the rubric compact (titles only), or only where the window is small."""
+        self.compact_rubric = compact
+        self._fit_rubric()
+
+    def _fit_rubric(self) -> None:
+        compact = (
+            self.compact_rubric or self.width() < COMPACT_WIDTH or self.height() < COMPACT_HEIGHT
+        )
+        for button in self.rubric_buttons:
+            button.set_compact(compact)
+        self.rubric_panel.setFixedHeight(RUBRIC_HEIGHT[compact])
+        self.result_view.setColumnWidth(Column.GRADE, 132 if compact else 172)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_rubric()
 
     # binding ---------------------------------------------------------------------------------
 
@@ -365,7 +475,11 @@ class JudgingScreen(QWidget):
         self.session = session
         self.queue_model.set_session(session)
         self.results_model.set_session(session)
+        self.queue_filter.set_current(-1)
         self.error_banner.hide()
+        self.skip_strip.hide()
+        self._skipped_pair = None
+        self._leave_warned = None
         self._update_rubric()
         if session is None:
             return
@@ -388,9 +502,39 @@ class JudgingScreen(QWidget):
         else:
             self._show_empty("Nothing to judge", "No queries are assigned and none exist yet.")
 
+    def set_active(self, active: bool) -> None:
+        """The window became active (check at once, then every few seconds) or not (stop)."""
+        if active:
+            self.check_in_step()
+            self._step_timer.start()
+        else:
+            self._step_timer.stop()
+
+    def check_in_step(self) -> None:
+        """Ask, on a worker, whether another window of this rater changed their judgments;
+        ``outOfStep`` if so, once nothing of this window's is on its way."""
+        session = self.session
+        if session is None or self._step_check is not None or self.in_flight:
+            return
+        check = Worker(lambda _worker: _out_of_step(session))
+        check.signals.returned.connect(
+            lambda stale: stale and session is self.session and self._stepped_out()
+        )
+        check.signals.finished.connect(lambda: setattr(self, "_step_check", None))
+        self._step_check = check
+        QThreadPool.globalInstance().start(check)
+
+    def _stepped_out(self) -> None:
+        if not self.in_flight and not self.note_box.isVisible():
+            self.outOfStep.emit()
+
     def set_keymap(self, keymap: dict[str, str]) -> None:
         self.keymap = keymap
         self._update_rubric()
+        for number, button in enumerate(self.skip_buttons, start=1):
+            keys = keys_of(keymap, f"skip_reason{number}")
+            key = f"{key_label(keys[0])}  " if keys else ""
+            button.setText(f"{key}{SKIP_REASONS[number - 1]}")
 
     def _update_rubric(self) -> None:
         if self.session is None:
@@ -414,12 +558,21 @@ class JudgingScreen(QWidget):
         session = self.session
         if session is None or not 0 <= index < len(session.queue):
             return
+        if session.query_index != index:
+            self._leave_warned = None
+            self.skip_strip.hide()
         session.open_query(index)
         self.results_model.reload()
+        self.queue_filter.set_current(index)
         self.queue_model.query_changed(index)
-        self.queue_view.selectionModel().setCurrentIndex(
-            self.queue_model.index(index), QItemSelectionModel.SelectionFlag.ClearAndSelect
-        )
+        shown = self.queue_filter.mapFromSource(self.queue_model.index(index))
+        if shown.isValid():
+            self.queue_view.selectionModel().setCurrentIndex(
+                shown, QItemSelectionModel.SelectionFlag.ClearAndSelect
+            )
+            self.queue_view.scrollTo(shown)
+        else:
+            self.queue_view.selectionModel().clearSelection()
         query = session.queue[index]
         self.query_caption.setText(
             f"QUERY {index + 1} OF {len(session.queue)}  ·  {query.external_id}"
@@ -448,6 +601,9 @@ class JudgingScreen(QWidget):
         self.timer.restart()
         self._close_note(save=True)
         self._show_document()
+        row = self.current_row
+        if self.session is not None and self.session.query is not None and row >= 0:
+            self.placeChanged.emit(self.session.query.id, self.session.items[row].document_id)
 
     def _show_empty(self, title: str, text: str) -> None:
         self.query_caption.setText("")
@@ -465,9 +621,10 @@ class JudgingScreen(QWidget):
         palette = self.palette()
         muted = muted_text(palette)
         mark = MARK_STYLES["dark" if is_dark(palette) else "light"]
+        saved_with = "" if item.judged else " (saved with your grade or skip)"
         note = (
             f'<p style="color:{muted}; border-left:3px solid {muted}; padding-left:8px">'
-            f"<b>Your note:</b> {_escape(item.note)}</p>"
+            f"<b>Your note{saved_with}:</b> {_escape(item.note)}</p>"
             if item.note
             else ""
         )
@@ -491,6 +648,30 @@ class JudgingScreen(QWidget):
         self.overall_progress.setRange(0, max(overall.total, 1))
         self.overall_progress.setValue(overall.done)
         self.queue_model.query_changed(session.query_index)
+        if mine.total and mine.done == mine.total:
+            self._show_cue(self._done_cue())
+        elif self._leave_warned is None:
+            self.cue_banner.hide()
+
+    def _done_cue(self) -> str:
+        """What the banner says once every result of the open query is judged."""
+        assert self.session is not None
+        if self.session.next_unfinished() is None:
+            overall = self.session.overall_progress()
+            return (
+                f"<b>✓ All done</b>: every result of your {len(self.session.queue)} queries "
+                f"is judged ({overall.done} results). Thank you!"
+            )
+        return "<b>✓ Query done.</b> Press <b>Enter</b> for the next unfinished query."
+
+    def _show_cue(self, text: str, *, warning: bool = False) -> None:
+        """Say ``text`` above the results: a cue, or (``warning``) what needs care."""
+        if self.cue_banner.property("warning") != warning:
+            self.cue_banner.setProperty("warning", warning)
+            self.cue_banner.style().unpolish(self.cue_banner)
+            self.cue_banner.style().polish(self.cue_banner)
+        self.cue_banner.setText(text)
+        self.cue_banner.show()
 
     # keys ------------------------------------------------------------------------------------
 
@@ -515,10 +696,20 @@ class JudgingScreen(QWidget):
             self.step_result(1 if action == "next" else -1)
         elif action == "clear":
             self.clear()
+        elif action in ("first", "last"):
+            self.select_row(0 if action == "first" else self.results_model.rowCount() - 1)
         elif action == "skip":
             self.skip()
+        elif action.startswith("skip_reason"):
+            self.give_skip_reason(int(action.removeprefix("skip_reason")))
         elif action == "note":
             self.edit_note()
+        elif action == "open_url":
+            self.open_url()
+        elif action == "find_query":
+            self.find_query()
+        elif action == "next_unfinished":
+            self.next_unfinished()
         elif action == "undo":
             self.undo()
         elif action == "redo":
@@ -541,11 +732,80 @@ class JudgingScreen(QWidget):
     def step_query(self, step: int) -> None:
         if self.session is not None and self.session.queue:
             index = self.session.query_index + step
-            if 0 <= index < len(self.session.queue):
-                self.open_query(index)
-            else:
+            if not 0 <= index < len(self.session.queue):
                 edge = "last" if step > 0 else "first"
                 self.message.emit(f"This is the {edge} query of your queue", False)
+            elif self._may_leave("go on"):
+                self.open_query(index)
+
+    def next_unfinished(self) -> None:
+        """Enter: the next query with results left to judge (after saying once what the open
+        query still has ungraded)."""
+        session = self.session
+        if session is None or not session.queue:
+            return
+        index = session.next_unfinished()
+        if index is None:
+            progress = session.query_progress()
+            if progress.done == progress.total:
+                self._show_cue(self._done_cue())
+                self.message.emit("Every query of your queue is done", False)
+            else:
+                self.message.emit("This is the only query with results left to judge", False)
+                self.select_row(session.first_unjudged())
+        elif self._may_leave("go to the next unfinished query"):
+            self.open_query(index)
+
+    def _may_leave(self, going: str) -> bool:
+        """Whether to leave the open query: yes if it is done, or if the rater was told once
+        what it leaves ungraded (then the same key leaves)."""
+        session = self.session
+        assert session is not None and session.query is not None
+        progress = session.query_progress()
+        left = progress.total - progress.done
+        if left == 0 or self._leave_warned == session.query.id:
+            return True
+        self._leave_warned = session.query.id
+        results = "result is" if left == 1 else "results are"
+        self._show_cue(
+            f"<b>{left} {results} not graded yet</b> in this query. Press the same key again "
+            f"to {going} anyway, or grade {'it' if left == 1 else 'them'} first.",
+            warning=True,
+        )
+        self.message.emit(f"{left} {results} not graded yet in this query", False)
+        return False
+
+    def _queue_clicked(self, index: QModelIndex) -> None:
+        """A query chosen in the queue: opened at once, saying what was left ungraded."""
+        session = self.session
+        if session is None:
+            return
+        target = self.queue_filter.mapToSource(index).row()
+        progress = session.query_progress()
+        left = progress.total - progress.done
+        leaving = session.query
+        self.open_query(target)
+        if leaving is not None and left and target != session.queue.index(leaving):
+            results = "result" if left == 1 else "results"
+            self.message.emit(f"Left {leaving.external_id} with {left} {results} ungraded", False)
+
+    def find_query(self) -> None:
+        """Ctrl+F: to the queue's search field."""
+        self.queue_search.setFocus()
+        self.queue_search.selectAll()
+
+    def open_url(self) -> None:
+        """Open the current result's web page in the user's browser."""
+        row = self.current_row
+        if self.session is None or row < 0:
+            return
+        url = self.session.items[row].url
+        if not url:
+            self.message.emit("This result has no web address", False)
+        elif QDesktopServices.openUrl(QUrl(url)):
+            self.message.emit(f"Opened {url} in the browser", False)
+        else:
+            self.message.emit(f"No browser could open {url}", True)
 
     # writes ----------------------------------------------------------------------------------
 
@@ -554,6 +814,7 @@ class JudgingScreen(QWidget):
         if self.session is None or row < 0:
             return
         change = self.session.grade(row, grade, self.timer.elapsed_ms())
+        self.skip_strip.hide()
         self.select_row(self.session.next_unjudged(row))
         self._submit(change)
 
@@ -562,23 +823,39 @@ class JudgingScreen(QWidget):
         if self.session is not None and row >= 0:
             self._submit(self.session.clear(row))
 
-    def skip(self, reason: str | None = None) -> None:
-        """Mark the current result "cannot judge", then offer to type a reason."""
+    def skip(self) -> None:
+        """Mark the current result "cannot judge" and go on, as a grade does; the preset
+        reasons are offered (Alt+1 to Alt+4) without taking the keys that follow."""
         row = self.current_row
         if self.session is None or row < 0:
             return
-        self._submit(self.session.skip(row, reason, self.timer.elapsed_ms()))
-        if reason is None:
-            self._open_note(for_skip=True)
+        change = self.session.skip(row, None, self.timer.elapsed_ms())
+        item = self.session.items[row]
+        self._skipped_pair = change.pair
+        self.skip_prompt.setText(
+            f"Skipped {_escape(item.external_id)}. A reason, if you like (it becomes the "
+            "note; keep judging otherwise):"
+        )
+        self.skip_strip.show()
+        self.select_row(self.session.next_unjudged(row))
+        self._submit(change)
+
+    def give_skip_reason(self, number: int) -> None:
+        """Store preset reason ``number`` (1 to 4) as the note of the result last skipped."""
+        session = self.session
+        row = session.row_of_pair(self._skipped_pair) if session is not None else None
+        if session is None or row is None or not session.items[row].skipped:
+            self.message.emit("Skip a result first (s), then give its reason", False)
+            return
+        self.skip_strip.hide()
+        self._skipped_pair = None
+        change = session.set_note(row, SKIP_REASONS[number - 1])
+        if change is not None:
+            self._submit(change)
 
     def edit_note(self) -> None:
-        row = self.current_row
-        if self.session is None or row < 0:
-            return
-        if not self.session.items[row].judged:
-            self.message.emit("Grade or skip the result before adding a note", False)
-            return
-        self._open_note(for_skip=False)
+        if self.session is not None and self.current_row >= 0:
+            self._open_note()
 
     def undo(self) -> None:
         if self.session is not None:
@@ -618,7 +895,11 @@ class JudgingScreen(QWidget):
             if change.pair is None and outcome.event is not None:
                 row = self._history_row(outcome.event)
             self._show_changed(row)
-            self._report(outcome, banner=True)
+            elsewhere = change.pair is not None or outcome.event is not None
+            if outcome.ok and row is None and elsewhere:  # another query's: saved, unsaid
+                self.error_banner.hide()
+            else:
+                self._report(outcome, banner=True)
             if not outcome.ok and change is self._last_change and row is not None:
                 self.select_row(row)  # nothing asked since: the same key tries again
         elif not outcome.ok:  # a change of the session before this one: still said
@@ -691,17 +972,12 @@ class JudgingScreen(QWidget):
 
     # the inline note editor ------------------------------------------------------------------
 
-    def _open_note(self, for_skip: bool) -> None:
+    def _open_note(self) -> None:
         assert self.session is not None
-        self._note_for_skip = for_skip
         self._note_row = self.current_row
         item = self.session.items[self._note_row]
-        if for_skip:
-            self.note_prompt.setText(
-                "Skipped. Why can't it be judged? (optional; Enter saves, Esc leaves it empty)"
-            )
-        else:
-            self.note_prompt.setText(f"Note on {item.external_id} (Enter saves, Esc cancels)")
+        later = "" if item.judged else "; saved with your grade"
+        self.note_prompt.setText(f"Note on {item.external_id} (Enter saves{later}, Esc cancels)")
         self.note_edit.setText(item.note or "")
         self.note_box.show()
         self.note_edit.setFocus()
@@ -716,14 +992,20 @@ class JudgingScreen(QWidget):
         row, self._note_row = self._note_row, -1
         if save and self.session is not None and 0 <= row < len(self.session.items):
             if text != (self.session.items[row].note or ""):
-                self._submit(self.session.set_note(row, text or None))
+                change = self.session.set_note(row, text or None)
+                if change is None:  # not judged yet: shown, written with the grade
+                    self.results_model.row_changed(row)
+                    self._show_document()
+                else:
+                    self._submit(change)
         self.result_view.setFocus()
-        if self._note_for_skip and self.session is not None and row == self.current_row >= 0:
-            self._note_for_skip = False
-            if self.session.items[row].skipped:
-                self.select_row(self.session.next_unjudged(row))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.queue_search:  # (built before the note editor)
+            if event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
+                if self._search_key(event):
+                    return True
+            return super().eventFilter(watched, event)
         if (
             watched is self.note_edit
             and event.type() == QEvent.Type.KeyPress
@@ -742,6 +1024,80 @@ class JudgingScreen(QWidget):
             ):
                 self._close_note(save=True)
         return super().eventFilter(watched, event)
+
+    def _search_key(self, event: QKeyEvent) -> bool:
+        """Enter opens the first query found, Esc clears the search; both go back to the
+        results."""
+        key = event.key()
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            found = self.queue_filter.first_match()
+            if found is None:
+                self.message.emit("No query of your queue matches", False)
+                return True
+            self.result_view.setFocus()
+            if self.session is not None and found != self.session.query_index:
+                self.open_query(found)
+            return True
+        if key == Qt.Key.Key_Escape:
+            self.queue_search.clear()
+            self.result_view.setFocus()
+            return True
+        return False
+
+
+class QueueFilter(QSortFilterProxyModel):
+    """The queue as shown: the queries whose id or text holds the search text, all of them or
+    only those with results left to judge; the open query always stays in sight."""
+
+    def __init__(self, queue: QueueModel, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.setSourceModel(queue)
+        self._text = ""
+        self._unfinished_only = False
+        self._current = -1
+
+    def set_text(self, text: str) -> None:
+        self._refilter(lambda: setattr(self, "_text", text.strip().casefold()))
+
+    def set_unfinished_only(self, unfinished_only: bool) -> None:
+        self._refilter(lambda: setattr(self, "_unfinished_only", unfinished_only))
+
+    def set_current(self, row: int) -> None:
+        """The open query's row of the queue: shown whatever the filter."""
+        if row != self._current:
+            self._refilter(lambda: setattr(self, "_current", row))
+
+    def _refilter(self, change: Callable[[], None]) -> None:
+        """Make ``change`` to the filter and show its rows again."""
+        if hasattr(self, "endFilterChange"):  # Qt 6.10 and later
+            self.beginFilterChange()
+            change()
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:
+            change()
+            self.invalidateRowsFilter()
+
+    def first_match(self) -> int | None:
+        """The queue row of the first query shown other than the open one, else the open one."""
+        rows = [self.mapToSource(self.index(row, 0)).row() for row in range(self.rowCount())]
+        others = [row for row in rows if row != self._current]
+        return (others or rows or [None])[0]
+
+    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex) -> bool:  # type: ignore[override]
+        if source_row == self._current:
+            return True
+        index = self.sourceModel().index(source_row, 0, source_parent)
+        if self._unfinished_only and index.data(Role.COMPLETE):
+            return False
+        if not self._text:
+            return True
+        shown = f"{index.data(Qt.ItemDataRole.DisplayRole)} {index.data(Role.PROGRESS)}"
+        return self._text in shown.casefold()
+
+
+def _out_of_step(session: JudgingSession) -> bool:
+    with session.database.reading() as reading:
+        return session.out_of_step(reading)
 
 
 def _key_id(event: QKeyEvent) -> int:

@@ -23,9 +23,10 @@ Groups = Sequence[tuple[str, Sequence[tuple[Sequence[str], str]]]]
 
 GROUPS = (
     ("Grading", ["grade0", "grade1", "grade2", "grade3", "grade4", "grade5", "clear", "skip",
-                 "note"]),
-    ("Moving", ["next", "previous", "next_query", "previous_query", "scroll_down", "scroll_up"]),
-    ("History and help", ["undo", "redo", "help"]),
+                 "skip_reason1", "skip_reason2", "skip_reason3", "skip_reason4", "note"]),
+    ("Moving", ["next", "previous", "first", "last", "next_unfinished", "next_query",
+                "previous_query", "find_query", "scroll_down", "scroll_up"]),
+    ("More", ["open_url", "undo", "redo", "help"]),
 )  # fmt: skip
 
 

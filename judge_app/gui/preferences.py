@@ -84,3 +84,30 @@ def theme_name() -> str:
 
 def set_theme_name(name: str) -> None:
     app_settings().setValue("view/theme", name)
+
+
+def _place_key(database: str, rater: str) -> str:
+    return _rater_key(database).replace("raters/", "places/", 1) + "|" + rater
+
+
+def last_place(database: str, rater: str) -> tuple[int, int] | None:
+    """(query id, document id) of the result ``rater`` last had open on ``database``."""
+    value = _list(app_settings().value(_place_key(database, rater)))
+    try:
+        query, document = (int(part) for part in value)
+    except ValueError:
+        return None
+    return query, document
+
+
+def remember_place(database: str, rater: str, query_id: int, document_id: int) -> None:
+    app_settings().setValue(_place_key(database, rater), [str(query_id), str(document_id)])
+
+
+def flag(name: str) -> bool:
+    """A checkable View option (``compact_rubric``, ``hide_queue``), off unless set."""
+    return str(app_settings().value(f"view/{name}", "false")).lower() == "true"
+
+
+def set_flag(name: str, on: bool) -> None:
+    app_settings().setValue(f"view/{name}", "true" if on else "false")

@@ -144,7 +144,9 @@ QMainWindow, QStackedWidget > QWidget {{ background: {window}; }}
 #overallProgress::chunk {{ background: {"#2f8a57" if dark else "#58b57f"}; border-radius: 4px; }}
 QTableView#resultList, QTableView#queueList, QTextBrowser#documentView {{
     background: {base}; border: 1px solid {border}; border-radius: 6px; }}
-QTableView#resultList {{ selection-background-color: {accent}; }}
+QTableView#resultList, QTableView#queueList {{
+    selection-background-color: {accent};
+    selection-color: {colours[QPalette.ColorRole.HighlightedText]}; }}
 QTableView#queueList::item:hover, QTableView#resultList::item:hover {{ background: {hover}; }}
 QHeaderView::section {{
     background: {base}; color: {muted}; border: none; border-bottom: 1px solid {border};
@@ -156,6 +158,24 @@ QHeaderView::section {{
     background: {"#4a3b12" if dark else "#fff6d6"}; color: {"#ffe9a8" if dark else "#6b4e00"};
     border-bottom: 1px solid {"#7a6020" if dark else "#f0d68a"}; padding: 8px 20px; }}
 #noteBox {{ background: {base}; border: 1px solid {accent}; border-radius: 6px; }}
+#skipStrip {{ background: {base}; border: 1px solid {border}; border-radius: 6px; }}
+QPushButton#skipReason {{
+    background: {keycap}; border: 1px solid {border}; border-radius: 5px; color: {text};
+    text-align: left; padding: 3px 8px; font-size: 9pt; }}
+QPushButton#skipReason:hover {{ border-color: {accent}; }}
+#cueBanner {{
+    background: {"#1f3d2b" if dark else "#e6f5ec"}; color: {"#bff0d0" if dark else "#1d5b36"};
+    border: 1px solid {"#2f6a47" if dark else "#b5e0c5"}; border-radius: 6px;
+    padding: 6px 10px; }}
+#cueBanner[warning="true"] {{
+    background: {"#4a3b12" if dark else "#fff6d6"}; color: {"#ffe9a8" if dark else "#6b4e00"};
+    border-color: {"#7a6020" if dark else "#f0d68a"}; }}
+QLineEdit#queueSearch {{
+    background: {base}; border: 1px solid {border}; border-radius: 5px; padding: 3px 6px; }}
+QToolButton#unfinishedOnly {{
+    background: {base}; border: 1px solid {border}; border-radius: 5px; padding: 3px 8px; }}
+QToolButton#unfinishedOnly:checked {{
+    background: {accent}; color: {colours[QPalette.ColorRole.HighlightedText]}; }}
 #notePrompt {{ color: {muted}; font-size: 9pt; }}
 #rubricPanel {{ background: {header}; border-top: 1px solid {border}; }}
 #rubricPanel QPushButton {{

@@ -11,11 +11,19 @@ from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtCore import QEvent, QObject, Qt, QThreadPool
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeyEvent, QKeySequence
-from PySide6.QtWidgets import QApplication, QDialog, QLabel, QMainWindow, QMenu, QStackedWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QSplitter,
+    QStackedWidget,
+)
 
 from judge_app.commands.raters import rater_for
 from judge_app.errors import JudgeAppError
-from judge_app.gui import preferences
+from judge_app.gui import geometry, preferences
 from judge_app.gui.analysis import Analysis
 from judge_app.gui.judging import JudgingScreen
 from judge_app.gui.lead import AssignDialog, LeadDialog, PoolDialog, RubricDialog
@@ -37,7 +45,6 @@ if TYPE_CHECKING:  # imported where used: a rater's start loads neither imports 
     from judge_app.gui.adjudication import AdjudicationScreen
     from judge_app.gui.transfer import ExportDialog, ImportDialog
 
-WINDOW_SIZE = (1280, 800)
 DATABASE_FILTER = "judge_app databases (*.sqlite *.db *.judge);;All files (*)"
 # builds the demo database where the user keeps judge_app's files; returns its path
 DemoBuilder = Callable[[], Path]
@@ -65,7 +72,6 @@ class MainWindow(QMainWindow):
         self.lead_dialog: LeadDialog | None = None
         self._adjudication: AdjudicationScreen | None = None  # built when a lead opens it
         self.setObjectName("mainWindow")
-        self.resize(*WINDOW_SIZE)
         self.workspace = Workspace(self)
         self._build_pages()
         self._build_status_bar()
@@ -74,6 +80,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self.set_theme(preferences.theme_name())
         self._connect_parts()
+        geometry.restore(self, self.splitters())
         app = QApplication.instance()
         if app is not None:
             app.installEventFilter(self)
@@ -114,7 +121,13 @@ class MainWindow(QMainWindow):
         self.chooser.leadToolRequested.connect(self.show_lead_dialog)
         self.judging.message.connect(self.show_message)
         self.judging.helpRequested.connect(self.toggle_shortcuts)
+        self.judging.placeChanged.connect(self._remember_place)
+        self.judging.outOfStep.connect(self._caught_up)
         self.analysis.adjudicate.connect(self.adjudicate)
+
+    def splitters(self) -> dict[str, QSplitter]:
+        """The splitters whose sizes are remembered with the window's place, by name."""
+        return {"judging": self.judging.splitter}
 
     # the workspace, as tests and scripts reach it ----------------------------------------------
 
@@ -171,8 +184,9 @@ class MainWindow(QMainWindow):
         judge.addSeparator()
         for name, title in (
             ("clear", "C&lear grade"),
-            ("skip", "&Skip (cannot judge)…"),
+            ("skip", "&Skip (cannot judge)"),
             ("note", "&Note…"),
+            ("open_url", "&Open the web page"),
         ):
             self._judge_action(judge, name, title)  # fmt: skip
         judge.addSeparator()
@@ -182,8 +196,12 @@ class MainWindow(QMainWindow):
         for name, title in (
             ("next", "Next result"),
             ("previous", "Previous result"),
+            ("first", "First result"),
+            ("last", "Last result"),
+            ("next_unfinished", "Next &unfinished query"),
             ("next_query", "Next &query"),
             ("previous_query", "Pre&vious query"),
+            ("find_query", "&Find a query…"),
         ):
             self._judge_action(judge, name, title)  # fmt: skip
         judge.addSeparator()
@@ -198,6 +216,12 @@ class MainWindow(QMainWindow):
             "agreement": self._add(view, "&Agreement", self.analysis.show_agreement, "Ctrl+3"),
         }
         view.addSeparator()
+        self.queue_action = self._toggle(view, "&Queue pane", "show_queue", self.show_queue)
+        self.queue_action.setShortcut("Ctrl+Shift+Q")
+        self.compact_action = self._toggle(
+            view, "&Compact rubric", "compact_rubric", self.judging.set_compact_rubric
+        )
+        view.addSeparator()
         self._judge_action(view, "help", "&Keyboard shortcuts")
         self.keymap_actions = self._choices(
             view.addMenu("Key &map"), KEYMAP_TITLES, self.keymap_name, self.set_keymap
@@ -208,6 +232,28 @@ class MainWindow(QMainWindow):
             None,
             self.set_theme,
         )
+
+    def _toggle(self, menu: QMenu, title: str, name: str, apply: Callable[[bool], None]) -> QAction:
+        """A checkable View option kept in the preferences (``show_queue`` is on by default)."""
+        action = menu.addAction(title)
+        action.setCheckable(True)
+        on = not preferences.flag("hide_queue") if name == "show_queue" else preferences.flag(name)
+        action.setChecked(on)
+        apply(on)
+
+        def toggled(checked: bool) -> None:
+            if name == "show_queue":
+                preferences.set_flag("hide_queue", not checked)
+            else:
+                preferences.set_flag(name, checked)
+            apply(checked)
+
+        action.toggled.connect(toggled)
+        return action
+
+    def show_queue(self, shown: bool) -> None:
+        """Show or hide the judging screen's queue pane."""
+        self.judging.splitter.widget(0).setVisible(shown)
 
     def _choices(
         self,
@@ -359,8 +405,14 @@ class MainWindow(QMainWindow):
         """Start judging as ``name``; with ``create``, a rater the database lacks is added."""
         assert self.database is not None
         rater_id, rater_name = rater_for(self.database, name, create)
-        preferences.remember_rater(self.database.describe(), rater_name)
-        self.judging.set_session(JudgingSession(self.database, rater_id, rater_name))
+        described = self.database.describe()
+        preferences.remember_rater(described, rater_name)
+        place = preferences.last_place(described, rater_name) or (None, None)
+        self.judging.set_session(
+            JudgingSession(self.database, rater_id, rater_name),
+            query_id=place[0],
+            document_id=place[1],
+        )
         self.pages.setCurrentWidget(self.judging)
         self._set_title()
         session_ = self.judging.session
@@ -378,6 +430,14 @@ class MainWindow(QMainWindow):
             self.choose_rater(name, create)
         except JudgeAppError as error:
             self.chooser.show_error(str(error))
+
+    def _remember_place(self, query_id: int, document_id: int) -> None:
+        """Where the rater is, so that the next start reopens there."""
+        session = self.judging.session
+        if self.database is not None and session is not None:
+            preferences.remember_place(
+                self.database.describe(), session.rater_name, query_id, document_id
+            )
 
     def start_judging(self) -> None:
         """Judge as the rater last chosen on this database, or ask who is judging."""
@@ -428,6 +488,11 @@ class MainWindow(QMainWindow):
         )
         screen.open_at(query_id, doc_id)
 
+    def _caught_up(self) -> None:
+        """Another window of the rater changed their judgments: show what the store holds."""
+        self.refresh_judging()
+        self.show_message("Updated with the changes made in another window of yours")
+
     def refresh_judging(self) -> None:
         """Read the queue, progress, rubric and pool again (after an import or a lead's
         change), staying on the same query and result where they still exist; once the
@@ -447,6 +512,7 @@ class MainWindow(QMainWindow):
         row = self.judging.current_row
         document_id = session.items[row].document_id if 0 <= row < len(session.items) else None
         fresh = JudgingSession(self.database, session.rater_id, session.rater_name)
+        fresh.early_notes = session.early_notes  # notes waiting for their grades come along
         self.judging.set_session(fresh, query_id=query_id, document_id=document_id)
         self._update_actions()
 
@@ -623,6 +689,7 @@ class MainWindow(QMainWindow):
         if event.type() == QEvent.Type.ActivationChange:
             active = self.isActiveWindow()
             self.judging.timer.set_active(active)
+            self.judging.set_active(active)
             if not active:
                 self.judging.keys.reset()  # the keys' releases go to another window
         super().changeEvent(event)
@@ -652,6 +719,7 @@ class MainWindow(QMainWindow):
         self.judging.writes.close()
         if adjudication is not None:
             adjudication.writes.close()
+        geometry.save(self, self.splitters())
         QThreadPool.globalInstance().waitForDone()  # workers past their last signal
         app = QApplication.instance()
         if app is not None:

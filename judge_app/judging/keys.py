@@ -5,6 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+SKIP_REASONS = (
+    "Page does not load or is broken",
+    "In a language I cannot read",
+    "Needs knowledge I do not have",
+    "I do not understand the query",
+)
+"""The preset reasons a rater gives for a skip with one key (Alt+1 to Alt+4), stored as the
+skipped result's note."""
+
 
 @dataclass(frozen=True)
 class Action:
@@ -22,13 +31,20 @@ ACTIONS = {
           for grade in range(6)),
         Action("next", "Next result", repeats=True),
         Action("previous", "Previous result", repeats=True),
+        Action("first", "First result"),
+        Action("last", "Last result"),
         Action("clear", "Clear the grade"),
-        Action("skip", "Skip: cannot judge"),
+        Action("skip", "Skip: cannot judge, and go to the next ungraded result"),
+        *(Action(f"skip_reason{number}", f"Skip reason: {reason.lower()}")
+          for number, reason in enumerate(SKIP_REASONS, start=1)),
         Action("note", "Write a note on the result"),
-        Action("undo", "Undo the last change"),
+        Action("open_url", "Open the result's web page in the browser"),
+        Action("undo", "Undo your last change of this session"),
         Action("redo", "Redo"),
+        Action("next_unfinished", "Next unfinished query"),
         Action("next_query", "Next query"),
         Action("previous_query", "Previous query"),
+        Action("find_query", "Find a query in the queue"),
         Action("scroll_down", "Scroll the document down", repeats=True),
         Action("scroll_up", "Scroll the document up", repeats=True),
         Action("help", "Show these shortcuts"),
@@ -40,20 +56,25 @@ _COMMON = {
     "Up": "previous",
     "J": "next",
     "K": "previous",
+    "Home": "first",
+    "End": "last",
     "Backspace": "clear",
     "Delete": "clear",
     "N": "note",
+    "O": "open_url",
+    **{f"Alt+{number}": f"skip_reason{number}" for number in range(1, len(SKIP_REASONS) + 1)},
     "Ctrl+Z": "undo",
     "Ctrl+Shift+Z": "redo",
     "Ctrl+Y": "redo",
-    "Return": "next_query",
+    "Return": "next_unfinished",
+    "Enter": "next_unfinished",
     "Ctrl+Right": "next_query",
-    "Enter": "next_query",
     "Ctrl+Left": "previous_query",
     "Space": "scroll_down",
     "PgDown": "scroll_down",
     "Shift+Space": "scroll_up",
     "PgUp": "scroll_up",
+    "Ctrl+F": "find_query",
     "?": "help",
     "F1": "help",
 }
@@ -71,8 +92,8 @@ KEYMAPS: dict[str, dict[str, str]] = {
         "Num+.": "skip",
         "Num+-": "clear",
         "Num+*": "note",
-        "Num+Enter": "next_query",
-        "Num++": "next_query",
+        "Num+Enter": "next_unfinished",
+        "Num++": "next_unfinished",
         "S": "skip",
         **_COMMON,
     },

@@ -85,11 +85,15 @@ class JudgingSession:
             self.scale: list[GradeLabel] = scale(session)
             self.queue: list[QueueQuery] = rater_queue(session, rater_id)
             self.progress: dict[int, Progress] = queue_progress(session, rater_id, self.pool)
+            self.started_after = store.latest_event_id(session)
+        self.changes_written = 0  # by this session: another writer's show as more in the store
         self.query_index = -1
         self.items: list[Item] = []
         self.in_flight: dict[Pair, _InFlight] = {}
         # changes a failed write could not save: shown as unsaved, never dropped
         self.unsaved: dict[Pair, str] = {}
+        # notes written on results not judged yet: shown, and written with the grade or skip
+        self.early_notes: dict[Pair, str] = {}
 
     # reading ---------------------------------------------------------------------------------
 
@@ -113,9 +117,18 @@ class JudgingSession:
             flight = self.in_flight.get((query.id, item.document_id))
             if flight is not None:
                 items[row] = _showing(item, flight.shown)
+            elif not item.judged and (early := self.early_notes.get((query.id, item.document_id))):
+                items[row] = dataclasses.replace(item, note=early)
         self.items = items
         self.query_index = index
         self.progress[query.id] = items_progress(self.items)
+
+    def out_of_step(self, session: Session) -> bool:
+        """Whether the rater's judgments changed in the store other than through this session
+        (another window of the same rater): read on a worker, as it asks the database."""
+        return store.changes_since(session, self.rater_id, self.started_after) > (
+            self.changes_written
+        )
 
     def query_progress(self) -> Progress:
         return items_progress(self.items)
@@ -131,6 +144,17 @@ class JudgingSession:
             if not self.items[candidate].judged:
                 return candidate
         return row
+
+    def next_unfinished(self) -> int | None:
+        """The index of the first query after the open one (wrapping round) with results left
+        to judge; None when every other query is done."""
+        count = len(self.queue)
+        for step in range(1, count):
+            index = (self.query_index + step) % count
+            progress = self.progress.get(self.queue[index].id)
+            if progress is not None and progress.done < progress.total:
+                return index
+        return None
 
     def first_unjudged(self) -> int:
         return self.next_unjudged(len(self.items) - 1) if self.items else -1
@@ -165,19 +189,23 @@ class JudgingSession:
 
     def grade(self, row: int, grade: int, duration_ms: int | None = None) -> Change:
         label = self.scale[grade].label
-        note = self.items[row].note
+        item = self.items[row]
+        early = None if item.judged else self.early_notes.get(self._pair(row))
         return self._ask(
             row,
-            JudgmentState(grade, False, note),
+            JudgmentState(grade, False, item.note),
             lambda s, query, document: store.set_grade(
-                s, self.rater_id, query, document, grade, duration_ms=duration_ms
+                s, self.rater_id, query, document, grade, duration_ms=duration_ms, note=early
             ),
             done=f"grade {grade} ({label})",
             pending=f"grade {grade}",
         )
 
     def skip(self, row: int, reason: str | None = None, duration_ms: int | None = None) -> Change:
-        note = reason if reason is not None else self.items[row].note
+        item = self.items[row]
+        if reason is None and not item.judged:  # a note written before the skip is its reason
+            reason = self.early_notes.get(self._pair(row))
+        note = reason if reason is not None else item.note
         return self._ask(
             row,
             JudgmentState(None, True, note),
@@ -197,8 +225,17 @@ class JudgingSession:
             pending="clear",
         )
 
-    def set_note(self, row: int, note: str | None) -> Change:
+    def set_note(self, row: int, note: str | None) -> Change | None:
+        """The change that writes the note of the result at ``row``; None for a result not
+        judged yet, whose note is only shown, and written with its grade or skip."""
         item = self.items[row]
+        if not item.judged:
+            self.items[row] = dataclasses.replace(item, note=note or None)
+            if note:
+                self.early_notes[self._pair(row)] = note
+            else:
+                self.early_notes.pop(self._pair(row), None)
+            return None
         return self._ask(
             row,
             JudgmentState(item.grade, item.skipped, note or None),
@@ -243,12 +280,15 @@ class JudgingSession:
     ) -> Outcome:
         """Show what became of ``change``: written (``event``, None if nothing changed) or
         failed (``error``)."""
+        if event is not None:
+            self.changes_written += 1
         if change.pair is None:
             return self._settle_history(change, event, error)
         flight = self.in_flight[change.pair]
         flight.count -= 1
         if error is None:
             self.unsaved.pop(change.pair, None)
+            self.early_notes.pop(change.pair, None)  # written with the judgment
             if event is not None:
                 flight.saved = _event_state(event)
         else:

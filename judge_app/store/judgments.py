@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import exists, select
+from sqlalchemy import exists, func, select
 from sqlalchemy.orm import Session, aliased
 
 from judge_app.store.errors import StoreError
@@ -78,12 +78,15 @@ def set_grade(
     grade: int,
     *,
     duration_ms: int | None = None,
+    note: str | None = None,
 ) -> JudgmentEvent | None:
-    """Grade a pair (keeping its note)."""
+    """Grade a pair, keeping its note, or with ``note`` (one written before the grade)."""
     grade = validate_grade(grade)
     key = (rater_id, query_id, document_id)
     judgment = locked_judgment(session, key)
-    new = JudgmentState(grade, False, judgment.note if judgment else None)
+    if note is None and judgment is not None:
+        note = judgment.note
+    new = JudgmentState(grade, False, note)
     return _change(session, key, judgment, new, "set", duration_ms)
 
 
@@ -119,6 +122,23 @@ def set_note(
         raise StoreError("grade or skip the result before adding a note")
     new = JudgmentState(judgment.grade, judgment.skipped, note or None)
     return _change(session, key, judgment, new, "note")
+
+
+def latest_event_id(session: Session) -> int:
+    """The id of the latest change of any rater (0 when there is none)."""
+    return session.scalar(select(func.max(JudgmentEvent.id))) or 0
+
+
+def changes_since(session: Session, rater_id: int, after_event_id: int) -> int:
+    """How many changes the rater made after the change ``after_event_id``."""
+    return (
+        session.scalar(
+            select(func.count())
+            .select_from(JudgmentEvent)
+            .where(JudgmentEvent.rater_id == rater_id, JudgmentEvent.id > after_event_id)
+        )
+        or 0
+    )
 
 
 def undo(session: Session, rater_id: int) -> JudgmentEvent | None:
