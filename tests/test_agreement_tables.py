@@ -98,7 +98,8 @@ def test_queries_come_lowest_alpha_first_and_documents_widest_spread_first(repor
     assert by_query.loc["q1", "to_adjudicate"] == 1  # d2: 0 against 4
     assert by_query.loc["q2", "to_adjudicate"] == 1  # d5: 1 against 4
     adjudication = adjudication_frame(report)
-    assert adjudication.columns.tolist() == ["query_id", "doc_id", "spread", *RATERS]
+    assert adjudication.columns.tolist() == ["query_id", "doc_id", "spread", "decided", *RATERS]
+    assert adjudication["decided"].isna().all()  # no lead's decision yet
     assert list(zip(adjudication["doc_id"], adjudication["spread"])) == [("d2", 4), ("d5", 3)]
     assert adjudication.loc[0, "ana"] == 0 and adjudication.loc[0, "ben"] == 4
     assert adjudication["chloe"].isna().tolist() == [True, False]  # not graded: missing

@@ -178,14 +178,15 @@ def test_agreement_view_and_adjudication_round_trip(qtbot, window_anywhere, demo
     item = worst.adjudicate[0]
 
     analysis.agreement_view.adjudicate.emit(worst.query_id, item.doc_id)
-    assert window.pages.currentWidget() is window.judging
-    session = window.judging.session
-    assert session.rater_name == ADJUDICATED
-    row = window.judging.current_row
-    assert session.query.external_id == worst.query_id
-    assert session.items[row].external_id == item.doc_id
-    assert "adjudicat" in window.status_text()
+    screen = window.adjudication
+    assert window.pages.currentWidget() is screen
+    qtbot.waitUntil(lambda: screen.adjudication is not None and window.task is None, timeout=60_000)
+    shown = screen.adjudication.items[screen.current_row]
+    assert (shown.query_id, shown.doc_id) == (worst.query_id, item.doc_id)
+    assert "Adjudicating" in window.status_text()
+    press(qtbot, window, Qt.Key.Key_G)
     press(qtbot, window, Qt.Key.Key_4)
+    qtbot.waitUntil(lambda: screen.in_flight == 0, timeout=20_000)
     with open_database(demo_db) as database, database.reading() as reading:
         grades = reads.grades_frame(reading, [ADJUDICATED])
         choosable = active_rater_names(reading)

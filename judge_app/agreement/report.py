@@ -131,11 +131,13 @@ class RaterAgreement:
 
 @dataclass
 class Disagreement:
-    """A document of a query whose grades differ by ``spread`` >= 2: to adjudicate."""
+    """A document of a query whose grades differ by ``spread`` >= 2: to adjudicate;
+    ``decided`` is the lead's adjudicated grade once there is one."""
 
     doc_id: str
     grades: dict[str, int]
     spread: int
+    decided: int | None = None
 
 
 @dataclass
@@ -389,6 +391,15 @@ def _queries(ratings: Ratings, few: str | None) -> list[QueryAgreement]:
             )
         )
     return rows
+
+
+def adjudication_list(ratings: Ratings) -> list[tuple[str, Disagreement]]:
+    """Every document to adjudicate, as (query id, disagreement), in order of query, widest
+    spread first: the agreement report's per-query lists, flattened."""
+    lists = _adjudication_lists(ratings, ratings.unit_query, len(ratings.queries))
+    return [
+        (str(query_id), item) for query_id, items in zip(ratings.queries, lists) for item in items
+    ]
 
 
 def _adjudication_lists(

@@ -75,14 +75,15 @@ def queries_frame(report: AgreementReport) -> pd.DataFrame:
 
 
 def adjudication_frame(report: AgreementReport) -> pd.DataFrame:
-    """Every document to adjudicate, widest spread first: its query, spread and each rater's
-    grade (missing where the rater did not grade it)."""
+    """Every document to adjudicate, widest spread first: its query, spread, the lead's
+    decision and each rater's grade (missing where not decided or not graded)."""
     items = [(query.query_id, item) for query in report.per_query for item in query.adjudicate]
     frame = pd.DataFrame(
         {
             "query_id": pd.Series([query_id for query_id, _item in items], dtype=object),
             "doc_id": pd.Series([item.doc_id for _query_id, item in items], dtype=object),
             "spread": pd.Series([item.spread for _query_id, item in items], dtype="int64"),
+            "decided": pd.Series([item.decided for _q, item in items], dtype="Int64"),
             **{
                 rater: pd.Series([item.grades.get(rater) for _q, item in items], dtype="Int64")
                 for rater in report.raters

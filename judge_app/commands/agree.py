@@ -7,7 +7,7 @@ Reading a file imports neither SQLAlchemy nor Qt: the store is loaded for a data
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from judge_app.agreement import formats
-from judge_app.agreement.report import AgreementReport, Ratings, build_report
+from judge_app.agreement.report import (
+    AgreementReport,
+    Disagreement,
+    Ratings,
+    adjudication_list,
+    build_report,
+)
 from judge_app.commands.options import check_known, require_whole
 from judge_app.errors import JudgeAppError, UsageError, quoted
 from judge_app.metrics.aggregation import ADJUDICATED
@@ -89,15 +95,46 @@ def coded_agreement(
 ) -> AgreementReport:
     """The agreement report of coded judgments (and results) read from ``source``."""
     options.checked()
+    decided = decided_grades(graded)
     graded = _chosen(graded, options, source)
     raters = list(options.raters or graded.rater_names())
     ratings = Ratings.from_graded(graded, raters)
     ranking, why = None, "needs --db: the runs come from the database"
     if results is not None:
         ranking, why = _ranking(graded, results, raters, options.k, source)
-    return build_report(
+    report = build_report(
         ratings, options.bootstrap, options.seed, ranking=ranking, ranking_reason=why
     )
+    _mark_decided(((q.query_id, item) for q in report.per_query for item in q.adjudicate), decided)
+    return report
+
+
+def disputed(graded: Graded) -> list[tuple[str, Disagreement]]:
+    """The documents the raters (the adjudicator left out) grade two or more apart, as (query
+    id, disagreement) with the lead's decision if any: the same list as the agreement
+    report's, which the agreement page, the report and the adjudication screen show."""
+    raters = graded.where(graded.rater != graded.rater_code(ADJUDICATED))
+    items = adjudication_list(Ratings.from_graded(raters))
+    _mark_decided(items, decided_grades(graded))
+    return items
+
+
+def decided_grades(graded: Graded) -> dict[tuple[str, str], int]:
+    """The lead's adjudicated grade of each (query id, doc id) that has one."""
+    lead = graded.rater == graded.rater_code(ADJUDICATED)
+    return {
+        (str(graded.queries[query]), str(graded.docs[doc])): int(grade)
+        for query, doc, grade in zip(
+            graded.query[lead].tolist(), graded.doc[lead].tolist(), graded.grade[lead].tolist()
+        )
+    }
+
+
+def _mark_decided(
+    items: Iterable[tuple[str, Disagreement]], decided: dict[tuple[str, str], int]
+) -> None:
+    for query_id, item in items:
+        item.decided = decided.get((query_id, item.doc_id))
 
 
 def as_text(report: AgreementReport, output: str, digits: int | None = None) -> str:

@@ -63,7 +63,12 @@ QUERY_COLUMNS = {
     "alpha_ordinal": "α ordinal",
     "to_adjudicate": "To adjudicate",
 }
-ADJUDICATION_COLUMNS = {"query_id": "Query", "doc_id": "Document", "spread": "Spread"}
+ADJUDICATION_COLUMNS = {
+    "query_id": "Query",
+    "doc_id": "Document",
+    "spread": "Spread",
+    "decided": "Decided",
+}
 TIPS = {
     "documents": "Documents (query, document pairs) graded",
     "percent_agreement": "Share of agreeing pairs of grades (exact agreement)",
@@ -81,6 +86,7 @@ TIPS = {
     "alpha_ordinal": "Krippendorff's alpha (ordinal) on the query's documents",
     "to_adjudicate": "Documents of the query whose grades differ by two or more",
     "spread": "Highest grade minus lowest grade",
+    "decided": "The lead's adjudicated grade (– not decided yet)",
 }
 CARDS = {  # key (as in report.reasons): caption, tooltip
     "percent_agreement": (
@@ -350,10 +356,12 @@ class AgreementView(QWidget):
         return _tab_page(self.queries)
 
     def _adjudication_tab(self) -> QWidget:
-        self.open_button = QPushButton("Adjudicate in judging screen")
+        self.open_button = QPushButton("Adjudicate…")
         self.open_button.setObjectName("adjudicateButton")
         self.open_button.setAutoDefault(False)
-        self.open_button.setToolTip("Open the chosen document in the judging screen (Enter)")
+        self.open_button.setToolTip(
+            "Decide the disagreements, starting with the chosen document (Enter)"
+        )
         self.open_button.clicked.connect(self._open_selected)
         self.adjudication = TablePane(
             "Documents to adjudicate",
@@ -408,9 +416,11 @@ class AgreementView(QWidget):
             **{column: TIPS[column] for column in ADJUDICATION_COLUMNS if column in TIPS},
             **{rater: f"{rater}'s grade (– not graded)" for rater in report.raters},
         }
+        decided = int(adjudication["decided"].notna().sum())
         self.adjudication.set_frame(
             adjudication,
-            "Double-click a document or press Enter to open it in the judging screen."
+            f"{decided:,} of {len(adjudication):,} decided. Double-click a document or press "
+            "Enter to decide it on the adjudication screen."
             if len(adjudication)
             else "No document to adjudicate: no two grades of a document differ by two or more.",
         )
@@ -506,14 +516,20 @@ class AgreementView(QWidget):
                 _shown(report.gwet_ac2[kind]), f"{kind} weights", reasons.get(key)
             )
         queries = len(report.per_query)
-        to_adjudicate = sum(len(query.adjudicate) for query in report.per_query)
+        listed = [item for query in report.per_query for item in query.adjudicate]
+        to_adjudicate = sum(item.decided is None for item in listed)
         cards["raters"].show_value(f"{report.n_raters:,}", ", ".join(report.raters))
         cards["raters"].setToolTip(f"{cards['raters'].explanation}: {', '.join(report.raters)}")
         cards["documents"].show_value(
             f"{report.n_units:,}", f"in {queries:,} quer{'y' if queries == 1 else 'ies'}"
         )
         cards["multi_rated"].show_value(f"{report.n_multi_rated:,}", "graded by 2+ raters")
-        cards["to_adjudicate"].show_value(f"{to_adjudicate:,}", "grades ≥ 2 apart")
+        cards["to_adjudicate"].show_value(
+            f"{to_adjudicate:,}",
+            f"left of {len(listed):,} · grades ≥ 2 apart"
+            if len(listed) > to_adjudicate
+            else "grades ≥ 2 apart",
+        )
 
     # adjudication ------------------------------------------------------------------------------
 

@@ -112,7 +112,7 @@ class Analysis(QObject):
         self.poll.start()
         if self.agreement_stamp is None or self.agreement_stamp != self._stamp():
             self.refresh_agreement()
-        self.workspace.show_message("Agreement: open an item of the adjudication list to judge it")
+        self.workspace.show_message("Agreement: open an item of the adjudication list to decide it")
 
     def forget(self) -> None:
         """The database was closed or changed: nothing shown belongs to the next one."""
@@ -227,15 +227,6 @@ class Analysis(QObject):
     def _agreement_failed(self, error: BaseException, stamp: Stamp | None) -> None:
         self.report, self.agreement_stamp = None, stamp
         self.agreement_view.show_error(_reason(error))
-
-    def grades_of(self, query_id: str, doc_id: str) -> dict[str, int]:
-        """The raters' grades of a document on the adjudication list (empty if not on it)."""
-        for query in self.report.per_query if self.report else ():
-            if query.query_id == query_id:
-                for item in query.adjudicate:
-                    if item.doc_id == doc_id:
-                        return dict(item.grades)
-        return {}
 
     # report ------------------------------------------------------------------------------------
 

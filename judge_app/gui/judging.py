@@ -48,7 +48,7 @@ from judge_app.gui.delegates import GradeBadgeDelegate, TwoLineDelegate
 from judge_app.gui.models import Column, QueueModel, ResultsModel, Role
 from judge_app.gui.theme import MARK_STYLES, grade_colour, is_dark, muted_text, text_on
 from judge_app.gui.workers import Worker
-from judge_app.judging.highlight import highlighted_html, query_terms
+from judge_app.judging.highlight import document_html, query_terms
 from judge_app.judging.keys import (
     ACTIONS,
     KEYMAPS,
@@ -631,11 +631,6 @@ class JudgingScreen(QWidget):
         palette = self.palette()
         muted = muted_text(palette)
         mark = MARK_STYLES["dark" if is_dark(palette) else "light"]
-        title = highlighted_html(item.title or item.external_id, self._terms, mark)
-        body = highlighted_html(item.body, self._terms, mark) or (
-            f'<p style="color:{muted}"><i>This document has no text.</i></p>'
-        )
-        url = item.url or ""
         saved_with = "" if item.judged else " (saved with your grade or skip)"
         note = (
             f'<p style="color:{muted}; border-left:3px solid {muted}; padding-left:8px">'
@@ -644,11 +639,10 @@ class JudgingScreen(QWidget):
             else ""
         )
         self.document_view.setHtml(
-            f'<div style="font-size:15pt; font-weight:600; margin-bottom:2px">'
-            f"{_strip_p(title)}</div>"
-            f'<div style="color:{muted}; font-size:9.5pt; margin-bottom:10px">'
-            f"{_escape(url)} &nbsp;·&nbsp; {_escape(item.external_id)}</div>"
-            f'<div style="font-size:11pt; line-height:150%">{body}</div>{note}'
+            document_html(
+                item.title, item.external_id, item.url, item.body, self._terms, mark, muted
+            )
+            + note
         )
 
     def _update_progress(self) -> None:
@@ -1122,7 +1116,3 @@ def _key_id(event: QKeyEvent) -> int:
 
 def _escape(text: str | None) -> str:
     return html.escape(text or "")
-
-
-def _strip_p(fragment: str) -> str:
-    return fragment.removeprefix("<p>").removesuffix("</p>")

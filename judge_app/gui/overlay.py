@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QColor, QKeyEvent, QPainter
 from PySide6.QtWidgets import (
@@ -15,6 +17,9 @@ from PySide6.QtWidgets import (
 )
 
 from judge_app.judging.keys import ACTIONS, KEYMAP_TITLES, key_label, keys_of
+
+Groups = Sequence[tuple[str, Sequence[tuple[Sequence[str], str]]]]
+"""Shortcut groups: a heading, then rows of (the keys, what they do)."""
 
 GROUPS = (
     ("Grading", ["grade0", "grade1", "grade2", "grade3", "grade4", "grade5", "clear", "skip",
@@ -43,50 +48,63 @@ class ShortcutOverlay(QWidget):
 
     def show_keymap(self, name: str, keymap: dict[str, str], grade_labels: list[str]) -> None:
         """Fill the card for ``keymap`` and show it over the parent."""
+        groups = []
+        for group, actions in GROUPS:
+            rows = []
+            for action in actions:
+                text = ACTIONS[action].title
+                if action.startswith("grade"):
+                    grade = int(action[5:])
+                    text = f"Grade {grade} · {grade_labels[grade]}"
+                rows.append(([key_label(key) for key in keys_of(keymap, action)[:2]], text))
+            groups.append((group, rows))
+        self.show_groups(
+            "Keyboard shortcuts",
+            f"Key map: {KEYMAP_TITLES[name]}  ·  change it in View ▸ Key map",
+            groups,
+            "A grade moves on to the next ungraded result. Held-down keys do not repeat a "
+            "grade. Press any key to close.",
+        )
+
+    def show_groups(self, title: str, subtitle: str, groups: Groups, hint: str) -> None:
+        """Fill the card with ``groups`` of (keys, what they do), side by side, and show it."""
         _clear(self._layout)
-        title = QLabel("Keyboard shortcuts")
-        title.setObjectName("overlayTitle")
-        subtitle = QLabel(f"Key map: {KEYMAP_TITLES[name]}  ·  change it in View ▸ Key map")
-        subtitle.setObjectName("overlaySubtitle")
-        self._layout.addWidget(title)
-        self._layout.addWidget(subtitle)
+        heading_label = QLabel(title)
+        heading_label.setObjectName("overlayTitle")
+        subtitle_label = QLabel(subtitle)
+        subtitle_label.setObjectName("overlaySubtitle")
+        self._layout.addWidget(heading_label)
+        self._layout.addWidget(subtitle_label)
         columns = QGridLayout()
         columns.setHorizontalSpacing(36)
         columns.setVerticalSpacing(6)
-        for column, (group, actions) in enumerate(GROUPS):
+        for column, (group, rows) in enumerate(groups):
             grid = QGridLayout()
             grid.setHorizontalSpacing(14)
             grid.setVerticalSpacing(7)
             heading = QLabel(group.upper())
             heading.setObjectName("overlayHeading")
             grid.addWidget(heading, 0, 0, 1, 2)
-            for row, action in enumerate(actions, start=1):
+            for row, (keys, text) in enumerate(rows, start=1):
                 caps = QHBoxLayout()
                 caps.setSpacing(4)
                 caps.addStretch(1)
-                for key in keys_of(keymap, action)[:2]:
-                    cap = QLabel(key_label(key))
+                for key in keys:
+                    cap = QLabel(key)
                     cap.setObjectName("overlayKeys")
                     cap.setTextFormat(Qt.TextFormat.PlainText)
                     caps.addWidget(cap)
-                text = ACTIONS[action].title
-                if action.startswith("grade"):
-                    grade = int(action[5:])
-                    text = f"Grade {grade} · {grade_labels[grade]}"
                 label = QLabel(text)
                 label.setObjectName("overlayAction")
                 grid.addLayout(caps, row, 0)
                 grid.addWidget(label, row, 1)
-            grid.setRowStretch(len(actions) + 1, 1)
+            grid.setRowStretch(len(rows) + 1, 1)
             columns.addLayout(grid, 0, column, Qt.AlignmentFlag.AlignTop)
         self._layout.addLayout(columns)
-        hint = QLabel(
-            "A grade moves on to the next ungraded result. Held-down keys do not repeat a grade. "
-            "Press any key to close."
-        )
-        hint.setObjectName("overlaySubtitle")
-        hint.setWordWrap(True)
-        self._layout.addWidget(hint)
+        hint_label = QLabel(hint)
+        hint_label.setObjectName("overlaySubtitle")
+        hint_label.setWordWrap(True)
+        self._layout.addWidget(hint_label)
         self._place()
         self.show()
         self.raise_()

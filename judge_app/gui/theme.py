@@ -284,6 +284,33 @@ QTableView#adjudicationTable::item {{ padding: 0 8px; }}
 QTableView#perQueryTable, QTableView#drillRanked, QTableView#drillIdeal {{
     background: {base}; border: 1px solid {border}; border-radius: 6px;
     alternate-background-color: {colours[QPalette.ColorRole.AlternateBase]}; }}
+#adjudicationProgress {{ font-size: 13pt; font-weight: 600; color: {text}; }}
+#adjudicationQuery {{ font-size: 15pt; font-weight: 600; color: {text}; }}
+#adjudicationSummary {{ color: {muted}; font-size: 10pt; }}
+#adjudicationHint {{
+    color: {muted}; font-size: 9pt; padding: 6px 20px; background: {header};
+    border-top: 1px solid {border}; }}
+QTableView#disputeList {{
+    background: {base}; border: 1px solid {border}; border-radius: 6px;
+    selection-background-color: {accent}; }}
+QTableView#disputeList::item:hover {{ background: {hover}; }}
+#raterCard {{ background: {base}; border: 1px solid {border}; border-radius: 8px; }}
+#raterCard:hover {{ border-color: {accent}; }}
+#raterCard[chosen="true"] {{ border: 2px solid {accent}; }}
+#raterName {{ font-weight: 600; color: {text}; font-size: 10.5pt; }}
+#raterTime, #raterNoNote {{ color: {muted}; font-size: 9pt; }}
+#raterNote {{ color: {text}; font-size: 9.5pt; font-style: italic; }}
+#raterCard QLabel#keyCap {{
+    background: {keycap}; border: 1px solid {border}; border-radius: 4px; color: {text};
+    font-family: monospace; font-weight: 700; padding: 1px 4px; }}
+#ownGrade {{ background: {header}; border: 1px solid {border}; border-radius: 8px; }}
+#ownGradeCaption {{ color: {muted}; font-size: 9pt; font-weight: 600; }}
+#ownGradeCaption[active="true"] {{ color: {colours[QPalette.ColorRole.Link]}; }}
+#decisionState {{ color: {text}; font-size: 9.5pt; }}
+#decisionState[failed="true"] {{ color: {"#ff8f8f" if dark else "#b42318"}; }}
+#doneCard {{ background: {header}; border: 1px solid {border}; border-radius: 12px; }}
+#doneTitle {{ font-size: 18pt; font-weight: 600; color: {text}; }}
+#doneText {{ color: {muted}; font-size: 10.5pt; }}
 QStatusBar {{ background: {header}; border-top: 1px solid {border}; color: {text}; }}
 QStatusBar QLabel {{ padding: 3px 10px; }}
 QStatusBar QLabel#statusError {{ color: {"#ff8f8f" if dark else "#b42318"}; font-weight: 600; }}

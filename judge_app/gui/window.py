@@ -42,6 +42,7 @@ from judge_app.store.settings import scale
 if TYPE_CHECKING:  # imported where used: a rater's start loads neither imports nor exports
     from judge_app.commands.export import ExportOptions
     from judge_app.commands.importing import ImportOptions
+    from judge_app.gui.adjudication import AdjudicationScreen
     from judge_app.gui.transfer import ExportDialog, ImportDialog
 
 DATABASE_FILTER = "judge_app databases (*.sqlite *.db *.judge);;All files (*)"
@@ -69,6 +70,7 @@ class MainWindow(QMainWindow):
         self.import_dialog: ImportDialog | None = None  # open dialogs, for tests and scripts
         self.export_dialog: ExportDialog | None = None
         self.lead_dialog: LeadDialog | None = None
+        self._adjudication: AdjudicationScreen | None = None  # built when a lead opens it
         self.setObjectName("mainWindow")
         self.workspace = Workspace(self)
         self._build_pages()
@@ -338,6 +340,8 @@ class MainWindow(QMainWindow):
         preferences.set_theme_name(name)
         self.theme_actions[name].setChecked(True)
         self.judging.apply_palette()
+        if self._adjudication is not None:
+            self._adjudication.apply_palette()
 
     def show_message(self, text: str, error: bool = False) -> None:
         self.status_label.setObjectName("statusError" if error else "statusMessage")
@@ -352,7 +356,15 @@ class MainWindow(QMainWindow):
     def toggle_shortcuts(self) -> None:
         if self.overlay.isVisible():
             self.overlay.hide()
-            self.judging.result_view.setFocus()
+            self._focus_page()
+            return
+        if self._adjudication is not None and self.pages.currentWidget() is self._adjudication:
+            self.overlay.show_groups(
+                "Adjudication shortcuts",
+                "Each decision is stored as the rater “adjudicated”, never over a rater's grade",
+                self._adjudication.shortcut_groups(),
+                "A decision moves on to the next undecided disagreement. Press any key to close.",
+            )
             return
         session = self.judging.session
         if session is not None:
@@ -371,6 +383,8 @@ class MainWindow(QMainWindow):
         shown = self.analysis.shown_page()
         if session is not None and self.pages.currentWidget() is self.judging:
             title += f" — judging as {session.rater_name}"
+        elif self._adjudication is not None and self.pages.currentWidget() is self._adjudication:
+            title += " — adjudicating"
         elif shown is not None:
             title += f" — {shown}"
         self.setWindowTitle(title)
@@ -447,30 +461,32 @@ class MainWindow(QMainWindow):
         self._set_title()
         self.judging.result_view.setFocus()
 
-    def adjudicate(self, query_id: str, doc_id: str) -> None:
-        """Judge a disputed document as the rater ``adjudicated``: the lead's grade is stored
-        as that rater's own judgment, never over a rater's; aggregation can prefer it."""
-        from judge_app.commands.adjudicate import adjudicator, disputed_item
-        from judge_app.metrics.aggregation import ADJUDICATED
+    @property
+    def adjudication(self) -> AdjudicationScreen:
+        """The adjudication screen, built the first time a lead opens it."""
+        if self._adjudication is None:
+            from judge_app.gui.adjudication import AdjudicationScreen
 
-        assert self.database is not None
-        grades = self.analysis.grades_of(query_id, doc_id)
-        rater_id = adjudicator(self.database)
-        query, document = disputed_item(self.database, query_id, doc_id)
-        self.judging.set_session(
-            JudgingSession(self.database, rater_id, ADJUDICATED),
-            query_id=query,
-            document_id=document,
-        )
-        self.pages.setCurrentWidget(self.judging)
-        self._set_title()
-        given = ", ".join(f"{rater} {grade}" for rater, grade in grades.items())
+            screen = AdjudicationScreen(self.workspace)
+            screen.message.connect(self.show_message)
+            screen.helpRequested.connect(self.toggle_shortcuts)
+            screen.backRequested.connect(self.analysis.show_agreement)
+            self.pages.addWidget(screen)
+            self._adjudication = screen
+        return self._adjudication
+
+    def adjudicate(self, query_id: str, doc_id: str) -> None:
+        """The adjudication screen at a disputed document: the lead's grade is stored as the
+        rater ``adjudicated``'s own judgment, never over a rater's."""
+        if self.database is None:
+            return
+        screen = self.adjudication
+        self.pages.setCurrentWidget(screen)
         self.show_message(
-            f"Adjudicating {query_id} · {doc_id}"
-            + (f" (raters gave {given})" if given else "")
-            + ": your grade is stored as the rater “adjudicated”. Ctrl+3 goes back."
+            f"Adjudicating {query_id} · {doc_id}: a number key accepts that rater's grade, "
+            "G then 0–5 gives your own. Press ? for the keys."
         )
-        self.judging.result_view.setFocus()
+        screen.open_at(query_id, doc_id)
 
     def _caught_up(self) -> None:
         """Another window of the rater changed their judgments: show what the store holds."""
@@ -651,8 +667,15 @@ class MainWindow(QMainWindow):
 
     def _task_finished(self) -> None:
         self._update_actions()
-        if self.pages.currentWidget() is self.judging:
+        self._focus_page()
+
+    def _focus_page(self) -> None:
+        """The keys go to the judging screen's results or the adjudication list, if shown."""
+        current = self.pages.currentWidget()
+        if current is self.judging:
             self.judging.result_view.setFocus()
+        elif self._adjudication is not None and current is self._adjudication:
+            self._adjudication.list_view.setFocus()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         kind = event.type()
@@ -687,7 +710,15 @@ class MainWindow(QMainWindow):
             self.judging.idle.connect(self.close, Qt.ConnectionType.SingleShotConnection)
             event.ignore()
             return
+        adjudication = self._adjudication
+        if adjudication is not None and adjudication.in_flight:
+            self.show_message("Saving the decisions before closing…")
+            adjudication.idle.connect(self.close, Qt.ConnectionType.SingleShotConnection)
+            event.ignore()
+            return
         self.judging.writes.close()
+        if adjudication is not None:
+            adjudication.writes.close()
         geometry.save(self, self.splitters())
         QThreadPool.globalInstance().waitForDone()  # workers past their last signal
         app = QApplication.instance()

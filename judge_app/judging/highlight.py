@@ -38,3 +38,27 @@ def highlighted_html(text: str | None, terms: list[str], mark_style: str) -> str
         parts.append(html.escape(paragraph[position:]))
         paragraphs.append("<p>" + "".join(parts).replace("\n", "<br>") + "</p>")
     return "".join(paragraphs)
+
+
+def document_html(
+    title: str | None,
+    doc_id: str,
+    url: str | None,
+    body: str | None,
+    terms: list[str],
+    mark_style: str,
+    muted: str,
+) -> str:
+    """A document as the document panes show it: its title (or id) large, its URL and id in
+    ``muted`` colour, its text; the query's ``terms`` marked in ``mark_style``."""
+    heading = highlighted_html(title or doc_id, terms, mark_style)
+    text = highlighted_html(body, terms, mark_style) or (
+        f'<p style="color:{muted}"><i>This document has no text.</i></p>'
+    )
+    return (
+        f'<div style="font-size:15pt; font-weight:600; margin-bottom:2px">'
+        f"{heading.removeprefix('<p>').removesuffix('</p>')}</div>"
+        f'<div style="color:{muted}; font-size:9.5pt; margin-bottom:10px">'
+        f"{html.escape(url or '')} &nbsp;·&nbsp; {html.escape(doc_id)}</div>"
+        f'<div style="font-size:11pt; line-height:150%">{text}</div>'
+    )

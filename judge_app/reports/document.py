@@ -263,9 +263,12 @@ def _agreement(report: AgreementReport, number: Callable) -> str:
             numeric_from=2,
         ),
     ]
-    flagged = sum(len(query.adjudicate) for query in report.per_query)
+    flagged = [item for query in report.per_query for item in query.adjudicate]
+    waiting = sum(item.decided is None for item in flagged)
+    decided = f"; a lead decided {len(flagged) - waiting:,}" if waiting < len(flagged) else ""
     parts.append(
-        f"<p>{flagged:,} documents are graded two or more apart and await adjudication.</p>"
+        f"<p>{len(flagged):,} documents are graded two or more apart{decided}; "
+        f"{waiting:,} await adjudication.</p>"
     )
     return "\n".join(parts)
 

@@ -322,3 +322,43 @@ def coverage_frame(session: Session, depth: int = 10) -> pd.DataFrame:
     for name in ("judged", "results_at_depth", "judged_at_depth"):
         frame[name] = frame[name].fillna(0).astype("int64")
     return frame
+
+
+PAIR_CHUNK = 500
+"""Ids looked up per statement by ``pair_judgments`` (well under every database's limit)."""
+
+
+def pair_judgments(session: Session, pairs: Sequence[tuple[str, str]]) -> pd.DataFrame:
+    """Every judgment of these (query id, doc id) pairs, every rater's, with the texts the
+    adjudication screen shows: ``query, document`` (the database's own ids), ``query_id,
+    doc_id, query_text, doc_title, doc_url, doc_body, rater, grade, skipped, note,
+    duration_ms``, ordered by query id, doc id and rater."""
+    wanted = set(pairs)
+    columns = (
+        Judgment.query_id.label("query"),
+        Judgment.document_id.label("document"),
+        Query.external_id.label("query_id"),
+        Document.external_id.label("doc_id"),
+        Query.text.label("query_text"),
+        Document.title.label("doc_title"),
+        Document.url.label("doc_url"),
+        Document.body.label("doc_body"),
+        Rater.name.label("rater"),
+        Judgment.grade,
+        Judgment.skipped,
+        Judgment.note,
+        Judgment.duration_ms,
+    )
+    queries = sorted({query_id for query_id, _doc_id in wanted})
+    rows = []
+    for start in range(0, len(queries), PAIR_CHUNK):
+        statement = (
+            select(*columns)
+            .join(Query, Query.id == Judgment.query_id)
+            .join(Document, Document.id == Judgment.document_id)
+            .join(Rater, Rater.id == Judgment.rater_id)
+            .where(Query.external_id.in_(queries[start : start + PAIR_CHUNK]))
+        )
+        rows += [row for row in session.execute(statement) if (row[2], row[3]) in wanted]
+    frame = pd.DataFrame(rows, columns=[column.key for column in columns])
+    return frame.sort_values(["query_id", "doc_id", "rater"], kind="stable", ignore_index=True)

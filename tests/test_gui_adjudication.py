@@ -1,0 +1,107 @@
+"""The adjudication screen: opened from the agreement page at a document, keys decide it as
+the rater ``adjudicated`` (never touching a rater's judgment), progress and the done state
+follow, and the agreement page marks what is decided."""
+
+from __future__ import annotations
+
+from gui_support import demo_db, demo_template, fresh_settings, open_window, window
+from PySide6.QtCore import Qt
+
+from judge_app.metrics.aggregation import ADJUDICATED
+from judge_app.store import open_database, reads
+
+__all__ = ["demo_db", "demo_template", "fresh_settings", "open_window", "window"]
+
+# the demo's documents graded two or more apart, in the list's order (query, then spread)
+DISPUTED = [("q02", "d0208"), ("q05", "d0509"), ("q10", "d1008"), ("q16", "d1606")]
+
+
+def opened(qtbot, window, item=("q05", "d0509")):
+    """The adjudication screen, opened as the agreement page's list opens it."""
+    window.analysis.adjudicate.emit(*item)
+    screen = window.adjudication
+    qtbot.waitUntil(lambda: screen.adjudication is not None and window.task is None, timeout=30_000)
+    return screen
+
+
+def key(qtbot, screen, name, modifier=Qt.KeyboardModifier.NoModifier):
+    qtbot.keyClick(screen.list_view, name, modifier)
+    qtbot.waitUntil(lambda: screen.in_flight == 0, timeout=20_000)
+
+
+def stored(path, raters=None):
+    with open_database(path) as database, database.reading() as session:
+        frame = reads.judgments_frame(session, raters=raters)
+    return frame
+
+
+def decided(path):
+    frame = stored(path, [ADJUDICATED])
+    return dict(zip(zip(frame["query_id"], frame["doc_id"]), frame["grade"].astype(int)))
+
+
+def test_a_rater_key_accepts_that_raters_grade_and_moves_on(qtbot, window, demo_db):
+    raters_before = stored(demo_db, ["ana", "ben", "chloe"])
+    screen = opened(qtbot, window)
+    assert window.pages.currentWidget() is screen
+    assert "adjudicating" in window.windowTitle() and "Adjudicating" in window.status_text()
+    assert window.judging.session.rater_name == "dan"  # the judging screen is not taken over
+    item = screen.adjudication.items[screen.current_row]
+    assert (item.query_id, item.doc_id) == ("q05", "d0509")
+    assert [card.key.text() for card in screen.cards] == ["1", "2", "3"]
+    assert [card.opinion.rater for card in screen.cards] == ["ana", "ben", "chloe"]
+    assert screen.progress_label.text() == "0 of 4 decided"
+
+    key(qtbot, screen, Qt.Key.Key_2)  # ben gave 4
+    assert decided(demo_db) == {("q05", "d0509"): 4}
+    assert stored(demo_db, ["ana", "ben", "chloe"]).equals(raters_before)
+    assert screen.progress_label.text() == "1 of 4 decided"
+    assert "Saved: q05 · d0509 decided 4 (ben's grade)" in window.status_text()
+    moved = screen.adjudication.items[screen.current_row]
+    assert (moved.query_id, moved.doc_id) == ("q10", "d1008")  # the next undecided
+
+
+def test_own_grade_next_undecided_undo_and_the_done_state(qtbot, window, demo_db):
+    screen = opened(qtbot, window, DISPUTED[0])
+    key(qtbot, screen, Qt.Key.Key_G)
+    assert screen.choosing_grade and "0–5" in screen.own_caption.text()
+    key(qtbot, screen, Qt.Key.Key_5)  # the lead's own grade, not rater 5's
+    assert decided(demo_db) == {DISPUTED[0]: 5}
+    assert not screen.choosing_grade
+    assert screen.current_row == 1
+    key(qtbot, screen, Qt.Key.Key_N)  # skip q05 for now
+    assert screen.current_row == 2
+    key(qtbot, screen, Qt.Key.Key_P)
+    assert screen.current_row == 1
+    key(qtbot, screen, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert decided(demo_db) == {} and screen.current_row == 0
+    assert screen.progress_label.text() == "0 of 4 decided"
+
+    for _item in DISPUTED:
+        key(qtbot, screen, Qt.Key.Key_1)  # ana's grade each time
+    assert decided(demo_db) == {DISPUTED[0]: 3, DISPUTED[1]: 3, DISPUTED[2]: 3, DISPUTED[3]: 2}
+    assert screen.progress_label.text() == "4 of 4 decided"
+    assert screen.detail.currentIndex() == 1
+    assert screen.done_title.text() == "All 4 disagreements decided"
+    assert screen.done_back.isVisible()
+
+
+def test_the_agreement_page_marks_what_is_decided(qtbot, window, demo_db):
+    window.page_actions["agreement"].trigger()
+    analysis = window.analysis
+    qtbot.waitUntil(lambda: analysis.report is not None and window.task is None, timeout=30_000)
+    view = analysis.agreement_view
+    assert view.adjudication.model.frame["decided"].isna().all()
+    screen = opened(qtbot, window, DISPUTED[1])
+    key(qtbot, screen, Qt.Key.Key_G)
+    key(qtbot, screen, Qt.Key.Key_2)
+    screen.back_button.click()
+    assert window.pages.currentWidget() is view
+    qtbot.waitUntil(
+        lambda: window.task is None and view.adjudication.model.frame["decided"].notna().any(),
+        timeout=30_000,
+    )
+    frame = view.adjudication.model.frame
+    marked = frame[frame["decided"].notna()]
+    assert list(zip(marked["query_id"], marked["doc_id"], marked["decided"])) == [(*DISPUTED[1], 2)]
+    assert view.cards["to_adjudicate"].value.text() == "3"
