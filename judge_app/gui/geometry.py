@@ -18,7 +18,10 @@ does not fit."""
 
 def screens_key() -> str:
     """The layout of the screens, as a settings group name: "1920x1080+0+0,1280x1024+1920+0"."""
-    rects = sorted(screen.geometry().getRect() for screen in QGuiApplication.screens())
+    rects = sorted(
+        (rect.x(), rect.y(), rect.width(), rect.height())
+        for rect in (screen.geometry() for screen in QGuiApplication.screens())
+    )
     layout = ",".join(f"{w}x{h}{x:+d}{y:+d}" for x, y, w, h in rects) or "none"
     return f"window/{layout}"
 

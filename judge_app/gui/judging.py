@@ -521,16 +521,15 @@ class JudgingScreen(QWidget):
         if session is None or self._step_check is not None or self.in_flight:
             return
         check = Worker(lambda _worker: _out_of_step(session))
-        check.signals.returned.connect(
-            lambda stale: stale and session is self.session and self._stepped_out()
-        )
+        check.signals.returned.connect(lambda stale: self._stepped_out(session, stale))
         check.signals.finished.connect(lambda: setattr(self, "_step_check", None))
         self._step_check = check
         QThreadPool.globalInstance().start(check)
 
-    def _stepped_out(self) -> None:
-        if not self.in_flight and not self.note_box.isVisible():
-            self.outOfStep.emit()
+    def _stepped_out(self, session: JudgingSession, stale: bool) -> None:
+        if stale and session is self.session and not self.in_flight:
+            if not self.note_box.isVisible():
+                self.outOfStep.emit()
 
     def set_keymap(self, keymap: dict[str, str]) -> None:
         self.keymap = keymap
@@ -1090,7 +1089,8 @@ class QueueFilter(QSortFilterProxyModel):
         """The queue row of the first query shown other than the open one, else the open one."""
         rows = [self.mapToSource(self.index(row, 0)).row() for row in range(self.rowCount())]
         others = [row for row in rows if row != self._current]
-        return (others or rows or [None])[0]
+        first = others or rows
+        return first[0] if first else None
 
     def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex) -> bool:  # type: ignore[override]
         if source_row == self._current:

@@ -253,7 +253,9 @@ class MainWindow(QMainWindow):
 
     def show_queue(self, shown: bool) -> None:
         """Show or hide the judging screen's queue pane."""
-        self.judging.splitter.widget(0).setVisible(shown)
+        queue = self.judging.splitter.widget(0)
+        assert queue is not None
+        queue.setVisible(shown)
 
     def _choices(
         self,
