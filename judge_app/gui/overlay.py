@@ -56,7 +56,8 @@ class ShortcutOverlay(QWidget):
                 if action.startswith("grade"):
                     grade = int(action[5:])
                     text = f"Grade {grade} · {grade_labels[grade]}"
-                rows.append(([key_label(key) for key in keys_of(keymap, action)[:2]], text))
+                labels = dict.fromkeys(key_label(key) for key in keys_of(keymap, action))
+                rows.append((list(labels)[:2], text))
             groups.append((group, rows))
         self.show_groups(
             "Keyboard shortcuts",
@@ -66,8 +67,11 @@ class ShortcutOverlay(QWidget):
             "grade. Press any key to close.",
         )
 
-    def show_groups(self, title: str, subtitle: str, groups: Groups, hint: str) -> None:
-        """Fill the card with ``groups`` of (keys, what they do), side by side, and show it."""
+    def show_groups(
+        self, title: str, subtitle: str, groups: Groups, hint: str, columns_at_most: int = 2
+    ) -> None:
+        """Fill the card with ``groups`` of (keys, what they do) in ``columns_at_most``
+        columns of about equal length (a group is never split), and show it."""
         _clear(self._layout)
         heading_label = QLabel(title)
         heading_label.setObjectName("overlayTitle")
@@ -78,7 +82,16 @@ class ShortcutOverlay(QWidget):
         columns = QGridLayout()
         columns.setHorizontalSpacing(36)
         columns.setVerticalSpacing(6)
-        for column, (group, rows) in enumerate(groups):
+        lengths = [0] * min(columns_at_most, len(groups))
+        stacks: list[QVBoxLayout] = []
+        for column in range(len(lengths)):
+            stack = QVBoxLayout()
+            stack.setSpacing(14)
+            columns.addLayout(stack, 0, column, Qt.AlignmentFlag.AlignTop)
+            stacks.append(stack)
+        for index, (group, rows) in enumerate(groups):  # then below the shortest column
+            column = index if index < len(lengths) else lengths.index(min(lengths))
+            lengths[column] += len(rows) + 1
             grid = QGridLayout()
             grid.setHorizontalSpacing(14)
             grid.setVerticalSpacing(7)
@@ -98,8 +111,7 @@ class ShortcutOverlay(QWidget):
                 label.setObjectName("overlayAction")
                 grid.addLayout(caps, row, 0)
                 grid.addWidget(label, row, 1)
-            grid.setRowStretch(len(rows) + 1, 1)
-            columns.addLayout(grid, 0, column, Qt.AlignmentFlag.AlignTop)
+            stacks[column].addLayout(grid)
         self._layout.addLayout(columns)
         hint_label = QLabel(hint)
         hint_label.setObjectName("overlaySubtitle")

@@ -6,10 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 SKIP_REASONS = (
-    "Page does not load or is broken",
-    "In a language I cannot read",
-    "Needs knowledge I do not have",
-    "I do not understand the query",
+    "Page does not load",
+    "Language I cannot read",
+    "Needs expertise I lack",
+    "Query unclear to me",
 )
 """The preset reasons a rater gives for a skip with one key (Alt+1 to Alt+4), stored as the
 skipped result's note."""
@@ -34,12 +34,12 @@ ACTIONS = {
         Action("first", "First result"),
         Action("last", "Last result"),
         Action("clear", "Clear the grade"),
-        Action("skip", "Skip: cannot judge, and go to the next ungraded result"),
-        *(Action(f"skip_reason{number}", f"Skip reason: {reason.lower()}")
+        Action("skip", "Skip: cannot judge"),
+        *(Action(f"skip_reason{number}", f"Reason: {reason}")
           for number, reason in enumerate(SKIP_REASONS, start=1)),
         Action("note", "Write a note on the result"),
-        Action("open_url", "Open the result's web page in the browser"),
-        Action("undo", "Undo your last change of this session"),
+        Action("open_url", "Open the web page"),
+        Action("undo", "Undo (this session's changes)"),
         Action("redo", "Redo"),
         Action("next_unfinished", "Next unfinished query"),
         Action("next_query", "Next query"),
