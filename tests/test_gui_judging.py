@@ -595,3 +595,14 @@ def test_o_opens_the_web_page_and_the_rater_comes_back_to_the_same_result(
     window.close()
     again = open_window(demo_db)
     assert (again.judging.session.query.id, current_item(again).document_id) == place
+
+
+def test_a_double_click_on_the_rubric_grades_once_as_a_held_key_does(qtbot, window, demo_db):
+    first, second = (item.external_id for item in window.judging.session.items[:2])
+    button = window.judging.rubric_buttons[3]
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(button, Qt.MouseButton.LeftButton)  # within the double-click time
+    written(qtbot, window)
+    assert own_state(demo_db, "dan", "q01", first) == (3, False, None)
+    assert own_state(demo_db, "dan", "q01", second) is None
+    assert current_item(window).external_id == second  # moved on once, as the key does

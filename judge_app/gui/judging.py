@@ -9,6 +9,7 @@ database is shown in words, never felt as a frozen window.
 from __future__ import annotations
 
 import html
+import time
 from collections.abc import Callable
 
 from PySide6.QtCore import (
@@ -26,6 +27,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QDesktopServices, QKeyEvent, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QFrame,
     QGridLayout,
     QHBoxLayout,
@@ -189,6 +191,7 @@ class JudgingScreen(QWidget):
         self._step_timer.timeout.connect(self.check_in_step)
         self._step_check: Worker | None = None  # the check under way
         self._note_row = -1
+        self._last_click = 0.0  # when the rubric was last clicked (time.monotonic)
         self._skipped_pair: tuple[int, int] | None = None  # the skip a reason key completes
         self._leave_warned: int | None = None  # the query whose ungraded results were named
         self._terms: list[str] = []
@@ -440,7 +443,7 @@ class JudgingScreen(QWidget):
         self.rubric_buttons: list[RubricButton] = []
         for grade in range(6):
             button = RubricButton(GradeLabel(grade, "", ""), str(grade))
-            button.clicked.connect(lambda _checked=False, g=grade: self.grade(g))
+            button.clicked.connect(lambda _checked=False, g=grade: self._rubric_clicked(g))
             layout.addWidget(button, 1)
             self.rubric_buttons.append(button)
         panel.setFixedHeight(RUBRIC_HEIGHT[False])
@@ -825,6 +828,15 @@ class JudgingScreen(QWidget):
         change = self.session.grade(row, grade, self.timer.elapsed_ms())
         self.select_row(self.session.next_unjudged(row))
         self._submit(change)
+
+    def _rubric_clicked(self, grade: int) -> None:
+        """A grade given with the mouse, as with its key: a double click, like a held-down
+        key, grades once (the second click would grade the next result)."""
+        now = time.monotonic()
+        if now - self._last_click < QApplication.doubleClickInterval() / 1000:
+            return
+        self._last_click = now
+        self.grade(grade)
 
     def clear(self) -> None:
         row = self.current_row
