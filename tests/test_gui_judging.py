@@ -606,3 +606,15 @@ def test_a_double_click_on_the_rubric_grades_once_as_a_held_key_does(qtbot, wind
     assert own_state(demo_db, "dan", "q01", first) == (3, False, None)
     assert own_state(demo_db, "dan", "q01", second) is None
     assert current_item(window).external_id == second  # moved on once, as the key does
+
+
+def test_the_status_bar_speaks_of_the_open_query_only(qtbot, window):
+    view = window.judging.result_view
+    ctrl = Qt.KeyboardModifier.ControlModifier
+    qtbot.keyClick(view, Qt.Key.Key_4)  # written while the rater moves on to q02
+    qtbot.keyClick(view, Qt.Key.Key_Right, ctrl)
+    qtbot.keyClick(view, Qt.Key.Key_Right, ctrl)
+    written(qtbot, window)
+    assert window.judging.session.query.external_id == "q02"
+    assert "q01" not in window.status_text()
+    assert window.status_text().startswith("Query q02: 0 of")
