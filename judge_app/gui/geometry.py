@@ -40,13 +40,8 @@ def first_placement(available: QRect, minimum: QSize) -> QRect:
 def restore(window: QMainWindow, splitters: dict[str, QSplitter]) -> bool:
     """Place ``window`` as it was last closed on these screens, with its splitters' sizes;
     False, with the window placed for a first start, if there is nothing to restore."""
-    settings = app_settings()
-    group = screens_key()
-    for name, splitter in splitters.items():
-        state = settings.value(f"{group}/splitter-{name}")
-        if isinstance(state, QByteArray):
-            splitter.restoreState(state)
-    saved = settings.value(f"{group}/geometry")
+    restore_splitters(splitters)
+    saved = app_settings().value(f"{screens_key()}/geometry")
     if isinstance(saved, QByteArray) and window.restoreGeometry(saved):
         return True  # Qt moves a window whose saved place is off every screen back on
     screen = window.screen() or QGuiApplication.primaryScreen()
@@ -55,6 +50,16 @@ def restore(window: QMainWindow, splitters: dict[str, QSplitter]) -> bool:
         margins = _frame_margins(window)
         window.setGeometry(frame.adjusted(0, margins, 0, 0))
     return False
+
+
+def restore_splitters(splitters: dict[str, QSplitter]) -> None:
+    """Give ``splitters`` the sizes they had when last saved on these screens."""
+    settings = app_settings()
+    group = screens_key()
+    for name, splitter in splitters.items():
+        state = settings.value(f"{group}/splitter-{name}")
+        if isinstance(state, QByteArray):
+            splitter.restoreState(state)
 
 
 def save(window: QMainWindow, splitters: dict[str, QSplitter]) -> None:

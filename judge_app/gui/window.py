@@ -127,7 +127,10 @@ class MainWindow(QMainWindow):
 
     def splitters(self) -> dict[str, QSplitter]:
         """The splitters whose sizes are remembered with the window's place, by name."""
-        return {"judging": self.judging.splitter}
+        splitters = {"judging": self.judging.splitter}
+        if self._adjudication is not None:
+            splitters["adjudication"] = self._adjudication.splitter
+        return splitters
 
     # the workspace, as tests and scripts reach it ----------------------------------------------
 
@@ -474,6 +477,7 @@ class MainWindow(QMainWindow):
             screen.helpRequested.connect(self.toggle_shortcuts)
             screen.backRequested.connect(self.analysis.show_agreement)
             self.pages.addWidget(screen)
+            geometry.restore_splitters({"adjudication": screen.splitter})
             self._adjudication = screen
         return self._adjudication
 
