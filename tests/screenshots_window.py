@@ -1,0 +1,140 @@
+"""Screenshots of the real window under a window manager, as a user sees it: the judging,
+adjudication, evaluation and agreement screens at 1024×768, 1280×800 and 1920×1080, at 100%
+and 150% scaling, light and dark (48 PNGs of the whole screen).
+
+    python tests/screenshots_window.py [FOLDER]   (default /tmp/judge_app_window)
+
+Needs Xvfb and openbox (``apt-get install -y xvfb openbox``): each screen size gets an X
+server of its own with the window manager, and each (scale, theme) a process of its own, so
+that the window opens where a first start puts it. The window is driven by its keys.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from contextlib import redirect_stdout
+from io import StringIO
+from pathlib import Path
+
+SCREENS = ((1024, 768), (1280, 800), (1920, 1080))
+SCALES = ("1", "1.5")
+THEMES = ("light", "dark")
+FIRST_DISPLAY = 90
+
+
+def main(folder: Path) -> None:
+    for tool in ("Xvfb", "openbox"):
+        if shutil.which(tool) is None:
+            sys.exit(f"{tool} is not installed: apt-get install -y xvfb openbox")
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as scratch:
+        template = Path(scratch) / "demo.sqlite"
+        from judge_app.cli import main as cli
+
+        with redirect_stdout(StringIO()):
+            cli(["demo", str(template)])
+        for number, (width, height) in enumerate(SCREENS, start=FIRST_DISPLAY):
+            display = f":{number}"
+            server = subprocess.Popen(
+                ["Xvfb", display, "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp"],
+                stderr=subprocess.DEVNULL,
+            )
+            time.sleep(1)
+            manager = subprocess.Popen(
+                ["openbox"], env={**os.environ, "DISPLAY": display}, stderr=subprocess.DEVNULL
+            )
+            time.sleep(1)
+            try:
+                for scale in SCALES:
+                    for theme in THEMES:
+                        database = Path(scratch) / f"demo-{number}-{scale}-{theme}.sqlite"
+                        shutil.copy(template, database)
+                        name = f"{width}x{height}-{round(float(scale) * 100)}-{theme}"
+                        subprocess.run(
+                            [sys.executable, __file__, "--one", str(database), theme,
+                             str(folder / name)],
+                            env={
+                                **os.environ,
+                                "DISPLAY": display,
+                                "QT_QPA_PLATFORM": "xcb",
+                                "QT_SCALE_FACTOR": scale,
+                                "JUDGE_APP_SETTINGS": str(Path(scratch) / f"{name}.ini"),
+                            },
+                            check=True,
+                        )  # fmt: skip
+                        print(f"saved {folder / name}-*.png")
+            finally:
+                manager.terminate()
+                server.terminate()
+                manager.wait()
+                server.wait()
+
+
+def one(database: str, theme: str, prefix: str) -> None:
+    """In this process: the window on ``database``, each screen saved as ``prefix-NAME.png``."""
+    from PySide6.QtCore import Qt, QThreadPool
+    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtTest import QTest
+
+    from judge_app.commands.adjudicate import read_disputes
+    from judge_app.gui import create_main_window
+
+    window = create_main_window(database, "dan")
+    window.set_theme(theme)
+    window.show()
+    window.raise_()
+    window.activateWindow()
+    QTest.qWait(800)
+
+    def settle(page_ready=lambda: True) -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            QTest.qWait(100)
+            task = window.task
+            if (task is None or not task.running) and not window.judging.in_flight:
+                if page_ready():
+                    break
+        QThreadPool.globalInstance().waitForDone(30_000)
+        QTest.qWait(500)
+
+    def save(name: str) -> None:
+        screen = QGuiApplication.primaryScreen()
+        screen.grabWindow(0).save(f"{prefix}-{name}.png")
+
+    view = window.judging.result_view
+    for key in (Qt.Key.Key_3, Qt.Key.Key_4, Qt.Key.Key_1, Qt.Key.Key_S, Qt.Key.Key_2):
+        QTest.keyClick(view, key)
+    QTest.keyClick(view, Qt.Key.Key_N)
+    QTest.keyClicks(window.judging.note_edit, "recipe, but for a pizza oven")
+    QTest.keyClick(window.judging.note_edit, Qt.Key.Key_Return)
+    settle()
+    save("judging")
+    window.analysis.show_evaluation()
+    settle()
+    save("evaluation")
+    window.analysis.show_agreement()
+    settle()
+    save("agreement")
+    assert window.database is not None
+    disputes = read_disputes(window.database)
+    if disputes.items:
+        first = disputes.items[0]
+        window.adjudicate(first.query_id, first.doc_id)
+        settle()
+        save("adjudication")
+    window.close()
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--one"]:
+        from judge_app.gui.app import application
+
+        application()
+        one(*sys.argv[2:5])
+    else:
+        main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("/tmp/judge_app_window"))
