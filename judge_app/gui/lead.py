@@ -41,10 +41,9 @@ from judge_app.gui.workers import TaskDialog, Worker
 from judge_app.gui.workspace import Workspace
 from judge_app.store import Database
 from judge_app.store.assignments import AssignmentPlan, current_assignments
-from judge_app.store.people import all_query_ids
+from judge_app.store.people import all_query_ids, campaign_raters, named_rater, new_rater_name
 from judge_app.store.queue import (
     PoolSettings,
-    active_raters,
     pool_settings,
     pooled_pair_count,
     run_names,
@@ -167,12 +166,13 @@ class AssignDialog(LeadDialog):
             "assignDialog",
             "Assign queries",
             "Give each rater a queue. Queries judged by two raters or more measure agreement. "
-            "A rater without an assignment judges every query.",
+            "A rater without an assignment judges every query. The raters are those who "
+            "judged or have queries (never a lead, nor the adjudications); add others by name.",
             "Assign",
         )
         self.setMinimumWidth(760)
         with workspace.reading() as session:
-            raters = active_raters(session)
+            raters = campaign_raters(session, assignable=True)
             query_ids = all_query_ids(session)
             assigned = current_assignments(session)
         self._names = dict(raters)
@@ -191,6 +191,12 @@ class AssignDialog(LeadDialog):
         self.raters.setFixedWidth(220)
         self.raters.itemChanged.connect(lambda _item: self._update())
         left.addWidget(self.raters, 1)
+        self.new_rater = QLineEdit()
+        self.new_rater.setObjectName("assignNewRater")
+        self.new_rater.setPlaceholderText("Add a rater by name")
+        self.new_rater.returnPressed.connect(self._add_rater)
+        self.new_rater.setFixedWidth(220)
+        left.addWidget(self.new_rater)
         pick = QHBoxLayout()
         for title, checked in (("All", True), ("None", False)):
             button = QPushButton(title)
@@ -272,6 +278,32 @@ class AssignDialog(LeadDialog):
 
     def chosen(self) -> list[int]:
         return _checked(self.raters)
+
+    def _add_rater(self) -> None:
+        """Tick the rater the name typed names, or list a new one (added when assigned);
+        refused as ``judge-app assign --raters`` refuses it, saying why."""
+        name = self.new_rater.text()
+        try:
+            with self.workspace.reading() as session:
+                known = named_rater(session, name, create=False)
+                found = (known.id, known.name) if known else (None, new_rater_name(session, name))
+        except JudgeAppError as error:
+            self.show_error(str(error))
+            return
+        rater_id, shown = found
+        if rater_id is None:  # a stand-in id until the assignment adds the rater
+            rater_id = -1 - sum(key < 0 for key in self._names)
+        if rater_id not in self._names:
+            self._names[rater_id] = shown
+            item = QListWidgetItem(shown)
+            item.setData(Qt.ItemDataRole.UserRole, rater_id)
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
+            self.raters.addItem(item)
+        for row in range(self.raters.count()):
+            if self.raters.item(row).data(Qt.ItemDataRole.UserRole) == rater_id:
+                self.raters.item(row).setCheckState(Qt.CheckState.Checked)
+        self.new_rater.clear()
+        self.error.hide()
 
     def _update(self) -> None:
         chosen = self.chosen()
