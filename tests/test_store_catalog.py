@@ -7,6 +7,7 @@ import pytest
 
 from judge_app.store import StoreError, reads
 from judge_app.store.bulk import document_ids, query_ids
+from judge_app.store.errors import SimilarRaterError
 from judge_app.store.imports import import_files
 from judge_app.store.judgments import set_grade, skip
 from judge_app.store.people import (

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
@@ -39,6 +40,7 @@ from judge_app.errors import JudgeAppError
 from judge_app.gui.theme import grade_colour, text_on
 from judge_app.gui.workers import TaskDialog, Worker
 from judge_app.gui.workspace import Workspace
+from judge_app.names import known_name, normal_id, similar_name, similar_reason
 from judge_app.store import Database
 from judge_app.store.assignments import AssignmentPlan, current_assignments
 from judge_app.store.people import all_query_ids, campaign_raters, named_rater, new_rater_name
@@ -194,8 +196,8 @@ class AssignDialog(LeadDialog):
         self.new_rater = QLineEdit()
         self.new_rater.setObjectName("assignNewRater")
         self.new_rater.setPlaceholderText("Add a rater by name")
-        self.new_rater.returnPressed.connect(self._add_rater)
         self.new_rater.setFixedWidth(220)
+        self.new_rater.installEventFilter(self)
         left.addWidget(self.new_rater)
         pick = QHBoxLayout()
         for title, checked in (("All", True), ("None", False)):
@@ -279,20 +281,26 @@ class AssignDialog(LeadDialog):
     def chosen(self) -> list[int]:
         return _checked(self.raters)
 
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        """Enter in the name field adds the rater: it does not assign."""
+        if (
+            watched is self.new_rater
+            and isinstance(event, QKeyEvent)
+            and event.type() == QEvent.Type.KeyPress
+            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        ):
+            self._add_rater()
+            return True
+        return super().eventFilter(watched, event)
+
     def _add_rater(self) -> None:
         """Tick the rater the name typed names, or list a new one (added when assigned);
         refused as ``judge-app assign --raters`` refuses it, saying why."""
-        name = self.new_rater.text()
         try:
-            with self.workspace.reading() as session:
-                known = named_rater(session, name, create=False)
-                found = (known.id, known.name) if known else (None, new_rater_name(session, name))
+            rater_id, shown = self._rater_named(self.new_rater.text())
         except JudgeAppError as error:
             self.show_error(str(error))
             return
-        rater_id, shown = found
-        if rater_id is None:  # a stand-in id until the assignment adds the rater
-            rater_id = -1 - sum(key < 0 for key in self._names)
         if rater_id not in self._names:
             self._names[rater_id] = shown
             item = QListWidgetItem(shown)
@@ -303,7 +311,22 @@ class AssignDialog(LeadDialog):
             if self.raters.item(row).data(Qt.ItemDataRole.UserRole) == rater_id:
                 self.raters.item(row).setCheckState(Qt.CheckState.Checked)
         self.new_rater.clear()
-        self.error.hide()
+        self.show_error("")
+
+    def _rater_named(self, name: str) -> tuple[int, str]:
+        """The id and name of the rater ``name`` names: one listed, one of the database, or
+        a new one (with a stand-in id below 0 until the assignment adds it)."""
+        listed = known_name(name, self._names.values())
+        if listed is not None:
+            return next(key for key, shown in self._names.items() if shown == listed), listed
+        similar = similar_name(normal_id(name), self._names.values())
+        if similar is not None:
+            raise JudgeAppError(similar_reason(normal_id(name), similar))
+        with self.workspace.reading() as session:
+            known = named_rater(session, name, create=False)
+            if known is not None:
+                return known.id, known.name
+            return -1 - sum(key < 0 for key in self._names), new_rater_name(session, name)
 
     def _update(self) -> None:
         chosen = self.chosen()
