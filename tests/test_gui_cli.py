@@ -10,6 +10,7 @@ from judge_app.gui import preferences
 from judge_app.gui.window import MainWindow
 from judge_app.store import open_database
 from judge_app.store.people import find_rater
+from judge_app.store.queue import all_rater_names
 
 
 @pytest.fixture
@@ -78,3 +79,25 @@ def test_no_arguments_show_why_the_last_database_cannot_be_opened(tmp_path, show
     (window,) = shown_windows()
     assert window.pages.currentWidget() is window.start_page
     assert "not a SQLite database" in window.start_page.error.text()
+
+
+def test_gui_rater_is_the_rater_however_typed_and_one_spaces_away_is_refused(
+    tmp_path, shown_windows, capsys
+):
+    path = str(tmp_path / "judging.sqlite")
+    assert main(["demo", path]) == 0
+    assert main(["gui", path, "--rater", "  BEN  "]) == 0
+    (window,) = shown_windows()
+    assert window.judging.session.rater_name == "ben"  # not a second rater
+    window.close()
+    window.database.close()
+    capsys.readouterr()
+    for name, reason in (
+        ("B en", "rater 'B en' differs from the rater 'ben' only by case or spaces: use 'ben'"),
+        ("Adjudicated", "'Adjudicated' is where a lead's adjudicated grades are kept, not a rater"),
+    ):
+        assert main(["gui", path, "--rater", name]) == 1
+        assert reason in capsys.readouterr().err
+        assert shown_windows() == []
+    with open_database(path) as database, database.reading() as session:
+        assert all_rater_names(session) == ["ana", "ben", "chloe"]

@@ -29,7 +29,7 @@ from PySide6.QtCore import Qt
 from judge_app.cli import main as cli
 from judge_app.metrics.aggregation import ADJUDICATED
 from judge_app.store import open_database, reads
-from judge_app.store.queue import active_rater_names
+from judge_app.store.people import campaign_raters
 
 __all__ = [  # fixtures
     "demo_anywhere",
@@ -189,7 +189,7 @@ def test_agreement_view_and_adjudication_round_trip(qtbot, window_anywhere, demo
     qtbot.waitUntil(lambda: screen.in_flight == 0, timeout=20_000)
     with open_database(demo_db) as database, database.reading() as reading:
         grades = reads.grades_frame(reading, [ADJUDICATED])
-        choosable = active_rater_names(reading)
+        choosable = [name for _id, name in campaign_raters(reading, assignable=True)]
     assert grades[["query_id", "doc_id", "grade"]].values.tolist() == [
         [worst.query_id, item.doc_id, 4.0]
     ]

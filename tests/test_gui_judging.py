@@ -477,9 +477,20 @@ def test_without_a_rater_the_window_asks_inline_and_remembers(qtbot, open_window
     assert window.judging.session.rater_name == "zoe"
     assert preferences.last_rater(window.database.describe()) == "zoe"
     again = open_window(demo_db, None)
-    assert again.chooser.raters.currentText() == "zoe"
-    qtbot.mouseClick(again.chooser.start, Qt.MouseButton.LeftButton)
+    chooser = again.chooser
+    assert chooser.own.isVisible() and not chooser.others.isVisible()  # zoe's name alone
+    assert chooser.own_label.text() == "Judging as <b>zoe</b>"
+    qtbot.mouseClick(chooser.start_own, Qt.MouseButton.LeftButton)
     assert again.judging.session.rater_name == "zoe"
+    again.judge_actions["change_rater"].trigger()  # Judge ▸ Change rater…: still zoe alone
+    assert again.pages.currentWidget() is chooser and not chooser.others.isVisible()
+    qtbot.mouseClick(chooser.switch, Qt.MouseButton.LeftButton)  # a lead switches
+    assert chooser.others.isVisible() and not chooser.own.isVisible()
+    names = [chooser.raters.itemText(i) for i in range(chooser.raters.count())]
+    assert names == ["ana", "ben", "chloe"]  # zoe has judged nothing yet: no rater to list
+    chooser.raters.setCurrentText("ben")
+    qtbot.mouseClick(chooser.start, Qt.MouseButton.LeftButton)
+    assert again.judging.session.rater_name == "ben"
 
 
 def test_every_model_passes_the_model_tester(qtmodeltester, window, qtbot):

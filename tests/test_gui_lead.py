@@ -38,11 +38,24 @@ def assignments_by_name(path):
 
 def test_assign_every_query_to_two_raters_from_the_rater_chooser(qtbot, open_window, demo_db):
     with open_database(demo_db) as database, database.transaction() as session:
-        add_rater(session, "dan")
+        add_rater(session, "lead")  # a name that judged nothing: no rater
     window = open_window(demo_db, None)  # opened for a lead: the chooser offers the tools
     qtbot.mouseClick(window.chooser.lead_buttons["assign"], Qt.MouseButton.LeftButton)
     dialog = window.lead_dialog
     assert dialog.objectName() == "assignDialog" and dialog.isVisible()
+    listed = [dialog.raters.item(row).text() for row in range(dialog.raters.count())]
+    assert listed == ["ana", "ben", "chloe"]
+    refusals = {
+        "D an": "rater 'D an' differs from the rater 'dan' only by case or spaces: use 'dan'",
+        "Adjudicated": "'Adjudicated' is where a lead's adjudicated grades are kept, not a rater",
+    }
+    for typed in ("dan", "  DAN ", "D an", "Adjudicated", " Ben"):
+        dialog.new_rater.setText(typed)
+        qtbot.keyClick(dialog.new_rater, Qt.Key.Key_Return)
+        assert dialog.error.isVisible() is (typed in refusals)
+        assert dialog.error.text().startswith(refusals.get(typed, ""))
+    listed = [dialog.raters.item(row).text() for row in range(dialog.raters.count())]
+    assert listed == ["ana", "ben", "chloe", "dan"]  # dan is new: added when assigned
     check_only(dialog.raters, {"ana", "ben", "dan"})
     dialog.copies.setValue(2)
     dialog.replace.setChecked(True)
@@ -152,3 +165,21 @@ def test_pooling_settings_are_stored_and_the_items_follow(qtbot, open_window, de
     assert [item.external_id for item in session.items] == [item.external_id for item in items]
     assert len(session.items) == 5 and session.pool == expected
     assert window.judging.results_model.index(0, 1).data(Role.URL) == items[0].url
+
+
+def test_a_lead_opening_the_window_is_no_rater_to_assign_until_they_grade(
+    qtbot, open_window, demo_db
+):
+    window = open_window(demo_db, "lead")  # judge-app gui DB --rater lead
+    assert window.judging.session.rater_name == "lead"
+
+    def listed():
+        dialog = window.show_assign_dialog()
+        rows = [dialog.raters.item(row) for row in range(dialog.raters.count())]
+        shown = {item.text(): item.checkState() == Qt.CheckState.Checked for item in rows}
+        dialog.reject()
+        return shown
+
+    assert listed() == {"ana": True, "ben": True, "chloe": True}  # lead: neither listed nor ticked
+    press(qtbot, window, Qt.Key.Key_3)  # written when it returns
+    assert listed() == {"ana": True, "ben": True, "chloe": True, "lead": True}  # judges now

@@ -72,17 +72,33 @@ def test_recent_databases_are_listed_and_open_as_the_last_rater(
     assert window.judge_actions["grade3"].isEnabled()
 
 
-def test_a_new_rater_differing_only_by_case_or_spaces_is_refused(open_window, demo_db):
+def test_a_name_is_the_rater_however_typed_and_one_spaces_away_is_asked_about(open_window, demo_db):
     window = open_window(demo_db, rater=None)
     chooser = window.chooser
     assert window.pages.currentWidget() is chooser
     chooser.new_name.setText("  Ben ")
     chooser.add.click()
-    assert window.pages.currentWidget() is chooser and chooser.error.isVisible()
-    assert "'Ben' differs from the rater 'ben' only by case or spaces" in chooser.error.text()
-    chooser.new_name.setText("dan")
+    assert window.judging.session.rater_name == "ben"  # not a second rater
+    window.judge_actions["change_rater"].trigger()
+    chooser.switch.click()
+    for answer, judged_as in ((chooser.use_similar, "ben"), (chooser.add_anyway, "B en")):
+        chooser.new_name.setText("B en")
+        chooser.add.click()  # only a space away from "ben": asked, not added
+        assert window.pages.currentWidget() is chooser and chooser.similar.isVisible()
+        assert chooser.similar_text.text() == (
+            "“B en” differs from the rater “ben” only by spaces or case. Is this the same person?"
+        )
+        assert (chooser.use_similar.text(), chooser.add_anyway.text()) == (
+            "Yes: judge as ben",
+            "No: add B en",
+        )
+        answer.click()
+        assert window.judging.session.rater_name == judged_as
+        window.show_chooser()
+        chooser.switch.click()
+    chooser.new_name.setText(" ADJUDICATED")
     chooser.add.click()
-    assert window.judging.session.rater_name == "dan"
+    assert chooser.error.isVisible() and "'ADJUDICATED' is where a lead's" in chooser.error.text()
 
 
 def test_open_database_through_the_file_dialog(open_window, demo_db):

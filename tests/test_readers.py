@@ -17,6 +17,7 @@ from judge_app.io.readers import FileReader
 from judge_app.store import reads
 from judge_app.store.database import Database, open_database
 from judge_app.store.imports import import_files
+from judge_app.store.queue import all_rater_names
 
 JUDGMENTS_HEADER = "query_id,doc_id,rater,grade\n"
 GOOD_ROW = "q1,d1,alice,2\n"
@@ -849,15 +850,15 @@ def test_a_file_in_two_normal_forms_repeats_its_key(db: Database, tmp_path: Path
 @pytest.mark.parametrize(
     ("name", "content", "options", "line", "column", "reason"),
     [
-        ("j.csv", JUDGMENTS_HEADER + "q1,d1,bob,1\nq1,d2,Alice,1\n", {}, 3, "rater",
-         "rater 'Alice' differs from the rater 'alice' only by case or spaces: use 'alice'"),
+        ("j.csv", JUDGMENTS_HEADER + "q1,d1,bob,1\nq1,d2,Al ice,1\n", {}, 3, "rater",
+         "rater 'Al ice' differs from the rater 'alice' only by case or spaces: use 'alice'"),
         ("j.tsv", "qid\tdocno\tjudge\tgrade\nq1\td1\tcarol\t1\nq1\td2\tCar ol\t2\n", {}, 3, "judge",
          "rater 'Car ol' differs from the rater 'carol' only by case or spaces: use 'carol'"),
-        ("j.qrels", "# by the lead\nq1 0 d1 1\n", {"rater": "  BOB "}, 2, "rater",
-         "rater 'BOB' differs from the rater 'bob' only by case or spaces: use 'bob'"),
+        ("j.qrels", "# by the lead\nq1 0 d1 1\n", {"rater": "  B ob "}, 2, "rater",
+         "rater 'B ob' differs from the rater 'bob' only by case or spaces: use 'bob'"),
     ],
 )  # fmt: skip
-def test_a_rater_differing_only_by_case_or_spaces_is_refused(
+def test_a_rater_only_spaces_away_from_another_is_refused(
     seeded: Database, tmp_path: Path, name, content, options, line, column, reason
 ) -> None:
     path = _write(tmp_path / name, content)
@@ -865,6 +866,26 @@ def test_a_rater_differing_only_by_case_or_spaces_is_refused(
     assert [(p.file, p.line, p.column, p.reason) for p in error.problems] == [
         (str(path), line, column, reason)
     ]
+
+
+def test_a_rater_name_is_the_rater_however_cased_or_spaced(
+    seeded: Database, tmp_path: Path
+) -> None:
+    """ "  Ben  " is the rater "ben": an import maps such names to the rater, the database's
+    or the first the file gives, and "Adjudicated" to the lead's role."""
+    csv = JUDGMENTS_HEADER + "q1,d2,  ALICE  ,4\nq2,d1,Dan,1\nq2,d2,DAN ,2\nq1,d2,Adjudicated,5\n"
+    import_files(seeded, judgments=_write(tmp_path / "j.csv", csv))
+    import_files(seeded, judgments=_write(tmp_path / "j.qrels", "q1 0 d2 1\n"), rater=" Bob ")
+    with seeded.reading() as session:
+        frame = reads.judgments_frame(session)
+        names = all_rater_names(session)
+    assert names == ["Dan", "adjudicated", "alice", "bob"]
+    graded = frame.set_index(["query_id", "doc_id", "rater"])["grade"].to_dict()
+    assert graded == {
+        ("q1", "d1", "alice"): 3, ("q1", "d2", "alice"): 4, ("q2", "d2", "bob"): 0,
+        ("q1", "d2", "bob"): 1, ("q2", "d1", "Dan"): 1, ("q2", "d2", "Dan"): 2,
+        ("q1", "d2", "adjudicated"): 5,
+    }  # fmt: skip
 
 
 def test_ids_are_stripped_and_header_names_are_case_insensitive(

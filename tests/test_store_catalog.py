@@ -7,6 +7,7 @@ import pytest
 
 from judge_app.store import StoreError, reads
 from judge_app.store.bulk import document_ids, query_ids
+from judge_app.store.errors import SimilarRaterError
 from judge_app.store.imports import import_files
 from judge_app.store.judgments import set_grade, skip
 from judge_app.store.people import (
@@ -19,7 +20,7 @@ from judge_app.store.people import (
     set_rater_active,
     unassign_queries,
 )
-from judge_app.store.queue import active_rater_names
+from judge_app.store.queue import all_rater_names
 from judge_app.store.settings import (
     DEFAULT_SCALE,
     get_setting,
@@ -71,16 +72,20 @@ def test_raters_are_unique_named_and_can_retire(db):
             rater(session, "bob")
 
 
-def test_rater_names_are_nfc_and_none_differs_from_another_only_by_case_or_spaces(db):
+def test_rater_names_are_nfc_one_without_case_and_none_only_spaces_from_another(db):
     with db.transaction() as session:
         cafe = add_rater(session, "cafe\u0301 ")
         assert cafe.name == "caf\u00e9" and find_rater(session, " caf\u00e9") is cafe
-        add_rater(session, "ben smith")
-        for name in ("Caf\u00e9", "CAFE\u0301", "Ben Smith", "bensmith", "ben  smith"):
-            with pytest.raises(StoreError, match="only by case or spaces: use '"):
+        smith = add_rater(session, "ben smith")
+        for name, meant in (("Caf\u00e9", cafe), ("CAFE\u0301", cafe), ("  Ben  Smith ", smith)):
+            assert find_rater(session, name) is meant  # the same name without case or spaces
+            with pytest.raises(StoreError, match=f"already a rater called '{meant.name}'"):
                 add_rater(session, name)
+        with pytest.raises(SimilarRaterError, match="only by case or spaces: use 'ben smith'"):
+            add_rater(session, "bensmith")  # only spaces away: maybe one person, maybe not
+        assert add_rater(session, "BenSmith", similar_ok=True).name == "BenSmith"  # they said
     with db.reading() as session:
-        assert active_rater_names(session) == ["ben smith", "caf\u00e9"]
+        assert all_rater_names(session) == ["BenSmith", "ben smith", "caf\u00e9"]
 
 
 def test_assignments_keep_order_and_fall_back_to_all_queries(db):

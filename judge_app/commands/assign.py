@@ -9,17 +9,20 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from judge_app.errors import JudgeAppError, UsageError
+from judge_app.errors import JudgeAppError, UsageError, quoted
 from judge_app.store import Database
 from judge_app.store.assignments import AssignmentPlan, plan_assignments, write_assignments
-from judge_app.store.people import add_rater, all_query_ids, find_rater
+from judge_app.store.models import Rater
+from judge_app.store.people import all_query_ids, named_rater
 
 
 @dataclass(frozen=True)
 class AssignOptions:
-    """Who judges (``raters``, added where the database lacks them), how: ``copies`` raters
-    per query, or ``share`` percent of the queries to all of them; ``replace``: the plan is
-    the raters' whole queue (else it is added to it). Judgments are never touched."""
+    """Who judges (``raters``: each found however typed, or added where the database lacks
+    it; never the role ``adjudicated``, nor a new name only spaces away from a rater's), how:
+    ``copies`` raters per query, or ``share`` percent of the queries to all of them;
+    ``replace``: the plan is the raters' whole queue (else it is added to it). Judgments are
+    never touched."""
 
     raters: tuple[str, ...]
     copies: int | None = None
@@ -76,7 +79,7 @@ def assign(database: Database, options: AssignOptions) -> Assigned:
         queries = all_query_ids(session)
         if not queries:
             raise JudgeAppError(f"{database.describe()} holds no queries: import them first")
-        raters = [find_rater(session, name) or add_rater(session, name) for name in options.raters]
+        raters = _raters(session, options.raters)
         plan = options.plan(queries, [rater.id for rater in raters])
         names = {rater.id: rater.name for rater in raters}
         return Assigned(
@@ -84,3 +87,15 @@ def assign(database: Database, options: AssignOptions) -> Assigned:
         )
 
     return database.write(change)
+
+
+def _raters(session: Session, names: tuple[str, ...]) -> list[Rater]:
+    """The raters ``names`` name, added where new; a usage error for one named twice."""
+    raters: list[Rater] = []
+    for name in names:
+        rater = named_rater(session, name)
+        assert rater is not None  # named_rater creates
+        if rater in raters:
+            raise UsageError(f"--raters names the rater {quoted(rater.name)} twice")
+        raters.append(rater)
+    return raters

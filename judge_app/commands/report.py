@@ -109,7 +109,8 @@ def gather(db: str, options: ReportOptions) -> ReportData:
 
     with open_database(db, read_only=True) as database, database.reading() as session:
         campaign = campaign_of(session, database.describe())
-        counts = reads.table_counts(session)
+        # the raters agreement counts: who graded something, never a lead nor adjudications
+        counts = reads.table_counts(session) | {"raters": len(campaign.raters)}
         coverage = reads.coverage_frame(session).to_dict("records")
     evaluation = options.evaluation
     result = evaluate_campaign(campaign, evaluation)

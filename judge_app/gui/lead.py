@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QButtonGroup,
@@ -39,12 +40,12 @@ from judge_app.errors import JudgeAppError
 from judge_app.gui.theme import grade_colour, text_on
 from judge_app.gui.workers import TaskDialog, Worker
 from judge_app.gui.workspace import Workspace
+from judge_app.names import known_name, normal_id, similar_name, similar_reason
 from judge_app.store import Database
 from judge_app.store.assignments import AssignmentPlan, current_assignments
-from judge_app.store.people import all_query_ids
+from judge_app.store.people import all_query_ids, campaign_raters, named_rater, new_rater_name
 from judge_app.store.queue import (
     PoolSettings,
-    active_raters,
     pool_settings,
     pooled_pair_count,
     run_names,
@@ -167,12 +168,13 @@ class AssignDialog(LeadDialog):
             "assignDialog",
             "Assign queries",
             "Give each rater a queue. Queries judged by two raters or more measure agreement. "
-            "A rater without an assignment judges every query.",
+            "A rater without an assignment judges every query. The raters are those who "
+            "judged or have queries (never a lead, nor the adjudications); add others by name.",
             "Assign",
         )
         self.setMinimumWidth(760)
         with workspace.reading() as session:
-            raters = active_raters(session)
+            raters = campaign_raters(session, assignable=True)
             query_ids = all_query_ids(session)
             assigned = current_assignments(session)
         self._names = dict(raters)
@@ -191,6 +193,12 @@ class AssignDialog(LeadDialog):
         self.raters.setFixedWidth(220)
         self.raters.itemChanged.connect(lambda _item: self._update())
         left.addWidget(self.raters, 1)
+        self.new_rater = QLineEdit()
+        self.new_rater.setObjectName("assignNewRater")
+        self.new_rater.setPlaceholderText("Add a rater by name")
+        self.new_rater.setFixedWidth(220)
+        self.new_rater.installEventFilter(self)
+        left.addWidget(self.new_rater)
         pick = QHBoxLayout()
         for title, checked in (("All", True), ("None", False)):
             button = QPushButton(title)
@@ -272,6 +280,53 @@ class AssignDialog(LeadDialog):
 
     def chosen(self) -> list[int]:
         return _checked(self.raters)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        """Enter in the name field adds the rater: it does not assign."""
+        if (
+            watched is self.new_rater
+            and isinstance(event, QKeyEvent)
+            and event.type() == QEvent.Type.KeyPress
+            and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        ):
+            self._add_rater()
+            return True
+        return super().eventFilter(watched, event)
+
+    def _add_rater(self) -> None:
+        """Tick the rater the name typed names, or list a new one (added when assigned);
+        refused as ``judge-app assign --raters`` refuses it, saying why."""
+        try:
+            rater_id, shown = self._rater_named(self.new_rater.text())
+        except JudgeAppError as error:
+            self.show_error(str(error))
+            return
+        if rater_id not in self._names:
+            self._names[rater_id] = shown
+            item = QListWidgetItem(shown)
+            item.setData(Qt.ItemDataRole.UserRole, rater_id)
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
+            self.raters.addItem(item)
+        for row in range(self.raters.count()):
+            if self.raters.item(row).data(Qt.ItemDataRole.UserRole) == rater_id:
+                self.raters.item(row).setCheckState(Qt.CheckState.Checked)
+        self.new_rater.clear()
+        self.show_error("")
+
+    def _rater_named(self, name: str) -> tuple[int, str]:
+        """The id and name of the rater ``name`` names: one listed, one of the database, or
+        a new one (with a stand-in id below 0 until the assignment adds it)."""
+        listed = known_name(name, self._names.values())
+        if listed is not None:
+            return next(key for key, shown in self._names.items() if shown == listed), listed
+        similar = similar_name(normal_id(name), self._names.values())
+        if similar is not None:
+            raise JudgeAppError(similar_reason(normal_id(name), similar))
+        with self.workspace.reading() as session:
+            known = named_rater(session, name, create=False)
+            if known is not None:
+                return known.id, known.name
+            return -1 - sum(key < 0 for key in self._names), new_rater_name(session, name)
 
     def _update(self) -> None:
         chosen = self.chosen()

@@ -1,6 +1,9 @@
-"""Who is judging: the page that picks a rater of the database or adds one."""
+"""Who is judging: the page that picks a rater of the database or adds one. Once a rater was
+chosen on a database it offers only that rater; a lead's switch shows the others."""
 
 from __future__ import annotations
+
+from html import escape
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -19,14 +22,17 @@ LEAD_TOOLS = (("assign", "Assign…"), ("rubric", "Rubric…"), ("pool", "Poolin
 
 
 class RaterChooser(QWidget):
-    """Who is judging: pick a rater of the database or add one. Inline, never a dialog.
+    """Who is judging: the rater last chosen here, or (after "Switch rater (lead)…", or when
+    none was) any rater of the campaign, or a new one. Inline, never a dialog.
 
-    It asks, the window acts: ``raterChosen(name, create)`` to judge as ``name`` (adding the
-    rater with ``create``; a refusal comes back through ``show_error``), and
-    ``leadToolRequested(name)`` for a lead's tool (``assign``, ``rubric`` or ``pool``).
+    It asks, the window acts: ``raterChosen(name, create, similar_ok)`` to judge as ``name``
+    (adding the rater with ``create``, even one whose name differs from a rater's only by
+    spaces with ``similar_ok``; a refusal comes back through ``show_error``, such a name
+    through ``ask_similar``), and ``leadToolRequested(name)`` for a lead's tool (``assign``,
+    ``rubric`` or ``pool``).
     """
 
-    raterChosen = Signal(str, bool)
+    raterChosen = Signal(str, bool, bool)
     leadToolRequested = Signal(str)
 
     def __init__(self) -> None:
@@ -37,7 +43,7 @@ class RaterChooser(QWidget):
         card.setObjectName("chooserCard")
         card.setFixedWidth(460)
         outer.addWidget(card, 0, 0, Qt.AlignmentFlag.AlignCenter)
-        layout = QVBoxLayout(card)
+        layout = card_layout = QVBoxLayout(card)
         layout.setContentsMargins(32, 28, 32, 28)
         layout.setSpacing(10)
         title = QLabel("Who is judging?")
@@ -48,6 +54,13 @@ class RaterChooser(QWidget):
         layout.addWidget(title)
         layout.addWidget(self.database_label)
         layout.addSpacing(8)
+        layout.addWidget(self._build_own())
+        self.others = QWidget()
+        self.others.setObjectName("otherRaters")
+        layout.addWidget(self.others)
+        layout = QVBoxLayout(self.others)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(10)
         self.raters = QComboBox()
         self.raters.setObjectName("raterCombo")
         self.start = QPushButton("Start judging")
@@ -73,11 +86,7 @@ class RaterChooser(QWidget):
         create.addWidget(self.new_name, 1)
         create.addWidget(self.add)
         layout.addLayout(create)
-        self.error = QLabel()
-        self.error.setObjectName("statusError")
-        self.error.setWordWrap(True)
-        self.error.hide()
-        layout.addWidget(self.error)
+        layout.addWidget(self._build_similar())
         layout.addSpacing(10)
         rule = QFrame()
         rule.setObjectName("chooserRule")
@@ -85,6 +94,68 @@ class RaterChooser(QWidget):
         layout.addWidget(rule)
         layout.addSpacing(4)
         layout.addLayout(self._build_lead_tools())
+        self.error = QLabel()
+        self.error.setObjectName("statusError")
+        self.error.setWordWrap(True)
+        self.error.hide()
+        card_layout.addWidget(self.error)
+        self.own_name: str | None = None
+
+    def _build_own(self) -> QWidget:
+        """The rater last chosen here, to start at once, and a lead's way to the others."""
+        self.own = QWidget()
+        self.own.setObjectName("ownRater")
+        layout = QVBoxLayout(self.own)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(6)
+        row = QHBoxLayout()
+        self.own_label = QLabel()
+        self.own_label.setObjectName("ownRaterName")
+        self.start_own = QPushButton("Start judging")
+        self.start_own.setObjectName("startOwn")
+        self.start_own.setDefault(True)
+        self.start_own.clicked.connect(self._start_own)
+        row.addWidget(self.own_label, 1)
+        row.addWidget(self.start_own)
+        layout.addLayout(row)
+        self.switch = QPushButton("Switch rater (lead)…")
+        self.switch.setObjectName("switchRater")
+        self.switch.setProperty("class", "link")
+        self.switch.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.switch.setAutoDefault(False)
+        self.switch.clicked.connect(self.show_all)
+        layout.addWidget(self.switch, 0, Qt.AlignmentFlag.AlignLeft)
+        return self.own
+
+    def _build_similar(self) -> QWidget:
+        """Asks, for a new name only spaces away from a rater's, whether they are one."""
+        self.similar = QFrame()
+        self.similar.setObjectName("similarRater")
+        layout = QVBoxLayout(self.similar)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.similar_text = QLabel()
+        self.similar_text.setObjectName("chooserText")
+        self.similar_text.setWordWrap(True)
+        self.similar_text.setTextFormat(Qt.TextFormat.PlainText)
+        layout.addWidget(self.similar_text)
+        buttons = QHBoxLayout()
+        self.use_similar = QPushButton()
+        self.use_similar.setObjectName("useSimilarRater")
+        self.add_anyway = QPushButton()
+        self.add_anyway.setObjectName("addRaterAnyway")
+        self.add_anyway.setAutoDefault(False)
+        buttons.addWidget(self.use_similar)
+        buttons.addWidget(self.add_anyway)
+        buttons.addStretch(1)
+        layout.addLayout(buttons)
+        self.use_similar.clicked.connect(
+            lambda: self.raterChosen.emit(self.use_similar.property("rater"), False, False)
+        )
+        self.add_anyway.clicked.connect(
+            lambda: self.raterChosen.emit(self.add_anyway.property("rater"), True, True)
+        )
+        self.similar.hide()
+        return self.similar
 
     def _build_lead_tools(self) -> QHBoxLayout:
         lead = QHBoxLayout()
@@ -105,27 +176,64 @@ class RaterChooser(QWidget):
             self.lead_buttons[name] = button
         return lead
 
-    def refresh(self, names: list[str], preferred: str | None, database: str) -> None:
+    def refresh(self, names: list[str], own: str | None, database: str) -> None:
+        """Offer ``own`` (the rater last chosen on ``database``) alone, or with ``own`` None
+        every one of ``names`` and a new name."""
         self.database_label.setText(
             f"Judging in {database}. Your grades stay yours: nobody sees them while judging, "
             "and you see no one else's."
         )
+        self.own_name = own
+        self.own_label.setText(f"Judging as <b>{escape(own)}</b>" if own else "")
         self.raters.clear()
         self.raters.addItems(names)
-        if preferred in names:
-            self.raters.setCurrentText(preferred)
+        if own in names:
+            self.raters.setCurrentText(own)
         self.start.setEnabled(bool(names))
         self.error.hide()
-        (self.raters if names else self.new_name).setFocus()
+        self.similar.hide()
+        self.new_name.clear()
+        self.own.setVisible(own is not None)
+        self.others.setVisible(own is None)
+        if own is not None:
+            self.start_own.setFocus()
+        else:
+            (self.raters if names else self.new_name).setFocus()
+
+    def show_all(self) -> None:
+        """A lead's switch: every rater of the campaign, a new name and the lead's tools."""
+        self.own.hide()
+        self.others.show()
+        (self.raters if self.raters.count() else self.new_name).setFocus()
+
+    def ask_similar(self, name: str, other: str) -> None:
+        """Ask whether the new name ``name`` is the rater ``other`` (their names differ only
+        by spaces or case) or another person."""
+        self.error.hide()
+        self.similar_text.setText(
+            f"“{name}” differs from the rater “{other}” only by spaces or case."
+            " Is this the same person?"
+        )
+        self.use_similar.setText(f"Yes: judge as {other}")
+        self.use_similar.setProperty("rater", other)
+        self.add_anyway.setText(f"No: add {name}")
+        self.add_anyway.setProperty("rater", name)
+        self.similar.show()
+        self.use_similar.setFocus()
 
     def show_error(self, text: str) -> None:
-        """Why the rater asked for cannot judge (a new name too like a known one)."""
+        """Why the rater asked for cannot judge (a role's name, an empty one)."""
+        self.similar.hide()
         self.error.setText(text)
         self.error.show()
 
+    def _start_own(self) -> None:
+        if self.own_name:
+            self.raterChosen.emit(self.own_name, False, False)
+
     def _start(self) -> None:
         if self.raters.currentText():
-            self.raterChosen.emit(self.raters.currentText(), False)
+            self.raterChosen.emit(self.raters.currentText(), False, False)
 
     def _add(self) -> None:
-        self.raterChosen.emit(self.new_name.text().strip(), True)
+        self.raterChosen.emit(self.new_name.text().strip(), True, False)

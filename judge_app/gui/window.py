@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QStackedWidget,
 )
 
-from judge_app.commands.raters import rater_for
+from judge_app.commands.raters import rater_choice, rater_for
 from judge_app.errors import JudgeAppError
 from judge_app.gui import geometry, preferences
 from judge_app.gui.analysis import Analysis
@@ -36,7 +36,7 @@ from judge_app.gui.workspace import Workspace
 from judge_app.judging.keys import KEYMAP_TITLES, KEYMAPS, key_label, keys_of
 from judge_app.judging.session import JudgingSession
 from judge_app.store import Database, open_database
-from judge_app.store.queue import active_rater_names
+from judge_app.store.errors import SimilarRaterError
 from judge_app.store.settings import scale
 
 if TYPE_CHECKING:  # imported where used: a rater's start loads neither imports nor exports
@@ -398,18 +398,18 @@ class MainWindow(QMainWindow):
 
     def show_chooser(self) -> None:
         assert self.database is not None
-        with self.workspace.reading() as session:
-            names = active_rater_names(session)
         described = self.database.describe()
-        self.chooser.refresh(names, preferences.last_rater(described), described)
+        choice = rater_choice(self.database, preferences.last_rater(described))
+        self.chooser.refresh(choice.names, choice.own, described)
         self.judging.set_session(None)
         self.pages.setCurrentWidget(self.chooser)
         self.show_message("Choose who is judging")
 
-    def choose_rater(self, name: str, create: bool = False) -> None:
-        """Start judging as ``name``; with ``create``, a rater the database lacks is added."""
+    def choose_rater(self, name: str, create: bool = False, similar_ok: bool = False) -> None:
+        """Start judging as ``name`` (however typed); with ``create``, a rater the database
+        lacks is added (one only spaces away from a rater's with ``similar_ok``)."""
         assert self.database is not None
-        rater_id, rater_name = rater_for(self.database, name, create)
+        rater_id, rater_name = rater_for(self.database, name, create, similar_ok=similar_ok)
         described = self.database.describe()
         preferences.remember_rater(described, rater_name)
         place = preferences.last_place(described, rater_name) or (None, None)
@@ -429,10 +429,13 @@ class MainWindow(QMainWindow):
         )
         self.judging.result_view.setFocus()
 
-    def _rater_chosen(self, name: str, create: bool) -> None:
-        """The chooser's choice; a refusal (a name too like a known rater's) is shown there."""
+    def _rater_chosen(self, name: str, create: bool, similar_ok: bool) -> None:
+        """The chooser's choice; a refusal is shown there, and a new name only spaces away
+        from a rater's asked about."""
         try:
-            self.choose_rater(name, create)
+            self.choose_rater(name, create, similar_ok)
+        except SimilarRaterError as error:
+            self.chooser.ask_similar(name, error.similar)
         except JudgeAppError as error:
             self.chooser.show_error(str(error))
 
@@ -447,11 +450,9 @@ class MainWindow(QMainWindow):
     def start_judging(self) -> None:
         """Judge as the rater last chosen on this database, or ask who is judging."""
         assert self.database is not None
-        last = preferences.last_rater(self.database.describe())
-        with self.workspace.reading() as session:
-            names = active_rater_names(session)
-        if last in names:
-            self.choose_rater(last)
+        own = rater_choice(self.database, preferences.last_rater(self.database.describe())).own
+        if own is not None:
+            self.choose_rater(own)
         else:
             self.show_chooser()
 

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from judge_app.errors import quoted
+from judge_app.names import ADJUDICATED as ADJUDICATED  # where the role is named
 from judge_app.names import normal_id
 
 if TYPE_CHECKING:
     import pandas as pd
 
 METHODS = ("mean", "median", "majority", "max", "min")
-ADJUDICATED = "adjudicated"
 
 
 def parse_method(text: str) -> str:

@@ -9,3 +9,12 @@ class StoreError(JudgeAppError):
 
 class SchemaTooNewError(StoreError):
     """The database was written by a newer judge_app than this one."""
+
+
+class SimilarRaterError(StoreError):
+    """A new rater's name differs from a known rater's (``similar``) only by case or spaces:
+    the window asks whether they are one person, the command line refuses."""
+
+    def __init__(self, message: str, similar: str) -> None:
+        super().__init__(message)
+        self.similar = similar

@@ -27,7 +27,7 @@ from sqlalchemy.orm import Session
 from judge_app.errors import quoted
 from judge_app.io.errors import MAX_PROBLEMS, ImportFileError, ProblemList, nothing_in
 from judge_app.io.readers import Chunk, FileReader
-from judge_app.names import name_key, similar_reason
+from judge_app.names import ADJUDICATED, is_role, name_key, rater_key, similar_reason
 from judge_app.store import bulk
 from judge_app.store.bulk_judgments import JudgmentWriter
 from judge_app.store.database import Database, database_url, is_open, open_database
@@ -171,13 +171,15 @@ class _Import:
     progress: ImportProgress | None
     problems: ProblemList = field(default_factory=ProblemList)
     filled: dict[type, set[str]] = field(default_factory=lambda: {Query: set(), Document: set()})
-    raters: dict[str, str] = field(default_factory=dict)  # a name's key → the first name of it
-    seen_raters: set[str] = field(default_factory=set)
+    raters: dict[str, str] = field(default_factory=dict)  # a name as written → the rater's
+    rater_keys: dict[str, str] = field(default_factory=dict)  # rater_key → the rater's name
+    similar_keys: dict[str, str] = field(default_factory=dict)  # name_key → the first name
 
     def __post_init__(self) -> None:
         for name in self.session.scalars(select(Rater.name).order_by(Rater.name)):
-            self.seen_raters.add(name)
-            self.raters.setdefault(name_key(name), name)
+            self.raters[name] = name
+            self.rater_keys.setdefault(rater_key(name), name)
+            self.similar_keys.setdefault(name_key(name), name)
 
     def refused(self, reader: FileReader) -> bool:
         """Whether the import is refused already: its writes are then left out."""
@@ -203,20 +205,35 @@ class _Import:
                 reader.problems.add(chunk.first + int(row), key, reason)
             reader.problems.count(max(len(rows) - MAX_PROBLEMS, 0))
 
-    def refuse_similar_raters(self, reader: FileReader, chunk: Chunk) -> None:
-        """A problem for the first row of each rater name new to the database that differs
-        from a known one (the database's, or one this import named before) only by case or
-        spaces: one person would become two raters."""
-        codes, names = pd.factorize(chunk.frame["rater"])
+    def known_raters(self, reader: FileReader, chunk: Chunk) -> pd.Series:
+        """The chunk's rater column, each name as the rater it names: the database's (or the
+        first this import gave) written without case or extra spaces ("  Ben  " is "ben"),
+        ``adjudicated`` for the lead's role however written. A problem for the first row of
+        each name new to the database that differs from a known one only by the spaces
+        between words: one person would become two raters."""
+        column = chunk.frame["rater"]
+        codes, names = pd.factorize(column)
         first_rows = dict(zip(*np.unique(codes, return_index=True)))
         for code, name in enumerate(names):
-            if name in self.seen_raters:
-                continue
-            self.seen_raters.add(name)
-            other = self.raters.setdefault(name_key(name), name)
+            if name not in self.raters:
+                self.raters[name] = self._rater_of(
+                    name, reader, chunk.first + int(first_rows[code])
+                )
+        rater_names = [self.raters[name] for name in names]
+        if rater_names == list(names):
+            return column
+        return pd.Series(np.asarray(rater_names, dtype=object)[codes], index=column.index)
+
+    def _rater_of(self, name: str, reader: FileReader, row: int) -> str:
+        """The rater ``name`` (first written at ``row``) stands for."""
+        if is_role(name):
+            return ADJUDICATED
+        known = self.rater_keys.setdefault(rater_key(name), name)
+        if known == name:
+            other = self.similar_keys.setdefault(name_key(name), name)
             if other != name:
-                row = chunk.first + int(first_rows[code])
                 reader.problems.add(row, reader.column("rater"), similar_reason(name, other))
+        return known
 
     def find_repeats(self, reader: FileReader, log: KeyLog) -> None:
         """A problem for every row whose key repeats an earlier row's."""
@@ -302,10 +319,9 @@ def _write_judgments(work: _Import, reader: FileReader) -> str | None:
     problem is found, the rest is only checked)."""
     log, writer = _key_log(reader), JudgmentWriter(work.session)
     for chunk in reader.chunks():
-        work.refuse_similar_raters(reader, chunk)
         frame = chunk.frame
         keys = {
-            "rater": work.ids.ids(Rater, frame["rater"]),
+            "rater": work.ids.ids(Rater, work.known_raters(reader, chunk)),
             "query_id": work.ids.ids(Query, frame["query_id"]),
             "doc_id": work.ids.ids(Document, frame["doc_id"]),
         }

@@ -1,38 +1,98 @@
-"""Raters and the queries assigned to them."""
+"""Raters and the queries assigned to them.
+
+A name is one rater however it is typed: trimmed and without case ("  Ben  " is "ben"). The
+campaign's raters are the names that judge, with a judgment or an assignment, never the lead's
+role ``adjudicated``: a name typed to open the window (a lead's) is no rater until it judges.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, exists, func, or_, select
 from sqlalchemy.orm import Session
 
 from judge_app.errors import quoted
-from judge_app.names import normal_id, similar_name, similar_reason
-from judge_app.store.errors import StoreError
-from judge_app.store.models import Assignment, Query, Rater
+from judge_app.names import (
+    ADJUDICATED,
+    is_role,
+    known_name,
+    normal_id,
+    similar_name,
+    similar_reason,
+)
+from judge_app.store.errors import SimilarRaterError, StoreError
+from judge_app.store.models import Assignment, Judgment, Query, Rater
 
 
-def add_rater(session: Session, name: str) -> Rater:
-    """Create a rater (the name trimmed, in NFC); StoreError if the name is empty or taken, or
-    differs from a rater's only by case or spaces."""
-    name = normal_id(name)
-    if not name:
-        raise StoreError("a rater needs a name")
-    if find_rater(session, name) is not None:
-        raise StoreError(f"there is already a rater called {quoted(name)}")
-    similar = similar_name(name, session.scalars(select(Rater.name).order_by(Rater.name)))
-    if similar is not None:
-        raise StoreError(similar_reason(name, similar))
-    rater = Rater(name=name)
+def add_rater(session: Session, name: str, *, similar_ok: bool = False) -> Rater:
+    """Create a rater called ``new_rater_name(name)``: refused as that refuses it."""
+    rater = Rater(name=new_rater_name(session, name, similar_ok=similar_ok))
     session.add(rater)
     session.flush()
     return rater
 
 
+def new_rater_name(session: Session, name: str, *, similar_ok: bool = False) -> str:
+    """``name`` as a new rater's (trimmed, in NFC); StoreError if it is empty or taken
+    (without case or extra spaces), and SimilarRaterError if it differs from a rater's only
+    by the spaces between words, unless ``similar_ok`` (a person said they are two)."""
+    name = normal_id(name)
+    if not name:
+        raise StoreError("a rater needs a name")
+    names = list(session.scalars(select(Rater.name).order_by(Rater.name)))
+    taken = known_name(name, names)
+    if taken is not None:
+        raise StoreError(f"there is already a rater called {quoted(taken)}")
+    similar = similar_name(name, names)
+    if similar is not None and not similar_ok:
+        raise SimilarRaterError(similar_reason(name, similar), similar)
+    return name
+
+
 def find_rater(session: Session, name: str) -> Rater | None:
-    """The rater called ``name`` (trimmed, in NFC), or None."""
-    return session.scalars(select(Rater).where(Rater.name == normal_id(name))).first()
+    """The rater called ``name`` (trimmed, in NFC; else without case or extra spaces), or
+    None."""
+    normal = normal_id(name)
+    found = session.scalars(select(Rater).where(Rater.name == normal)).first()
+    if found is not None:
+        return found
+    known = known_name(normal, session.scalars(select(Rater.name)))
+    if known is None:
+        return None
+    return session.scalars(select(Rater).where(Rater.name == known)).one()
+
+
+def named_rater(
+    session: Session, name: str, *, create: bool = True, similar_ok: bool = False
+) -> Rater | None:
+    """The rater a person names (the rater chooser, ``--rater``, ``assign --raters``): the
+    rater it names (``find_rater``), else with ``create`` a new one (``add_rater``), else
+    None. StoreError for the lead's role ``adjudicated``, never a rater to judge as or assign."""
+    if is_role(name):
+        raise StoreError(
+            f"{quoted(normal_id(name))} is where a lead's adjudicated grades are kept, not a "
+            "rater: choose another name"
+        )
+    found = find_rater(session, name)
+    if found is not None or not create:
+        return found
+    return add_rater(session, name, similar_ok=similar_ok)
+
+
+def campaign_raters(session: Session, *, assignable: bool = False) -> list[tuple[int, str]]:
+    """(id, name) of the campaign's raters, by name: those with a judgment or an assignment,
+    never the role ``adjudicated``; with ``assignable``, only those not retired. The one
+    definition the rater chooser, Assign, ``info`` and the report's counts use."""
+    judges = or_(
+        exists().where(Judgment.rater_id == Rater.id),
+        exists().where(Assignment.rater_id == Rater.id),
+    )
+    statement = select(Rater.id, Rater.name).where(judges, Rater.name != ADJUDICATED)
+    if assignable:
+        statement = statement.where(Rater.active)
+    rows = session.execute(statement.order_by(Rater.name))
+    return [(rater_id, name) for rater_id, name in rows]
 
 
 def rater(session: Session, name: str) -> Rater:

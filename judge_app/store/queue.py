@@ -116,17 +116,6 @@ def set_pool_settings(session: Session, pool: PoolSettings) -> None:
     set_setting(session, "pool.seed", str(pool.seed))
 
 
-def active_rater_names(session: Session) -> list[str]:
-    """The names of the raters who may judge (not retired), in order."""
-    return list(session.scalars(select(Rater.name).where(Rater.active).order_by(Rater.name)))
-
-
-def active_raters(session: Session) -> list[tuple[int, str]]:
-    """(id, name) of the raters who may judge, by name."""
-    rows = session.execute(select(Rater.id, Rater.name).where(Rater.active).order_by(Rater.name))
-    return [(rater_id, name) for rater_id, name in rows]
-
-
 def run_names(session: Session) -> list[str]:
     """The names of the runs, in order."""
     return list(session.scalars(select(Run.name).order_by(Run.name)))

@@ -22,6 +22,7 @@ from judge_app.store.models import (
     Result,
     Run,
 )
+from judge_app.store.people import campaign_raters
 from judge_app.store.rows import Places, fetch, graded_keys
 
 
@@ -240,19 +241,22 @@ def history_frame(session: Session, rater: str | None = None) -> pd.DataFrame:
 
 
 def table_counts(session: Session) -> dict[str, int]:
-    """Rows per table, and how many queries and documents still lack their text."""
+    """Rows per table (of raters: the campaign's, ``campaign_raters``), and how many queries
+    and documents still lack their text."""
     models = {
         "queries": Query,
         "documents": Document,
         "runs": Run,
         "results": Result,
-        "raters": Rater,
+        "raters": None,
         "judgments": Judgment,
         "judgment events": JudgmentEvent,
         "assignments": Assignment,
     }
     counts = {
-        name: session.scalar(select(func.count()).select_from(model)) or 0
+        name: len(campaign_raters(session))
+        if model is None
+        else session.scalar(select(func.count()).select_from(model)) or 0
         for name, model in models.items()
     }
     for name, (_ids, condition) in _WITHOUT_TEXT.items():
@@ -276,7 +280,9 @@ def ids_without_text(session: Session, limit: int = 10) -> dict[str, list[str]]:
 
 
 def raters_frame(session: Session) -> pd.DataFrame:
-    """Per rater: ``rater, active, judged, skipped, mean_grade, queries``."""
+    """Per rater of the campaign (``campaign_raters``): ``rater, active, judged, skipped,
+    mean_grade, queries``."""
+    raters = [rater_id for rater_id, _name in campaign_raters(session)]
     statement = (
         select(
             Rater.name.label("rater"),
@@ -287,6 +293,7 @@ def raters_frame(session: Session) -> pd.DataFrame:
             func.count(Judgment.query_id.distinct()).label("queries"),
         )
         .outerjoin(Judgment, Judgment.rater_id == Rater.id)
+        .where(Rater.id.in_(raters))
         .group_by(Rater.id, Rater.name, Rater.active)
         .order_by(Rater.name)
     )
