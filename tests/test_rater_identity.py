@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_app.commands.adjudicate import adjudicator
+from judge_app.commands.adjudicate import adjudicator_in
 from judge_app.commands.agree import AgreementOptions, agreement_of_database
 from judge_app.commands.demo import build_demo
 from judge_app.commands.info import info
@@ -27,8 +27,8 @@ def campaign(tmp_path_factory: pytest.TempPathFactory) -> Path:
     build_demo(str(path))
     with open_database(path) as database:
         rater_for(database, "lead", create=True)
-        role = adjudicator(database)
         with database.transaction() as session:
+            role = adjudicator_in(session)
             query = query_ids(session, ["q01"])["q01"]
             document = document_ids(session, ["d0101"])["d0101"]
             set_grade(session, role, query, document, 4)
