@@ -430,7 +430,9 @@ class MainWindow(QMainWindow):
         query_id = session.query.id if session.query else None
         row = self.judging.current_row
         document_id = session.items[row].document_id if 0 <= row < len(session.items) else None
-        fresh = JudgingSession(self.database, session.rater_id, session.rater_name)
+        fresh = JudgingSession(
+            self.database, session.rater_id, session.rater_name, undo_after=session.undo_after
+        )
         self.judging.set_session(fresh, query_id=query_id, document_id=document_id)
         self._update_actions()
 

@@ -29,6 +29,7 @@ from judge_app.store.queue import (
 )
 from judge_app.store.settings import GradeLabel, scale
 
+NOTHING_TO_UNDO = "Nothing to undo in this session: earlier grades are changed by grading again"
 Pair = tuple[int, int]
 """(query id, document id): what a judgment is about."""
 
@@ -76,11 +77,24 @@ class JudgingSession:
     saved, or as unsaved with the reason). Everything but ``Change.write`` runs on one thread.
     """
 
-    def __init__(self, database: Database, rater_id: int, rater_name: str) -> None:
+    def __init__(
+        self,
+        database: Database,
+        rater_id: int,
+        rater_name: str,
+        *,
+        undo_after: int | None = None,
+    ) -> None:
+        """``undo_after``: the history event undo may not reach behind (default: the rater's
+        latest at this start, so that undo reverts only this session's changes; a session
+        read again in the middle of the rater's judging passes on its predecessor's)."""
         self.database = database
         self.rater_id = rater_id
         self.rater_name = rater_name
         with database.reading() as session:
+            self.undo_after = (
+                store.latest_event_id(session, rater_id) if undo_after is None else undo_after
+            )
             self.pool: PoolSettings = pool_settings(session)
             self.scale: list[GradeLabel] = scale(session)
             self.queue: list[QueueQuery] = rater_queue(session, rater_id)
@@ -208,10 +222,20 @@ class JudgingSession:
         )
 
     def undo(self) -> Change:
-        return Change(lambda s: store.undo(s, self.rater_id), pending="undo", done="Undone")
+        """Revert this session's latest change not yet undone (never an earlier session's)."""
+        return Change(
+            lambda s: store.undo(s, self.rater_id, after_event_id=self.undo_after),
+            pending="undo",
+            done="Undone",
+        )
 
     def redo(self) -> Change:
-        return Change(lambda s: store.redo(s, self.rater_id), pending="redo", done="Redone")
+        """Re-apply this session's latest undone change."""
+        return Change(
+            lambda s: store.redo(s, self.rater_id, after_event_id=self.undo_after),
+            pending="redo",
+            done="Redone",
+        )
 
     def _pair(self, row: int) -> Pair:
         assert self.query is not None
@@ -268,7 +292,7 @@ class JudgingSession:
         if error is not None:
             return Outcome(f"{change.pending.capitalize()} failed", _reason(error))
         if event is None:
-            return Outcome(f"Nothing to {change.pending}")
+            return Outcome(NOTHING_TO_UNDO if change.pending == "undo" else "Nothing to redo")
         pair = (event.query_id, event.document_id)
         old, new = event_states(event)
         flight = self.in_flight.get(pair)
