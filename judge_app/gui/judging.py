@@ -43,7 +43,7 @@ from judge_app.gui.models import Column, QueueModel, ResultsModel, Role
 from judge_app.gui.theme import MARK_STYLES, grade_colour, is_dark, muted_text, text_on
 from judge_app.judging.highlight import highlighted_html, query_terms
 from judge_app.judging.keys import ACTIONS, KEYMAPS, RepeatGuard, key_label, keys_of
-from judge_app.judging.session import Change, JudgingSession, Outcome
+from judge_app.judging.session import READ_ONLY, Change, JudgingSession, Outcome, changes
 from judge_app.judging.timing import ActiveTimer
 from judge_app.store.models import JudgmentEvent
 from judge_app.store.settings import GradeLabel
@@ -345,7 +345,7 @@ class JudgingScreen(QWidget):
         self.rubric_buttons: list[RubricButton] = []
         for grade in range(6):
             button = RubricButton(GradeLabel(grade, "", ""), str(grade))
-            button.clicked.connect(lambda _checked=False, g=grade: self.grade(g))
+            button.clicked.connect(lambda _checked=False, g=grade: self.run_action(f"grade{g}"))
             layout.addWidget(button, 1)
             self.rubric_buttons.append(button)
         panel.setFixedHeight(118)
@@ -369,6 +369,9 @@ class JudgingScreen(QWidget):
         self._update_rubric()
         if session is None:
             return
+        if session.read_only:
+            self.error_banner.setText(f"<b>{READ_ONLY}.</b> {_escape(session.read_only_reason)}")
+            self.error_banner.show()
         self.rater_label.setText(f"Judging as <b>{session.rater_name}</b>")
         if session.queue:
             start = session.query_index_of(query_id) if query_id is not None else None
@@ -515,6 +518,9 @@ class JudgingScreen(QWidget):
         self.keys.released(_key_id(event), event.timestamp(), event.isAutoRepeat())
 
     def run_action(self, action: str) -> None:
+        if self.session is not None and self.session.read_only and changes(action):
+            self.message.emit(f"{READ_ONLY}: {self.session.read_only_reason}", True)
+            return
         if action.startswith("grade"):
             self.grade(int(action[5:]))
         elif action in ("next", "previous"):

@@ -27,7 +27,8 @@ from judge_app.gui.workers import Task, Worker
 from judge_app.gui.workspace import Workspace
 from judge_app.judging.keys import KEYMAP_TITLES, KEYMAPS, key_label, keys_of
 from judge_app.judging.session import JudgingSession
-from judge_app.store import Database, open_database
+from judge_app.store import Database
+from judge_app.store.database import open_writable_if_possible
 from judge_app.store.queue import active_rater_names
 from judge_app.store.settings import scale
 
@@ -473,7 +474,7 @@ class MainWindow(QMainWindow):
         last chosen there, or after asking who is judging. False, with the error shown, if it
         cannot be opened."""
         try:
-            database = open_database(path, create=create)
+            database = open_writable_if_possible(path, create=create)
         except JudgeAppError as error:
             message = f"Cannot open the database: {error}"
             if self.pages.currentWidget() is self.start_page or self.database is None:

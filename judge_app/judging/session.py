@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from judge_app.errors import JudgeAppError
+from judge_app.errors import in_words
 from judge_app.store import Database
 from judge_app.store import judgments as store
 from judge_app.store.judgments import JudgmentState, event_states
@@ -30,6 +30,10 @@ from judge_app.store.queue import (
 from judge_app.store.settings import GradeLabel, scale
 
 NOTHING_TO_UNDO = "Nothing to undo in this session: earlier grades are changed by grading again"
+READ_ONLY = "Read-only: grades cannot be saved"
+CHANGES = ("grade", "skip", "clear", "note", "undo", "redo")
+"""The key map's actions that change a judgment: these, and those named from them ("grade3");
+one missing here is not refused at once on a read-only database, but fails as unsaved."""
 Pair = tuple[int, int]
 """(query id, document id): what a judgment is about."""
 
@@ -104,6 +108,18 @@ class JudgingSession:
         self.in_flight: dict[Pair, _InFlight] = {}
         # changes a failed write could not save: shown as unsaved, never dropped
         self.unsaved: dict[Pair, str] = {}
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the database was opened read-only: nothing can be graded."""
+        return self.database.read_only
+
+    @property
+    def read_only_reason(self) -> str:
+        return (
+            f"{self.database.describe()} cannot be written to. You can look through the queue; "
+            "to grade, ask for write access or open a copy you can write to"
+        )
 
     # reading ---------------------------------------------------------------------------------
 
@@ -281,7 +297,7 @@ class JudgingSession:
             del self.in_flight[change.pair]
             self._show(change.pair, flight.shown, flight.saved)
         if error is not None:
-            return Outcome(f"Not saved: {change.pending} for {change.where}", _reason(error))
+            return Outcome(f"Not saved: {change.pending} for {change.where}", in_words(error))
         if event is None:
             return Outcome(f"Unchanged: {change.where}")
         return Outcome(f"Saved: {change.done} for {change.where}", event=event)
@@ -290,7 +306,7 @@ class JudgingSession:
         self, change: Change, event: JudgmentEvent | None, error: BaseException | None
     ) -> Outcome:
         if error is not None:
-            return Outcome(f"{change.pending.capitalize()} failed", _reason(error))
+            return Outcome(f"{change.pending.capitalize()} failed", in_words(error))
         if event is None:
             return Outcome(NOTHING_TO_UNDO if change.pending == "undo" else "Nothing to redo")
         pair = (event.query_id, event.document_id)
@@ -350,13 +366,6 @@ def _recounted(
     )
 
 
-def _reason(error: BaseException) -> str:
-    """A failed write's reason in words: ours carry one; anything else is named by its type."""
-    if isinstance(error, (JudgeAppError, OSError)):
-        return str(error)
-    return f"{type(error).__name__}: {error}"
-
-
 def _describe_state(grade: int | None, skipped: bool | None, labels: list[GradeLabel]) -> str:
     if skipped is None:
         return "not judged"
@@ -364,3 +373,8 @@ def _describe_state(grade: int | None, skipped: bool | None, labels: list[GradeL
         return "skipped"
     assert grade is not None
     return f"grade {grade} ({labels[grade].label})"
+
+
+def changes(action: str) -> bool:
+    """Whether the key map's ``action`` changes a judgment (a grade, skip, note, undo…)."""
+    return action.startswith(CHANGES)

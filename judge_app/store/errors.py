@@ -9,3 +9,8 @@ class StoreError(JudgeAppError):
 
 class SchemaTooNewError(StoreError):
     """The database was written by a newer judge_app than this one."""
+
+
+class ReadOnlyDatabaseError(StoreError):
+    """The database cannot be written to (a read-only file, folder or disk); it may still be
+    opened read-only."""
