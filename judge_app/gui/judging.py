@@ -519,7 +519,8 @@ class JudgingScreen(QWidget):
 
     def run_action(self, action: str) -> None:
         if self.session is not None and self.session.read_only and changes(action):
-            self.message.emit(f"{READ_ONLY}: {self.session.read_only_reason}", True)
+            where = self.session.database.describe()
+            self.message.emit(f"{READ_ONLY}: {where} cannot be written to", True)
             return
         if action.startswith("grade"):
             self.grade(int(action[5:]))
