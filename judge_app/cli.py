@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judge_app.errors import JudgeAppError, UsageError
+from judge_app.errors import JudgeAppError, UsageError, in_words
 
 if TYPE_CHECKING:
     from judge_app.commands.options import EvaluationOptions
@@ -337,6 +337,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except JudgeAppError as error:
         print(f"judge-app {args.command}: {error}", file=sys.stderr)
+        return 1
+    except OSError as error:  # a file the command reads or writes: named, with the reason
+        print(f"judge-app {args.command}: {in_words(error)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("interrupted; nothing of the unfinished step was written", file=sys.stderr)

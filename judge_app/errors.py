@@ -34,3 +34,18 @@ class JudgeAppError(Exception):
 
 class UsageError(JudgeAppError):
     """The options do not make sense (exit code 2): a value out of range, an unknown name."""
+
+
+def in_words(error: BaseException) -> str:
+    """Why something failed, as a user reads it, never naming an exception class: our own
+    errors carry their message; the system's say what happened to which file; anything else
+    is a defect in judge_app and is said to be one."""
+    if isinstance(error, JudgeAppError):
+        return str(error)
+    if isinstance(error, OSError):
+        reason = error.strerror or str(error) or "the system refused"
+        return f"{reason}: {error.filename}" if error.filename else reason
+    details = shortened(str(error).strip().splitlines()[0] if str(error).strip() else "")
+    return "An unexpected problem in judge_app (please report it)" + (
+        f": {details}" if details else ""
+    )

@@ -25,6 +25,7 @@ from sqlalchemy import select
 from judge_app.gui import preferences
 from judge_app.gui.models import Role
 from judge_app.judging.keys import SKIP_REASONS
+from judge_app.judging.session import NOTHING_TO_UNDO
 from judge_app.store import StoreError, open_database, reads
 from judge_app.store import judgments as store_judgments
 from judge_app.store.judgments import set_note
@@ -159,7 +160,29 @@ def test_undo_and_redo_several_steps_from_the_store_history(qtbot, window_anywhe
     assert window.judging.session.query.external_id == "q01"
     assert own_state(demo_db, "dan", "q01", documents[0]) is None
     press(qtbot, window, Qt.Key.Key_Z, ctrl)
-    assert window.status_text() == "Nothing to undo"
+    assert window.status_text() == NOTHING_TO_UNDO
+
+
+def test_undo_reaches_only_this_sessions_changes(qtbot, open_window, demo_db):
+    """Ctrl+Z after a restart leaves yesterday's grades; today's are undone, and only they."""
+    window = open_window(demo_db)
+    first = window.judging.session.items[window.judging.current_row].external_id
+    press(qtbot, window, Qt.Key.Key_4)
+    window.close()
+    window = open_window(demo_db)  # the next session of dan
+    ctrl = Qt.KeyboardModifier.ControlModifier
+    press(qtbot, window, Qt.Key.Key_Z, ctrl)
+    assert window.status_text() == NOTHING_TO_UNDO
+    assert own_state(demo_db, "dan", "q01", first) == (4, False, None)
+    second = window.judging.session.items[window.judging.current_row].external_id
+    assert second != first
+    press(qtbot, window, Qt.Key.Key_2)
+    press(qtbot, window, Qt.Key.Key_Z, ctrl)
+    assert window.status_text().startswith("Undone: now not judged")
+    assert own_state(demo_db, "dan", "q01", second) is None
+    press(qtbot, window, Qt.Key.Key_Z, ctrl)
+    assert window.status_text() == NOTHING_TO_UNDO
+    assert own_state(demo_db, "dan", "q01", first) == (4, False, None)
 
 
 def test_skip_is_one_key_and_its_reason_never_takes_grade_keys(qtbot, window, demo_db):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from judge_app.judging.session import Change, JudgingSession
+from judge_app.judging.session import NOTHING_TO_UNDO, Change, JudgingSession
 from judge_app.store import StoreError
 from judge_app.store.bulk import document_ids, query_ids
 from judge_app.store.imports import import_files
@@ -89,9 +89,11 @@ def test_a_failed_write_shows_what_the_database_holds_and_keeps_the_change_as_un
     assert judging.unsaved_at(1) is None and judging.items[1].grade == 1
 
 
-def test_an_unexpected_error_is_named_by_its_type(judging):
+def test_an_unexpected_error_is_said_in_words_without_its_type(judging):
     outcome = judging.settle(judging.clear(1), None, ZeroDivisionError("division by zero"))
-    assert outcome.error == "ZeroDivisionError: division by zero"
+    assert (
+        outcome.error == "An unexpected problem in judge_app (please report it): division by zero"
+    )
 
 
 def test_changes_of_one_result_on_their_way_show_the_latest_until_the_last_settles(
@@ -152,6 +154,24 @@ def test_undo_and_redo_show_what_the_store_changed(judging):
     assert write(judging, judging.redo()).message == "Nothing to redo"
     failed = judging.settle(judging.undo(), None, StoreError("locked"))
     assert failed.message == "Undo failed" and failed.error == "locked"
+
+
+def test_undo_reaches_only_the_changes_of_this_session(judging, campaign):
+    """ana graded q1's d2 before this session began: undo leaves it, redo brings back no
+    earlier undo; a session read again mid-judging (after an import) keeps the same reach."""
+    nothing = write(judging, judging.undo())
+    assert nothing.message == NOTHING_TO_UNDO and nothing.event is None
+    assert stored(campaign)["d2"] == 4
+    write(judging, judging.grade(0, 3))
+    again = JudgingSession(campaign["db"], campaign["ana"], "ana", undo_after=judging.undo_after)
+    again.open_query(0)
+    assert write(again, again.undo()).message == "Undone: now not judged (query q1)"
+    assert write(again, again.undo()).message == NOTHING_TO_UNDO
+    assert stored(campaign) == {"d1": None, "d2": 4, "d3": None}
+    later = JudgingSession(campaign["db"], campaign["ana"], "ana")  # the next day
+    later.open_query(0)
+    assert write(later, later.redo()).message == "Nothing to redo"
+    assert stored(campaign)["d1"] is None
 
 
 def test_changes_handed_to_the_write_queue_are_written_in_the_order_asked(judging, campaign):

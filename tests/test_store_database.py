@@ -376,9 +376,9 @@ def test_a_lock_held_past_the_retries_fails_in_plain_words(db_path, monkeypatch)
         with db.reading() as session:
             assert reads.table_counts(session)["judgments"] == 0
     message = str(raised.value)
-    assert "other programs were changing the same data at the same time" in message
-    assert "nothing of this change was written: try again" in message
-    assert "locked" not in message
+    assert message.startswith(f"The database {db_path} is locked by another program (busy for")
+    assert "nothing of this change was written; try again" in message
+    assert "database is locked" not in message and "Error" not in message
 
 
 def test_work_that_fails_for_its_own_reasons_is_not_retried(db):

@@ -12,6 +12,7 @@ from judge_app.store.judgments import (
     JudgmentState,
     clear,
     current_state,
+    latest_event_id,
     redo,
     set_grade,
     set_note,
@@ -210,3 +211,32 @@ def test_a_failed_transaction_leaves_no_trace(db, pair):
         raise RuntimeError("power cut")
     assert state(db, rater, query, d1) is None
     assert events(db).empty
+
+
+def test_undo_and_redo_reach_no_change_before_the_bound(db, pair):
+    """A judging session passes the rater's latest event at its start: yesterday's grade and
+    yesterday's undone grade are out of reach; today's changes are undone and redone."""
+    rater, query, (d1, d2, d3) = pair
+    with db.transaction() as session:
+        set_grade(session, rater, query, d1, 3)
+        set_grade(session, rater, query, d3, 1)
+        undo(session, rater)  # yesterday's undone grade of d3: no redo may bring it back
+        bound = latest_event_id(session, rater)
+    assert bound > 0
+    with db.transaction() as session:
+        assert undo(session, rater, after_event_id=bound) is None
+        assert redo(session, rater, after_event_id=bound) is None
+        set_grade(session, rater, query, d2, 4)
+        set_grade(session, rater, query, d1, 5)
+        assert undo(session, rater, after_event_id=bound) is not None
+        assert undo(session, rater, after_event_id=bound) is not None
+        assert undo(session, rater, after_event_id=bound) is None
+        assert current_state(session, rater, query, d1) == JudgmentState(3)
+        assert current_state(session, rater, query, d2) is None
+        assert redo(session, rater, after_event_id=bound) is not None
+        assert redo(session, rater, after_event_id=bound) is not None
+        assert redo(session, rater, after_event_id=bound) is None
+        assert current_state(session, rater, query, d1) == JudgmentState(5)
+        assert current_state(session, rater, query, d3) is None
+        assert undo(session, rater) is not None  # unbounded, as before: reaches back
+        assert latest_event_id(session, 999) == 0

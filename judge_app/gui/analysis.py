@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, TypeVar
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QStackedWidget, QWidget
 
-from judge_app.errors import JudgeAppError
+from judge_app.errors import JudgeAppError, in_words
 from judge_app.gui.workers import Task, Worker
 from judge_app.gui.workspace import Workspace
 
@@ -182,7 +182,7 @@ class Analysis(QObject):
         self.evaluation_view.show_busy("Computing…")
         task = self.workspace.run_task("Evaluating", work)
         task.returned.connect(self._evaluated)
-        task.errored.connect(lambda error: self.evaluation_view.show_error(_reason(error)))
+        task.errored.connect(lambda error: self.evaluation_view.show_error(in_words(error)))
         task.cancelled.connect(lambda: self.evaluation_view.show_error("Evaluation cancelled"))
         return task
 
@@ -226,7 +226,7 @@ class Analysis(QObject):
 
     def _agreement_failed(self, error: BaseException, stamp: Stamp | None) -> None:
         self.report, self.agreement_stamp = None, stamp
-        self.agreement_view.show_error(_reason(error))
+        self.agreement_view.show_error(in_words(error))
 
     # report ------------------------------------------------------------------------------------
 
@@ -258,7 +258,7 @@ class Analysis(QObject):
         )
         task.returned.connect(self._report_rendered)
         task.errored.connect(
-            lambda error: self.workspace.show_message(f"No report: {_reason(error)}", error=True)
+            lambda error: self.workspace.show_message(f"No report: {in_words(error)}", error=True)
         )
         return task
 
@@ -268,12 +268,8 @@ class Analysis(QObject):
         try:
             out = rendered.save(write_pdf)
         except (OSError, JudgeAppError) as error:
-            self.workspace.show_message(f"No report: cannot write {rendered.out}: {error}", True)
+            self.workspace.show_message(
+                f"No report: cannot write {rendered.out}: {in_words(error)}", True
+            )
             return
         self.workspace.show_message(f"Report written to {out}")
-
-
-def _reason(error: BaseException) -> str:
-    if isinstance(error, JudgeAppError):
-        return str(error)
-    return f"{type(error).__name__}: {error}"

@@ -10,10 +10,11 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
-from judge_app.gui import preferences
+from judge_app.gui import failure, preferences
 from judge_app.gui.start import recent_entry_exists
 from judge_app.gui.window import DemoBuilder, MainWindow
-from judge_app.store import Database, open_database
+from judge_app.store import Database
+from judge_app.store.database import open_writable_if_possible
 
 
 @contextmanager
@@ -62,7 +63,7 @@ def create_main_window(
     if database is None:
         return MainWindow(demo)
     if not isinstance(database, Database):
-        database = open_database(database)
+        database = open_writable_if_possible(database)
     window = MainWindow(demo)
     window.set_database(database)
     if rater is None:
@@ -88,7 +89,7 @@ def run(
     with long_lived():
         app = application()
         if database is not None:
-            opened = open_database(database)
+            opened = open_writable_if_possible(database)
             window = create_main_window(
                 opened, rater or preferences.last_rater(opened.describe()), demo=demo
             )
@@ -100,6 +101,7 @@ def run(
                 window.open_path(recent[0])
             elif not known and demo is not None:
                 window.open_path(str(demo()))
+        failure.install(window)
         window.show()
         window.raise_()
     try:

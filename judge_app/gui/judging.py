@@ -59,7 +59,7 @@ from judge_app.judging.keys import (
     key_label,
     keys_of,
 )
-from judge_app.judging.session import Change, JudgingSession, Outcome
+from judge_app.judging.session import READ_ONLY, Change, JudgingSession, Outcome, changes
 from judge_app.judging.timing import ActiveTimer
 from judge_app.store.models import JudgmentEvent
 from judge_app.store.settings import GradeLabel
@@ -490,6 +490,9 @@ class JudgingScreen(QWidget):
         self._update_rubric()
         if session is None:
             return
+        if session.read_only:
+            self.error_banner.setText(f"<b>{READ_ONLY}.</b> {_escape(session.read_only_reason)}")
+            self.error_banner.show()
         self.rater_label.setText(f"Judging as <b>{session.rater_name}</b>")
         if session.queue:
             start = session.query_index_of(query_id) if query_id is not None else None
@@ -702,6 +705,10 @@ class JudgingScreen(QWidget):
         self.keys.released(_key_id(event), event.timestamp(), event.isAutoRepeat())
 
     def run_action(self, action: str) -> None:
+        if self.session is not None and self.session.read_only and changes(action):
+            where = self.session.database.describe()
+            self.message.emit(f"{READ_ONLY}: {where} cannot be written to", True)
+            return
         if action.startswith("grade"):
             self.grade(int(action[5:]))
         elif action in ("next", "previous"):
@@ -836,7 +843,7 @@ class JudgingScreen(QWidget):
         if now - self._last_click < QApplication.doubleClickInterval() / 1000:
             return
         self._last_click = now
-        self.grade(grade)
+        self.run_action(f"grade{grade}")
 
     def clear(self) -> None:
         row = self.current_row

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 
 from judge_app.commands.export import ExportOptions, export
 from judge_app.commands.importing import ImportOptions, import_files
-from judge_app.errors import JudgeAppError
+from judge_app.errors import JudgeAppError, in_words
 from judge_app.gui.workers import Task, TaskDialog, Worker
 from judge_app.gui.workspace import Workspace
 from judge_app.io.errors import ImportFileError, Problem
@@ -104,7 +104,7 @@ def start_export(workspace: Workspace, options: ExportOptions) -> Task | None:
     task.returned.connect(lambda text: workspace.show_message(text))
     task.errored.connect(
         lambda error: workspace.show_message(
-            f"Nothing was exported: {describe_error(error).splitlines()[0]}", True
+            f"Nothing was exported: {in_words(error).splitlines()[0]}", True
         )
     )
     task.cancelled.connect(lambda: workspace.show_message("Export cancelled", error=True))
@@ -115,7 +115,7 @@ def problems_of(error: BaseException) -> tuple[list[Problem], int]:
     """The problems to list for a failed import (and how many there are in all)."""
     if isinstance(error, ImportFileError):
         return list(error.problems), error.total
-    return [Problem("", None, None, describe_error(error))], 1
+    return [Problem("", None, None, in_words(error))], 1
 
 
 def problems_summary(error: BaseException) -> str:
@@ -126,14 +126,6 @@ def problems_summary(error: BaseException) -> str:
     files = sorted({problem.file for problem in problems if problem.file})
     where = f" in {', '.join(Path(name).name for name in files)}" if files else ""
     return f"{total} problem{'s' if total != 1 else ''}{where}"
-
-
-def describe_error(error: BaseException) -> str:
-    """An error in words: our own errors and the system's carry a message for the user;
-    anything else is a defect, named by its type."""
-    if isinstance(error, (JudgeAppError, OSError)):
-        return str(error)
-    return f"{type(error).__name__}: {error}"
 
 
 # the dialogs ----------------------------------------------------------------------------------
@@ -479,7 +471,7 @@ class ExportDialog(TaskDialog):
             self.wait_for(task)
 
     def _failed(self, error: BaseException) -> None:
-        self._show_error(describe_error(error))
+        self._show_error(in_words(error))
 
     def _show_error(self, text: str) -> None:
         self.error.setText(f"Nothing was exported: {text}")

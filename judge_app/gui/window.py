@@ -35,7 +35,8 @@ from judge_app.gui.workers import Task, Worker
 from judge_app.gui.workspace import Workspace
 from judge_app.judging.keys import KEYMAP_TITLES, KEYMAPS, key_label, keys_of
 from judge_app.judging.session import JudgingSession
-from judge_app.store import Database, open_database
+from judge_app.store import Database
+from judge_app.store.database import open_writable_if_possible
 from judge_app.store.errors import SimilarRaterError
 from judge_app.store.settings import scale
 
@@ -518,7 +519,9 @@ class MainWindow(QMainWindow):
         query_id = session.query.id if session.query else None
         row = self.judging.current_row
         document_id = session.items[row].document_id if 0 <= row < len(session.items) else None
-        fresh = JudgingSession(self.database, session.rater_id, session.rater_name)
+        fresh = JudgingSession(
+            self.database, session.rater_id, session.rater_name, undo_after=session.undo_after
+        )
         fresh.early_notes = session.early_notes  # notes waiting for their grades come along
         self.judging.set_session(fresh, query_id=query_id, document_id=document_id)
         self._update_actions()
@@ -560,7 +563,7 @@ class MainWindow(QMainWindow):
         last chosen there, or after asking who is judging. False, with the error shown, if it
         cannot be opened."""
         try:
-            database = open_database(path, create=create)
+            database = open_writable_if_possible(path, create=create)
         except JudgeAppError as error:
             message = f"Cannot open the database: {error}"
             if self.pages.currentWidget() is self.start_page or self.database is None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from judge_app.errors import JudgeAppError
+from judge_app.errors import in_words
 from judge_app.store import Database
 from judge_app.store import judgments as store
 from judge_app.store.judgments import JudgmentState, event_states
@@ -29,6 +29,11 @@ from judge_app.store.queue import (
 )
 from judge_app.store.settings import GradeLabel, scale
 
+NOTHING_TO_UNDO = "Nothing to undo in this session: earlier grades are changed by grading again"
+READ_ONLY = "Read-only: grades cannot be saved"
+CHANGES = ("grade", "skip", "clear", "note", "undo", "redo")
+"""The key map's actions that change a judgment: these, and those named from them ("grade3");
+one missing here is not refused at once on a read-only database, but fails as unsaved."""
 Pair = tuple[int, int]
 """(query id, document id): what a judgment is about."""
 
@@ -76,16 +81,29 @@ class JudgingSession:
     saved, or as unsaved with the reason). Everything but ``Change.write`` runs on one thread.
     """
 
-    def __init__(self, database: Database, rater_id: int, rater_name: str) -> None:
+    def __init__(
+        self,
+        database: Database,
+        rater_id: int,
+        rater_name: str,
+        *,
+        undo_after: int | None = None,
+    ) -> None:
+        """``undo_after``: the history event undo may not reach behind (default: the rater's
+        latest at this start, so that undo reverts only this session's changes; a session
+        read again in the middle of the rater's judging passes on its predecessor's)."""
         self.database = database
         self.rater_id = rater_id
         self.rater_name = rater_name
         with database.reading() as session:
+            # the rater's latest change as this session starts: the changes after it are
+            # this session's (``changes_written``), or another window's
+            self.started_after = store.latest_event_id(session, rater_id)
+            self.undo_after = self.started_after if undo_after is None else undo_after
             self.pool: PoolSettings = pool_settings(session)
             self.scale: list[GradeLabel] = scale(session)
             self.queue: list[QueueQuery] = rater_queue(session, rater_id)
             self.progress: dict[int, Progress] = queue_progress(session, rater_id, self.pool)
-            self.started_after = store.latest_event_id(session)
         self.changes_written = 0  # by this session: another writer's show as more in the store
         self.query_index = -1
         self.items: list[Item] = []
@@ -94,6 +112,18 @@ class JudgingSession:
         self.unsaved: dict[Pair, str] = {}
         # notes written on results not judged yet: shown, and written with the grade or skip
         self.early_notes: dict[Pair, str] = {}
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the database was opened read-only: nothing can be graded."""
+        return self.database.read_only
+
+    @property
+    def read_only_reason(self) -> str:
+        return (
+            f"{self.database.describe()} cannot be written to. You can look through the queue; "
+            "to grade, ask for write access or open a copy you can write to"
+        )
 
     # reading ---------------------------------------------------------------------------------
 
@@ -245,10 +275,20 @@ class JudgingSession:
         )
 
     def undo(self) -> Change:
-        return Change(lambda s: store.undo(s, self.rater_id), pending="undo", done="Undone")
+        """Revert this session's latest change not yet undone (never an earlier session's)."""
+        return Change(
+            lambda s: store.undo(s, self.rater_id, after_event_id=self.undo_after),
+            pending="undo",
+            done="Undone",
+        )
 
     def redo(self) -> Change:
-        return Change(lambda s: store.redo(s, self.rater_id), pending="redo", done="Redone")
+        """Re-apply this session's latest undone change."""
+        return Change(
+            lambda s: store.redo(s, self.rater_id, after_event_id=self.undo_after),
+            pending="redo",
+            done="Redone",
+        )
 
     def _pair(self, row: int) -> Pair:
         assert self.query is not None
@@ -297,7 +337,7 @@ class JudgingSession:
             del self.in_flight[change.pair]
             self._show(change.pair, flight.shown, flight.saved)
         if error is not None:
-            return Outcome(f"Not saved: {change.pending} for {change.where}", _reason(error))
+            return Outcome(f"Not saved: {change.pending} for {change.where}", in_words(error))
         if event is None:
             return Outcome(f"Unchanged: {change.where}")
         return Outcome(f"Saved: {change.done} for {change.where}", event=event)
@@ -306,9 +346,9 @@ class JudgingSession:
         self, change: Change, event: JudgmentEvent | None, error: BaseException | None
     ) -> Outcome:
         if error is not None:
-            return Outcome(f"{change.pending.capitalize()} failed", _reason(error))
+            return Outcome(f"{change.pending.capitalize()} failed", in_words(error))
         if event is None:
-            return Outcome(f"Nothing to {change.pending}")
+            return Outcome(NOTHING_TO_UNDO if change.pending == "undo" else "Nothing to redo")
         pair = (event.query_id, event.document_id)
         old, new = event_states(event)
         flight = self.in_flight.get(pair)
@@ -366,13 +406,6 @@ def _recounted(
     )
 
 
-def _reason(error: BaseException) -> str:
-    """A failed write's reason in words: ours carry one; anything else is named by its type."""
-    if isinstance(error, (JudgeAppError, OSError)):
-        return str(error)
-    return f"{type(error).__name__}: {error}"
-
-
 def _describe_state(grade: int | None, skipped: bool | None, labels: list[GradeLabel]) -> str:
     if skipped is None:
         return "not judged"
@@ -380,3 +413,8 @@ def _describe_state(grade: int | None, skipped: bool | None, labels: list[GradeL
         return "skipped"
     assert grade is not None
     return f"grade {grade} ({labels[grade].label})"
+
+
+def changes(action: str) -> bool:
+    """Whether the key map's ``action`` changes a judgment (a grade, skip, note, undo…)."""
+    return action.startswith(CHANGES)

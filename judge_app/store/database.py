@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import os
 import random
-import shutil
 import sqlite3
 import threading
 import time
@@ -20,7 +20,8 @@ from sqlalchemy.orm import Session, SessionTransaction, sessionmaker
 
 from judge_app.io import live_files
 from judge_app.store import schema
-from judge_app.store.errors import StoreError
+from judge_app.store.errors import ReadOnlyDatabaseError, StoreError
+from judge_app.store.failures import conflicted, described, in_words, moved, read_only
 
 BUSY_TIMEOUT_MS = 5_000
 """How long SQLite itself waits for another writer's lock before a unit of work retries."""
@@ -28,11 +29,9 @@ RETRY_SECONDS = 120.0
 """How long a unit of work is retried while other writers are in its way."""
 FIRST_PAUSE, LONGEST_PAUSE = 0.02, 1.0
 """Seconds between retries: doubling from the first to the longest, with jitter."""
-# PostgreSQL's SQLSTATEs of a unit of work that lost a race to another one and was rolled
-# back: serialization failure, deadlock, lock not available, and a row inserted at the same
-# moment by another (the retry reads it and changes it instead)
-CONFLICT_STATES = {"40001", "40P01", "55P03", "23505"}
 T = TypeVar("T")
+FileId = tuple[int, int]
+"""A file's device and inode: which file a path named when the database was opened."""
 
 
 def database_url(path_or_url: str | Path) -> URL:
@@ -55,6 +54,7 @@ class _SharedEngine:
     users: int = 0
     at_head: bool = False  # its schema was found (or brought) at head
     writable: bool = False  # opened for writing: WAL on, schema upgraded
+    file_id: FileId | None = None  # a SQLite file's, once opened
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -108,6 +108,7 @@ class Database:
             transaction = _retried(self._begun)
             with transaction.session as session, transaction:
                 yield session
+        self._check_file(written=True)
 
     def write(self, change: Callable[[Session], T]) -> T:
         """Run ``change`` as one unit of work and return what it returns.
@@ -124,11 +125,24 @@ class Database:
 
         self._check_writable()
         with _translated_errors(self):
-            return _retried(attempt)
+            result = _retried(attempt)
+        self._check_file(written=True)
+        return result
 
     def _check_writable(self) -> None:
         if self.read_only:
             raise StoreError(f"{self.describe()} was opened read-only: nothing was changed")
+        self._check_file()
+
+    def _check_file(self, written: bool = False) -> None:
+        """StoreError if a SQLite file is no longer the file opened (deleted, moved or
+        replaced: SQLite would go on with the file it has open, and a change written to a
+        deleted file is lost when the program ends); ``written``: a change was just made."""
+        shared = self._shared
+        if shared is None or not _moved(shared):
+            return
+        not_saved = " (this change was not saved)" if written else ""
+        raise StoreError(moved(self.describe()) + not_saved)
 
     def _begun(self) -> SessionTransaction:
         """The begun transaction of a new writing session (on SQLite: holding the lock)."""
@@ -144,6 +158,7 @@ class Database:
     @contextmanager
     def reading(self) -> Iterator[Session]:
         """A session for reads; nothing it does is committed."""
+        self._check_file()
         with _translated_errors(self), self._reader() as session:
             yield session
 
@@ -169,13 +184,6 @@ class Database:
         self.close()
 
 
-def described(url: URL) -> str:
-    """A database as a user would name it: a file path or a URL without password."""
-    if url.get_backend_name() == "sqlite":
-        return url.database or ":memory:"
-    return url.render_as_string(hide_password=True)
-
-
 def _retried(attempt: Callable[[], T]) -> T:
     """``attempt()``, again after a pause each time it conflicts with another writer, until
     it succeeds, fails otherwise, or RETRY_SECONDS have passed."""
@@ -185,65 +193,37 @@ def _retried(attempt: Callable[[], T]) -> T:
         try:
             return attempt()
         except DBAPIError as error:
-            if not _conflicted(error) or time.monotonic() + pause > deadline:
+            if not conflicted(error) or time.monotonic() + pause > deadline:
                 raise
         time.sleep(pause * random.uniform(0.5, 1.5))
         pause = min(pause * 2, LONGEST_PAUSE)
 
 
-def _conflicted(error: DBAPIError) -> bool:
-    """Whether ``error`` is another writer's doing, so that the same work may succeed later."""
-    if isinstance(error.orig, sqlite3.OperationalError):
-        reason = str(error.orig).lower()
-        return "database is locked" in reason or "database is busy" in reason
-    return getattr(error.orig, "sqlstate", None) in CONFLICT_STATES
-
-
 @contextmanager
 def _translated_errors(database: Database) -> Iterator[None]:
     """Database errors as StoreError, in words a user can act on; the change is rolled back."""
+    started = time.monotonic()
     try:
         yield
     except DBAPIError as error:
-        raise StoreError(f"{database.describe()}: {_explained(error, database.url)}") from error
+        waited = time.monotonic() - started
+        raise StoreError(in_words(error, database.url, waited)) from error
 
 
-def _explained(error: DBAPIError, url: URL) -> str:
-    """The driver's message, followed by what it means for the user where we know."""
-    if _conflicted(error):
-        return (
-            "other programs were changing the same data at the same time; nothing of this "
-            "change was written: try again"
-        )
-    reason = str(error.orig)
-    if "disk i/o error" in reason.lower() and _disk_full(url):
-        return f"{reason}: {_ADVICE['disk is full']}"  # SQLite says so only now and then
-    for cause, advice in _ADVICE.items():
-        if cause in reason.lower():
-            return f"{reason}: {advice}"
-    return reason
-
-
-_ADVICE = {
-    "malformed": "the file is damaged; restore it from a backup (judge_app keeps a copy "
-    "beside it, named *.bak, before each schema upgrade)",
-    "disk is full": "the disk is full; nothing of this change was written",
-    "readonly": "the file or its folder cannot be written to; nothing was changed",
-    "disk i/o error": "reading or writing the file failed (a failing disk, or a drive that "
-    "went away?); nothing of this change was written",
-}
-FULL_BELOW = 1 << 20
-"""A disk with less free space than this (bytes) is taken for full."""
-
-
-def _disk_full(url: URL) -> bool:
-    """Whether the disk that holds a SQLite database has (almost) no room left."""
-    if url.get_backend_name() != "sqlite" or not url.database:
-        return False
+def _file_id(path: str | Path) -> FileId | None:
+    """The file at ``path`` (its metadata only: never opened), None if there is none."""
     try:
-        return shutil.disk_usage(Path(url.database).parent).free < FULL_BELOW
+        status = os.stat(path)
     except OSError:
-        return False
+        return None
+    return status.st_dev, status.st_ino
+
+
+def _moved(shared: _SharedEngine) -> bool:
+    """Whether the SQLite file ``shared`` opened is no longer at its path."""
+    return shared.file_id is not None and _file_id(str(shared.engine.url.database)) != (
+        shared.file_id
+    )
 
 
 def _configure_sqlite(engine: Engine) -> None:
@@ -278,10 +258,16 @@ def open_database(
     migration; a database from a newer judge_app is refused.
     """
     url = database_url(path_or_url)
+    with _ENGINES_LOCK:
+        open_already = _ENGINES.get(_engine_key(url) or "")
+    if open_already is not None and _moved(open_already):
+        raise StoreError(moved(described(url)))
     if url.get_backend_name() == "sqlite":
         _check_sqlite_path(url, create and not read_only)
+        if not read_only:
+            _check_sqlite_writable(url)
     with _ENGINES_LOCK:
-        shared = _shared_engine(url)
+        shared = _shared_engine(url, read_only)
         shared.users += 1
     try:
         with shared.lock:
@@ -292,12 +278,12 @@ def open_database(
     return Database(shared, read_only=read_only)
 
 
-def _shared_engine(url: URL) -> _SharedEngine:
+def _shared_engine(url: URL, read_only: bool) -> _SharedEngine:
     """The engine this process has on ``url``, made if there is none (caller holds the lock)."""
     key = _engine_key(url)
     shared = _ENGINES.get(key) if key else None
     if shared is None:
-        shared = _SharedEngine(key, _new_engine(url))
+        shared = _SharedEngine(key, _new_engine(url, read_only))
         if key:
             _ENGINES[key] = shared
             if url.get_backend_name() == "sqlite":
@@ -314,15 +300,38 @@ def _engine_key(url: URL) -> str | None:
     return url.render_as_string(hide_password=False)
 
 
-def _new_engine(url: URL) -> Engine:
+def _new_engine(url: URL, read_only: bool) -> Engine:
     if url.get_backend_name() == "sqlite":
-        engine = create_engine(url)
+        if read_only and _on_read_only_media(url):
+            # nothing can write it, so SQLite may read it without the shared-memory file it
+            # could not create beside it
+            uri = f"{Path(str(url.database)).as_uri()}?immutable=1"
+            engine = create_engine(
+                url, creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False)
+            )
+        else:
+            engine = create_engine(url)
         _configure_sqlite(engine)
         return engine
     try:
         return create_engine(url, pool_pre_ping=True)
-    except (ArgumentError, ImportError) as error:
-        raise StoreError(f"cannot use {url.render_as_string()}: {error}") from None
+    except ImportError as error:
+        reason = f"its driver is not installed ({error.name or error})"
+        raise StoreError(f"Cannot use {described(url)}: {reason}") from None
+    except ArgumentError as error:
+        raise StoreError(f"Cannot use {described(url)}: {error}") from None
+
+
+def _on_read_only_media(url: URL) -> bool:
+    """Whether a SQLite file can be neither written nor given the files SQLite keeps beside
+    it (a read-only disk or folder, without a -wal or -shm file there)."""
+    path = Path(str(url.database))
+    companions = [path.with_name(path.name + end) for end in ("-wal", "-shm")]
+    return (
+        path.exists()
+        and not os.access(path.parent, os.W_OK)
+        and not any(companion.exists() for companion in companions)
+    )
 
 
 def is_open(path_or_url: str | Path) -> bool:
@@ -360,12 +369,13 @@ def _prepare(shared: _SharedEngine, read_only: bool) -> None:
             schema.upgrade(engine)
             shared.writable = True
     except DBAPIError as error:
-        name = described(engine.url)
-        if "not a database" in str(error.orig):
-            reason = "is not a SQLite database (it does not start like one)"
-            raise StoreError(f"{name} {reason}") from None
-        raise StoreError(f"cannot open {name}: {_explained(error, engine.url)}") from None
+        words = in_words(error, engine.url)
+        if not read_only and "SQLITE_READONLY" in getattr(error.orig, "sqlite_errorname", ""):
+            raise ReadOnlyDatabaseError(words) from None
+        raise StoreError(words) from None
     shared.at_head = True
+    if engine.dialect.name == "sqlite" and shared.file_id is None:
+        shared.file_id = _file_id(str(engine.url.database))
 
 
 def _use_wal(engine: Engine) -> None:
@@ -389,3 +399,22 @@ def _check_sqlite_path(url: URL, create: bool) -> None:
         raise StoreError(f"{path} is a folder, not a database file")
     if not path.parent.is_dir():
         raise StoreError(f"cannot create {path}: folder {path.parent} does not exist")
+
+
+def _check_sqlite_writable(url: URL) -> None:
+    """ReadOnlyDatabaseError for an existing SQLite file that this process cannot write (a
+    read-only file, folder or disk): SQLite would open it and refuse every change."""
+    path = Path(str(url.database))
+    if url.database in (None, "", ":memory:") or not path.exists():
+        return
+    if not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)):
+        raise ReadOnlyDatabaseError(read_only(path))
+
+
+def open_writable_if_possible(path_or_url: str | Path, *, create: bool = True) -> Database:
+    """``open_database`` for writing; a database this process cannot write to (a read-only
+    file, folder or disk) is opened read-only instead, as its ``read_only`` says."""
+    try:
+        return open_database(path_or_url, create=create)
+    except ReadOnlyDatabaseError:
+        return open_database(path_or_url, create=False, read_only=True)

@@ -18,3 +18,8 @@ class SimilarRaterError(StoreError):
     def __init__(self, message: str, similar: str) -> None:
         super().__init__(message)
         self.similar = similar
+
+
+class ReadOnlyDatabaseError(StoreError):
+    """The database cannot be written to (a read-only file, folder or disk); it may still be
+    opened read-only."""

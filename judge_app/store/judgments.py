@@ -124,9 +124,12 @@ def set_note(
     return _change(session, key, judgment, new, "note")
 
 
-def latest_event_id(session: Session) -> int:
-    """The id of the latest change of any rater (0 when there is none)."""
-    return session.scalar(select(func.max(JudgmentEvent.id))) or 0
+def latest_event_id(session: Session, rater_id: int) -> int:
+    """The id of the rater's latest history event (0 if none): the bound of a session's undo."""
+    latest = session.scalar(
+        select(func.max(JudgmentEvent.id)).where(JudgmentEvent.rater_id == rater_id)
+    )
+    return latest or 0
 
 
 def changes_since(session: Session, rater_id: int, after_event_id: int) -> int:
@@ -141,13 +144,17 @@ def changes_since(session: Session, rater_id: int, after_event_id: int) -> int:
     )
 
 
-def undo(session: Session, rater_id: int) -> JudgmentEvent | None:
-    """Revert the rater's latest change not yet undone; None when there is nothing to undo."""
+def undo(session: Session, rater_id: int, *, after_event_id: int = 0) -> JudgmentEvent | None:
+    """Revert the rater's latest change not yet undone; None when there is nothing to undo.
+
+    Only changes after event ``after_event_id`` are reached: a judging session passes the
+    latest event at its start, so that an undo never reverts an earlier session's grade."""
     undone = aliased(JudgmentEvent)
     target = session.scalars(
         select(JudgmentEvent)
         .where(
             JudgmentEvent.rater_id == rater_id,
+            JudgmentEvent.id > after_event_id,
             JudgmentEvent.action.in_((*UNDOABLE_ACTIONS, "redo")),
             ~exists().where(undone.reverts == JudgmentEvent.id, undone.action == "undo"),
         )
@@ -159,8 +166,9 @@ def undo(session: Session, rater_id: int) -> JudgmentEvent | None:
     return _revert(session, target, "undo")
 
 
-def redo(session: Session, rater_id: int) -> JudgmentEvent | None:
-    """Re-apply the rater's latest undone change, unless a new change came after the undo."""
+def redo(session: Session, rater_id: int, *, after_event_id: int = 0) -> JudgmentEvent | None:
+    """Re-apply the rater's latest undone change, unless a new change came after the undo;
+    only an undo after event ``after_event_id`` is redone (see ``undo``)."""
     last_change = (
         select(JudgmentEvent.id)
         .where(JudgmentEvent.rater_id == rater_id, JudgmentEvent.action.in_(UNDOABLE_ACTIONS))
@@ -174,6 +182,7 @@ def redo(session: Session, rater_id: int) -> JudgmentEvent | None:
         .where(
             JudgmentEvent.rater_id == rater_id,
             JudgmentEvent.action == "undo",
+            JudgmentEvent.id > after_event_id,
             JudgmentEvent.id > last_change,
             ~exists().where(redone.reverts == JudgmentEvent.id, redone.action == "redo"),
         )
