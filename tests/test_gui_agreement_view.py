@@ -3,6 +3,7 @@ adjudicate."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from contextlib import redirect_stdout
@@ -25,6 +26,7 @@ from judge_app.gui import theme
 from judge_app.gui.agreement_view import PAIR_COLUMNS, AgreementView
 from judge_app.gui.tables import SORT_ROLE
 from judge_app.reports.document import render_html
+from judge_app.numbers import share_text
 
 __all__ = ["demo_db", "demo_template", "fresh_settings"]  # fixtures
 
@@ -76,9 +78,9 @@ def test_the_numbers_shown_are_those_of_the_agreement_command(view, cli_record, 
     assert view.reading.text().startswith("Reliable, good enough to draw conclusions")
     assert view.reading.property("level") == "good"
     cards = view.cards
-    assert cards["percent_agreement"].value.text() == f"{cli_record['percent_agreement']:.2%}"
+    assert cards["percent_agreement"].value.text() == share_text(cli_record["percent_agreement"])
     assert cards["within_one_agreement"].value.text() == (
-        f"{cli_record['within_one_agreement']:.2%}"
+        share_text(cli_record["within_one_agreement"])
     )
     assert cards["fleiss_kappa"].value.text() == four(cli_record["fleiss_kappa"])
     assert cards["gwet_ac1"].value.text() == four(cli_record["gwet_ac1"])
@@ -94,7 +96,7 @@ def test_the_numbers_shown_are_those_of_the_agreement_command(view, cli_record, 
         row = rows.index((pair["rater_a"], pair["rater_b"]))
         for key in ("cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic"):
             assert shown(pairs, key)[row] == four(pair[key])
-        assert shown(pairs, "percent_agreement")[row] == f"{pair['percent_agreement']:.2%}"
+        assert shown(pairs, "percent_agreement")[row] == share_text(pair["percent_agreement"])
         assert shown(pairs, "documents")[row] == str(pair["n_units"])
 
     raters = view.raters
@@ -311,3 +313,10 @@ def test_screenshot_for_review(qtbot, report):
         QApplication.processEvents()
         assert window.grab().save(str(folder / f"{name}.png"))
     assert window.width() == 1280
+
+
+def test_a_coefficient_that_rounds_to_zero_never_shows_a_minus(view, report):
+    near_zero = dataclasses.replace(report, gwet_ac1=-0.00001, fleiss_kappa=-0.00004)
+    view.show_report(near_zero, "demo.sqlite")
+    assert view.cards["gwet_ac1"].value.text() == "0.0000"
+    assert view.cards["fleiss_kappa"].value.text() == "0.0000"

@@ -36,6 +36,7 @@ from judge_app.agreement.tables import (
 )
 from judge_app.gui.charts_canvas import ChartCanvas
 from judge_app.gui.tables import MISSING, TablePane, named_label
+from judge_app.numbers import score_text, share_text, signed_text
 from judge_app.reports.figures import agreement_figures
 
 PAIR_COLUMNS = {
@@ -120,16 +121,7 @@ MESSAGE_WIDTH = 480
 _LEVELS = {"reliable": "good", "tentative": "fair"}  # reading's first word: property "level"
 
 
-def _number(value: float) -> str:
-    return f"{value:.4f}"
-
-
-def _percent(value: float) -> str:
-    return f"{value:.2%}"
-
-
-def _signed(value: float) -> str:
-    return f"{value:+.4f}"
+_number, _percent, _signed = score_text, share_text, signed_text
 
 
 def _shown(value: float | None, show: Callable[[float], str] = _number) -> str:

@@ -32,8 +32,9 @@ from judge_app.commands.explain import QueryExplanation, explain_query
 from judge_app.commands.options import EvaluationOptions
 from judge_app.gui.charts_canvas import ChartCanvas
 from judge_app.gui.drill_down import DrillDownDialog
-from judge_app.gui.tables import TablePane, is_missing
+from judge_app.gui.tables import TablePane
 from judge_app.metrics.comparison import CONFIDENCE
+from judge_app.numbers import MISSING, score_text, share_text, signed_text
 from judge_app.reports.figures import evaluation_figures
 
 GAINS = {"linear": "linear: the grade", "exponential": "exponential: 2^grade − 1"}
@@ -200,7 +201,7 @@ class EvaluationView(QWidget):
             "Per query",
             "perQueryTable",
             "per-query.csv",
-            formats={"difference": lambda value: "–" if is_missing(value) else f"{value:+.4f}"},
+            formats={"difference": signed_text},
             tooltips={"incomplete": INCOMPLETE_TIP},
             marked="incomplete",
             noun="queries",
@@ -302,6 +303,8 @@ class EvaluationView(QWidget):
         """Show ``evaluation``; ``figures`` drawn beforehand (off the UI thread) if given."""
         self.evaluation = evaluation
         self.model.headers = _headers(evaluation)
+        for run in evaluation.evaluations:
+            self.model.formats[f"{run} judged"] = share_text
         assert evaluation.table is not None
         self.pane.set_frame(evaluation.table, HINT)
         self.table.setColumnWidth(1, min(self.table.columnWidth(1), TEXT_WIDTH))
@@ -385,9 +388,9 @@ def _summary_html(evaluation: EvaluationResult) -> str:
         run: float(np.mean(e.values[f"judged@{k}"])) for run, e in evaluation.evaluations.items()
     }
     rows = "".join(
-        f"<tr><td><b>{run}</b></td><td align='right'><b>{s.mean:.4f}</b></td>"
+        f"<tr><td><b>{run}</b></td><td align='right'><b>{score_text(s.mean)}</b></td>"
         f"<td align='right'>{_interval(s.low, s.high)}</td>"
-        f"<td align='right'>{s.n:,}</td><td align='right'>{judged[run]:.1%}</td></tr>"
+        f"<td align='right'>{s.n:,}</td><td align='right'>{share_text(judged[run])}</td></tr>"
         for run, s in ((run, evaluation.interval(run)) for run in evaluation.evaluations)
     )
     parts = [
@@ -409,4 +412,4 @@ def _summary_html(evaluation: EvaluationResult) -> str:
 
 
 def _interval(low: float, high: float) -> str:
-    return "–" if math.isnan(low) else f"{low:.4f} – {high:.4f}"
+    return MISSING if math.isnan(low) else f"{score_text(low)} – {score_text(high)}"

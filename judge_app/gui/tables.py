@@ -46,6 +46,7 @@ from PySide6.QtWidgets import (
 from judge_app.errors import JudgeAppError
 from judge_app.gui.theme import is_dark
 from judge_app.io.exports import write_csv
+from judge_app.numbers import score_text
 
 SORT_ROLE = Qt.ItemDataRole.UserRole
 """The raw value of a cell (None where missing), by which the proxy sorts."""
@@ -73,13 +74,14 @@ def is_missing(value: object) -> bool:
 
 
 def default_text(value: object) -> str:
-    """Floats with four decimals, whole numbers with thousands separators, the rest as str."""
+    """Floats with four decimals (``judge_app.numbers``), whole numbers with thousands
+    separators, the rest as str."""
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, numbers.Integral):
         return f"{value:,}"
     if isinstance(value, numbers.Real):
-        return f"{value:.4f}"
+        return score_text(float(value))
     return str(value)
 
 

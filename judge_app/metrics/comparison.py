@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from judge_app.numbers import signed_text
+
 CONFIDENCE = 0.95
 """Confidence level of the interval :func:`compare_scores` puts on the mean difference."""
 ALPHA = 1 - CONFIDENCE
@@ -111,7 +113,7 @@ class Comparison:
 
     def _headline(self, digits: int) -> str:
         """Who beats whom by how much."""
-        difference = f"{self.mean_difference:+.{digits}f}"
+        difference = signed_text(self.mean_difference, digits)
         if self.mean_difference == 0:
             return (
                 f"{self.other} matches {self.baseline} on mean {self.measure} "
@@ -371,7 +373,7 @@ def _bound(value: float, digits: int) -> str:
     """``+0.0123``, or ``−∞`` / ``+∞`` for an unbounded side."""
     if math.isinf(value):
         return "−∞" if value < 0 else "+∞"
-    return f"{value:+.{digits}f}"
+    return signed_text(value, digits)
 
 
 def _format_p(p: float, digits: int) -> str:
