@@ -150,6 +150,18 @@ def test_drill_down_opens_with_enter_and_adds_up_to_the_ndcg(qtbot, qtmodelteste
         dialog.grab().save(str(Path(SHOTS) / "drill-down.png"))
 
 
+def test_drill_down_says_how_a_majority_tie_was_broken(qtbot, window):
+    view = shown_evaluation(qtbot, window)
+    with qtbot.waitSignal(view.model.modelReset, timeout=60_000):
+        view.aggregate.setCurrentIndex(view.aggregate.findData("majority"))
+    qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
+    dialog = view.open_query("q05")  # ana, ben and chloe give d0509 three different grades
+    assert dialog is not None
+    tie = dialog.explanation.ties["d0509"]
+    assert tie.startswith("tie 1–1–1 between grades ") and "broken by the lower grade" in tie
+    assert f"Majority of d0509: {tie}." in dialog.note.text()
+
+
 def test_view_refreshes_when_judgments_change(qtbot, window, demo_db, tmp_path):
     view = shown_evaluation(qtbot, window)
     before = view.evaluation.interval("bm25").mean

@@ -190,4 +190,6 @@ class DrillDownDialog(QDialog):
         note += f" Gain is {GAIN_WORDS[explanation.gain]}; discount is 1 / log2(i + 1)."
         if unjudged:
             note += f" {unjudged} result(s) are not judged: they add nothing to DCG."
+        for doc, tie in explanation.ties.items():
+            note += f"\nMajority of {doc}: {tie}."
         self.note.setText(note)
