@@ -209,9 +209,9 @@ def test_the_chosen_document_stays_chosen_when_the_report_comes_again(view, repo
     view.adjudication.table.selectRow(2)
     chosen = view.chosen_item()
     view.show_busy("Computing agreement…")
-    assert view.busy.text() == "Computing agreement…" and view.shown_message() is None
+    assert view.busy.label.text() == "Computing agreement…" and view.shown_message() is None
     view.show_report(report, "demo.sqlite")
-    assert view.chosen_item() == chosen and view.busy.text() == ""
+    assert view.chosen_item() == chosen and view.busy.isHidden()
 
 
 def test_the_tables_are_reached_with_tab(qtbot, view):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from contextlib import redirect_stdout
 from io import StringIO
 from pathlib import Path
@@ -25,8 +26,11 @@ from gui_support import (
     window_anywhere,
 )
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QProgressDialog
 
 from judge_app.cli import main as cli
+from judge_app.gui.busy_bar import BusyBar
+from judge_app.gui.workers import PROGRESS_DELAY_MS, Task
 from judge_app.metrics.aggregation import ADJUDICATED
 from judge_app.store import open_database, reads
 from judge_app.store.queue import active_rater_names
@@ -287,3 +291,33 @@ def test_screenshots(qtbot, window):
     qtbot.waitUntil(lambda: window.analysis.report is not None, timeout=60_000)
     qtbot.wait(200)
     window.grab().save(str(folder / "agreement-view.png"))
+
+
+def test_evaluation_shows_its_progress_inline_without_a_dialog(qtbot, window):
+    view = shown_evaluation(qtbot, window)
+    task = window.analysis.refresh_evaluation()
+    assert task is not None and task.inline
+    assert view.busy.isVisible() and view.busy.cancel.isVisible()
+    assert not view.controls.isEnabled() and view.table.isEnabled()
+    with qtbot.waitSignal(task.finished, timeout=60_000):
+        pass
+    assert not window.findChildren(QProgressDialog)
+    assert view.busy.isHidden() and view.controls.isEnabled()
+
+
+def test_inline_work_never_opens_a_dialog_and_cancels_from_the_page(qtbot, window):
+    def slow(worker):
+        while True:
+            worker.report("reading judgments", 0, 0)
+            time.sleep(0.01)
+
+    task = Task(window, "Evaluating", slow, dialog=False)
+    bar = BusyBar("testBusy")
+    qtbot.addWidget(bar)
+    bar.start("Computing…", task.cancel)
+    task.progress.connect(bar.progress)
+    task.start()
+    qtbot.wait(PROGRESS_DELAY_MS + 200)
+    assert task.dialog is None and bar.label.text() == "Reading judgments…"
+    with qtbot.waitSignal(task.cancelled, timeout=10_000):
+        qtbot.mouseClick(bar.cancel, Qt.MouseButton.LeftButton)

@@ -34,6 +34,7 @@ from judge_app.agreement.tables import (
     queries_frame,
     raters_frame,
 )
+from judge_app.gui.busy_bar import BusyBar
 from judge_app.gui.charts_canvas import ChartCanvas
 from judge_app.gui.tables import MISSING, TablePane, named_label
 from judge_app.numbers import score_text, share_text, signed_text
@@ -245,8 +246,8 @@ class AgreementView(QWidget):
         self.source = named_label("", "agreementSource")
         self.source.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         title.addWidget(self.source, 1, Qt.AlignmentFlag.AlignBaseline)
-        self.busy = named_label("", "agreementBusy")
-        title.addWidget(self.busy, 0, Qt.AlignmentFlag.AlignBaseline)
+        self.busy = BusyBar("agreementBusy")
+        title.addWidget(self.busy, 0, Qt.AlignmentFlag.AlignVCenter)
         grid.addLayout(title, 0, 0, 1, 2)
 
         headline = QGridLayout()
@@ -410,25 +411,28 @@ class AgreementView(QWidget):
         figures = figures or agreement_figures(report)
         self.heatmap.set_figure(figures["kappa"])
         self.grades.set_figure(figures["grades"])
-        self.busy.setText("")
+        self.busy.stop()
         self.pages.setCurrentIndex(0)
 
     def show_error(self, text: str) -> None:
         """Say why there are no numbers (e.g. fewer than two raters) in place of them."""
         self._show_message(text, error=True)
 
-    def show_busy(self, text: str) -> None:
-        """Say what is under way ("Computing…"): beside the numbers shown, or in place of
-        them if there are none yet; "" says nothing."""
+    def show_busy(self, text: str, on_cancel: Callable[[], None] | None = None) -> None:
+        """Say what is under way ("Computing…"): inline beside the numbers shown (Cancel
+        calls ``on_cancel``), or in place of them if there are none yet; "" says nothing."""
         if self.report is not None:
-            self.busy.setText(text)
+            if text:
+                self.busy.start(text, on_cancel)
+            else:
+                self.busy.stop()
             self.pages.setCurrentIndex(0)
         elif text:
             self._show_message(text, error=False)
 
     def _show_message(self, text: str, *, error: bool) -> None:
         self.report = None
-        self.busy.setText("")
+        self.busy.stop()
         self.message.setProperty("error", error)
         self.message.style().unpolish(self.message)
         self.message.style().polish(self.message)

@@ -54,7 +54,7 @@ class Analysis(QObject):
         self.poll.setInterval(POLL_MS)
         self.poll.timeout.connect(self._poll)
         workspace.databaseChanged.connect(self.forget)
-        workspace.taskStarted.connect(lambda _task: self._set_enabled(False))
+        workspace.taskStarted.connect(self._task_started)
         workspace.taskFinished.connect(lambda _task: self._task_finished())
 
     # pages -------------------------------------------------------------------------------------
@@ -127,6 +127,12 @@ class Analysis(QObject):
             if page is not None:
                 page.setEnabled(enabled)
 
+    def _task_started(self, task: Task) -> None:
+        """Work with a dialog disables the pages; a page's own inline work disables its
+        controls alone (it keeps its Cancel button)."""
+        if not task.inline:
+            self._set_enabled(False)
+
     def _task_finished(self) -> None:
         self._set_enabled(True)
         if self._evaluation_view is not None and self.shown_page() == "evaluation":
@@ -179,8 +185,9 @@ class Analysis(QObject):
             worker.check()
             return loaded, evaluation, evaluation_figures(loaded, evaluation)
 
-        self.evaluation_view.show_busy("Computing…")
-        task = self.workspace.run_task("Evaluating", work)
+        task = self.workspace.run_task("Evaluating", work, inline=True)
+        self.evaluation_view.show_busy("Computing…", task.cancel)
+        task.progress.connect(self.evaluation_view.busy.progress)
         task.returned.connect(self._evaluated)
         task.errored.connect(lambda error: self.evaluation_view.show_error(_reason(error)))
         task.cancelled.connect(lambda: self.evaluation_view.show_error("Evaluation cancelled"))
@@ -211,10 +218,12 @@ class Analysis(QObject):
             return None
         stamp = self._stamp()
         url = self.workspace.database_url()
-        self.agreement_view.show_busy("Computing agreement…")
         task = self.workspace.run_task(
-            "Computing agreement", lambda _worker: agreement_of_database(AgreementOptions(), url)
+            "Computing agreement",
+            lambda _worker: agreement_of_database(AgreementOptions(), url),
+            inline=True,
         )
+        self.agreement_view.show_busy("Computing agreement…")  # one step: nothing to cancel
         task.returned.connect(lambda report: self._agreed(report, stamp))
         task.errored.connect(lambda error: self._agreement_failed(error, stamp))
         return task

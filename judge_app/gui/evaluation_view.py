@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from judge_app.commands.evaluate import Campaign, EvaluationResult
 from judge_app.commands.explain import QueryExplanation, explain_query
 from judge_app.commands.options import EvaluationOptions
+from judge_app.gui.busy_bar import BusyBar
 from judge_app.gui.charts_canvas import ChartCanvas
 from judge_app.gui.drill_down import DrillDownDialog
 from judge_app.gui.tables import TablePane
@@ -137,7 +138,8 @@ class EvaluationView(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(16, 12, 16, 12)
         outer.setSpacing(10)
-        outer.addWidget(self._controls())
+        self.controls = self._controls()
+        outer.addWidget(self.controls)
         self.status = QLabel()
         self.status.setObjectName("analysisStatus")
         self.status.setWordWrap(True)
@@ -197,6 +199,7 @@ class EvaluationView(QWidget):
         return bar
 
     def _table_pane(self) -> QWidget:
+        self.busy = BusyBar("evaluationBusy")
         self.pane = TablePane(
             "Per query",
             "perQueryTable",
@@ -206,6 +209,7 @@ class EvaluationView(QWidget):
             marked="incomplete",
             noun="queries",
             filter_text="Filter queries…",
+            tools=[self.busy],
             stretch=None,
         )
         self.model, self.table, self.proxy = self.pane.model, self.pane.table, self.pane.proxy
@@ -283,11 +287,18 @@ class EvaluationView(QWidget):
             raters=self.raters.chosen(),
         )
 
-    def show_busy(self, text: str) -> None:
-        self.status.setProperty("error", False)
-        self._set_status(text)
+    def show_busy(self, text: str, on_cancel: Callable[[], None] | None = None) -> None:
+        """Say what is being computed, inline beside the table ("": nothing), the controls
+        disabled meanwhile; Cancel calls ``on_cancel``."""
+        self.controls.setEnabled(not text)
+        if text:
+            self._set_status("")
+            self.busy.start(text, on_cancel)
+        else:
+            self.busy.stop()
 
     def show_error(self, text: str) -> None:
+        self.show_busy("")
         self.status.setProperty("error", True)
         self._set_status(text)
 
@@ -317,6 +328,7 @@ class EvaluationView(QWidget):
         for key, canvas in self.canvases.items():
             canvas.set_figure(figures[key])
         self.show_busy("")
+        self._set_status("")
         if self.drill_down is not None and self.drill_down.isVisible():
             self.drill_down.refresh()
 
