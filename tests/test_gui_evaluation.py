@@ -321,3 +321,28 @@ def test_inline_work_never_opens_a_dialog_and_cancels_from_the_page(qtbot, windo
     assert task.dialog is None and bar.label.text() == "Reading judgments…"
     with qtbot.waitSignal(task.cancelled, timeout=10_000):
         qtbot.mouseClick(bar.cancel, Qt.MouseButton.LeftButton)
+
+
+def test_evaluation_settings_persist_across_restarts(qtbot, open_window, demo_db):
+    window = open_window(demo_db)
+    view = shown_evaluation(qtbot, window)
+    view.k.setValue(5)
+    view.gain.setCurrentIndex(view.gain.findData("exponential"))
+    view.aggregate.setCurrentIndex(view.aggregate.findData("rater:ben"))
+    view.runs.actions_["neural"].setChecked(True)
+    qtbot.waitUntil(lambda: view.evaluation.options.aggregate == "rater:ben", timeout=60_000)
+    qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
+    window.close()
+
+    again = open_window(demo_db)  # a restart: a new window on the same database
+    view = again.analysis.evaluation_view
+    again.page_actions["evaluation"].trigger()
+    qtbot.waitUntil(
+        lambda: view.evaluation is not None and view.evaluation.options.runs == ("neural",),
+        timeout=60_000,
+    )
+    qtbot.waitUntil(lambda: again.task is None, timeout=60_000)
+    options = view.evaluation.options
+    assert (options.k, options.gain, options.aggregate) == (5, "exponential", "rater:ben")
+    assert view.k.value() == 5 and view.runs.text() == "neural"
+    assert view.aggregate.currentData() == "rater:ben"

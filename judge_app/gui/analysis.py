@@ -14,6 +14,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QStackedWidget, QWidget
 
 from judge_app.errors import JudgeAppError
+from judge_app.gui import preferences
 from judge_app.gui.workers import Task, Worker
 from judge_app.gui.workspace import Workspace
 
@@ -66,6 +67,7 @@ class Analysis(QObject):
             from judge_app.gui.evaluation_view import EvaluationView
 
             view = EvaluationView(titles=self._titles)
+            view.changed.connect(self._remember_settings)
             view.changed.connect(self.refresh_evaluation)
             self._evaluation_view = self._added(view)
         return self._evaluation_view
@@ -168,6 +170,8 @@ class Analysis(QObject):
             return None
         stamp = self._stamp()
         campaign = self.campaign if self.campaign and self.campaign.stamp == stamp else None
+        if self.campaign is None:  # the first evaluation of this database: as last left
+            self.evaluation_view.restore(preferences.evaluation_settings(self._database_name()))
         options = self.evaluation_view.options()
         url = self.workspace.database_url()
 
@@ -199,6 +203,17 @@ class Analysis(QObject):
             self.campaign = campaign
             self.evaluation_view.set_campaign(campaign)
         self.evaluation_view.show_evaluation(evaluation, figures)
+
+    def _database_name(self) -> str:
+        assert self.workspace.database is not None
+        return self.workspace.database.describe()
+
+    def _remember_settings(self) -> None:
+        """Keep the evaluation page's settings (its runs and raters for this database)."""
+        if self.workspace.database is not None:
+            preferences.remember_evaluation_settings(
+                self._database_name(), self.evaluation_view.settings()
+            )
 
     def _titles(self, doc_ids: list[str]) -> dict[str, str]:
         from judge_app.store import reads

@@ -6,7 +6,7 @@ changed."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -90,11 +90,19 @@ class NameMenu(QToolButton):
         self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.setMenu(QMenu(self))
         self.actions_: dict[str, QAction] = {}
+        self._wanted: set[str] = set()  # to choose once offered (restored settings)
         self._update_text()
 
-    def set_names(self, names: list[str]) -> None:
-        """Offer ``names``, keeping what was chosen among them."""
-        chosen = set(self.chosen() or ())
+    def want(self, names: list[str]) -> None:
+        """Choose ``names`` when they are next offered (those that are)."""
+        self._wanted = set(names)
+
+    def set_names(self, names: list[str]) -> bool:
+        """Offer ``names``, keeping what was chosen among them (or choosing those wanted);
+        True if the choice changed."""
+        before = self.chosen()
+        chosen = set(self.chosen() or ()) | self._wanted
+        self._wanted = set()
         menu = self.menu()
         menu.clear()
         self.actions_ = {}
@@ -105,6 +113,7 @@ class NameMenu(QToolButton):
             action.toggled.connect(self._toggled)
             self.actions_[name] = action
         self._update_text()
+        return self.chosen() != before
 
     def chosen(self) -> tuple[str, ...] | None:
         names = tuple(name for name, action in self.actions_.items() if action.isChecked())
@@ -131,6 +140,7 @@ class EvaluationView(QWidget):
         self.campaign: Campaign | None = None
         self.evaluation: EvaluationResult | None = None
         self.drill_down: DrillDownDialog | None = None
+        self._wanted_aggregate: str | None = None  # a rater's, restored before they are known
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(200)
@@ -253,20 +263,25 @@ class EvaluationView(QWidget):
         self.campaign = campaign
         self.runs.blockSignals(True)
         self.raters.blockSignals(True)
-        self.runs.set_names(campaign.runs)
-        self.raters.set_names(campaign.raters)
+        runs_changed = self.runs.set_names(campaign.runs)
+        raters_changed = self.raters.set_names(campaign.raters)
         self.runs.blockSignals(False)
         self.raters.blockSignals(False)
-        current = self.aggregate.currentData()
+        current = computed = self.aggregate.currentData()
         self.aggregate.blockSignals(True)
         self.aggregate.clear()
         for value, text in AGGREGATES.items():
             self.aggregate.addItem(text, value)
         for rater in campaign.raters:
             self.aggregate.addItem(f"{rater}'s grades only", f"rater:{rater}")
+        current = self._wanted_aggregate or current
+        self._wanted_aggregate = None
         index = self.aggregate.findData(current)
         self.aggregate.setCurrentIndex(max(index, 0))
         self.aggregate.blockSignals(False)
+        wanted = runs_changed or raters_changed or self.aggregate.currentData() != computed
+        if wanted:  # restored settings chose what was not offered before: compute them
+            self._debounce.start()
         adjudicated = campaign.adjudicated
         self.adjudicated.setEnabled(adjudicated > 0)
         self.adjudicated.setText(
@@ -286,6 +301,50 @@ class EvaluationView(QWidget):
             runs=self.runs.chosen(),
             raters=self.raters.chosen(),
         )
+
+    def settings(self) -> dict[str, object]:
+        """The controls' values, to keep (``preferences.remember_evaluation_settings``)."""
+        return {
+            "k": self.k.value(),
+            "gain": self.gain.currentData(),
+            "ideal": self.ideal.currentData(),
+            "unjudged": self.unjudged.currentData(),
+            "aggregate": self.aggregate.currentData(),
+            "adjudicated": self.adjudicated.isChecked(),
+            "runs": list(self.runs.chosen() or ()),
+            "raters": list(self.raters.chosen() or ()),
+        }
+
+    def restore(self, values: Mapping[str, object]) -> None:
+        """Set the controls to ``values`` as :meth:`settings` gave them (texts from
+        QSettings; unknown values are ignored) without asking to compute; runs, raters and
+        a rater's own grades are chosen once the campaign offers them."""
+        k = str(values.get("k", ""))
+        if k.isdigit():
+            self.k.blockSignals(True)
+            self.k.setValue(int(k))
+            self.k.blockSignals(False)
+        for key, combo in (
+            ("gain", self.gain),
+            ("ideal", self.ideal),
+            ("unjudged", self.unjudged),
+            ("aggregate", self.aggregate),
+        ):
+            index = combo.findData(str(values.get(key)))
+            if index >= 0:
+                combo.blockSignals(True)
+                combo.setCurrentIndex(index)
+                combo.blockSignals(False)
+        aggregate = str(values.get("aggregate", ""))
+        self._wanted_aggregate = aggregate if aggregate.startswith("rater:") else None
+        if "adjudicated" in values:
+            self.adjudicated.blockSignals(True)
+            self.adjudicated.setChecked(str(values["adjudicated"]).lower() == "true")
+            self.adjudicated.blockSignals(False)
+        for menu, key in ((self.runs, "runs"), (self.raters, "raters")):
+            names = values.get(key) or []
+            assert isinstance(names, list)
+            menu.want([str(name) for name in names])
 
     def show_busy(self, text: str, on_cancel: Callable[[], None] | None = None) -> None:
         """Say what is being computed, inline beside the table ("": nothing), the controls
