@@ -25,8 +25,8 @@ from judge_app.commands.report import ReportOptions, gather
 from judge_app.gui import theme
 from judge_app.gui.agreement_view import PAIR_COLUMNS, AgreementView
 from judge_app.gui.tables import SORT_ROLE
-from judge_app.reports.document import render_html
 from judge_app.numbers import share_text
+from judge_app.reports.document import render_html
 
 __all__ = ["demo_db", "demo_template", "fresh_settings"]  # fixtures
 
@@ -109,7 +109,8 @@ def test_the_numbers_shown_are_those_of_the_agreement_command(view, cli_record, 
     queries = view.queries
     assert shown(queries, "query_id")[0] == worst["query_id"]
     assert shown(queries, "alpha_ordinal")[0] == four(worst["krippendorff_alpha_ordinal"])
-    alphas = [queries.proxy.index(row, 4).data(SORT_ROLE) for row in range(16)]
+    at = queries.model.columns.index("alpha_ordinal")
+    alphas = [queries.proxy.index(row, at).data(SORT_ROLE) for row in range(16)]
     assert alphas == sorted(alphas) and queries.count.text() == "16 queries"
 
     listed = sum(len(query["adjudicate"]) for query in cli_record["per_query"])

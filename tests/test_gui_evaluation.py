@@ -25,13 +25,16 @@ from gui_support import (
     window,
     window_anywhere,
 )
+from matplotlib.colors import to_hex
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import QProgressDialog
 
 from judge_app.cli import main as cli
 from judge_app.gui.busy_bar import BusyBar
 from judge_app.gui.workers import PROGRESS_DELAY_MS, Task
 from judge_app.metrics.aggregation import ADJUDICATED
+from judge_app.reports import charts
 from judge_app.store import open_database, reads
 from judge_app.store.queue import active_rater_names
 
@@ -346,3 +349,36 @@ def test_evaluation_settings_persist_across_restarts(qtbot, open_window, demo_db
     assert (options.k, options.gain, options.aggregate) == (5, "exponential", "rater:ben")
     assert view.k.value() == 5 and view.runs.text() == "neural"
     assert view.aggregate.currentData() == "rater:ben"
+
+
+def test_per_query_table_fits_at_1280_and_shows_the_query_text(qtbot, window):
+    window.resize(1280, 800)
+    view = shown_evaluation(qtbot, window)
+    qtbot.waitUntil(lambda: view.table.viewport().width() > 600, timeout=5_000)
+    assert not view.table.horizontalScrollBar().isVisible()
+    text = view.model.columns.index("query")
+    index = view.proxy.index(0, text)
+    assert index.data() and index.data(Qt.ItemDataRole.ToolTipRole) == index.data()
+    assert view.table.columnWidth(text) >= 120
+    view.show_sums.setChecked(True)  # DCG and IDCG on asking
+    assert not any(view.table.isColumnHidden(c) for c in range(view.model.columnCount()))
+    curve = view.canvases["curve"].figure.axes[0]
+    assert any(
+        line.get_xdata()[0] == 10 for line in curve.get_lines() if line.get_linestyle() == "--"
+    )
+
+
+def test_charts_follow_the_theme(qtbot, window):
+    view = shown_evaluation(qtbot, window)
+    figure = view.canvases["curve"].figure
+    try:
+        window.set_theme("dark")
+        palette = QGuiApplication.palette()
+        base = palette.color(QPalette.ColorRole.Base).name()
+        assert to_hex(figure.get_facecolor()) == base != "#ffffff"
+        title = figure.axes[0].title
+        assert to_hex(title.get_color()) == palette.color(QPalette.ColorRole.Text).name()
+    finally:
+        window.set_theme("light")
+    assert to_hex(figure.get_facecolor()) == "#ffffff"
+    assert to_hex(figure.axes[0].title.get_color()) == charts.INK

@@ -6,8 +6,9 @@ opens."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
+import pandas as pd
 from matplotlib.figure import Figure
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent
@@ -59,13 +60,19 @@ RATER_COLUMNS = {
 }
 QUERY_COLUMNS = {
     "query_id": "Query",
+    "query": "Text",
     "documents": "Documents",
     "raters": "Raters",
     "percent_agreement": "% agreement",
     "alpha_ordinal": "α ordinal",
     "to_adjudicate": "To adjudicate",
 }
-ADJUDICATION_COLUMNS = {"query_id": "Query", "doc_id": "Document", "spread": "Spread"}
+ADJUDICATION_COLUMNS = {
+    "query_id": "Query",
+    "query": "Text",
+    "doc_id": "Document",
+    "spread": "Spread",
+}
 TIPS = {
     "documents": "Documents (query, document pairs) graded",
     "percent_agreement": "Share of agreeing pairs of grades (exact agreement)",
@@ -336,6 +343,8 @@ class AgreementView(QWidget):
             formats={"percent_agreement": _percent},
             noun="queries",
             filter_text="Filter queries…",
+            stretch=1,
+            full_text=("query",),
         )
         self.queries.table.sortByColumn(
             list(QUERY_COLUMNS).index("alpha_ordinal"), Qt.SortOrder.AscendingOrder
@@ -358,6 +367,7 @@ class AgreementView(QWidget):
             filter_text="Filter by query or document…",
             tools=[self.open_button],
             stretch=1,
+            full_text=("query",),
         )
         table = self.adjudication.table
         table.sortByColumn(list(ADJUDICATION_COLUMNS).index("spread"), Qt.SortOrder.DescendingOrder)
@@ -370,10 +380,15 @@ class AgreementView(QWidget):
     # state -------------------------------------------------------------------------------------
 
     def show_report(
-        self, report: AgreementReport, source: str, figures: dict[str, Figure] | None = None
+        self,
+        report: AgreementReport,
+        source: str,
+        figures: dict[str, Figure] | None = None,
+        query_texts: Mapping[str, str] | None = None,
     ) -> None:
-        """Show ``report`` (computed from ``source``); ``figures`` drawn beforehand (off the
-        UI thread, :func:`agreement_figures`) if given."""
+        """Show ``report`` (computed from ``source``) with the queries' ``query_texts``;
+        ``figures`` drawn beforehand (off the UI thread, :func:`agreement_figures`) if given."""
+        texts = query_texts or {}
         self.report = report
         self.source.setText(source)
         self.source.setToolTip(source)
@@ -390,11 +405,11 @@ class AgreementView(QWidget):
             _undefined_note((r.rater, r.reasons) for r in report.per_rater),
         )
         self.queries.set_frame(
-            queries_frame(report),
+            _with_text(queries_frame(report), texts),
             _undefined_note((q.query_id, q.reasons) for q in report.per_query),
         )
         chosen = self.chosen_item()
-        adjudication = adjudication_frame(report)
+        adjudication = _with_text(adjudication_frame(report), texts)
         model = self.adjudication.model
         model.headers = {**ADJUDICATION_COLUMNS, **{rater: rater for rater in report.raters}}
         model.tooltips = {
@@ -560,6 +575,13 @@ class AgreementView(QWidget):
 
     def _update_button(self) -> None:
         self.open_button.setEnabled(self.adjudication.table.selectionModel().hasSelection())
+
+
+def _with_text(frame: pd.DataFrame, texts: Mapping[str, str]) -> pd.DataFrame:
+    """``frame`` with its query's text beside ``query_id`` ("" where not known)."""
+    frame = frame.copy()
+    frame.insert(1, "query", [texts.get(str(query), "") for query in frame["query_id"]])
+    return frame
 
 
 def _tab_page(widget: QWidget) -> QWidget:

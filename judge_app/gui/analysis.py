@@ -215,6 +215,14 @@ class Analysis(QObject):
                 self._database_name(), self.evaluation_view.settings()
             )
 
+    def _query_texts(self) -> dict[str, str]:
+        from judge_app.store import reads
+
+        assert self.workspace.database is not None
+        with self.workspace.reading() as session:
+            queries = reads.queries_frame(session)
+        return dict(zip(queries["query_id"], queries["text"].fillna("")))
+
     def _titles(self, doc_ids: list[str]) -> dict[str, str]:
         from judge_app.store import reads
 
@@ -246,7 +254,9 @@ class Analysis(QObject):
     def _agreed(self, report: AgreementReport, stamp: Stamp | None) -> None:
         assert self.workspace.database is not None
         self.report, self.agreement_stamp = report, stamp
-        self.agreement_view.show_report(report, self.workspace.database.describe())
+        self.agreement_view.show_report(
+            report, self.workspace.database.describe(), query_texts=self._query_texts()
+        )
 
     def _agreement_failed(self, error: BaseException, stamp: Stamp | None) -> None:
         self.report, self.agreement_stamp = None, stamp

@@ -52,7 +52,8 @@ INCOMPLETE_TIP = (
     "† the top k of this query is not fully judged: unjudged results count as not relevant"
 )
 HINT = "Double-click or press Enter on a query to see how its NDCG adds up."
-TEXT_WIDTH = 220  # pixels at most for a query's text in the table: the numbers come first
+SUMS = (" DCG", " IDCG")
+"""Columns (after a run's name) shown on asking (the header's menu): the drill-down has them."""
 TitleSource = Callable[[list[str]], dict[str, str]]
 """Document id → title of the given documents (read from the database)."""
 
@@ -157,9 +158,9 @@ class EvaluationView(QWidget):
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self._table_pane())
         splitter.addWidget(self._summary_pane())
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
-        splitter.setSizes([700, 540])
+        splitter.setStretchFactor(0, 8)
+        splitter.setStretchFactor(1, 5)
+        splitter.setSizes([780, 480])
         outer.addWidget(splitter, 1)
 
     # layout ------------------------------------------------------------------------------------
@@ -220,12 +221,20 @@ class EvaluationView(QWidget):
             noun="queries",
             filter_text="Filter queries…",
             tools=[self.busy],
-            stretch=None,
+            stretch=1,  # the query's text takes the room the numbers leave, elided
+            full_text=("query",),
         )
         self.model, self.table, self.proxy = self.pane.model, self.pane.table, self.pane.proxy
         self.filter, self.count = self.pane.filter, self.pane.count
         self.table.doubleClicked.connect(self._open_index)
         self.table.installEventFilter(self)
+        header = self.table.horizontalHeader()
+        header.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        self.show_sums = QAction("Show DCG and IDCG columns", header)
+        self.show_sums.setCheckable(True)
+        self.show_sums.toggled.connect(lambda _on: self._hide_sums())
+        header.addAction(self.show_sums)
+        header.setToolTip("Right-click for the DCG and IDCG columns")
         return self.pane
 
     def _summary_pane(self) -> QWidget:
@@ -246,8 +255,8 @@ class EvaluationView(QWidget):
         for key, title in (
             ("curve", "NDCG@k by k"),
             ("distribution", "Distribution"),
-            ("differences", "Per-query difference"),
-            ("grades", "Grades by rater"),
+            ("differences", "Difference"),
+            ("grades", "Grades"),
         ):
             canvas = ChartCanvas()
             canvas.setObjectName(f"{key}Chart")
@@ -373,11 +382,16 @@ class EvaluationView(QWidget):
         """Show ``evaluation``; ``figures`` drawn beforehand (off the UI thread) if given."""
         self.evaluation = evaluation
         self.model.headers = _headers(evaluation)
+        if len(evaluation.evaluations) >= 2:
+            first, second = list(evaluation.evaluations)[:2]
+            self.model.tooltips["difference"] = (
+                f"{second} − {first}: above 0 where {second} scores higher"
+            )
         for run in evaluation.evaluations:
             self.model.formats[f"{run} judged"] = share_text
         assert evaluation.table is not None
         self.pane.set_frame(evaluation.table, HINT)
-        self.table.setColumnWidth(1, min(self.table.columnWidth(1), TEXT_WIDTH))
+        self._hide_sums()
         self.proxy.sort(0, Qt.SortOrder.AscendingOrder)
         if not self.table.currentIndex().isValid() and self.proxy.rowCount():
             self.table.setCurrentIndex(self.proxy.index(0, 0))  # Enter opens it at once
@@ -390,6 +404,14 @@ class EvaluationView(QWidget):
         self._set_status("")
         if self.drill_down is not None and self.drill_down.isVisible():
             self.drill_down.refresh()
+
+    def _hide_sums(self) -> None:
+        """Show each run's DCG and IDCG columns only when asked: NDCG, coverage and the query's
+        text fit beside the summary without scrolling."""
+        for column, name in enumerate(self.model.columns):
+            if isinstance(name, str) and name.endswith(SUMS):
+                self.table.setColumnHidden(column, not self.show_sums.isChecked())
+        self.pane.fit_stretch()
 
     # drill-down --------------------------------------------------------------------------------
 
@@ -445,8 +467,7 @@ def _headers(evaluation: EvaluationResult) -> dict[str, str]:
         headers[f"{run} IDCG"] = f"{run}\nIDCG@{k}"
         headers[f"{run} NDCG"] = f"{run}\n{label}"
     if evaluation.table is not None and "difference" in evaluation.table:
-        first, second = list(evaluation.evaluations)[:2]
-        headers["difference"] = f"{second} − {first}\n{label}"
+        headers["difference"] = f"Δ\n{label}"  # which runs: its tooltip
     return headers
 
 

@@ -259,7 +259,7 @@ QTableView#adjudicationTable::item {{ padding: 0 8px; }}
 #agreementTabs QTabBar::tab:selected {{ color: {text}; border-bottom-color: {accent}; }}
 #agreementTabs QTabBar::tab:hover {{ color: {text}; }}
 #kappaHeatmap, #gradesChart {{
-    background: #ffffff; border: 1px solid {border}; border-radius: 6px; }}
+    background: {base}; border: 1px solid {border}; border-radius: 6px; }}
 #agreementView QHeaderView::section, #evaluationView QHeaderView::section {{
     padding-right: 20px; }}
 #drillDown QHeaderView::section {{ padding: 5px 6px; }}

@@ -39,9 +39,10 @@ def aggregate_grades(
 ) -> pd.DataFrame:
     """``query_id, doc_id, grade`` from judgments (``query_id, doc_id, rater, grade,
     skipped``): skipped judgments are left out; ``majority`` breaks ties toward the lower
-    grade (MAJORITY_TIE_RULE, told by :func:`majority_tie`); ``rater:NAME`` takes that rater's grades alone. The grades of the rater
-    ``adjudicated`` replace the raters' aggregate where they exist (``prefer_adjudicated``)
-    or are left out. Grades may come out real (mean)."""
+    grade (MAJORITY_TIE_RULE, told by :func:`majority_tie`); ``rater:NAME`` takes that
+    rater's grades alone. The grades of the rater ``adjudicated`` replace the raters'
+    aggregate where they exist (``prefer_adjudicated``) or are left out.
+    Grades may come out real (mean)."""
     import pandas as pd
 
     method = parse_method(method)

@@ -271,7 +271,8 @@ def _agreement(report: AgreementReport, number: Callable) -> str:
 
 def _figures(data: ReportData, label: str) -> list[tuple[Figure, str]]:
     """The report's charts, each with a short name."""
-    figures = [(charts.ndcg_by_k(data.curves), "ndcg-by-k")]
+    chosen = next(iter(data.evaluations.values())).settings.ks[0]
+    figures = [(charts.ndcg_by_k(data.curves, chosen), "ndcg-by-k")]
     values = {run: e.values[f"ndcg@{label}"] for run, e in data.evaluations.items()}
     figures.append((charts.ndcg_distribution(values, f"NDCG@{label}"), "ndcg-distribution"))
     runs = list(data.evaluations)
