@@ -321,3 +321,19 @@ def test_a_coefficient_that_rounds_to_zero_never_shows_a_minus(view, report):
     view.show_report(near_zero, "demo.sqlite")
     assert view.cards["gwet_ac1"].value.text() == "0.0000"
     assert view.cards["fleiss_kappa"].value.text() == "0.0000"
+
+
+def test_many_pairs_with_no_unit_in_common_make_one_line(qtbot):
+    raters = ["ana", "ben", "cy", "dan", "eve", "fay"]  # ana and ben share q1; the rest nothing
+    rows = [("q1", "d1", "ana", 1), ("q1", "d1", "ben", 2), ("q1", "d2", "ana", 0)]
+    rows += [("q1", "d2", "ben", 0)]
+    rows += [(f"q{i}", f"d{i}", rater, 3) for i, rater in enumerate(raters[2:], start=2)]
+    judgments = pd.DataFrame(rows, columns=["query_id", "doc_id", "rater", "grade"])
+    report = build_report(Ratings.from_frame(judgments), resamples=0)
+    view = AgreementView()
+    qtbot.addWidget(view)
+    view.resize(1280, 760)
+    view.show_report(report, "sparse.csv")
+    note = view.pairs.note.text()
+    assert "14 pairs (ana/cy, ana/dan, ana/eve, ana/fay and 10 more): the two raters have" in note
+    assert len(note.splitlines()) <= 3  # one line a reason, not one a pair

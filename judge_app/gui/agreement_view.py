@@ -126,6 +126,7 @@ CARDS = {  # key (as in report.reasons): caption, tooltip
 CARD_COLUMNS = 5
 HEADLINE_WIDTH = 380
 MESSAGE_WIDTH = 480
+NAMED = 4  # who an undefined value's note names, before "and N more"
 _LEVELS = {"reliable": "good", "tentative": "fair"}  # reading's first word: property "level"
 
 
@@ -136,8 +137,9 @@ def _shown(value: float | None, show: Callable[[float], str] = _number) -> str:
     return MISSING if value is None else show(value)
 
 
-def _undefined_note(entries: Iterable[tuple[str, dict[str, str]]]) -> str:
-    """ "– undefined: why (for whom)", one line a reason, from ``(who, reasons)`` pairs."""
+def _undefined_note(entries: Iterable[tuple[str, dict[str, str]]], noun: str = "") -> str:
+    """ "– undefined: why (for whom)", one line a reason, from ``(who, reasons)`` pairs; many
+    of the same reason make one line that counts them (``noun``: what they are)."""
     whom: dict[str, list[str]] = {}
     for who, reasons in entries:
         for why in reasons.values():
@@ -145,9 +147,19 @@ def _undefined_note(entries: Iterable[tuple[str, dict[str, str]]]) -> str:
                 whom[why].append(who)
     lines = []
     for why, names in whom.items():
-        shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
-        lines.append(f"{MISSING} {shown}: {why}")
+        shown = ", ".join(names[:NAMED]) + (
+            f" and {len(names) - NAMED} more" if len(names) > NAMED else ""
+        )
+        counted = f"{len(names)} {noun} ({shown})" if noun and len(names) > 1 else shown
+        lines.append(f"{MISSING} {counted}: {why}")
     return "\n".join(lines)
+
+
+def _pair_reasons(rater_a: str, rater_b: str, reasons: dict[str, str]) -> dict[str, str]:
+    """A pair's reasons without its names ("ana and ben have …" → "the two raters have …"),
+    so that the pairs with the same reason share one line of the note."""
+    names = f"{rater_a} and {rater_b} "
+    return {key: why.replace(names, "the two raters ") for key, why in reasons.items()}
 
 
 # widgets ----------------------------------------------------------------------------------------
@@ -395,18 +407,22 @@ class AgreementView(QWidget):
         self._show_headline(report)
         self._show_cards(report)
         undefined = _undefined_note(
-            (f"{p.rater_a}/{p.rater_b}", p.reasons) for p in report.pairwise
+            (
+                (f"{p.rater_a}/{p.rater_b}", _pair_reasons(p.rater_a, p.rater_b, p.reasons))
+                for p in report.pairwise
+            ),
+            "pairs",
         )
         self.pairs.set_frame(
             pairs_frame(report), "\n".join(filter(None, [undefined, KAPPA_MATRIX_NOTE]))
         )
         self.raters.set_frame(
             raters_frame(report),
-            _undefined_note((r.rater, r.reasons) for r in report.per_rater),
+            _undefined_note(((r.rater, r.reasons) for r in report.per_rater), "raters"),
         )
         self.queries.set_frame(
             _with_text(queries_frame(report), texts),
-            _undefined_note((q.query_id, q.reasons) for q in report.per_query),
+            _undefined_note(((q.query_id, q.reasons) for q in report.per_query), "queries"),
         )
         chosen = self.chosen_item()
         adjudication = _with_text(adjudication_frame(report), texts)
