@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 import matplotlib
 import numpy as np
 from matplotlib.axes import Axes
-from matplotlib.colors import to_hex
+from matplotlib.colors import to_hex, to_rgba
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
@@ -20,7 +20,7 @@ from judge_app.reports.palette import GRADE_COLOURS
 
 RUN_COLOURS = ("#2f6feb", "#d9822b", "#3b9960", "#8250df", "#b8473d", "#6b7280")
 INK, GRID, FACE = "#1f2328", "#d0d4da", "#ffffff"
-CELL_INK = "#111418"  # text on a coloured heat-map cell: dark whatever the theme
+CELL_INK, CELL_WHITE = "#111418", "#fefefe"  # text on a heat-map cell, whatever the theme
 LIGHT = {"ink": INK, "grid": GRID, "face": FACE}
 """The colours every figure is drawn with (a report's, a light window's); ``recolour``
 turns them into a theme's."""
@@ -131,7 +131,7 @@ def kappa_heatmap(raters: Sequence[str], matrix: np.ndarray, label: str) -> Figu
             value = matrix[row][column]
             text = "–" if np.isnan(value) else f"{value:.2f}"
             dark = not np.isnan(value) and (value > 0.75 or value < 0.05)  # deep cell colours
-            colour = "white" if dark else (INK if np.isnan(value) else CELL_INK)
+            colour = CELL_WHITE if dark else (INK if np.isnan(value) else CELL_INK)
             axes.text(column, row, text, ha="center", va="center", fontsize=9, color=colour)
     figure.colorbar(image, ax=axes, shrink=0.8)
     return figure
@@ -146,12 +146,13 @@ def recolour(figure: Figure, colours: Mapping[str, str], now: Mapping[str, str] 
     changes.setdefault("#000000", colours["ink"])  # matplotlib's own text (labels, legends)
 
     def swap(colour: object) -> object:
-        if isinstance(colour, str) and colour.lower() in ("none",):
-            return colour
         try:
-            return changes.get(to_hex(colour), colour)  # type: ignore[arg-type]
+            rgba = to_rgba(colour)  # type: ignore[arg-type]
         except ValueError:
             return colour
+        if rgba[3] == 0:  # "none": nothing drawn
+            return colour
+        return changes.get(to_hex(rgba), colour)
 
     figure.set_facecolor(swap(figure.get_facecolor()))  # type: ignore[arg-type]
     for artist in figure.findobj():
