@@ -354,8 +354,9 @@ def test_evaluation_settings_persist_across_restarts(qtbot, open_window, demo_db
 def test_per_query_table_fits_at_1280_and_shows_the_query_text(qtbot, window):
     window.resize(1280, 800)
     view = shown_evaluation(qtbot, window)
+    scroll = view.table.horizontalScrollBar()
     qtbot.waitUntil(lambda: view.table.viewport().width() > 600, timeout=5_000)
-    assert not view.table.horizontalScrollBar().isVisible()
+    qtbot.waitUntil(lambda: not scroll.isVisible(), timeout=3_000)  # once laid out
     text = view.model.columns.index("query")
     index = view.proxy.index(0, text)
     assert index.data() and index.data(Qt.ItemDataRole.ToolTipRole) == index.data()
