@@ -18,7 +18,7 @@ from judge_app.cli import main as cli
 from judge_app.commands.evaluate import change_stamp, evaluate_campaign, load_campaign
 from judge_app.commands.explain import explain_query
 from judge_app.commands.options import EvaluationOptions
-from judge_app.metrics.aggregation import aggregate_grades
+from judge_app.metrics.aggregation import aggregate_grades, majority_tie
 from judge_app.store import open_database
 
 __all__ = ["generated"]  # fixture
@@ -203,3 +203,33 @@ def test_change_stamp_moves_with_every_grade(demo, tmp_path):
         with store.reading() as session:
             after = change_stamp(session)
     assert after != before and not any(math.isnan(value) for value in after)
+
+
+def test_a_majority_tie_says_how_it_was_broken(tmp_path):
+    """Two raters give d1 grades 1 and 3 (a tie, the lower wins); d2 has a clear majority;
+    d3's tie was decided by a lead, so no rule broke it."""
+    path = tmp_path / "ties.sqlite"
+    docs = ["d1", "d2", "d3"]
+    import_frames(
+        path,
+        tmp_path,
+        queries=pd.DataFrame({"query_id": ["q"], "text": ["ties"]}),
+        run_system=pd.DataFrame({"query_id": "q", "doc_id": docs, "rank": range(1, 4)}),
+        judgments=pd.DataFrame({
+            "query_id": "q",
+            "doc_id": ["d1", "d1", "d2", "d2", "d2", "d3", "d3", "d3"],
+            "rater": ["ana", "ben", "ana", "ben", "cy", "ana", "ben", "adjudicated"],
+            "grade": [3, 1, 2, 2, 4, 0, 5, 4],
+        }),
+    )  # fmt: skip
+    with open_database(path, create=False) as store:
+        campaign = load_campaign(store)
+    shown = evaluate_campaign(campaign, choose(k=None, aggregate="majority"))
+    explained = explain_query(campaign, shown, "system", "q")
+    assert explained.ranked["grade"].tolist() == [1, 2, 4]
+    assert explained.ties == {"d1": "tie 1–1 between grades 1 and 3, broken by the lower grade: 1"}
+    assert majority_tie([0, 5, 3, 3, 5]) == (
+        "tie 2–2 between grades 3 and 5, broken by the lower grade: 3"
+    )
+    mean = evaluate_campaign(campaign, choose(k=None))
+    assert explain_query(campaign, mean, "system", "q").ties == {}

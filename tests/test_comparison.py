@@ -270,11 +270,13 @@ def test_describe_matches_the_wording_leads_read():
         wins=11,
         losses=4,
         ties=1,
+        randomization_interval=MeanInterval(0.0639, 0.0180, 0.1101, 16),
     )
     assert result.describe() == (
-        "neural beats bm25 on ndcg@10 by +0.0639 (95% CI +0.0210 to +0.1050) over 16 queries: "
-        "11 wins, 4 losses, 1 tie; paired t-test p = 0.0123, randomization test p = 0.0118 "
-        "(10,000 permutations): the difference is significant at 0.05."
+        "neural beats bm25 on ndcg@10 by +0.0639 over 16 queries: 11 wins, 4 losses, 1 tie. "
+        "By the paired randomization test p = 0.0118 (10,000 permutations) the difference is "
+        "significant at 0.05: its 95% interval +0.0180 to +0.1101 excludes 0; "
+        "the paired t-test p = 0.0123 agrees."
     )
 
 
@@ -282,9 +284,11 @@ def test_describe_significant():
     text = two_runs(BM25, NEURAL).describe()
     t_p = stats.ttest_rel(NEURAL, BM25).pvalue
     # Differences sum to 0.77 over 16 queries: 11 up, 4 down, 1 unchanged.
-    assert text.startswith("neural beats bm25 on ndcg@10 by +0.0481 (95% CI +0.")
-    assert f"over 16 queries: 11 wins, 4 losses, 1 tie; paired t-test p = {t_p:.4f}," in text
-    assert text.endswith("(10,000 permutations): the difference is significant at 0.05.")
+    assert text.startswith("neural beats bm25 on ndcg@10 by +0.0481 over 16 queries: 11 wins, ")
+    assert (
+        "(10,000 permutations) the difference is significant at 0.05: its 95% interval +0." in text
+    )
+    assert text.endswith(f"excludes 0; the paired t-test p = {t_p:.4f} agrees.")
 
 
 def test_describe_not_significant():
@@ -292,9 +296,38 @@ def test_describe_not_significant():
     other = [0.45, 0.45, 0.5, 0.35, 0.68, 0.5]
     result = two_runs(baseline, other)
     text = result.describe(digits=2)
-    assert text.startswith("neural trails bm25 on ndcg@10 by -0.01 (95% CI -")
-    assert "over 6 queries: 2 wins, 3 losses, 1 tie;" in text
-    assert text.endswith("the difference is not significant at 0.05.")
+    assert text.startswith("neural trails bm25 on ndcg@10 by -0.01 over 6 queries: 2 wins, ")
+    assert "the difference is not significant at 0.05: its 95% interval -" in text
+    assert "includes 0; the paired t-test p = " in text
+
+
+# The case a lead met: "neural beats bm25 ... not significant" beside a bootstrap 95% interval
+# of the difference that excluded 0 (a percentile bootstrap is too narrow on few queries).
+CONTRADICTED = [0.02, 0.21, 0.1, 0.1, 0.01, -0.08, 0.06, 0.06]
+
+
+def test_the_interval_shown_is_the_tests_own_and_never_contradicts_it():
+    base = np.full(len(CONTRADICTED), 0.5)
+    result = two_runs(list(base), list(base + CONTRADICTED))
+    assert result.difference_interval.low > 0  # the bootstrap alone said "excludes 0"
+    assert result.randomization_p_value >= comparison.ALPHA and not result.significant
+    interval = result.randomization_interval
+    assert interval.low < 0 < interval.high
+    text = result.describe()
+    assert "not significant at 0.05: its 95% interval -0.01" in text and "includes 0" in text
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(-20, 20).map(lambda k: k / 20), min_size=2, max_size=12))
+def test_randomization_interval_excludes_zero_exactly_when_the_test_rejects(differences):
+    d = np.array(differences)
+    p = randomization_test(d, np.zeros_like(d), permutations=500)
+    interval = comparison.randomization_interval(d, np.zeros_like(d), permutations=500)
+    if np.ptp(d) == 0:
+        assert interval.low == interval.high == d[0]
+        return
+    assert interval.low <= np.mean(d) <= interval.high
+    assert (interval.low <= 0 <= interval.high) == (p >= comparison.ALPHA)
 
 
 def test_describe_identical_runs():

@@ -3,6 +3,7 @@ adjudicate."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from contextlib import redirect_stdout
@@ -24,6 +25,7 @@ from judge_app.commands.report import ReportOptions, gather
 from judge_app.gui import theme
 from judge_app.gui.agreement_view import PAIR_COLUMNS, AgreementView
 from judge_app.gui.tables import SORT_ROLE
+from judge_app.numbers import share_text
 from judge_app.reports.document import render_html
 
 __all__ = ["demo_db", "demo_template", "fresh_settings"]  # fixtures
@@ -76,9 +78,9 @@ def test_the_numbers_shown_are_those_of_the_agreement_command(view, cli_record, 
     assert view.reading.text().startswith("Reliable, good enough to draw conclusions")
     assert view.reading.property("level") == "good"
     cards = view.cards
-    assert cards["percent_agreement"].value.text() == f"{cli_record['percent_agreement']:.2%}"
+    assert cards["percent_agreement"].value.text() == share_text(cli_record["percent_agreement"])
     assert cards["within_one_agreement"].value.text() == (
-        f"{cli_record['within_one_agreement']:.2%}"
+        share_text(cli_record["within_one_agreement"])
     )
     assert cards["fleiss_kappa"].value.text() == four(cli_record["fleiss_kappa"])
     assert cards["gwet_ac1"].value.text() == four(cli_record["gwet_ac1"])
@@ -94,7 +96,7 @@ def test_the_numbers_shown_are_those_of_the_agreement_command(view, cli_record, 
         row = rows.index((pair["rater_a"], pair["rater_b"]))
         for key in ("cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic"):
             assert shown(pairs, key)[row] == four(pair[key])
-        assert shown(pairs, "percent_agreement")[row] == f"{pair['percent_agreement']:.2%}"
+        assert shown(pairs, "percent_agreement")[row] == share_text(pair["percent_agreement"])
         assert shown(pairs, "documents")[row] == str(pair["n_units"])
 
     raters = view.raters
@@ -107,7 +109,8 @@ def test_the_numbers_shown_are_those_of_the_agreement_command(view, cli_record, 
     queries = view.queries
     assert shown(queries, "query_id")[0] == worst["query_id"]
     assert shown(queries, "alpha_ordinal")[0] == four(worst["krippendorff_alpha_ordinal"])
-    alphas = [queries.proxy.index(row, 4).data(SORT_ROLE) for row in range(16)]
+    at = queries.model.columns.index("alpha_ordinal")
+    alphas = [queries.proxy.index(row, at).data(SORT_ROLE) for row in range(16)]
     assert alphas == sorted(alphas) and queries.count.text() == "16 queries"
 
     listed = sum(len(query["adjudicate"]) for query in cli_record["per_query"])
@@ -207,9 +210,9 @@ def test_the_chosen_document_stays_chosen_when_the_report_comes_again(view, repo
     view.adjudication.table.selectRow(2)
     chosen = view.chosen_item()
     view.show_busy("Computing agreement…")
-    assert view.busy.text() == "Computing agreement…" and view.shown_message() is None
+    assert view.busy.label.text() == "Computing agreement…" and view.shown_message() is None
     view.show_report(report, "demo.sqlite")
-    assert view.chosen_item() == chosen and view.busy.text() == ""
+    assert view.chosen_item() == chosen and view.busy.isHidden()
 
 
 def test_the_tables_are_reached_with_tab(qtbot, view):
@@ -311,3 +314,26 @@ def test_screenshot_for_review(qtbot, report):
         QApplication.processEvents()
         assert window.grab().save(str(folder / f"{name}.png"))
     assert window.width() == 1280
+
+
+def test_a_coefficient_that_rounds_to_zero_never_shows_a_minus(view, report):
+    near_zero = dataclasses.replace(report, gwet_ac1=-0.00001, fleiss_kappa=-0.00004)
+    view.show_report(near_zero, "demo.sqlite")
+    assert view.cards["gwet_ac1"].value.text() == "0.0000"
+    assert view.cards["fleiss_kappa"].value.text() == "0.0000"
+
+
+def test_many_pairs_with_no_unit_in_common_make_one_line(qtbot):
+    raters = ["ana", "ben", "cy", "dan", "eve", "fay"]  # ana and ben share q1; the rest nothing
+    rows = [("q1", "d1", "ana", 1), ("q1", "d1", "ben", 2), ("q1", "d2", "ana", 0)]
+    rows += [("q1", "d2", "ben", 0)]
+    rows += [(f"q{i}", f"d{i}", rater, 3) for i, rater in enumerate(raters[2:], start=2)]
+    judgments = pd.DataFrame(rows, columns=["query_id", "doc_id", "rater", "grade"])
+    report = build_report(Ratings.from_frame(judgments), resamples=0)
+    view = AgreementView()
+    qtbot.addWidget(view)
+    view.resize(1280, 760)
+    view.show_report(report, "sparse.csv")
+    note = view.pairs.note.text()
+    assert "14 pairs (ana/cy, ana/dan, ana/eve, ana/fay and 10 more): the two raters have" in note
+    assert len(note.splitlines()) <= 3  # one line a reason, not one a pair

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from contextlib import redirect_stdout
 from io import StringIO
 from pathlib import Path
@@ -24,10 +25,16 @@ from gui_support import (
     window,
     window_anywhere,
 )
+from matplotlib.colors import to_hex
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication, QPalette
+from PySide6.QtWidgets import QProgressDialog
 
 from judge_app.cli import main as cli
+from judge_app.gui.busy_bar import BusyBar
+from judge_app.gui.workers import PROGRESS_DELAY_MS, Task
 from judge_app.metrics.aggregation import ADJUDICATED
+from judge_app.reports import charts
 from judge_app.store import open_database, reads
 from judge_app.store.people import campaign_raters
 
@@ -148,6 +155,18 @@ def test_drill_down_opens_with_enter_and_adds_up_to_the_ndcg(qtbot, qtmodelteste
     if SHOTS:
         qtbot.wait(100)  # the captions' layout
         dialog.grab().save(str(Path(SHOTS) / "drill-down.png"))
+
+
+def test_drill_down_says_how_a_majority_tie_was_broken(qtbot, window):
+    view = shown_evaluation(qtbot, window)
+    with qtbot.waitSignal(view.model.modelReset, timeout=60_000):
+        view.aggregate.setCurrentIndex(view.aggregate.findData("majority"))
+    qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
+    dialog = view.open_query("q05")  # ana, ben and chloe give d0509 three different grades
+    assert dialog is not None
+    tie = dialog.explanation.ties["d0509"]
+    assert tie.startswith("tie 1–1–1 between grades ") and "broken by the lower grade" in tie
+    assert f"Majority of d0509: {tie}." in dialog.note.text()
 
 
 def test_view_refreshes_when_judgments_change(qtbot, window, demo_db, tmp_path):
@@ -276,3 +295,92 @@ def test_screenshots(qtbot, window):
     qtbot.waitUntil(lambda: window.analysis.report is not None, timeout=60_000)
     qtbot.wait(200)
     window.grab().save(str(folder / "agreement-view.png"))
+
+
+def test_evaluation_shows_its_progress_inline_without_a_dialog(qtbot, window):
+    view = shown_evaluation(qtbot, window)
+    task = window.analysis.refresh_evaluation()
+    assert task is not None and task.inline
+    assert view.busy.isVisible() and view.busy.cancel.isVisible()
+    assert not view.controls.isEnabled() and view.table.isEnabled()
+    with qtbot.waitSignal(task.finished, timeout=60_000):
+        pass
+    assert not window.findChildren(QProgressDialog)
+    assert view.busy.isHidden() and view.controls.isEnabled()
+
+
+def test_inline_work_never_opens_a_dialog_and_cancels_from_the_page(qtbot, window):
+    def slow(worker):
+        while True:
+            worker.report("reading judgments", 0, 0)
+            time.sleep(0.01)
+
+    task = Task(window, "Evaluating", slow, dialog=False)
+    bar = BusyBar("testBusy")
+    qtbot.addWidget(bar)
+    bar.start("Computing…", task.cancel)
+    task.progress.connect(bar.progress)
+    task.start()
+    qtbot.wait(PROGRESS_DELAY_MS + 200)
+    assert task.dialog is None and bar.label.text() == "Reading judgments…"
+    with qtbot.waitSignal(task.cancelled, timeout=10_000):
+        qtbot.mouseClick(bar.cancel, Qt.MouseButton.LeftButton)
+
+
+def test_evaluation_settings_persist_across_restarts(qtbot, open_window, demo_db):
+    window = open_window(demo_db)
+    view = shown_evaluation(qtbot, window)
+    view.k.setValue(5)
+    view.gain.setCurrentIndex(view.gain.findData("exponential"))
+    view.aggregate.setCurrentIndex(view.aggregate.findData("rater:ben"))
+    view.runs.actions_["neural"].setChecked(True)
+    qtbot.waitUntil(lambda: view.evaluation.options.aggregate == "rater:ben", timeout=60_000)
+    qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
+    window.close()
+
+    again = open_window(demo_db)  # a restart: a new window on the same database
+    view = again.analysis.evaluation_view
+    again.page_actions["evaluation"].trigger()
+    qtbot.waitUntil(
+        lambda: view.evaluation is not None and view.evaluation.options.runs == ("neural",),
+        timeout=60_000,
+    )
+    qtbot.waitUntil(lambda: again.task is None, timeout=60_000)
+    options = view.evaluation.options
+    assert (options.k, options.gain, options.aggregate) == (5, "exponential", "rater:ben")
+    assert view.k.value() == 5 and view.runs.text() == "neural"
+    assert view.aggregate.currentData() == "rater:ben"
+
+
+def test_per_query_table_fits_at_1280_and_shows_the_query_text(qtbot, window):
+    window.resize(1280, 800)
+    view = shown_evaluation(qtbot, window)
+    scroll = view.table.horizontalScrollBar()
+    qtbot.waitUntil(lambda: view.table.viewport().width() > 600, timeout=5_000)
+    qtbot.waitUntil(lambda: not scroll.isVisible(), timeout=3_000)  # once laid out
+    text = view.model.columns.index("query")
+    index = view.proxy.index(0, text)
+    assert index.data() and index.data(Qt.ItemDataRole.ToolTipRole) == index.data()
+    assert view.table.columnWidth(text) >= 120
+    view.show_sums.setChecked(True)  # DCG and IDCG on asking
+    assert not any(view.table.isColumnHidden(c) for c in range(view.model.columnCount()))
+    curve = view.canvases["curve"].figure.axes[0]
+    assert any(
+        line.get_xdata()[0] == 10 for line in curve.get_lines() if line.get_linestyle() == "--"
+    )
+
+
+def test_charts_follow_the_theme(qtbot, window):
+    view = shown_evaluation(qtbot, window)
+    figure = view.canvases["curve"].figure
+    try:
+        window.set_theme("dark")
+        palette = QGuiApplication.palette()
+        base = palette.color(QPalette.ColorRole.Base).name()
+        assert to_hex(figure.get_facecolor()) == base != "#ffffff"
+        title = figure.axes[0].title
+        assert to_hex(title.get_color()) == palette.color(QPalette.ColorRole.Text).name()
+    finally:
+        window.set_theme("light")
+    assert to_hex(figure.get_facecolor()) == "#ffffff"
+    assert to_hex(figure.axes[0].title.get_color()) == charts.INK

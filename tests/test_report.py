@@ -44,6 +44,9 @@ def test_html_report_is_self_contained_and_carries_the_same_numbers(capsys, demo
     assert not re.search(r"(href|src)=['\"]https?:", text)
     assert text.count("<tr>") >= 16 + 2 + 1  # a row per query, per run, and headers
     assert "neural beats bm25 on ndcg@10" in text
+    agreement = json.loads(said(capsys, "agreement", "--db", demo, "--format", "json"))
+    assert f"<td class='n'>{100 * agreement['percent_agreement']:.1f}%</td>" in text  # a share
+    assert "100.0%" in text and not re.search(r">\d+%<", text)  # shares: one decimal
 
 
 def test_pdf_report_has_pages_with_the_same_numbers(capsys, demo, tmp_path, qapp):

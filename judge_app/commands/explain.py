@@ -5,13 +5,13 @@ beside the ideal order and its IDCG; the same numbers as the evaluation's (the d
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from judge_app.commands.evaluate import Campaign, EvaluationResult
-from judge_app.metrics.aggregation import ADJUDICATED
+from judge_app.metrics.aggregation import ADJUDICATED, majority_tie
 from judge_app.metrics.ranking import gain_of, k_label
 
 
@@ -23,7 +23,8 @@ class QueryExplanation:
     ``rank``, ``doc_id``, ``grade`` (aggregated; NaN unjudged), one column per rater (their
     own grades), ``gain``, ``discount``, ``contribution``, ``running DCG``, ``title``.
     ``ideal``: the ideal order, ``position, doc_id, grade, gain, discount, contribution,
-    running IDCG, title``."""
+    running IDCG, title``. ``ties``: document id → how ``majority`` broke a tie between its
+    raters' grades (only with ``majority``, where no adjudicated grade decided it)."""
 
     query_id: str
     query: str
@@ -34,6 +35,7 @@ class QueryExplanation:
     ideal: pd.DataFrame
     dcg: float
     idcg: float
+    ties: dict[str, str] = field(default_factory=dict)
 
     @property
     def ndcg(self) -> float:
@@ -80,7 +82,8 @@ def explain_query(
     ranked.loc[~counted, "position"] = pd.NA
     if k is not None:
         ranked = ranked[before < k]
-    for rater, grades in _rater_grades(evaluation.judgments, query_id).items():
+    rater_grades = _rater_grades(evaluation.judgments, query_id)
+    for rater, grades in rater_grades.items():
         ranked[rater] = ranked["doc_id"].map(grades).astype(float)
     ranked = _with_contributions(ranked, settings.gain, "running DCG")
     ranked["title"] = [titles.get(doc, "") for doc in ranked["doc_id"]]
@@ -107,7 +110,31 @@ def explain_query(
         ideal=ideal,
         dcg=float(ranked["contribution"].sum()),
         idcg=float(ideal["contribution"].sum()),
+        ties=_majority_ties(evaluation, rater_grades, ranked["doc_id"].tolist()),
     )
+
+
+def _majority_ties(
+    evaluation: EvaluationResult, grades: dict[str, dict[str, float]], documents: list[str]
+) -> dict[str, str]:
+    """The ``documents`` whose ``majority`` grade broke a tie, and how (see ``ties``)."""
+    options = evaluation.options
+    if options.aggregate != "majority":
+        return {}
+    decided = grades.get(ADJUDICATED, {}) if options.adjudicated else {}
+    ties = {}
+    for doc in documents:
+        if doc in decided and not math.isnan(decided[doc]):
+            continue
+        votes = [
+            rater[doc]
+            for name, rater in grades.items()
+            if name != ADJUDICATED and doc in rater and not math.isnan(rater[doc])
+        ]
+        tie = majority_tie(votes)
+        if tie is not None:
+            ties[doc] = tie
+    return ties
 
 
 def _listed_grades(listed: pd.DataFrame, grade_of: dict, unjudged: str) -> pd.DataFrame:

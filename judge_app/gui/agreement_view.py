@@ -6,8 +6,9 @@ opens."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
+import pandas as pd
 from matplotlib.figure import Figure
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent
@@ -34,8 +35,10 @@ from judge_app.agreement.tables import (
     queries_frame,
     raters_frame,
 )
+from judge_app.gui.busy_bar import BusyBar
 from judge_app.gui.charts_canvas import ChartCanvas
 from judge_app.gui.tables import MISSING, TablePane, named_label
+from judge_app.numbers import score_text, share_text, signed_text
 from judge_app.reports.figures import agreement_figures
 
 PAIR_COLUMNS = {
@@ -57,6 +60,7 @@ RATER_COLUMNS = {
 }
 QUERY_COLUMNS = {
     "query_id": "Query",
+    "query": "Text",
     "documents": "Documents",
     "raters": "Raters",
     "percent_agreement": "% agreement",
@@ -65,6 +69,7 @@ QUERY_COLUMNS = {
 }
 ADJUDICATION_COLUMNS = {
     "query_id": "Query",
+    "query": "Text",
     "doc_id": "Document",
     "spread": "Spread",
     "decided": "Decided",
@@ -123,27 +128,20 @@ CARDS = {  # key (as in report.reasons): caption, tooltip
 CARD_COLUMNS = 5
 HEADLINE_WIDTH = 380
 MESSAGE_WIDTH = 480
+NAMED = 4  # who an undefined value's note names, before "and N more"
 _LEVELS = {"reliable": "good", "tentative": "fair"}  # reading's first word: property "level"
 
 
-def _number(value: float) -> str:
-    return f"{value:.4f}"
-
-
-def _percent(value: float) -> str:
-    return f"{value:.2%}"
-
-
-def _signed(value: float) -> str:
-    return f"{value:+.4f}"
+_number, _percent, _signed = score_text, share_text, signed_text
 
 
 def _shown(value: float | None, show: Callable[[float], str] = _number) -> str:
     return MISSING if value is None else show(value)
 
 
-def _undefined_note(entries: Iterable[tuple[str, dict[str, str]]]) -> str:
-    """ "– undefined: why (for whom)", one line a reason, from ``(who, reasons)`` pairs."""
+def _undefined_note(entries: Iterable[tuple[str, dict[str, str]]], noun: str = "") -> str:
+    """ "– undefined: why (for whom)", one line a reason, from ``(who, reasons)`` pairs; many
+    of the same reason make one line that counts them (``noun``: what they are)."""
     whom: dict[str, list[str]] = {}
     for who, reasons in entries:
         for why in reasons.values():
@@ -151,9 +149,19 @@ def _undefined_note(entries: Iterable[tuple[str, dict[str, str]]]) -> str:
                 whom[why].append(who)
     lines = []
     for why, names in whom.items():
-        shown = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6 else "")
-        lines.append(f"{MISSING} {shown}: {why}")
+        shown = ", ".join(names[:NAMED]) + (
+            f" and {len(names) - NAMED} more" if len(names) > NAMED else ""
+        )
+        counted = f"{len(names)} {noun} ({shown})" if noun and len(names) > 1 else shown
+        lines.append(f"{MISSING} {counted}: {why}")
     return "\n".join(lines)
+
+
+def _pair_reasons(rater_a: str, rater_b: str, reasons: dict[str, str]) -> dict[str, str]:
+    """A pair's reasons without its names ("ana and ben have …" → "the two raters have …"),
+    so that the pairs with the same reason share one line of the note."""
+    names = f"{rater_a} and {rater_b} "
+    return {key: why.replace(names, "the two raters ") for key, why in reasons.items()}
 
 
 # widgets ----------------------------------------------------------------------------------------
@@ -259,8 +267,8 @@ class AgreementView(QWidget):
         self.source = named_label("", "agreementSource")
         self.source.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         title.addWidget(self.source, 1, Qt.AlignmentFlag.AlignBaseline)
-        self.busy = named_label("", "agreementBusy")
-        title.addWidget(self.busy, 0, Qt.AlignmentFlag.AlignBaseline)
+        self.busy = BusyBar("agreementBusy")
+        title.addWidget(self.busy, 0, Qt.AlignmentFlag.AlignVCenter)
         grid.addLayout(title, 0, 0, 1, 2)
 
         headline = QGridLayout()
@@ -349,6 +357,8 @@ class AgreementView(QWidget):
             formats={"percent_agreement": _percent},
             noun="queries",
             filter_text="Filter queries…",
+            stretch=1,
+            full_text=("query",),
         )
         self.queries.table.sortByColumn(
             list(QUERY_COLUMNS).index("alpha_ordinal"), Qt.SortOrder.AscendingOrder
@@ -373,6 +383,7 @@ class AgreementView(QWidget):
             filter_text="Filter by query or document…",
             tools=[self.open_button],
             stretch=1,
+            full_text=("query",),
         )
         table = self.adjudication.table
         table.sortByColumn(list(ADJUDICATION_COLUMNS).index("spread"), Qt.SortOrder.DescendingOrder)
@@ -385,31 +396,40 @@ class AgreementView(QWidget):
     # state -------------------------------------------------------------------------------------
 
     def show_report(
-        self, report: AgreementReport, source: str, figures: dict[str, Figure] | None = None
+        self,
+        report: AgreementReport,
+        source: str,
+        figures: dict[str, Figure] | None = None,
+        query_texts: Mapping[str, str] | None = None,
     ) -> None:
-        """Show ``report`` (computed from ``source``); ``figures`` drawn beforehand (off the
-        UI thread, :func:`agreement_figures`) if given."""
+        """Show ``report`` (computed from ``source``) with the queries' ``query_texts``;
+        ``figures`` drawn beforehand (off the UI thread, :func:`agreement_figures`) if given."""
+        texts = query_texts or {}
         self.report = report
         self.source.setText(source)
         self.source.setToolTip(source)
         self._show_headline(report)
         self._show_cards(report)
         undefined = _undefined_note(
-            (f"{p.rater_a}/{p.rater_b}", p.reasons) for p in report.pairwise
+            (
+                (f"{p.rater_a}/{p.rater_b}", _pair_reasons(p.rater_a, p.rater_b, p.reasons))
+                for p in report.pairwise
+            ),
+            "pairs",
         )
         self.pairs.set_frame(
             pairs_frame(report), "\n".join(filter(None, [undefined, KAPPA_MATRIX_NOTE]))
         )
         self.raters.set_frame(
             raters_frame(report),
-            _undefined_note((r.rater, r.reasons) for r in report.per_rater),
+            _undefined_note(((r.rater, r.reasons) for r in report.per_rater), "raters"),
         )
         self.queries.set_frame(
-            queries_frame(report),
-            _undefined_note((q.query_id, q.reasons) for q in report.per_query),
+            _with_text(queries_frame(report), texts),
+            _undefined_note(((q.query_id, q.reasons) for q in report.per_query), "queries"),
         )
         chosen = self.chosen_item()
-        adjudication = adjudication_frame(report)
+        adjudication = _with_text(adjudication_frame(report), texts)
         model = self.adjudication.model
         model.headers = {**ADJUDICATION_COLUMNS, **{rater: rater for rater in report.raters}}
         model.tooltips = {
@@ -428,25 +448,28 @@ class AgreementView(QWidget):
         figures = figures or agreement_figures(report)
         self.heatmap.set_figure(figures["kappa"])
         self.grades.set_figure(figures["grades"])
-        self.busy.setText("")
+        self.busy.stop()
         self.pages.setCurrentIndex(0)
 
     def show_error(self, text: str) -> None:
         """Say why there are no numbers (e.g. fewer than two raters) in place of them."""
         self._show_message(text, error=True)
 
-    def show_busy(self, text: str) -> None:
-        """Say what is under way ("Computing…"): beside the numbers shown, or in place of
-        them if there are none yet; "" says nothing."""
+    def show_busy(self, text: str, on_cancel: Callable[[], None] | None = None) -> None:
+        """Say what is under way ("Computing…"): inline beside the numbers shown (Cancel
+        calls ``on_cancel``), or in place of them if there are none yet; "" says nothing."""
         if self.report is not None:
-            self.busy.setText(text)
+            if text:
+                self.busy.start(text, on_cancel)
+            else:
+                self.busy.stop()
             self.pages.setCurrentIndex(0)
         elif text:
             self._show_message(text, error=False)
 
     def _show_message(self, text: str, *, error: bool) -> None:
         self.report = None
-        self.busy.setText("")
+        self.busy.stop()
         self.message.setProperty("error", error)
         self.message.style().unpolish(self.message)
         self.message.style().polish(self.message)
@@ -580,6 +603,13 @@ class AgreementView(QWidget):
 
     def _update_button(self) -> None:
         self.open_button.setEnabled(self.adjudication.table.selectionModel().hasSelection())
+
+
+def _with_text(frame: pd.DataFrame, texts: Mapping[str, str]) -> pd.DataFrame:
+    """``frame`` with its query's text beside ``query_id`` ("" where not known)."""
+    frame = frame.copy()
+    frame.insert(1, "query", [texts.get(str(query), "") for query in frame["query_id"]])
+    return frame
 
 
 def _tab_page(widget: QWidget) -> QWidget:

@@ -14,6 +14,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QStackedWidget, QWidget
 
 from judge_app.errors import JudgeAppError, in_words
+from judge_app.gui import preferences
 from judge_app.gui.workers import Task, Worker
 from judge_app.gui.workspace import Workspace
 
@@ -54,7 +55,7 @@ class Analysis(QObject):
         self.poll.setInterval(POLL_MS)
         self.poll.timeout.connect(self._poll)
         workspace.databaseChanged.connect(self.forget)
-        workspace.taskStarted.connect(lambda _task: self._set_enabled(False))
+        workspace.taskStarted.connect(self._task_started)
         workspace.taskFinished.connect(lambda _task: self._task_finished())
 
     # pages -------------------------------------------------------------------------------------
@@ -66,6 +67,7 @@ class Analysis(QObject):
             from judge_app.gui.evaluation_view import EvaluationView
 
             view = EvaluationView(titles=self._titles)
+            view.changed.connect(self._remember_settings)
             view.changed.connect(self.refresh_evaluation)
             self._evaluation_view = self._added(view)
         return self._evaluation_view
@@ -127,6 +129,12 @@ class Analysis(QObject):
             if page is not None:
                 page.setEnabled(enabled)
 
+    def _task_started(self, task: Task) -> None:
+        """Work with a dialog disables the pages; a page's own inline work disables its
+        controls alone (it keeps its Cancel button)."""
+        if not task.inline:
+            self._set_enabled(False)
+
     def _task_finished(self) -> None:
         self._set_enabled(True)
         if self._evaluation_view is not None and self.shown_page() == "evaluation":
@@ -162,6 +170,8 @@ class Analysis(QObject):
             return None
         stamp = self._stamp()
         campaign = self.campaign if self.campaign and self.campaign.stamp == stamp else None
+        if self.campaign is None:  # the first evaluation of this database: as last left
+            self.evaluation_view.restore(preferences.evaluation_settings(self._database_name()))
         options = self.evaluation_view.options()
         url = self.workspace.database_url()
 
@@ -179,8 +189,9 @@ class Analysis(QObject):
             worker.check()
             return loaded, evaluation, evaluation_figures(loaded, evaluation)
 
-        self.evaluation_view.show_busy("Computing…")
-        task = self.workspace.run_task("Evaluating", work)
+        task = self.workspace.run_task("Evaluating", work, inline=True)
+        self.evaluation_view.show_busy("Computing…", task.cancel)
+        task.progress.connect(self.evaluation_view.busy.progress)
         task.returned.connect(self._evaluated)
         task.errored.connect(lambda error: self.evaluation_view.show_error(in_words(error)))
         task.cancelled.connect(lambda: self.evaluation_view.show_error("Evaluation cancelled"))
@@ -192,6 +203,25 @@ class Analysis(QObject):
             self.campaign = campaign
             self.evaluation_view.set_campaign(campaign)
         self.evaluation_view.show_evaluation(evaluation, figures)
+
+    def _database_name(self) -> str:
+        assert self.workspace.database is not None
+        return self.workspace.database.describe()
+
+    def _remember_settings(self) -> None:
+        """Keep the evaluation page's settings (its runs and raters for this database)."""
+        if self.workspace.database is not None:
+            preferences.remember_evaluation_settings(
+                self._database_name(), self.evaluation_view.settings()
+            )
+
+    def _query_texts(self) -> dict[str, str]:
+        from judge_app.store import reads
+
+        assert self.workspace.database is not None
+        with self.workspace.reading() as session:
+            queries = reads.queries_frame(session)
+        return dict(zip(queries["query_id"], queries["text"].fillna("")))
 
     def _titles(self, doc_ids: list[str]) -> dict[str, str]:
         from judge_app.store import reads
@@ -211,10 +241,12 @@ class Analysis(QObject):
             return None
         stamp = self._stamp()
         url = self.workspace.database_url()
-        self.agreement_view.show_busy("Computing agreement…")
         task = self.workspace.run_task(
-            "Computing agreement", lambda _worker: agreement_of_database(AgreementOptions(), url)
+            "Computing agreement",
+            lambda _worker: agreement_of_database(AgreementOptions(), url),
+            inline=True,
         )
+        self.agreement_view.show_busy("Computing agreement…")  # one step: nothing to cancel
         task.returned.connect(lambda report: self._agreed(report, stamp))
         task.errored.connect(lambda error: self._agreement_failed(error, stamp))
         return task
@@ -222,7 +254,9 @@ class Analysis(QObject):
     def _agreed(self, report: AgreementReport, stamp: Stamp | None) -> None:
         assert self.workspace.database is not None
         self.report, self.agreement_stamp = report, stamp
-        self.agreement_view.show_report(report, self.workspace.database.describe())
+        self.agreement_view.show_report(
+            report, self.workspace.database.describe(), query_texts=self._query_texts()
+        )
 
     def _agreement_failed(self, error: BaseException, stamp: Stamp | None) -> None:
         self.report, self.agreement_stamp = None, stamp

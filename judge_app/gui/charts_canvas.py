@@ -1,12 +1,16 @@
 """A matplotlib Figure in a widget: the figures of ``judge_app.reports.charts``, drawn in the
-window as they are in reports."""
+window as they are in reports, in the colours of the window's theme (redrawn when the
+application's palette changes: ``MainWindow.set_theme``)."""
 
 from __future__ import annotations
 
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import QSizePolicy, QVBoxLayout, QWidget
+
+from judge_app.reports.charts import LIGHT, recolour
 
 MINIMUM_HEIGHT = 220
 
@@ -30,8 +34,10 @@ class ChartCanvas(QWidget):
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
         self._layout = QVBoxLayout(self)
         self._layout.setContentsMargins(4, 4, 4, 4)
+        self.colours = dict(LIGHT)  # what the figure is drawn in
         self.canvas = self._canvas(figure or Figure())
         self._layout.addWidget(self.canvas)
+        self._follow_theme()
 
     @staticmethod
     def _canvas(figure: Figure) -> FigureCanvasQTAgg:
@@ -52,4 +58,22 @@ class ChartCanvas(QWidget):
         self.canvas.hide()
         self.canvas.deleteLater()
         self.canvas = canvas
-        canvas.draw_idle()
+        self.colours = dict(LIGHT)
+        self._follow_theme()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            self._follow_theme()
+        super().changeEvent(event)
+
+    def _follow_theme(self) -> None:
+        """Draw the figure in the application palette's colours (text, grid, base)."""
+        palette = QGuiApplication.palette()
+        colours = {
+            "ink": palette.color(QPalette.ColorRole.Text).name(),
+            "grid": palette.color(QPalette.ColorRole.Mid).name(),
+            "face": palette.color(QPalette.ColorRole.Base).name(),
+        }
+        recolour(self.figure, colours, self.colours)
+        self.colours = colours
+        self.canvas.draw_idle()

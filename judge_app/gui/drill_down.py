@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from judge_app.commands.explain import QueryExplanation
 from judge_app.gui.tables import Formatter, TablePane, fit_columns, is_missing
+from judge_app.numbers import score_text
 
 Explainer = Callable[[str, str], QueryExplanation]
 """(run, query id) → the explanation of that query's NDCG in that run."""
@@ -107,14 +108,13 @@ class DrillDownDialog(QDialog):
 
     @staticmethod
     def _formats() -> dict[str, Formatter]:
-        four = "{:.4f}".format
         return {
             "grade": _grade,
             "gain": _grade,
-            "discount": lambda value: "–" if is_missing(value) else four(value),
-            "contribution": four,
-            "running DCG": four,
-            "running IDCG": four,
+            "discount": score_text,
+            "contribution": score_text,
+            "running DCG": score_text,
+            "running IDCG": score_text,
         }
 
     def _pane(self, name: str, csv_name: str) -> TablePane:
@@ -179,9 +179,9 @@ class DrillDownDialog(QDialog):
         spare = max(sum(self.splitter.sizes()) - sum(needed), 0)  # shared by the two titles
         self.splitter.setSizes([width + spare // 2 for width in needed])
         self.ranked.caption.setText(
-            f"RANKED BY {explanation.run.upper()}: DCG@{k} = {explanation.dcg:.4f}"
+            f"RANKED BY {explanation.run.upper()}: DCG@{k} = {score_text(explanation.dcg)}"
         )
-        self.ideal.caption.setText(f"IDEAL ORDER: IDCG@{k} = {explanation.idcg:.4f}")
+        self.ideal.caption.setText(f"IDEAL ORDER: IDCG@{k} = {score_text(explanation.idcg)}")
         raters = [column for column in explanation.ranked.columns if column not in HEADERS]
         unjudged = int(explanation.ranked["grade"].isna().sum())
         note = "Grade is the grade evaluated (aggregated over the raters"
@@ -190,4 +190,6 @@ class DrillDownDialog(QDialog):
         note += f" Gain is {GAIN_WORDS[explanation.gain]}; discount is 1 / log2(i + 1)."
         if unjudged:
             note += f" {unjudged} result(s) are not judged: they add nothing to DCG."
+        for doc, tie in explanation.ties.items():
+            note += f"\nMajority of {doc}: {tie}."
         self.note.setText(note)

@@ -6,7 +6,7 @@ changed."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -30,10 +30,12 @@ from PySide6.QtWidgets import (
 from judge_app.commands.evaluate import Campaign, EvaluationResult
 from judge_app.commands.explain import QueryExplanation, explain_query
 from judge_app.commands.options import EvaluationOptions
+from judge_app.gui.busy_bar import BusyBar
 from judge_app.gui.charts_canvas import ChartCanvas
 from judge_app.gui.drill_down import DrillDownDialog
-from judge_app.gui.tables import TablePane, is_missing
+from judge_app.gui.tables import TablePane
 from judge_app.metrics.comparison import CONFIDENCE
+from judge_app.numbers import MISSING, score_text, share_text, signed_text
 from judge_app.reports.figures import evaluation_figures
 
 GAINS = {"linear": "linear: the grade", "exponential": "exponential: 2^grade − 1"}
@@ -50,7 +52,8 @@ INCOMPLETE_TIP = (
     "† the top k of this query is not fully judged: unjudged results count as not relevant"
 )
 HINT = "Double-click or press Enter on a query to see how its NDCG adds up."
-TEXT_WIDTH = 220  # pixels at most for a query's text in the table: the numbers come first
+SUMS = (" DCG", " IDCG")
+"""Columns (after a run's name) shown on asking (the header's menu): the drill-down has them."""
 TitleSource = Callable[[list[str]], dict[str, str]]
 """Document id → title of the given documents (read from the database)."""
 
@@ -88,11 +91,19 @@ class NameMenu(QToolButton):
         self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.setMenu(QMenu(self))
         self.actions_: dict[str, QAction] = {}
+        self._wanted: set[str] = set()  # to choose once offered (restored settings)
         self._update_text()
 
-    def set_names(self, names: list[str]) -> None:
-        """Offer ``names``, keeping what was chosen among them."""
-        chosen = set(self.chosen() or ())
+    def want(self, names: list[str]) -> None:
+        """Choose ``names`` when they are next offered (those that are)."""
+        self._wanted = set(names)
+
+    def set_names(self, names: list[str]) -> bool:
+        """Offer ``names``, keeping what was chosen among them (or choosing those wanted);
+        True if the choice changed."""
+        before = self.chosen()
+        chosen = set(self.chosen() or ()) | self._wanted
+        self._wanted = set()
         menu = self.menu()
         menu.clear()
         self.actions_ = {}
@@ -103,6 +114,7 @@ class NameMenu(QToolButton):
             action.toggled.connect(self._toggled)
             self.actions_[name] = action
         self._update_text()
+        return self.chosen() != before
 
     def chosen(self) -> tuple[str, ...] | None:
         names = tuple(name for name, action in self.actions_.items() if action.isChecked())
@@ -129,6 +141,7 @@ class EvaluationView(QWidget):
         self.campaign: Campaign | None = None
         self.evaluation: EvaluationResult | None = None
         self.drill_down: DrillDownDialog | None = None
+        self._wanted_aggregate: str | None = None  # a rater's, restored before they are known
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(200)
@@ -136,7 +149,8 @@ class EvaluationView(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(16, 12, 16, 12)
         outer.setSpacing(10)
-        outer.addWidget(self._controls())
+        self.controls = self._controls()
+        outer.addWidget(self.controls)
         self.status = QLabel()
         self.status.setObjectName("analysisStatus")
         self.status.setWordWrap(True)
@@ -144,9 +158,9 @@ class EvaluationView(QWidget):
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self._table_pane())
         splitter.addWidget(self._summary_pane())
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 2)
-        splitter.setSizes([700, 540])
+        splitter.setStretchFactor(0, 8)
+        splitter.setStretchFactor(1, 5)
+        splitter.setSizes([780, 480])
         outer.addWidget(splitter, 1)
 
     # layout ------------------------------------------------------------------------------------
@@ -196,21 +210,31 @@ class EvaluationView(QWidget):
         return bar
 
     def _table_pane(self) -> QWidget:
+        self.busy = BusyBar("evaluationBusy")
         self.pane = TablePane(
             "Per query",
             "perQueryTable",
             "per-query.csv",
-            formats={"difference": lambda value: "–" if is_missing(value) else f"{value:+.4f}"},
+            formats={"difference": signed_text},
             tooltips={"incomplete": INCOMPLETE_TIP},
             marked="incomplete",
             noun="queries",
             filter_text="Filter queries…",
-            stretch=None,
+            tools=[self.busy],
+            stretch=1,  # the query's text takes the room the numbers leave, elided
+            full_text=("query",),
         )
         self.model, self.table, self.proxy = self.pane.model, self.pane.table, self.pane.proxy
         self.filter, self.count = self.pane.filter, self.pane.count
         self.table.doubleClicked.connect(self._open_index)
         self.table.installEventFilter(self)
+        header = self.table.horizontalHeader()
+        header.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        self.show_sums = QAction("Show DCG and IDCG columns", header)
+        self.show_sums.setCheckable(True)
+        self.show_sums.toggled.connect(lambda _on: self._hide_sums())
+        header.addAction(self.show_sums)
+        header.setToolTip("Right-click for the DCG and IDCG columns")
         return self.pane
 
     def _summary_pane(self) -> QWidget:
@@ -231,8 +255,8 @@ class EvaluationView(QWidget):
         for key, title in (
             ("curve", "NDCG@k by k"),
             ("distribution", "Distribution"),
-            ("differences", "Per-query difference"),
-            ("grades", "Grades by rater"),
+            ("differences", "Difference"),
+            ("grades", "Grades"),
         ):
             canvas = ChartCanvas()
             canvas.setObjectName(f"{key}Chart")
@@ -248,20 +272,25 @@ class EvaluationView(QWidget):
         self.campaign = campaign
         self.runs.blockSignals(True)
         self.raters.blockSignals(True)
-        self.runs.set_names(campaign.runs)
-        self.raters.set_names(campaign.raters)
+        runs_changed = self.runs.set_names(campaign.runs)
+        raters_changed = self.raters.set_names(campaign.raters)
         self.runs.blockSignals(False)
         self.raters.blockSignals(False)
-        current = self.aggregate.currentData()
+        current = computed = self.aggregate.currentData()
         self.aggregate.blockSignals(True)
         self.aggregate.clear()
         for value, text in AGGREGATES.items():
             self.aggregate.addItem(text, value)
         for rater in campaign.raters:
             self.aggregate.addItem(f"{rater}'s grades only", f"rater:{rater}")
+        current = self._wanted_aggregate or current
+        self._wanted_aggregate = None
         index = self.aggregate.findData(current)
         self.aggregate.setCurrentIndex(max(index, 0))
         self.aggregate.blockSignals(False)
+        wanted = runs_changed or raters_changed or self.aggregate.currentData() != computed
+        if wanted:  # restored settings chose what was not offered before: compute them
+            self._debounce.start()
         adjudicated = campaign.adjudicated
         self.adjudicated.setEnabled(adjudicated > 0)
         self.adjudicated.setText(
@@ -282,11 +311,62 @@ class EvaluationView(QWidget):
             raters=self.raters.chosen(),
         )
 
-    def show_busy(self, text: str) -> None:
-        self.status.setProperty("error", False)
-        self._set_status(text)
+    def settings(self) -> dict[str, object]:
+        """The controls' values, to keep (``preferences.remember_evaluation_settings``)."""
+        return {
+            "k": self.k.value(),
+            "gain": self.gain.currentData(),
+            "ideal": self.ideal.currentData(),
+            "unjudged": self.unjudged.currentData(),
+            "aggregate": self.aggregate.currentData(),
+            "adjudicated": self.adjudicated.isChecked(),
+            "runs": list(self.runs.chosen() or ()),
+            "raters": list(self.raters.chosen() or ()),
+        }
+
+    def restore(self, values: Mapping[str, object]) -> None:
+        """Set the controls to ``values`` as :meth:`settings` gave them (texts from
+        QSettings; unknown values are ignored) without asking to compute; runs, raters and
+        a rater's own grades are chosen once the campaign offers them."""
+        k = str(values.get("k", ""))
+        if k.isdigit():
+            self.k.blockSignals(True)
+            self.k.setValue(int(k))
+            self.k.blockSignals(False)
+        for key, combo in (
+            ("gain", self.gain),
+            ("ideal", self.ideal),
+            ("unjudged", self.unjudged),
+            ("aggregate", self.aggregate),
+        ):
+            index = combo.findData(str(values.get(key)))
+            if index >= 0:
+                combo.blockSignals(True)
+                combo.setCurrentIndex(index)
+                combo.blockSignals(False)
+        aggregate = str(values.get("aggregate", ""))
+        self._wanted_aggregate = aggregate if aggregate.startswith("rater:") else None
+        if "adjudicated" in values:
+            self.adjudicated.blockSignals(True)
+            self.adjudicated.setChecked(str(values["adjudicated"]).lower() == "true")
+            self.adjudicated.blockSignals(False)
+        for menu, key in ((self.runs, "runs"), (self.raters, "raters")):
+            names = values.get(key) or []
+            assert isinstance(names, list)
+            menu.want([str(name) for name in names])
+
+    def show_busy(self, text: str, on_cancel: Callable[[], None] | None = None) -> None:
+        """Say what is being computed, inline beside the table ("": nothing), the controls
+        disabled meanwhile; Cancel calls ``on_cancel``."""
+        self.controls.setEnabled(not text)
+        if text:
+            self._set_status("")
+            self.busy.start(text, on_cancel)
+        else:
+            self.busy.stop()
 
     def show_error(self, text: str) -> None:
+        self.show_busy("")
         self.status.setProperty("error", True)
         self._set_status(text)
 
@@ -302,9 +382,16 @@ class EvaluationView(QWidget):
         """Show ``evaluation``; ``figures`` drawn beforehand (off the UI thread) if given."""
         self.evaluation = evaluation
         self.model.headers = _headers(evaluation)
+        if len(evaluation.evaluations) >= 2:
+            first, second = list(evaluation.evaluations)[:2]
+            self.model.tooltips["difference"] = (
+                f"{second} − {first}: above 0 where {second} scores higher"
+            )
+        for run in evaluation.evaluations:
+            self.model.formats[f"{run} judged"] = share_text
         assert evaluation.table is not None
         self.pane.set_frame(evaluation.table, HINT)
-        self.table.setColumnWidth(1, min(self.table.columnWidth(1), TEXT_WIDTH))
+        self._hide_sums()
         self.proxy.sort(0, Qt.SortOrder.AscendingOrder)
         if not self.table.currentIndex().isValid() and self.proxy.rowCount():
             self.table.setCurrentIndex(self.proxy.index(0, 0))  # Enter opens it at once
@@ -314,8 +401,17 @@ class EvaluationView(QWidget):
         for key, canvas in self.canvases.items():
             canvas.set_figure(figures[key])
         self.show_busy("")
+        self._set_status("")
         if self.drill_down is not None and self.drill_down.isVisible():
             self.drill_down.refresh()
+
+    def _hide_sums(self) -> None:
+        """Show each run's DCG and IDCG columns only when asked: NDCG, coverage and the query's
+        text fit beside the summary without scrolling."""
+        for column, name in enumerate(self.model.columns):
+            if isinstance(name, str) and name.endswith(SUMS):
+                self.table.setColumnHidden(column, not self.show_sums.isChecked())
+        self.pane.fit_stretch()
 
     # drill-down --------------------------------------------------------------------------------
 
@@ -371,8 +467,7 @@ def _headers(evaluation: EvaluationResult) -> dict[str, str]:
         headers[f"{run} IDCG"] = f"{run}\nIDCG@{k}"
         headers[f"{run} NDCG"] = f"{run}\n{label}"
     if evaluation.table is not None and "difference" in evaluation.table:
-        first, second = list(evaluation.evaluations)[:2]
-        headers["difference"] = f"{second} − {first}\n{label}"
+        headers["difference"] = f"Δ\n{label}"  # which runs: its tooltip
     return headers
 
 
@@ -385,9 +480,9 @@ def _summary_html(evaluation: EvaluationResult) -> str:
         run: float(np.mean(e.values[f"judged@{k}"])) for run, e in evaluation.evaluations.items()
     }
     rows = "".join(
-        f"<tr><td><b>{run}</b></td><td align='right'><b>{s.mean:.4f}</b></td>"
+        f"<tr><td><b>{run}</b></td><td align='right'><b>{score_text(s.mean)}</b></td>"
         f"<td align='right'>{_interval(s.low, s.high)}</td>"
-        f"<td align='right'>{s.n:,}</td><td align='right'>{judged[run]:.1%}</td></tr>"
+        f"<td align='right'>{s.n:,}</td><td align='right'>{share_text(judged[run])}</td></tr>"
         for run, s in ((run, evaluation.interval(run)) for run in evaluation.evaluations)
     )
     parts = [
@@ -409,4 +504,4 @@ def _summary_html(evaluation: EvaluationResult) -> str:
 
 
 def _interval(low: float, high: float) -> str:
-    return "–" if math.isnan(low) else f"{low:.4f} – {high:.4f}"
+    return MISSING if math.isnan(low) else f"{score_text(low)} – {score_text(high)}"

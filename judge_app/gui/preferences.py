@@ -1,6 +1,7 @@
 """The user's own preferences (QSettings): recent databases, the rater last chosen for each,
-the key map and the theme. ``JUDGE_APP_SETTINGS`` names an INI file to use instead of the
-user's, so tests and scripts never read or change the developer's own settings."""
+the key map, the theme and the evaluation page's settings. ``JUDGE_APP_SETTINGS`` names an
+INI file to use instead of the user's, so tests and scripts never read or change the
+developer's own settings."""
 
 from __future__ import annotations
 
@@ -55,8 +56,12 @@ def add_recent_database(name: str) -> None:
     settings.setValue("recent/databases", recent[:RECENT_LIMIT])
 
 
+def _database_key(group: str, database: str) -> str:
+    return f"{group}/" + database.replace("/", "|").replace("\\", "|")
+
+
 def _rater_key(database: str) -> str:
-    return "raters/" + database.replace("/", "|").replace("\\", "|")
+    return _database_key("raters", database)
 
 
 def last_rater(database: str) -> str | None:
@@ -111,3 +116,34 @@ def flag(name: str) -> bool:
 
 def set_flag(name: str, on: bool) -> None:
     app_settings().setValue(f"view/{name}", "true" if on else "false")
+
+
+EVALUATION_KEYS = ("k", "gain", "ideal", "unjudged", "aggregate", "adjudicated")
+"""The evaluation page's settings kept for every database; its runs and raters are kept for
+each database (they name that database's runs and raters)."""
+
+
+def evaluation_settings(database: str) -> dict[str, str | list[str]]:
+    """The evaluation page's settings as last left (texts, as stored), with the runs and
+    raters chosen on ``database``; only what was stored."""
+    settings = app_settings()
+    values: dict[str, str | list[str]] = {
+        key: str(settings.value(f"evaluation/{key}"))
+        for key in EVALUATION_KEYS
+        if settings.contains(f"evaluation/{key}")
+    }
+    for names in ("runs", "raters"):
+        values[names] = _list(settings.value(_database_key(f"evaluation-{names}", database)))
+    return values
+
+
+def remember_evaluation_settings(database: str, values: dict[str, object]) -> None:
+    """Keep the evaluation page's ``values`` (EVALUATION_KEYS, runs and raters of
+    ``database``) for the next time."""
+    settings = app_settings()
+    for key in EVALUATION_KEYS:
+        settings.setValue(f"evaluation/{key}", str(values[key]))
+    for names in ("runs", "raters"):
+        chosen = values[names]
+        assert isinstance(chosen, (list, tuple))
+        settings.setValue(_database_key(f"evaluation-{names}", database), list(chosen))

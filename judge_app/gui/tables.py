@@ -22,6 +22,7 @@ from pandas.api.types import is_bool_dtype, is_numeric_dtype
 from PySide6.QtCore import (
     QAbstractTableModel,
     QDir,
+    QEvent,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
@@ -33,7 +34,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QMessageBox,
@@ -46,6 +46,7 @@ from PySide6.QtWidgets import (
 from judge_app.errors import JudgeAppError
 from judge_app.gui.theme import is_dark
 from judge_app.io.exports import write_csv
+from judge_app.numbers import score_text
 
 SORT_ROLE = Qt.ItemDataRole.UserRole
 """The raw value of a cell (None where missing), by which the proxy sorts."""
@@ -58,6 +59,7 @@ WARNING_COLOURS = {False: "#a15c00", True: "#f0b35a"}  # on a light, on a dark p
 SAMPLE_ROWS = 200  # rows measured to size the columns of a table
 MAX_COLUMN_WIDTH = 420
 HEADER_ROOM = 32  # a header's padding and sort indicator
+STRETCH_MINIMUM = 120  # pixels at least for the column that takes the room left
 CSV_FILTER = "CSV files (*.csv);;All files (*)"
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -73,13 +75,14 @@ def is_missing(value: object) -> bool:
 
 
 def default_text(value: object) -> str:
-    """Floats with four decimals, whole numbers with thousands separators, the rest as str."""
+    """Floats with four decimals (``judge_app.numbers``), whole numbers with thousands
+    separators, the rest as str."""
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, numbers.Integral):
         return f"{value:,}"
     if isinstance(value, numbers.Real):
-        return f"{value:.4f}"
+        return score_text(float(value))
     return str(value)
 
 
@@ -114,9 +117,11 @@ class FrameModel(QAbstractTableModel):
         formats: Mapping[str, Formatter] | None = None,
         marked: str | None = None,
         tooltips: dict[str, str] | None = None,
+        full_text: Iterable[str] = (),
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
+        self.full_text = set(full_text)  # columns whose cells show their whole text as a tooltip
         self.headers = dict(headers or {})
         self.formats = dict(formats or {})
         self.tooltips = dict(tooltips or {})
@@ -244,6 +249,8 @@ class FrameModel(QAbstractTableModel):
             return self.column_values(column)[row]
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return _RIGHT if self._numeric[column] else _LEFT
+        if role == Qt.ItemDataRole.ToolTipRole and self._columns[column] in self.full_text:
+            return self.column_texts(column)[row]  # elided in a narrow column
         if self._marks[row]:
             if role == Qt.ItemDataRole.ForegroundRole:
                 return QBrush(QColor(WARNING_COLOURS[is_dark(QGuiApplication.palette())]))
@@ -454,6 +461,7 @@ class TablePane(QWidget):
         filter_text: str | None = None,
         tools: Iterable[QWidget] = (),
         stretch: int | None = 0,
+        full_text: Iterable[str] = (),
     ) -> None:
         super().__init__()
         self.noun = noun
@@ -480,19 +488,45 @@ class TablePane(QWidget):
             bar.addWidget(tool)
         empty = pd.DataFrame({column: [] for column in headers or {}})
         self.model = FrameModel(
-            empty, headers=headers, formats=formats, tooltips=tooltips, marked=marked
+            empty,
+            headers=headers,
+            formats=formats,
+            tooltips=tooltips,
+            marked=marked,
+            full_text=full_text,
         )
         self.table, self.proxy = table_view(self.model, name)
+        self.stretch = stretch
         if stretch is not None:  # this column takes the room left: the numbers stay together
-            header = self.table.horizontalHeader()
-            header.setStretchLastSection(False)
-            header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
+            self.table.horizontalHeader().setStretchLastSection(False)
+            self.table.viewport().installEventFilter(self)
+            self.model.modelReset.connect(self.fit_stretch)
         self.csv = csv_button(None, self.model, csv_name)  # parented with the bar, in turn
         bar.addWidget(self.csv)
         layout.addLayout(bar)
         layout.addWidget(self.table, 1)
         self.note = named_label("", "tableHint", wrap=True)
         layout.addWidget(self.note)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize and watched is self.table.viewport():
+            self.fit_stretch()
+        return super().eventFilter(watched, event)
+
+    def fit_stretch(self) -> None:
+        """Give the ``stretch`` column the width the other shown columns leave (at least
+        STRETCH_MINIMUM: its texts are elided, whole in their tooltips where asked), so the
+        table fits its width without scrolling sideways."""
+        if self.stretch is None or self.stretch >= self.model.columnCount():
+            return
+        table = self.table
+        others = sum(
+            table.columnWidth(column)
+            for column in range(self.model.columnCount())
+            if column != self.stretch and not table.isColumnHidden(column)
+        )
+        room = table.viewport().width() - others
+        table.setColumnWidth(self.stretch, max(room, STRETCH_MINIMUM))
 
     def set_frame(self, frame: pd.DataFrame, note: str = "") -> None:
         """Show ``frame`` with ``note`` below it (none: the note is hidden)."""

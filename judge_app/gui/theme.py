@@ -245,7 +245,10 @@ QListWidget#assignRaters::item, QListWidget#poolRuns::item {{ padding: 3px 2px; 
 #tableHint, #tableCount, #statNote {{ color: {muted}; font-size: 9pt; }}
 #agreementHeader {{ background: {header}; border-bottom: 1px solid {border}; }}
 #agreementTitle {{ font-size: 15pt; font-weight: 600; color: {text}; }}
-#agreementSource, #agreementBusy {{ color: {muted}; font-size: 9.5pt; }}
+#agreementSource, #busyLabel {{ color: {muted}; font-size: 9.5pt; }}
+QProgressBar#busyProgress {{
+    background: {border}; border: none; border-radius: 3px; }}
+QProgressBar#busyProgress::chunk {{ background: {accent}; border-radius: 3px; }}
 #alphaValue {{ font-size: 30pt; font-weight: 700; color: {text}; }}
 #alphaIntervalCaption {{ color: {muted}; font-size: 8pt; font-weight: 600; letter-spacing: 1px; }}
 #alphaInterval {{ color: {text}; font-size: 12pt; font-weight: 600; }}
@@ -276,7 +279,7 @@ QTableView#adjudicationTable::item {{ padding: 0 8px; }}
 #agreementTabs QTabBar::tab:selected {{ color: {text}; border-bottom-color: {accent}; }}
 #agreementTabs QTabBar::tab:hover {{ color: {text}; }}
 #kappaHeatmap, #gradesChart {{
-    background: #ffffff; border: 1px solid {border}; border-radius: 6px; }}
+    background: {base}; border: 1px solid {border}; border-radius: 6px; }}
 #agreementView QHeaderView::section, #evaluationView QHeaderView::section {{
     padding-right: 20px; }}
 #drillDown QHeaderView::section {{ padding: 5px 6px; }}

@@ -1,6 +1,7 @@
 """Long work off the UI thread: a QRunnable with a signals object and a cooperative abort
 (superqt's worker), and a task that shows a progress dialog only when the work takes longer
-than 600 ms (as Anki does), so quick work does not flash a dialog.
+than 600 ms (as Anki does), so quick work does not flash a dialog; quick work a page shows
+inline (``dialog=False``: the task's ``progress`` signal) has no dialog at all.
 
 The work is a plain function given the ``Worker``: it reports progress with
 ``worker.report(step, done, total)`` and checks ``worker.check()``; both raise ``Cancelled``
@@ -82,6 +83,7 @@ class Task(QObject):
     for it with ``qtbot.waitSignal``.
     """
 
+    progress = Signal(str, int, int)  # the work's step, done, total (total 0: unknown)
     returned = Signal(object)
     errored = Signal(object)
     cancelled = Signal()
@@ -94,12 +96,14 @@ class Task(QObject):
         work: Callable[[Worker], Any],
         *,
         cancellable: bool = True,
+        dialog: bool = True,
         pool: QThreadPool | None = None,
     ) -> None:
         super().__init__(parent)
         self._parent = parent
         self.title = title
         self.cancellable = cancellable
+        self.inline = not dialog  # shown by a page through ``progress``, never by a dialog
         self.worker = Worker(work)
         self.dialog: QProgressDialog | None = None
         self.running = False
@@ -119,7 +123,8 @@ class Task(QObject):
 
     def start(self) -> Task:
         self.running = True
-        self._timer.start()
+        if not self.inline:
+            self._timer.start()
         self._pool.start(self.worker)
         return self
 
@@ -152,6 +157,7 @@ class Task(QObject):
     def _on_progress(self, step: str, done: int, total: int) -> None:
         self._label = f"{self.title}: {step}"
         self._progress = (done, total)
+        self.progress.emit(step, done, total)
         self._update_dialog()
 
     def _update_dialog(self) -> None:

@@ -87,12 +87,18 @@ class Workspace(QObject):
         return False
 
     def run_task(
-        self, title: str, work: Callable[[Worker], Any], *, cancellable: bool = True
+        self,
+        title: str,
+        work: Callable[[Worker], Any],
+        *,
+        cancellable: bool = True,
+        inline: bool = False,
     ) -> Task:
-        """Run ``work(worker)`` off the UI thread with a progress dialog after 600 ms. The
+        """Run ``work(worker)`` off the UI thread with a progress dialog after 600 ms, or with
+        none (``inline``: quick work whose page shows the task's progress itself). The
         evaluation and agreement pages take no input meanwhile; judging goes on (its grades
         queue behind the work's transaction, if it has one)."""
-        task = Task(self.dialog_parent, title, work, cancellable=cancellable)
+        task = Task(self.dialog_parent, title, work, cancellable=cancellable, dialog=not inline)
         task.finished.connect(lambda: self._task_done(task))
         self.task = task
         self.taskStarted.emit(task)

@@ -7,6 +7,8 @@ over the raters' aggregate, or leaves it out; agreement always leaves it out.
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -19,6 +21,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 METHODS = ("mean", "median", "majority", "max", "min")
+MAJORITY_TIE_RULE = "the lower grade"
+"""How ``majority`` breaks a tie between equally voted grades."""
 
 
 def parse_method(text: str) -> str:
@@ -35,9 +39,10 @@ def aggregate_grades(
 ) -> pd.DataFrame:
     """``query_id, doc_id, grade`` from judgments (``query_id, doc_id, rater, grade,
     skipped``): skipped judgments are left out; ``majority`` breaks ties toward the lower
-    grade; ``rater:NAME`` takes that rater's grades alone. The grades of the rater
-    ``adjudicated`` replace the raters' aggregate where they exist (``prefer_adjudicated``)
-    or are left out. Grades may come out real (mean)."""
+    grade (MAJORITY_TIE_RULE, told by :func:`majority_tie`); ``rater:NAME`` takes that
+    rater's grades alone. The grades of the rater ``adjudicated`` replace the raters'
+    aggregate where they exist (``prefer_adjudicated``) or are left out.
+    Grades may come out real (mean)."""
     import pandas as pd
 
     method = parse_method(method)
@@ -67,6 +72,23 @@ def _combined(graded: pd.DataFrame, method: str) -> pd.DataFrame:
         counts = counts.sort_values(keys + ["votes", "grade"], ascending=[True, True, False, True])
         return counts.drop_duplicates(keys)[keys + ["grade"]]
     return graded.groupby(keys, as_index=False)["grade"].agg(method)
+
+
+def majority_tie(grades: Iterable[float]) -> str | None:
+    """How ``majority`` broke a tie among one document's grades, in words ("tie 2–2 between
+    grades 1 and 3, broken by the lower grade: 1"); None when one grade has the most votes."""
+    votes = Counter(int(grade) for grade in grades)
+    if not votes:
+        return None
+    most = max(votes.values())
+    tied = sorted(grade for grade, count in votes.items() if count == most)
+    if len(tied) < 2:
+        return None
+    shown = ", ".join(map(str, tied[:-1])) + f" and {tied[-1]}"
+    return (
+        f"tie {'–'.join([str(most)] * len(tied))} between grades {shown}, "
+        f"broken by {MAJORITY_TIE_RULE}: {tied[0]}"
+    )
 
 
 def aggregate_codes(

@@ -2,7 +2,10 @@
 
 Runs A and B are compared on the queries both have. The randomization test is the two-sided
 sign-flip test of the mean difference, estimated by Monte Carlo (Smucker, Allan & Carterette,
-CIKM 2007); it is the test :meth:`Comparison.describe` bases its verdict on.
+CIKM 2007); it is the test :meth:`Comparison.describe` bases its verdict on, and the interval
+it shows beside the verdict is that test's own: the shifts of the mean difference the test
+does not reject (:func:`randomization_interval`), so the words and the interval always agree.
+The bootstrap interval of the difference is kept for machine output.
 """
 
 from __future__ import annotations
@@ -13,8 +16,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from judge_app.numbers import signed_text
+
 CONFIDENCE = 0.95
 """Confidence level of the interval :func:`compare_scores` puts on the mean difference."""
+ALPHA = 1 - CONFIDENCE
+"""Significance level of the comparison's verdict: the interval excludes 0 exactly when the
+test's p-value is below it."""
+TEST_NAME = "randomization test"
+"""The test the comparison's verdict and its interval come from."""
 
 _CHUNK_CELLS = 1 << 20
 """Resampled values held in memory at once (bootstrap batches, sign-flip chunks)."""
@@ -55,9 +65,17 @@ class Comparison:
     wins: int
     losses: int
     ties: int
+    randomization_interval: MeanInterval
+    """The shifts of the mean difference the randomization test does not reject at ALPHA."""
 
-    def describe(self, digits: int = 4, alpha: float = 0.05) -> str:
-        """One plain-English sentence; significance is judged by the randomization test."""
+    @property
+    def significant(self) -> bool:
+        """Does the randomization test reject "no difference" at ALPHA?"""
+        return self.randomization_p_value < ALPHA
+
+    def describe(self, digits: int = 4) -> str:
+        """Plain English: who beats whom by how much, then the randomization test's verdict
+        with its own interval (the two agree), then whether the paired t-test agrees."""
         if self.n < 2:
             return (
                 f"{self.other} vs {self.baseline} on {self.measure}: too few queries to test "
@@ -69,28 +87,40 @@ class Comparison:
                 f"{self.other} ties {self.baseline} on {self.measure} {over}: "
                 "the two runs score the same on every query."
             )
-        verdict = "significant" if self.randomization_p_value < alpha else "not significant"
+        verdict = "significant" if self.significant else "not significant"
+        interval = self.randomization_interval
+        ci = (
+            f"{CONFIDENCE:.0%} interval {_bound(interval.low, digits)} to "
+            f"{_bound(interval.high, digits)}"
+        )
+        excludes = "excludes" if self.significant else "includes"
+        t_significant = self.t_p_value < ALPHA
+        t_words = (
+            "agrees"
+            if t_significant == self.significant
+            else (
+                f"disagrees (by it the difference is {'' if t_significant else 'not '}significant)"
+            )
+        )
         return (
             f"{self._headline(digits)} {over}: {_count(self.wins, 'win', 'wins')}, "
-            f"{_count(self.losses, 'loss', 'losses')}, {_count(self.ties, 'tie', 'ties')}; "
-            f"paired t-test {_format_p(self.t_p_value, digits)}, "
-            f"randomization test {_format_p(self.randomization_p_value, digits)} "
-            f"({self.permutations:,} permutations): "
-            f"the difference is {verdict} at {alpha:g}."
+            f"{_count(self.losses, 'loss', 'losses')}, {_count(self.ties, 'tie', 'ties')}. "
+            f"By the paired {TEST_NAME} {_format_p(self.randomization_p_value, digits)} "
+            f"({self.permutations:,} permutations) the difference is {verdict} at {ALPHA:g}: "
+            f"its {ci} {excludes} 0; the paired t-test {_format_p(self.t_p_value, digits)} "
+            f"{t_words}."
         )
 
     def _headline(self, digits: int) -> str:
-        """Who beats whom by how much, with the confidence interval of the difference."""
-        interval = self.difference_interval
-        difference = f"{self.mean_difference:+.{digits}f}"
-        ci = f"{CONFIDENCE:.0%} CI {interval.low:+.{digits}f} to {interval.high:+.{digits}f}"
+        """Who beats whom by how much."""
+        difference = signed_text(self.mean_difference, digits)
         if self.mean_difference == 0:
             return (
                 f"{self.other} matches {self.baseline} on mean {self.measure} "
-                f"(difference {difference}, {ci})"
+                f"(difference {difference})"
             )
         verb = "beats" if self.mean_difference > 0 else "trails"
-        return f"{self.other} {verb} {self.baseline} on {self.measure} by {difference} ({ci})"
+        return f"{self.other} {verb} {self.baseline} on {self.measure} by {difference}"
 
 
 def bootstrap_interval(
@@ -180,20 +210,83 @@ def randomization_test(
     (1 + permutations)``; always Monte Carlo, even for few pairs. Deterministic for a seed.
     No pairs: NaN.
     """
-    if permutations < 1:
-        raise ValueError(f"permutations must be at least 1, not {permutations}")
     x, y = _paired(a, b)
     if x.size == 0:
         return math.nan
-    d = x - y
-    threshold = abs(d.sum()) - _TIE_TOLERANCE * np.abs(d).sum()
-    bits = np.random.default_rng(seed).bit_generator
-    rows = max(1, _CHUNK_CELLS // d.size)
-    extreme = 0
-    for start in range(0, permutations, rows):
-        signs = _signs(bits, min(rows, permutations - start), d.size)
-        extreme += int(np.count_nonzero(np.abs(signs @ d) >= threshold))
-    return (1 + extreme) / (1 + permutations)
+    return _SignFlips(x - y, permutations, seed).p_value(0.0)
+
+
+def randomization_interval(
+    a: np.ndarray | Sequence[float],
+    b: np.ndarray | Sequence[float],
+    *,
+    alpha: float = ALPHA,
+    permutations: int = 10_000,
+    seed: int = 0,
+) -> MeanInterval:
+    """The randomization test inverted: the shifts δ of mean(a − b) whose test of
+    ``a − b − δ`` (the same sign flips as :func:`randomization_test` with this seed) gives
+    ``p >= alpha``, from the mean outwards to within 1e-12 of the differences' spread.
+    Its bounds are infinite where no shift is rejected (too few pairs); no pairs: NaN.
+    0 lies inside exactly when ``randomization_test(a, b) >= alpha`` (where the accepted
+    shifts are one interval, as they are but for Monte Carlo noise)."""
+    x, y = _paired(a, b)
+    if x.size == 0:
+        return MeanInterval(math.nan, math.nan, math.nan, 0)
+    return _inverted(_SignFlips(x - y, permutations, seed), alpha)
+
+
+def _inverted(flips: _SignFlips, alpha: float) -> MeanInterval:
+    """The shifts ``flips``' test does not reject at ``alpha`` (see randomization_interval)."""
+    d = flips.d
+    mean = float(np.mean(d))
+    spread = float(np.ptp(d))
+    if spread == 0:
+        return MeanInterval(mean, mean, mean, int(d.size))
+    bounds = []
+    for side in (-1.0, 1.0):
+        far = mean + side * 2 * spread
+        if flips.p_value(far) >= alpha:
+            bounds.append(side * math.inf)
+            continue
+        inside, outside = mean, far
+        while abs(outside - inside) > 1e-12 * spread:
+            middle = (inside + outside) / 2
+            if flips.p_value(middle) >= alpha:
+                inside = middle
+            else:
+                outside = middle
+        bounds.append(inside)
+    return MeanInterval(mean, bounds[0], bounds[1], int(d.size))
+
+
+class _SignFlips:
+    """The sign flips of a randomization test of differences ``d``, drawn once: for each,
+    the flipped sum of ``d`` and the sum of its signs, so that the test of ``d − δ`` for any
+    shift δ costs one pass over the flips."""
+
+    def __init__(self, d: np.ndarray, permutations: int, seed: int) -> None:
+        if permutations < 1:
+            raise ValueError(f"permutations must be at least 1, not {permutations}")
+        self.d = d
+        self.permutations = permutations
+        bits = np.random.default_rng(seed).bit_generator
+        rows = max(1, _CHUNK_CELLS // d.size)
+        flipped, signs_sum = [], []
+        for start in range(0, permutations, rows):
+            signs = _signs(bits, min(rows, permutations - start), d.size)
+            flipped.append(signs @ d)
+            signs_sum.append(signs.sum(axis=1))
+        self.flipped = np.concatenate(flipped)
+        self.signs_sum = np.concatenate(signs_sum)
+
+    def p_value(self, shift: float) -> float:
+        """The two-sided p-value of the test of ``d − shift``."""
+        shifted = self.d - shift
+        threshold = abs(shifted.sum()) - _TIE_TOLERANCE * np.abs(shifted).sum()
+        sums = self.flipped - shift * self.signs_sum if shift else self.flipped
+        extreme = int(np.count_nonzero(np.abs(sums) >= threshold))
+        return (1 + extreme) / (1 + self.permutations)
 
 
 _SIGN = np.array([-1.0, 1.0])
@@ -221,6 +314,7 @@ def compare_scores(
     pair a query; none is fine: too few to test)."""
     d = oth - base
     t_statistic, t_p_value = paired_t_test(oth, base)
+    flips = _SignFlips(_as_scores(d), permutations, seed) if d.size else None
     return Comparison(
         baseline=baseline,
         other=other,
@@ -232,11 +326,16 @@ def compare_scores(
         difference_interval=bootstrap_interval(d, confidence=CONFIDENCE, seed=seed),
         t_statistic=t_statistic,
         t_p_value=t_p_value,
-        randomization_p_value=randomization_test(oth, base, permutations=permutations, seed=seed),
+        randomization_p_value=math.nan if flips is None else flips.p_value(0.0),
         permutations=permutations,
         wins=int(np.count_nonzero(d > 0)),
         losses=int(np.count_nonzero(d < 0)),
         ties=int(np.count_nonzero(d == 0)),
+        randomization_interval=(
+            MeanInterval(math.nan, math.nan, math.nan, 0)
+            if flips is None
+            else _inverted(flips, ALPHA)
+        ),
     )
 
 
@@ -268,6 +367,13 @@ def _mean(x: np.ndarray) -> float:
 def _count(n: int, singular: str, plural: str) -> str:
     """``"1 win"``, ``"3 wins"``."""
     return f"{n} {singular if n == 1 else plural}"
+
+
+def _bound(value: float, digits: int) -> str:
+    """``+0.0123``, or ``−∞`` / ``+∞`` for an unbounded side."""
+    if math.isinf(value):
+        return "−∞" if value < 0 else "+∞"
+    return signed_text(value, digits)
 
 
 def _format_p(p: float, digits: int) -> str:

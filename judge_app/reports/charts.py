@@ -9,13 +9,21 @@ from collections.abc import Mapping, Sequence
 import matplotlib
 import numpy as np
 from matplotlib.axes import Axes
+from matplotlib.colors import to_hex, to_rgba
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.text import Text
 from matplotlib.ticker import MaxNLocator
 
 from judge_app.reports.palette import GRADE_COLOURS
 
 RUN_COLOURS = ("#2f6feb", "#d9822b", "#3b9960", "#8250df", "#b8473d", "#6b7280")
-INK, GRID = "#1f2328", "#d0d4da"
+INK, GRID, FACE = "#1f2328", "#d0d4da", "#ffffff"
+CELL_INK, CELL_WHITE = "#111418", "#fefefe"  # text on a heat-map cell, whatever the theme
+LIGHT = {"ink": INK, "grid": GRID, "face": FACE}
+"""The colours every figure is drawn with (a report's, a light window's); ``recolour``
+turns them into a theme's."""
 SIZE = (7.0, 3.4)  # inches: a page column at 100 dpi
 WIN, LOSS = "#3b9960", "#b8473d"
 MAX_BARS = 400  # per-query differences beyond this are drawn as areas
@@ -33,9 +41,18 @@ def _figure(title: str, size: tuple[float, float] = SIZE) -> tuple[Figure, Axes]
     return figure, axes
 
 
-def ndcg_by_k(curves: Mapping[str, tuple[Sequence[int], Sequence[float]]]) -> Figure:
-    """Mean NDCG@k against k, one line per run: ``{run: (ks, means)}``."""
+def ndcg_by_k(
+    curves: Mapping[str, tuple[Sequence[int], Sequence[float]]], chosen: int | None = None
+) -> Figure:
+    """Mean NDCG@k against k, one line per run: ``{run: (ks, means)}``; the ``chosen`` k (the
+    one the numbers beside it are at) marked by a dashed line."""
     figure, axes = _figure("Mean NDCG@k against k")
+    if chosen is not None:
+        axes.axvline(chosen, color=INK, linewidth=1, linestyle="--", alpha=0.7)
+        axes.annotate(
+            f"k = {chosen}", (chosen, 0.04), xytext=(4, 0), textcoords="offset points",
+            fontsize=9, color=INK, ha="left", va="bottom",
+        )  # fmt: skip
     for index, (run, (ks, means)) in enumerate(curves.items()):
         colour = RUN_COLOURS[index % len(RUN_COLOURS)]
         axes.plot(ks, means, marker="o", markersize=3, color=colour, label=run, linewidth=1.6)
@@ -114,10 +131,41 @@ def kappa_heatmap(raters: Sequence[str], matrix: np.ndarray, label: str) -> Figu
             value = matrix[row][column]
             text = "–" if np.isnan(value) else f"{value:.2f}"
             dark = not np.isnan(value) and (value > 0.75 or value < 0.05)  # deep cell colours
-            colour = "white" if dark else INK
+            colour = CELL_WHITE if dark else (INK if np.isnan(value) else CELL_INK)
             axes.text(column, row, text, ha="center", va="center", fontsize=9, color=colour)
     figure.colorbar(image, ax=axes, shrink=0.8)
     return figure
+
+
+def recolour(figure: Figure, colours: Mapping[str, str], now: Mapping[str, str] = LIGHT) -> None:
+    """Redraw ``figure``'s ink, grid and background, drawn in the colours ``now``, in
+    ``colours`` (the same keys: ink, grid, face); the data's own colours stay."""
+    changes = {to_hex(now[key]): colours[key] for key in now if to_hex(now[key]) != colours[key]}
+    if not changes:
+        return
+    changes.setdefault("#000000", colours["ink"])  # matplotlib's own text (labels, legends)
+
+    def swap(colour: object) -> object:
+        try:
+            rgba = to_rgba(colour)  # type: ignore[arg-type]
+        except ValueError:
+            return colour
+        if rgba[3] == 0:  # "none": nothing drawn
+            return colour
+        return changes.get(to_hex(rgba), colour)
+
+    figure.set_facecolor(swap(figure.get_facecolor()))  # type: ignore[arg-type]
+    for artist in figure.findobj():
+        if isinstance(artist, Text):
+            artist.set_color(swap(artist.get_color()))  # type: ignore[arg-type]
+        elif isinstance(artist, Line2D):
+            artist.set_color(swap(artist.get_color()))  # type: ignore[arg-type]
+            artist.set_markeredgecolor(swap(artist.get_markeredgecolor()))  # type: ignore[arg-type]
+        elif isinstance(artist, Patch):
+            artist.set_facecolor(swap(artist.get_facecolor()))  # type: ignore[arg-type]
+            artist.set_edgecolor(swap(artist.get_edgecolor()))  # type: ignore[arg-type]
+    for axes in figure.axes:
+        axes.set_facecolor(swap(axes.get_facecolor()))  # type: ignore[arg-type]
 
 
 def svg(figure: Figure) -> str:

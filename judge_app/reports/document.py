@@ -20,6 +20,7 @@ from judge_app.agreement.report import AgreementReport
 from judge_app.agreement.tables import KAPPA_MATRIX_NOTE, kappa_matrix
 from judge_app.metrics.comparison import Comparison, MeanInterval
 from judge_app.metrics.ranking import Evaluation, k_label
+from judge_app.numbers import MISSING, score_text, share_text, signed_text
 from judge_app.reports import charts
 
 ImagePlacer = Callable[[Figure, str], str]
@@ -129,9 +130,7 @@ def _settings(settings: dict[str, object]) -> str:
 
 def _formatter(digits: int) -> Callable[[float | None], str]:
     def number(value: float | None) -> str:
-        if value is None or (isinstance(value, float) and np.isnan(value)):
-            return "–"
-        return f"{value:.{digits}f}"
+        return score_text(None if value is None else float(value), digits)
 
     return number
 
@@ -156,8 +155,8 @@ def _coverage(coverage: list[dict]) -> str:
             _e(row["run"]),
             f"{row['queries']:,}",
             f"{row['results']:,}",
-            f"{100 * row['judged'] / max(row['results'], 1):.1f}%",
-            f"{100 * row['judged_at_depth'] / max(row['results_at_depth'], 1):.1f}%",
+            share_text(row["judged"] / max(row["results"], 1)),
+            share_text(row["judged_at_depth"] / max(row["results_at_depth"], 1)),
         ]
         for row in coverage
     ]
@@ -181,7 +180,7 @@ def _means(
             number(means[f"p@{label}"]),
             number(means["rr"]),
             number(means["ap"]),
-            f"{100 * means[f'judged@{label}']:.1f}%",
+            share_text(means[f"judged@{label}"]),
         ])  # fmt: skip
     header = ["run", "NDCG", "95% interval", "queries", "P", "MRR", "MAP", "judged"]
     return _table(header, rows, numeric_from=1)
@@ -207,8 +206,8 @@ def _per_query(evaluations: dict[str, Evaluation], label: str, number: Callable)
         row += [number(scores[run].get(query)) for run in runs]
         if len(runs) >= 2:
             first, second = scores[runs[0]].get(query), scores[runs[1]].get(query)
-            row.append("–" if first is None or second is None else f"{second - first:+.4f}")
-        row.append(f"{100 * coverage:.0f}%")
+            row.append(MISSING if first is None or second is None else signed_text(second - first))
+        row.append(share_text(coverage))
         rows.append(row)
     note = (
         f"<p class='note'>{MARK} the top {label} of this query is not fully judged in every run: "
@@ -238,8 +237,8 @@ def _agreement(report: AgreementReport, number: Callable) -> str:
             ["agreement", "within one", "Fleiss' kappa", "Gwet's AC1", "AC2 (quadratic)"],
             [
                 [
-                    number(report.percent_agreement),
-                    number(report.within_one_agreement),
+                    share_text(report.percent_agreement),
+                    share_text(report.within_one_agreement),
                     number(report.fleiss_kappa),
                     number(report.gwet_ac1),
                     number(report.gwet_ac2["quadratic"]),
@@ -253,7 +252,7 @@ def _agreement(report: AgreementReport, number: Callable) -> str:
                     _e(pair.rater_a),
                     _e(pair.rater_b),
                     f"{pair.n_units:,}",
-                    number(pair.percent_agreement),
+                    share_text(pair.percent_agreement),
                     number(pair.cohen_kappa),
                     number(pair.cohen_kappa_linear),
                     number(pair.cohen_kappa_quadratic),
@@ -275,7 +274,8 @@ def _agreement(report: AgreementReport, number: Callable) -> str:
 
 def _figures(data: ReportData, label: str) -> list[tuple[Figure, str]]:
     """The report's charts, each with a short name."""
-    figures = [(charts.ndcg_by_k(data.curves), "ndcg-by-k")]
+    chosen = next(iter(data.evaluations.values())).settings.ks[0]
+    figures = [(charts.ndcg_by_k(data.curves, chosen), "ndcg-by-k")]
     values = {run: e.values[f"ndcg@{label}"] for run, e in data.evaluations.items()}
     figures.append((charts.ndcg_distribution(values, f"NDCG@{label}"), "ndcg-distribution"))
     runs = list(data.evaluations)

@@ -21,7 +21,7 @@ def evaluation_figures(campaign: Campaign, evaluation: EvaluationResult) -> dict
     grades by rater."""
     label = evaluation.label
     figures = {
-        "curve": charts.ndcg_by_k(evaluation.curves()),
+        "curve": charts.ndcg_by_k(evaluation.curves(), evaluation.options.k),
         "distribution": charts.ndcg_distribution(
             {run: evaluation.scores(run) for run in evaluation.evaluations}, label
         ),

@@ -1,0 +1,49 @@
+"""Numbers for people, in one convention across the window, its drill-down and the report:
+scores, NDCG, means and agreement coefficients with four decimals (``0.7516``); shares
+(coverage, judged@k, percent agreement) as percentages with one decimal (``75.2%``); a missing
+or undefined value as "–". A value that rounds to zero never shows a minus sign.
+
+Machine formats (CSV, JSON) never go through here: they keep full precision."""
+
+from __future__ import annotations
+
+import math
+
+MISSING = "–"
+DIGITS = 4
+
+
+def _missing(value: float | None) -> bool:
+    return value is None or math.isnan(value)
+
+
+def _unsigned_zero(text: str) -> str:
+    """``-0.0000`` → ``0.0000`` (a small negative rounded to zero); other texts unchanged."""
+    if text.startswith("-") and not any(digit in "123456789" for digit in text):
+        return text[1:]
+    return text
+
+
+def score_text(value: float | None, digits: int = DIGITS) -> str:
+    """``0.7516``: a score, mean or coefficient."""
+    if _missing(value):
+        return MISSING
+    assert value is not None
+    return _unsigned_zero(f"{value:.{digits}f}")
+
+
+def signed_text(value: float | None, digits: int = DIGITS) -> str:
+    """``+0.0123`` / ``-0.0123``: a difference; ``0.0000`` when it rounds to zero."""
+    if _missing(value):
+        return MISSING
+    assert value is not None
+    text = f"{value:+.{digits}f}"
+    return text[1:] if not any(digit in "123456789" for digit in text) else text
+
+
+def share_text(value: float | None) -> str:
+    """``75.2%``: a share between 0 and 1 (coverage, judged@k, percent agreement)."""
+    if _missing(value):
+        return MISSING
+    assert value is not None
+    return _unsigned_zero(f"{100 * value:.1f}") + "%"
