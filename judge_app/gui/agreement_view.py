@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Mapping
 import pandas as pd
 from matplotlib.figure import Figure
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
@@ -95,7 +95,7 @@ TIPS = {
 }
 CARDS = {  # key (as in report.reasons): caption, tooltip
     "percent_agreement": (
-        "Percent agreement",
+        "Exact agreement",
         "Exact agreement: each document's share of agreeing pairs of grades, averaged over "
         "the documents graded by two or more raters",
     ),
@@ -125,7 +125,9 @@ CARDS = {  # key (as in report.reasons): caption, tooltip
         "Documents whose grades differ by two or more: see the Adjudicate tab",
     ),
 }
-CARD_COLUMNS = 5
+CARD_WIDTH = 138
+CARD_SPACING = 8
+CARD_COLUMNS = (2, 5)  # at least, at most
 HEADLINE_WIDTH = 380
 MESSAGE_WIDTH = 480
 NAMED = 4  # who an undefined value's note names, before "and N more"
@@ -180,7 +182,7 @@ class StatCard(QFrame):
         super().__init__()
         self.setObjectName("statCard")
         self.explanation = tooltip
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setFixedWidth(CARD_WIDTH)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 8)
         layout.setSpacing(1)
@@ -196,6 +198,35 @@ class StatCard(QFrame):
         self.note.setText(note)
         undefined = f"\n\nUndefined: {reason}" if reason else ""
         self.setToolTip(self.explanation + undefined)
+
+
+class CardGrid(QWidget):
+    """Cards in rows of as many as fit (five at most, two at least), so that a narrow window
+    shows every card whole, in more rows."""
+
+    def __init__(self, cards: list[StatCard]) -> None:
+        super().__init__()
+        self._cards = cards
+        self._grid = QGridLayout(self)
+        self._grid.setContentsMargins(0, 0, 0, 0)
+        self._grid.setSpacing(CARD_SPACING)
+        self._columns = 0
+        self._arrange(CARD_COLUMNS[1])
+        self.setMinimumWidth(CARD_COLUMNS[0] * (CARD_WIDTH + CARD_SPACING))
+
+    def _arrange(self, columns: int) -> None:
+        if columns == self._columns:
+            return
+        self._columns = columns
+        for card in self._cards:
+            self._grid.removeWidget(card)
+        for position, card in enumerate(self._cards):
+            self._grid.addWidget(card, position // columns, position % columns)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        fits = (self.width() + CARD_SPACING) // (CARD_WIDTH + CARD_SPACING)
+        self._arrange(max(CARD_COLUMNS[0], min(CARD_COLUMNS[1], fits)))
+        super().resizeEvent(event)
 
 
 class AgreementView(QWidget):
@@ -294,16 +325,29 @@ class AgreementView(QWidget):
         panel.setLayout(headline)
         grid.addWidget(panel, 1, 0)
 
-        cards = QGridLayout()
-        cards.setSpacing(8)
-        self.cards: dict[str, StatCard] = {}
-        for position, (key, texts) in enumerate(CARDS.items()):
-            card = StatCard(*texts)
-            self.cards[key] = card
-            cards.addWidget(card, position // CARD_COLUMNS, position % CARD_COLUMNS)
-        grid.addLayout(cards, 1, 1)
+        self.cards = {key: StatCard(*texts) for key, texts in CARDS.items()}
+        self.card_grid = CardGrid(list(self.cards.values()))
+        self._header_grid = grid
+        self._cards_below: bool | None = None
+        self._place_cards(below=False)
         grid.setColumnStretch(1, 1)
         return header
+
+    def _place_cards(self, below: bool) -> None:
+        """The cards beside the headline alpha (wide), or under it across the page."""
+        if below == self._cards_below:
+            return
+        self._cards_below = below
+        self._header_grid.removeWidget(self.card_grid)
+        if below:
+            self._header_grid.addWidget(self.card_grid, 2, 0, 1, 2)
+        else:
+            self._header_grid.addWidget(self.card_grid, 1, 1)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        beside = HEADLINE_WIDTH + 24 + CARD_COLUMNS[1] * (CARD_WIDTH + CARD_SPACING) + 40
+        self._place_cards(below=self.width() < beside)
+        super().resizeEvent(event)
 
     def _pairs_tab(self) -> QWidget:
         formats = {"percent_agreement": _percent}
@@ -317,7 +361,7 @@ class AgreementView(QWidget):
             noun="pairs",
             stretch=None,
         )
-        self.heatmap = ChartCanvas(name="kappaHeatmap", minimum_height=260)
+        self.heatmap = ChartCanvas(name="kappaHeatmap", minimum_height=180)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.setObjectName("pairsSplitter")
         splitter.setChildrenCollapsible(False)
@@ -339,12 +383,14 @@ class AgreementView(QWidget):
             formats=formats,
             noun="raters",
         )
-        self.grades = ChartCanvas(name="gradesChart", minimum_height=200)
-        splitter = QSplitter(Qt.Orientation.Vertical)
+        self.grades = ChartCanvas(name="gradesChart", minimum_height=180)
+        splitter = QSplitter(Qt.Orientation.Horizontal)  # side by side: a short window fits
         splitter.setObjectName("ratersSplitter")
         splitter.setChildrenCollapsible(False)
         splitter.addWidget(self.raters)
         splitter.addWidget(self.grades)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
         return _tab_page(splitter)
 
     def _queries_tab(self) -> QWidget:

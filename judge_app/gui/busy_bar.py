@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QToolButton, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QSizePolicy,
+    QToolButton,
+    QWidget,
+)
 
 BAR_WIDTH = 120
 BAR_HEIGHT = 6
@@ -23,6 +30,9 @@ class BusyBar(QWidget):
         layout.setSpacing(8)
         self.label = QLabel()
         self.label.setObjectName("busyLabel")
+        # a long step's name is cut rather than widening the page, and so the window
+        self.label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.label.setMinimumWidth(80)
         self.bar = QProgressBar()
         self.bar.setObjectName("busyProgress")
         self.bar.setTextVisible(False)

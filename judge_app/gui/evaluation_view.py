@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFrame,
-    QHBoxLayout,
     QLabel,
     QMenu,
     QSpinBox,
@@ -33,6 +32,7 @@ from judge_app.commands.options import EvaluationOptions
 from judge_app.gui.busy_bar import BusyBar
 from judge_app.gui.charts_canvas import ChartCanvas
 from judge_app.gui.drill_down import DrillDownDialog
+from judge_app.gui.flow import FlowLayout
 from judge_app.gui.tables import TablePane
 from judge_app.metrics.comparison import CONFIDENCE
 from judge_app.numbers import MISSING, score_text, share_text, signed_text
@@ -168,9 +168,8 @@ class EvaluationView(QWidget):
     def _controls(self) -> QWidget:
         bar = QFrame()
         bar.setObjectName("analysisControls")
-        layout = QHBoxLayout(bar)
+        layout = FlowLayout(bar)  # one row on a wide window, two or three on a narrow one
         layout.setContentsMargins(12, 8, 12, 8)
-        layout.setSpacing(14)
         self.k = QSpinBox()
         self.k.setObjectName("kSpin")
         self.k.setRange(0, 100)
@@ -199,8 +198,7 @@ class EvaluationView(QWidget):
             ("Raters", self.raters),
         ):
             layout.addWidget(_labelled(text, widget))
-        layout.addWidget(self.adjudicated, 0, Qt.AlignmentFlag.AlignBottom)
-        layout.addStretch(1)
+        layout.addWidget(self.adjudicated)
         self.k.valueChanged.connect(self._debounce.start)
         for combo in (self.gain, self.ideal, self.unjudged, self.aggregate):
             combo.currentIndexChanged.connect(self._debounce.start)

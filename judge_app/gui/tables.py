@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMessageBox,
     QPushButton,
+    QSizePolicy,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -481,7 +482,9 @@ class TablePane(QWidget):
             self.filter.setObjectName(f"{name}Filter")
             self.filter.setPlaceholderText(filter_text)
             self.filter.setClearButtonEnabled(True)
-            self.filter.setFixedWidth(240)
+            self.filter.setMinimumWidth(110)  # narrower, not wider, in a small window
+            self.filter.setMaximumWidth(240)
+            self.filter.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
             self.filter.textChanged.connect(self._filter)
             bar.addWidget(self.filter)
         for tool in tools:

@@ -39,7 +39,7 @@ def evaluation_figures(campaign: Campaign, evaluation: EvaluationResult) -> dict
     return figures
 
 
-KAPPA_HEATMAP_LABEL = "Cohen's kappa, quadratic weights"
+KAPPA_HEATMAP_LABEL = "Weighted κ (quadratic)"
 
 
 def agreement_figures(report: AgreementReport) -> dict[str, Figure]:
