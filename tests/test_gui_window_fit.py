@@ -67,3 +67,19 @@ def test_a_narrow_window_shows_every_part_and_a_compact_rubric(qtbot, open_windo
     again = open_window(demo_db)
     assert not again.judging.queue_view.isVisible()
     assert not again.judging.rubric_buttons[0].description.isVisible()
+
+
+def test_every_page_fits_a_900_by_640_window(qtbot, open_window, demo_db):
+    """Half of a 1920-wide screen, or a 1024×768 one with a title bar: no page asks for more,
+    so none pushes the window (and its status bar) past the screen's edge."""
+    window = open_window(demo_db)
+    window.resize(900, 640)
+    for show in (window.analysis.show_evaluation, window.analysis.show_agreement):
+        show()
+        qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
+        minimum = window.minimumSizeHint()
+        assert minimum.width() <= 900 and minimum.height() <= 640, (show, minimum)
+    first = window.analysis.agreement_view.adjudication.model.frame.iloc[0]
+    window.adjudicate(first["query_id"], first["doc_id"])
+    minimum = window.minimumSizeHint()
+    assert minimum.width() <= 900 and minimum.height() <= 640, minimum
