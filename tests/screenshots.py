@@ -7,7 +7,7 @@ databases and with an error), the rater chooser, the judging screen after a few 
 the keyboard, the shortcut overlay, the import dialog listing a refused file's problems, the
 export dialog, the lead's dialogs (assign, rubric, pooling), the evaluation page with a
 query's drill-down, and the agreement page. A dialog is shown over its window, as a user sees
-it. The light judging, evaluation, drill-down and agreement pages are also saved in docs/.
+it. The light drill-down is also saved in docs/ (the pages: tests/screenshots_window.py).
 """
 
 from __future__ import annotations
@@ -91,10 +91,6 @@ def take(folder: Path) -> list[Path]:
                 app.processEvents()
             judging = _save(window, folder / f"judging-{theme}.png")
             saved.append(judging)
-            if theme == "light":
-                DOCS.mkdir(exist_ok=True)
-                shutil.copy(judging, DOCS / "judging.png")
-                saved.append(DOCS / "judging.png")
             QTest.keyClick(view, Qt.Key.Key_Question)
             app.processEvents()
             saved.append(_save(window, folder / f"shortcuts-{theme}.png"))
@@ -136,14 +132,10 @@ def _analysis_pages(window: MainWindow, folder: Path, theme: str) -> list[Path]:
     _finish(window)
     agreement = _save(window, folder / f"agreement-{theme}.png")
     saved.append(agreement)
-    if theme == "light":
-        for shot, name in (
-            (evaluation, "evaluation.png"),
-            (drill_down, "drill-down.png"),
-            (agreement, "agreement.png"),
-        ):
-            shutil.copy(shot, DOCS / name)
-            saved.append(DOCS / name)
+    if theme == "light":  # the pages themselves: tests/screenshots_window.py, in a real window
+        DOCS.mkdir(exist_ok=True)
+        shutil.copy(drill_down, DOCS / "drill-down.png")
+        saved.append(DOCS / "drill-down.png")
     return saved
 
 

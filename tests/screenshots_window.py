@@ -6,7 +6,8 @@ and 150% scaling, light and dark (48 PNGs of the whole screen).
 
 Needs Xvfb and openbox (``apt-get install -y xvfb openbox``): each screen size gets an X
 server of its own with the window manager, and each (scale, theme) a process of its own, so
-that the window opens where a first start puts it. The window is driven by its keys.
+that the window opens where a first start puts it. The window is driven by its keys. The
+light 1280×800 screens and the dark 1024×768 judging screen are also saved in docs/.
 """
 
 from __future__ import annotations
@@ -25,6 +26,14 @@ SCREENS = ((1024, 768), (1280, 800), (1920, 1080))
 SCALES = ("1", "1.5")
 THEMES = ("light", "dark")
 FIRST_DISPLAY = 90
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+DOCS_SHOTS = {  # shot: its name in docs/ (the README shows them)
+    "1280x800-100-light-judging.png": "judging.png",
+    "1280x800-100-light-evaluation.png": "evaluation.png",
+    "1280x800-100-light-agreement.png": "agreement.png",
+    "1280x800-100-light-adjudication.png": "adjudication.png",
+    "1024x768-100-dark-judging.png": "judging-1024-dark.png",
+}
 
 
 def main(folder: Path) -> None:
@@ -38,41 +47,58 @@ def main(folder: Path) -> None:
 
         with redirect_stdout(StringIO()):
             cli(["demo", str(template)])
-        for number, (width, height) in enumerate(SCREENS, start=FIRST_DISPLAY):
-            display = f":{number}"
-            server = subprocess.Popen(
-                ["Xvfb", display, "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp"],
-                stderr=subprocess.DEVNULL,
-            )
-            time.sleep(1)
-            manager = subprocess.Popen(
-                ["openbox"], env={**os.environ, "DISPLAY": display}, stderr=subprocess.DEVNULL
-            )
-            time.sleep(1)
-            try:
-                for scale in SCALES:
-                    for theme in THEMES:
-                        database = Path(scratch) / f"demo-{number}-{scale}-{theme}.sqlite"
-                        shutil.copy(template, database)
-                        name = f"{width}x{height}-{round(float(scale) * 100)}-{theme}"
-                        subprocess.run(
-                            [sys.executable, __file__, "--one", str(database), theme,
-                             str(folder / name)],
-                            env={
-                                **os.environ,
-                                "DISPLAY": display,
-                                "QT_QPA_PLATFORM": "xcb",
-                                "QT_SCALE_FACTOR": scale,
-                                "JUDGE_APP_SETTINGS": str(Path(scratch) / f"{name}.ini"),
-                            },
-                            check=True,
-                        )  # fmt: skip
-                        print(f"saved {folder / name}-*.png")
-            finally:
-                manager.terminate()
-                server.terminate()
-                manager.wait()
-                server.wait()
+        _take(folder, template, Path(scratch))
+    for name, docs_name in DOCS_SHOTS.items():
+        _crop_to_window(folder / name, DOCS / docs_name)
+        print(f"saved {DOCS / docs_name}")
+
+
+def _take(folder: Path, template: Path, scratch: Path) -> None:
+    """Every (screen, scale, theme): an X server per screen size, a process per window."""
+    for number, (width, height) in enumerate(SCREENS, start=FIRST_DISPLAY):
+        display = f":{number}"
+        server = subprocess.Popen(
+            ["Xvfb", display, "-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp"],
+            stderr=subprocess.DEVNULL,
+        )
+        time.sleep(1)
+        manager = subprocess.Popen(
+            ["openbox"], env={**os.environ, "DISPLAY": display}, stderr=subprocess.DEVNULL
+        )
+        time.sleep(1)
+        try:
+            for scale in SCALES:
+                for theme in THEMES:
+                    name = f"{width}x{height}-{round(float(scale) * 100)}-{theme}"
+                    database = scratch / f"{name}.sqlite"
+                    shutil.copy(template, database)
+                    environment = {
+                        **os.environ,
+                        "DISPLAY": display,
+                        "QT_QPA_PLATFORM": "xcb",
+                        "QT_SCALE_FACTOR": scale,
+                        "JUDGE_APP_SETTINGS": str(scratch / f"{name}.ini"),
+                    }
+                    command = [sys.executable, __file__, "--one", str(database), theme,
+                               str(folder / name)]  # fmt: skip
+                    subprocess.run(command, env=environment, check=True)
+                    print(f"saved {folder / name}-*.png")
+        finally:
+            for process in (manager, server):
+                process.terminate()
+                process.wait()
+
+
+def _crop_to_window(shot: Path, saved: Path) -> None:
+    """The window and its frame, without the empty screen around it."""
+    from PySide6.QtGui import QImage
+
+    image = QImage(str(shot))
+    rows = [y for y in range(image.height()) if image.pixelColor(image.width() // 2, y).value()]
+    columns = [x for x in range(image.width()) if image.pixelColor(x, image.height() // 2).value()]
+    image.copy(columns[0], rows[0], columns[-1] - columns[0] + 1, rows[-1] - rows[0] + 1).save(
+        str(saved)
+    )
 
 
 def one(database: str, theme: str, prefix: str) -> None:

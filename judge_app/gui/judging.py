@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QFrame,
-    QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -47,6 +46,7 @@ from PySide6.QtWidgets import (
 )
 
 from judge_app.gui.delegates import GradeBadgeDelegate, TwoLineDelegate
+from judge_app.gui.flow import FlowLayout
 from judge_app.gui.models import Column, QueueModel, ResultsModel, Role
 from judge_app.gui.theme import MARK_STYLES, grade_colour, is_dark, muted_text, text_on
 from judge_app.gui.workers import Worker
@@ -420,17 +420,18 @@ class JudgingScreen(QWidget):
         self.skip_prompt.setWordWrap(True)
         layout.addWidget(self.skip_prompt)
         self.skip_buttons: list[QPushButton] = []
-        grid = QGridLayout()
-        grid.setSpacing(4)
+        buttons = QWidget()
+        flow = FlowLayout(buttons, spacing=4)  # two a row, or one where the pane is narrow
+        flow.setContentsMargins(0, 0, 0, 0)
         for number, reason in enumerate(SKIP_REASONS, start=1):
             button = QPushButton()
             button.setObjectName("skipReason")
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             button.setToolTip(reason)
             button.clicked.connect(lambda _checked=False, n=number: self.give_skip_reason(n))
-            grid.addWidget(button, (number - 1) // 2, (number - 1) % 2)
+            flow.addWidget(button)
             self.skip_buttons.append(button)
-        layout.addLayout(grid)
+        layout.addWidget(buttons)
         self.skip_strip.hide()
         return self.skip_strip
 
@@ -833,6 +834,7 @@ class JudgingScreen(QWidget):
         if self.session is None or row < 0:
             return
         change = self.session.grade(row, grade, self.timer.elapsed_ms())
+        self.skip_strip.hide()  # out of the way; Alt+1–4 still give the last skip its reason
         self.select_row(self.session.next_unjudged(row))
         self._submit(change)
 
