@@ -317,7 +317,7 @@ class JudgingScreen(QWidget):
         layout.setSpacing(4)
         self.queue_search = QLineEdit()
         self.queue_search.setObjectName("queueSearch")
-        self.queue_search.setPlaceholderText("Find a query (Ctrl+F)")
+        self.queue_search.setPlaceholderText("Find (Ctrl+F)")
         self.queue_search.setClearButtonEnabled(True)
         self.queue_search.textChanged.connect(self.queue_filter.set_text)
         self.queue_search.installEventFilter(self)
