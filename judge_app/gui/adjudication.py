@@ -22,7 +22,6 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QKeyEvent, QMouseEvent, QPalette
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QFrame,
     QGridLayout,
     QHBoxLayout,
@@ -51,6 +50,7 @@ from judge_app.commands.adjudicate import (
 )
 from judge_app.gui.delegates import GradeBadgeDelegate, TwoLineDelegate
 from judge_app.gui.models import Role
+from judge_app.gui.panes import as_list, banner, captioned
 from judge_app.gui.theme import MARK_STYLES, grade_colour, is_dark, muted_text, text_on
 from judge_app.gui.workers import Task, Worker
 from judge_app.gui.workspace import Workspace
@@ -297,10 +297,7 @@ class AdjudicationScreen(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self._build_header())
-        self.error_banner = QLabel()
-        self.error_banner.setObjectName("errorBanner")
-        self.error_banner.setWordWrap(True)
-        self.error_banner.hide()
+        self.error_banner = banner("errorBanner")
         layout.addWidget(self.error_banner)
 
         self.model = DisputeModel(self)
@@ -311,26 +308,18 @@ class AdjudicationScreen(QWidget):
             ITEM, TwoLineDelegate(Role.PROGRESS, Role.COMPLETE, self)
         )
         self.list_view.setItemDelegateForColumn(DECISION, GradeBadgeDelegate(self))
-        self.list_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.list_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.list_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.list_view.setShowGrid(False)
-        self.list_view.setWordWrap(False)
+        as_list(self.list_view, int(self.list_view.fontMetrics().height() * 2.2) + 14)
         self.list_view.setTabKeyNavigation(False)
-        self.list_view.verticalHeader().hide()
         self.list_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         header = self.list_view.horizontalHeader()
         header.setSectionResizeMode(ITEM, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(GRADES, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(DECISION, QHeaderView.ResizeMode.Fixed)
         header.resizeSection(DECISION, 84)
-        rows = self.list_view.verticalHeader()
-        rows.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        rows.setDefaultSectionSize(int(self.list_view.fontMetrics().height() * 2.2) + 14)
         self.list_view.selectionModel().currentRowChanged.connect(
             lambda current, _previous: self._show_item(current.row())
         )
-        left = _pane("Disagreements", self.list_view)
+        left = captioned("Disagreements", self.list_view)
         left.setMinimumWidth(240)
 
         self.detail = QStackedWidget()
@@ -437,7 +426,7 @@ class AdjudicationScreen(QWidget):
 
         split = QSplitter(Qt.Orientation.Horizontal)
         split.setChildrenCollapsible(False)
-        split.addWidget(_pane("Document", self.document_view))
+        split.addWidget(captioned("Document", self.document_view))
         split.addWidget(side)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 2)
@@ -878,18 +867,6 @@ class AdjudicationScreen(QWidget):
     def shortcut_groups(self) -> Sequence[tuple[str, Sequence[tuple[Sequence[str], str]]]]:
         """The keys of this screen, for the shortcut overlay."""
         return SHORTCUTS
-
-
-def _pane(title: str, widget: QWidget) -> QWidget:
-    pane = QWidget()
-    layout = QVBoxLayout(pane)
-    layout.setContentsMargins(0, 0, 0, 0)
-    layout.setSpacing(6)
-    caption = QLabel(title.upper())
-    caption.setObjectName("paneCaption")
-    layout.addWidget(caption)
-    layout.addWidget(widget, 1)
-    return pane
 
 
 def _paint_grade_button(button: QPushButton, grade: int, chosen: bool, palette: QPalette) -> None:

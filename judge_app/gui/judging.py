@@ -26,7 +26,6 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QDesktopServices, QKeyEvent, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QApplication,
     QFrame,
     QHBoxLayout,
@@ -48,6 +47,7 @@ from PySide6.QtWidgets import (
 from judge_app.gui.delegates import GradeBadgeDelegate, TwoLineDelegate
 from judge_app.gui.flow import FlowLayout
 from judge_app.gui.models import Column, QueueModel, ResultsModel, Role
+from judge_app.gui.panes import as_list, banner, captioned
 from judge_app.gui.theme import MARK_STYLES, grade_colour, is_dark, muted_text, text_on
 from judge_app.gui.workers import Worker
 from judge_app.judging.highlight import document_html, query_terms
@@ -205,15 +205,9 @@ class JudgingScreen(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         layout.addWidget(self._build_header())
-        self.error_banner = QLabel()
-        self.error_banner.setObjectName("errorBanner")
-        self.error_banner.setWordWrap(True)
-        self.error_banner.hide()
+        self.error_banner = banner("errorBanner")
         layout.addWidget(self.error_banner)
-        self.wait_banner = QLabel()  # while a change waits for the database
-        self.wait_banner.setObjectName("waitBanner")
-        self.wait_banner.setWordWrap(True)
-        self.wait_banner.hide()
+        self.wait_banner = banner("waitBanner")  # while a change waits for the database
         layout.addWidget(self.wait_banner)
 
         self.queue_model = QueueModel(parent=self)
@@ -225,29 +219,16 @@ class JudgingScreen(QWidget):
         self.queue_view.setModel(self.queue_filter)
         self.queue_view.setItemDelegate(TwoLineDelegate(Role.PROGRESS, Role.COMPLETE, self))
         self.queue_view.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.queue_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.queue_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.queue_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.queue_view.setShowGrid(False)
-        self.queue_view.setWordWrap(False)
         self.queue_view.horizontalHeader().hide()
         self.queue_view.horizontalHeader().setStretchLastSection(True)
-        self.queue_view.verticalHeader().hide()
         self.queue_view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.queue_view.clicked.connect(self._queue_clicked)
-        queue_pane = self._pane("Queue", self._build_queue_search(), self.queue_view)
+        queue_pane = captioned("Queue", self._build_queue_search(), self.queue_view)
 
         self.results_model = ResultsModel(parent=self)
         self.result_view = ResultView(self)
         self.result_view.setObjectName("resultList")
         self.result_view.setModel(self.results_model)
-        self.result_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.result_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.result_view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.result_view.setShowGrid(False)
-        self.result_view.setWordWrap(False)
-        self.result_view.setAlternatingRowColors(False)
-        self.result_view.verticalHeader().hide()
         self.result_view.setItemDelegateForColumn(
             Column.TITLE, TwoLineDelegate(Role.URL, parent=self)
         )
@@ -265,15 +246,11 @@ class JudgingScreen(QWidget):
         self.result_view.initViewItemOption(option)
         row_height = TwoLineDelegate(Role.URL).sizeHint(option, QModelIndex()).height()
         for view in (self.result_view, self.queue_view):
-            view.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-            view.verticalHeader().setDefaultSectionSize(row_height)
+            as_list(view, row_height)
         self.result_view.selectionModel().currentRowChanged.connect(self._current_changed)
         self.result_view.doubleClicked.connect(lambda _index: self.result_view.setFocus())
-        self.cue_banner = QLabel()  # "query done", or what leaving it would leave ungraded
-        self.cue_banner.setObjectName("cueBanner")
-        self.cue_banner.setWordWrap(True)
-        self.cue_banner.hide()
-        results_pane = self._pane("Results", self.cue_banner, self.result_view)
+        self.cue_banner = banner("cueBanner")  # "query done", or what leaving would leave
+        results_pane = captioned("Results", self.cue_banner, self.result_view)
 
         self.splitter = splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.setObjectName("bodySplitter")
@@ -286,28 +263,12 @@ class JudgingScreen(QWidget):
         splitter.setStretchFactor(1, 4)
         splitter.setStretchFactor(2, 5)
         splitter.setSizes([210, 560, 510])
-        for view in (self.result_view, self.queue_view):  # whole rows at the top, always
-            view.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerItem)
         body = QWidget()
         body_layout = QVBoxLayout(body)
         body_layout.setContentsMargins(12, 10, 12, 6)
         body_layout.addWidget(splitter)
         layout.addWidget(body, 1)
         layout.addWidget(self._build_rubric())
-
-    def _pane(self, title: str, *widgets: QWidget) -> QWidget:
-        """A captioned column of ``widgets``; the last one takes the room left."""
-        pane = QWidget()
-        pane_layout = QVBoxLayout(pane)
-        pane_layout.setContentsMargins(0, 0, 0, 0)
-        pane_layout.setSpacing(6)
-        caption = QLabel(title.upper())
-        caption.setObjectName("paneCaption")
-        pane_layout.addWidget(caption)
-        for widget in widgets[:-1]:
-            pane_layout.addWidget(widget)
-        pane_layout.addWidget(widgets[-1], 1)
-        return pane
 
     def _build_queue_search(self) -> QWidget:
         """The queue's search field and its "unfinished only" switch."""
