@@ -281,6 +281,9 @@ def child_gui(db_path: Path, presses: int, opens: int, seed: int) -> dict:
     JudgingSession.open_query = timed_read
     for _ in range(opens):
         before = session.query_index
+        progress = session.query_progress()
+        if progress.done < progress.total:  # leaving ungraded results asks once: not timed
+            QTest.keyClick(view, Qt.Key.Key_Right, Qt.KeyboardModifier.ControlModifier)
         QApplication.processEvents()
         t0 = time.perf_counter()
         QTest.keyClick(view, Qt.Key.Key_Right, Qt.KeyboardModifier.ControlModifier)
