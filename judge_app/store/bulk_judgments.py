@@ -88,8 +88,12 @@ class JudgmentWriter:
             return rows
         same = np.ones(len(found), dtype=bool)
         for name, missing in (("grade", -1), ("skipped", False), ("note", "\x00")):  # no NUL
-            new, old = (found[column].fillna(missing) for column in (name, f"{name}_old"))
-            same &= (new == old).to_numpy(dtype=bool)
+            # to_numpy, not fillna: pandas 3's fillna writes "\x00" into an object column as ""
+            new, old = (
+                found[column].to_numpy(dtype=object, na_value=missing)
+                for column in (name, f"{name}_old")
+            )
+            same &= (new == old).astype(bool)
         changed = found[~same].sort_values("position")
         self.unchanged += int(same.sum())
         self.changed += len(changed)
