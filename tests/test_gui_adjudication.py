@@ -105,3 +105,11 @@ def test_the_agreement_page_marks_what_is_decided(qtbot, window, demo_db):
     marked = frame[frame["decided"].notna()]
     assert list(zip(marked["query_id"], marked["doc_id"], marked["decided"])) == [(*DISPUTED[1], 2)]
     assert view.cards["to_adjudicate"].value.text() == "3"
+
+
+def test_opened_while_other_work_runs_it_reads_the_list_once_that_work_ends(qtbot, window):
+    window.analysis.show_evaluation()  # its task is under way as the lead opens an item
+    assert window.task is not None and window.task.running
+    screen = opened(qtbot, window, ("q10", "d1008"))
+    item = screen.adjudication.items[screen.current_row]
+    assert (item.query_id, item.doc_id) == ("q10", "d1008")

@@ -509,7 +509,14 @@ class AdjudicationScreen(QWidget):
                 lambda: self.open_at(query_id, doc_id), Qt.ConnectionType.SingleShotConnection
             )
             return None
-        if not self.workspace.ready():
+        running = self.workspace.task
+        if running is not None and running.running:  # one task at a time: read after it
+            self.workspace.taskFinished.connect(
+                lambda _task: self.open_at(query_id, doc_id),
+                Qt.ConnectionType.SingleShotConnection,
+            )
+            return None
+        if self.workspace.database is None:
             return None
         url = self.workspace.database_url()
 
