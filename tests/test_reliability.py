@@ -94,7 +94,8 @@ def test_a_full_disk_changes_nothing_and_says_so(campaign: Path, tmp_path: Path)
     before = count(campaign)
     big = judgments_file(tmp_path / "big.csv", 20_000)
     with open_database(campaign) as database:
-        pages = database.engine.connect().exec_driver_sql("PRAGMA page_count").scalar()
+        with database.engine.connect() as connection:  # closed: it began a transaction
+            pages = connection.exec_driver_sql("PRAGMA page_count").scalar()
         database.engine.dispose()
 
         @event.listens_for(database.engine, "connect")
