@@ -14,7 +14,7 @@ from judge_app.errors import in_words
 from judge_app.store import Database
 from judge_app.store import judgments as store
 from judge_app.store.judgments import JudgmentState, event_states
-from judge_app.store.models import JudgmentEvent
+from judge_app.store.models import JudgmentEvent, utcnow
 from judge_app.store.queue import (
     Item,
     PoolSettings,
@@ -27,7 +27,8 @@ from judge_app.store.queue import (
     rater_queue,
     total_progress,
 )
-from judge_app.store.settings import GradeLabel, scale
+from judge_app.store.repeats import schedule_repeats
+from judge_app.store.settings import GradeLabel, quality_settings, scale
 
 NOTHING_TO_UNDO = "Nothing to undo in this session: earlier grades are changed by grading again"
 READ_ONLY = "Read-only: grades cannot be saved"
@@ -95,6 +96,7 @@ class JudgingSession:
         self.database = database
         self.rater_id = rater_id
         self.rater_name = rater_name
+        self._schedule_repeats()
         with database.reading() as session:
             # the rater's latest change as this session starts: the changes after it are
             # this session's (``changes_written``), or another window's
@@ -112,6 +114,18 @@ class JudgingSession:
         self.unsaved: dict[Pair, str] = {}
         # notes written on results not judged yet: shown, and written with the grade or skip
         self.early_notes: dict[Pair, str] = {}
+
+    def _schedule_repeats(self) -> None:
+        """Bring back, hidden among new items, the lead's share of the rater's earlier work."""
+        with self.database.reading() as session:
+            share = quality_settings(session).repeat_share
+        if share > 0 and not self.database.read_only:
+            started = utcnow()
+            self.database.write(
+                lambda session: schedule_repeats(
+                    session, self.rater_id, share, judged_before=started
+                )
+            )
 
     @property
     def read_only(self) -> bool:

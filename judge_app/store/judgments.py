@@ -3,18 +3,30 @@
 Every function takes a Session and does not commit: the caller's unit of work commits it
 (``db.write(...)``, which runs it again if another writer got in its way). Each change appends
 one row to ``judgment_event``; a call that changes nothing appends nothing and returns None.
+
+Where the rater has a hidden repeat of the pair (``RepeatJudgment``), the rater's changes of
+the pair are changes of the repeat, in events marked ``repeat``: their first judgment stays
+as it was.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypeVar
 
 from sqlalchemy import exists, func, select
 from sqlalchemy.orm import Session, aliased
 
 from judge_app.store.errors import StoreError
-from judge_app.store.models import GRADE_MAX, GRADE_MIN, Judgment, JudgmentEvent, utcnow
+from judge_app.store.models import (
+    GRADE_MAX,
+    GRADE_MIN,
+    Judgment,
+    JudgmentEvent,
+    RepeatJudgment,
+    utcnow,
+)
 
 UNDOABLE_ACTIONS = ("set", "skip", "clear", "note")
 
@@ -40,13 +52,14 @@ def validate_grade(grade: object) -> int:
 def current_state(
     session: Session, rater_id: int, query_id: int, document_id: int
 ) -> JudgmentState | None:
-    """The rater's judgment of the pair, or None if there is none."""
-    return state_of(locked_judgment(session, (rater_id, query_id, document_id)))
+    """The rater's judgment of the pair as they see it (their repeat's, where there is one),
+    or None if there is none."""
+    return state_of(rater_sees(session, (rater_id, query_id, document_id)))
 
 
-def state_of(judgment: Judgment | None) -> JudgmentState | None:
-    """What ``judgment`` says (None: there is no judgment)."""
-    if judgment is None:
+def state_of(judgment: Judgment | RepeatJudgment | None) -> JudgmentState | None:
+    """What ``judgment`` says (None: there is no judgment, or a repeat is still pending)."""
+    if judgment is None or (judgment.grade is None and not judgment.skipped):
         return None
     return JudgmentState(judgment.grade, judgment.skipped, judgment.note)
 
@@ -58,13 +71,31 @@ def locked_judgment(session: Session, key: tuple[int, int, int]) -> Judgment | N
     A change reads its judgment once, with this, and changes what it read: a second read
     could see a judgment that another transaction committed after the first (PostgreSQL
     reads each statement afresh), and record a wrong old state in the history."""
+    return _locked(session, Judgment, key)
+
+
+def locked_repeat(session: Session, key: tuple[int, int, int]) -> RepeatJudgment | None:
+    """The rater's hidden repeat of the pair, locked as ``locked_judgment`` locks."""
+    return _locked(session, RepeatJudgment, key)
+
+
+def rater_sees(session: Session, key: tuple[int, int, int]) -> Judgment | RepeatJudgment | None:
+    """What the rater's changes of the pair change, locked: their hidden repeat of it where
+    there is one, else their judgment."""
+    return locked_repeat(session, key) or locked_judgment(session, key)
+
+
+_Row = TypeVar("_Row", Judgment, RepeatJudgment)
+
+
+def _locked(session: Session, model: type[_Row], key: tuple[int, int, int]) -> _Row | None:
     rater_id, query_id, document_id = key
     return session.scalars(
-        select(Judgment)
+        select(model)
         .where(
-            Judgment.rater_id == rater_id,
-            Judgment.query_id == query_id,
-            Judgment.document_id == document_id,
+            model.rater_id == rater_id,
+            model.query_id == query_id,
+            model.document_id == document_id,
         )
         .with_for_update()
     ).first()
@@ -83,7 +114,7 @@ def set_grade(
     """Grade a pair, keeping its note, or with ``note`` (one written before the grade)."""
     grade = validate_grade(grade)
     key = (rater_id, query_id, document_id)
-    judgment = locked_judgment(session, key)
+    judgment = rater_sees(session, key)
     if note is None and judgment is not None:
         note = judgment.note
     new = JudgmentState(grade, False, note)
@@ -101,7 +132,7 @@ def skip(
 ) -> JudgmentEvent | None:
     """Mark a pair as "cannot judge"; a reason, if given, becomes its note."""
     key = (rater_id, query_id, document_id)
-    judgment = locked_judgment(session, key)
+    judgment = rater_sees(session, key)
     note = reason if reason is not None else (judgment.note if judgment else None)
     return _change(session, key, judgment, JudgmentState(None, True, note), "skip", duration_ms)
 
@@ -109,7 +140,7 @@ def skip(
 def clear(session: Session, rater_id: int, query_id: int, document_id: int) -> JudgmentEvent | None:
     """Remove the rater's judgment of a pair (its history stays)."""
     key = (rater_id, query_id, document_id)
-    return _change(session, key, locked_judgment(session, key), None, "clear")
+    return _change(session, key, rater_sees(session, key), None, "clear")
 
 
 def set_note(
@@ -117,9 +148,10 @@ def set_note(
 ) -> JudgmentEvent | None:
     """Set or remove (empty or None) the note of a graded or skipped pair."""
     key = (rater_id, query_id, document_id)
-    judgment = locked_judgment(session, key)
-    if judgment is None:
+    judgment = rater_sees(session, key)
+    if state_of(judgment) is None:
         raise StoreError("grade or skip the result before adding a note")
+    assert judgment is not None
     new = JudgmentState(judgment.grade, judgment.skipped, note or None)
     return _change(session, key, judgment, new, "note")
 
@@ -210,9 +242,11 @@ def new_event(
     at: datetime,
     *,
     reverts: int | None = None,
+    repeat: bool = False,
 ) -> JudgmentEvent:
     """The history row of a change of the (rater, query, document) ``key`` from ``old``
-    to ``new`` (None: no judgment), not yet added to a session."""
+    to ``new`` (None: no judgment), not yet added to a session; ``repeat``: of the rater's
+    hidden repeat of the pair."""
     rater_id, query_id, document_id = key
     return JudgmentEvent(
         rater_id=rater_id,
@@ -227,15 +261,17 @@ def new_event(
         new_note=new.note if new else None,
         at=at,
         reverts=reverts,
+        repeat=repeat,
     )
 
 
 def _revert(session: Session, event: JudgmentEvent, action: str) -> JudgmentEvent:
     key = (event.rater_id, event.query_id, event.document_id)
     new, _ = event_states(event)
-    reverted = _change(
-        session, key, locked_judgment(session, key), new, action, reverts=event.id, force=True
-    )
+    judgment = locked_repeat(session, key) if event.repeat else locked_judgment(session, key)
+    if event.repeat and judgment is None:
+        raise StoreError("that change was of a repeat that no longer exists")
+    reverted = _change(session, key, judgment, new, action, reverts=event.id, force=True)
     assert reverted is not None  # forced: an event even where nothing changes
     return reverted
 
@@ -247,7 +283,7 @@ def _state(grade: int | None, skipped: bool | None, note: str | None) -> Judgmen
 def _change(
     session: Session,
     key: tuple[int, int, int],
-    judgment: Judgment | None,
+    judgment: Judgment | RepeatJudgment | None,
     new: JudgmentState | None,
     action: str,
     duration_ms: int | None = None,
@@ -256,13 +292,20 @@ def _change(
     force: bool = False,
 ) -> JudgmentEvent | None:
     """Make ``judgment`` (as ``locked_judgment`` read it; None: there is none) ``new``
-    and append the event; None if nothing changes."""
+    and append the event; None if nothing changes. A repeat cleared is pending again."""
     old = state_of(judgment)
     if old == new and not force:
         return None
     rater_id, query_id, document_id = key
     now = utcnow()
-    if new is None:
+    repeat = isinstance(judgment, RepeatJudgment)
+    if isinstance(judgment, RepeatJudgment):
+        state = new or JudgmentState(None)
+        judgment.grade, judgment.skipped, judgment.note = state.grade, state.skipped, state.note
+        judgment.judged_at = None if new is None else now
+        if action in ("set", "skip") or new is None:
+            judgment.duration_ms = duration_ms
+    elif new is None:
         if judgment is not None:
             session.delete(judgment)
     else:
@@ -273,7 +316,7 @@ def _change(
         judgment.judged_at = now
         if action in ("set", "skip"):
             judgment.duration_ms = duration_ms
-    event = new_event(key, old, new, action, now, reverts=reverts)
+    event = new_event(key, old, new, action, now, reverts=reverts, repeat=repeat)
     session.add(event)
     session.flush()
     return event

@@ -18,6 +18,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    false,
     text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -171,6 +172,9 @@ class JudgmentEvent(Base):
     new_note: Mapped[str | None] = mapped_column(Text)
     at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     reverts: Mapped[int | None] = mapped_column(ForeignKey("judgment_event.id"))
+    # a change of the rater's hidden repeat of the pair (``RepeatJudgment``), not of their
+    # judgment: evaluation, agreement, exports and packets never read these
+    repeat: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class Assignment(Base):
@@ -203,3 +207,40 @@ class Packet(Base):
     issued_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     base_event: Mapped[int] = mapped_column(Integer)
     merged_through: Mapped[int | None] = mapped_column(Integer)
+
+
+class RepeatJudgment(Base):
+    """A hidden repeat: a pair the rater judged, shown to them again later as a new item to
+    measure self-agreement. Pending (no grade, not skipped) until they judge it again; the
+    second judgment is stored here, never over the first (``Judgment``), and counts only in
+    the raters' quality figures. Its changes are ``JudgmentEvent`` rows marked ``repeat``."""
+
+    __tablename__ = "repeat_judgment"
+    __table_args__ = (
+        CheckConstraint(_grade_check("grade"), name="grade_range"),
+        CheckConstraint("NOT (skipped AND grade IS NOT NULL)", name="grade_or_skipped"),
+        CheckConstraint("duration_ms IS NULL OR duration_ms >= 0", name="duration_positive"),
+    )
+
+    rater_id: Mapped[int] = mapped_column(ForeignKey("rater.id"), primary_key=True)
+    query_id: Mapped[int] = mapped_column(ForeignKey("query.id"), primary_key=True)
+    document_id: Mapped[int] = mapped_column(ForeignKey("document.id"), primary_key=True)
+    scheduled_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    grade: Mapped[int | None] = mapped_column(Integer)
+    skipped: Mapped[bool] = mapped_column(Boolean, default=False)
+    note: Mapped[str | None] = mapped_column(Text)
+    judged_at: Mapped[datetime | None] = mapped_column(DateTime)
+    duration_ms: Mapped[int | None] = mapped_column(Integer)
+
+
+class GoldItem(Base):
+    """A (query, document) pair whose grade a lead knows: raters judge it like any item,
+    and their grades are checked against ``grade``. It is no rater's judgment."""
+
+    __tablename__ = "gold_item"
+    __table_args__ = (CheckConstraint(_grade_check("grade"), name="grade_range"),)
+
+    query_id: Mapped[int] = mapped_column(ForeignKey("query.id"), primary_key=True)
+    document_id: Mapped[int] = mapped_column(ForeignKey("document.id"), primary_key=True)
+    grade: Mapped[int] = mapped_column(Integer)
+    marked_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

@@ -58,7 +58,7 @@ from judge_app.store.models import (
     utcnow,
 )
 from judge_app.store.people import assigned_queries, rater
-from judge_app.store.settings import get_setting, set_setting
+from judge_app.store.settings import REPEAT_SHARE, get_setting, set_setting
 
 DATABASE_ID = "database.id"
 PACKET_ID, PACKET_SOURCE, PACKET_RATER = "packet.id", "packet.source", "packet.rater"
@@ -188,9 +188,22 @@ def _packet_rows(session: Session, rater_id: int, queue: list[int]) -> PacketRow
     listed = select(Result.document_id).where(Result.query_id.in_(queue))
     documents = Document.id.in_(listed.union(judged).scalar_subquery())
     runs = Run.id.in_(select(Result.run_id).where(Result.query_id.in_(queue)).scalar_subquery())
-    mine = [JudgmentEvent.rater_id == rater_id, JudgmentEvent.query_id.in_(queue)]
+    # a hidden repeat stays in the database that scheduled it: the packet holds neither its
+    # history nor the setting that would schedule new ones offline
+    mine = [
+        JudgmentEvent.rater_id == rater_id,
+        JudgmentEvent.query_id.in_(queue),
+        JudgmentEvent.repeat.is_(False),
+    ]
     selections: list[tuple[type[Base], list[ColumnElement[bool]]]] = [
-        (Setting, [Setting.key != DATABASE_ID, Setting.key.not_like("packet.%")]),
+        (
+            Setting,
+            [
+                Setting.key != DATABASE_ID,
+                Setting.key.not_like("packet.%"),
+                Setting.key != REPEAT_SHARE,
+            ],
+        ),
         (Rater, [Rater.id == rater_id]),
         (Query, [in_queue]),
         (Document, [documents]),

@@ -18,7 +18,16 @@ from sqlalchemy import Row, Select, and_, case, func, select
 from sqlalchemy.orm import Session
 
 from judge_app.store.errors import StoreError
-from judge_app.store.models import Assignment, Document, Judgment, Query, Rater, Result, Run
+from judge_app.store.models import (
+    Assignment,
+    Document,
+    Judgment,
+    Query,
+    Rater,
+    RepeatJudgment,
+    Result,
+    Run,
+)
 from judge_app.store.people import assigned_queries
 from judge_app.store.settings import get_setting, set_setting
 
@@ -170,7 +179,9 @@ def query_items(
     """The documents to judge for a query: the union of the top ``depth`` results of the
     pooled runs, each document once, in the first run's order (documents it lacks follow by
     their best rank elsewhere) or shuffled with a seed fixed per rater and query; each with
-    the rater's own grade, skip and note only."""
+    the rater's own grade, skip and note only. A pair the rater has a hidden repeat of
+    shows the repeat (unjudged until judged again), where a later run's documents would be:
+    after the first run's, in the run order."""
     pool = pool or pool_settings(session)
     runs = _pool_runs(session, pool)
     if not runs:
@@ -183,6 +194,10 @@ def query_items(
             Result.document_id, Result.run_id, Result.rank,
             Document.external_id, Document.title, Document.url, Document.body,
             Judgment.grade, Judgment.skipped, Judgment.note,
+            RepeatJudgment.rater_id.label("repeat"),
+            RepeatJudgment.grade.label("repeat_grade"),
+            RepeatJudgment.skipped.label("repeat_skipped"),
+            RepeatJudgment.note.label("repeat_note"),
         )
         .join(Document, Document.id == Result.document_id)
         .outerjoin(
@@ -191,6 +206,14 @@ def query_items(
                 Judgment.query_id == Result.query_id,
                 Judgment.document_id == Result.document_id,
                 Judgment.rater_id == rater_id,
+            ),
+        )
+        .outerjoin(
+            RepeatJudgment,
+            and_(
+                RepeatJudgment.query_id == Result.query_id,
+                RepeatJudgment.document_id == Result.document_id,
+                RepeatJudgment.rater_id == rater_id,
             ),
         )
         .where(
@@ -202,7 +225,7 @@ def query_items(
     best: dict[int, tuple[tuple[bool, int, int], Row]] = {}
     for row in rows:
         position = run_position[row.run_id]
-        key = (position > 0, row.rank, position)
+        key = (row.repeat is not None or position > 0, row.rank, position)
         if row.document_id not in best or key < best[row.document_id][0]:
             best[row.document_id] = (key, row)
     if pool.order == "shuffle":
@@ -213,6 +236,7 @@ def query_items(
     items = []
     for position, document_id in enumerate(order, start=1):
         row = best[document_id][1]
+        repeat = row.repeat is not None
         items.append(
             Item(
                 position=position,
@@ -221,9 +245,9 @@ def query_items(
                 title=row.title,
                 url=row.url,
                 body=row.body,
-                grade=row.grade,
-                skipped=bool(row.skipped),
-                note=row.note,
+                grade=row.repeat_grade if repeat else row.grade,
+                skipped=bool(row.repeat_skipped if repeat else row.skipped),
+                note=row.repeat_note if repeat else row.note,
             )
         )
     return items
@@ -235,7 +259,7 @@ def _seeded_random(seed: int, rater_id: int, query_id: int) -> random.Random:
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
-def _pooled_pairs(session: Session, pool: PoolSettings, rater_id: int) -> Select:
+def pooled_pairs(session: Session, pool: PoolSettings, rater_id: int) -> Select:
     """The distinct (query_id, document_id) pairs of the rater's queue in the pool."""
     run_ids = [run_id for run_id, _name in _pool_runs(session, pool)]
     statement = select(Result.query_id, Result.document_id).where(
@@ -252,14 +276,16 @@ def _pooled_pairs(session: Session, pool: PoolSettings, rater_id: int) -> Select
 def queue_progress(
     session: Session, rater_id: int, pool: PoolSettings | None = None
 ) -> dict[int, Progress]:
-    """Per query of the rater's queue (those with pooled items): graded, skipped and total."""
+    """Per query of the rater's queue (those with pooled items): graded, skipped and total,
+    as the rater sees them (a pair with a hidden repeat counts the repeat)."""
     pool = pool or pool_settings(session)
-    pairs = _pooled_pairs(session, pool, rater_id).subquery()
+    pairs = pooled_pairs(session, pool, rater_id).subquery()
+    repeat = RepeatJudgment.rater_id.is_not(None)
     statement = (
         select(
             pairs.c.query_id,
-            func.count(Judgment.grade),
-            func.count(case((Judgment.skipped, 1))),
+            func.count(case((repeat, RepeatJudgment.grade), else_=Judgment.grade)),
+            func.count(case((repeat, case((RepeatJudgment.skipped, 1))), (Judgment.skipped, 1))),
             func.count(),
         )
         .select_from(pairs)
@@ -269,6 +295,14 @@ def queue_progress(
                 Judgment.query_id == pairs.c.query_id,
                 Judgment.document_id == pairs.c.document_id,
                 Judgment.rater_id == rater_id,
+            ),
+        )
+        .outerjoin(
+            RepeatJudgment,
+            and_(
+                RepeatJudgment.query_id == pairs.c.query_id,
+                RepeatJudgment.document_id == pairs.c.document_id,
+                RepeatJudgment.rater_id == rater_id,
             ),
         )
         .group_by(pairs.c.query_id)

@@ -1,0 +1,103 @@
+"""Hidden repeats: a share of a rater's judged pairs shown to them again, later, as new items,
+so that their second grade can be set beside their first (self-agreement).
+
+A repeat is scheduled from pairs the rater judged before the session that shows it, within
+their queue's pool; the rater's queue (``store.queue``) then shows the pair unjudged, among the
+pairs a later run would add, and their changes of it are the repeat's (``store.judgments``).
+Every function takes a Session and does not commit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from datetime import datetime
+
+from sqlalchemy import and_, func, insert, select
+from sqlalchemy.orm import Session
+
+from judge_app.store.models import Judgment, RepeatJudgment, utcnow
+from judge_app.store.queue import PoolSettings, pool_settings, pooled_pairs
+
+
+def schedule_repeats(
+    session: Session,
+    rater_id: int,
+    share: float,
+    *,
+    judged_before: datetime,
+    pool: PoolSettings | None = None,
+) -> int:
+    """Schedule repeats until ``share`` of the rater's graded pairs have one, chosen at random
+    (seeded by rater and count: the same choice for the same state) among pairs of their
+    pool graded before ``judged_before``; how many were scheduled."""
+    if share <= 0:
+        return 0
+    graded = (
+        session.scalar(
+            select(func.count())
+            .select_from(Judgment)
+            .where(Judgment.rater_id == rater_id, Judgment.grade.is_not(None))
+        )
+        or 0
+    )
+    scheduled = (
+        session.scalar(
+            select(func.count())
+            .select_from(RepeatJudgment)
+            .where(RepeatJudgment.rater_id == rater_id)
+        )
+        or 0
+    )
+    wanted = int(share * graded) - scheduled
+    if wanted <= 0:
+        return 0
+    pairs = pooled_pairs(session, pool or pool_settings(session), rater_id).subquery()
+    candidates = sorted(
+        session.execute(
+            select(Judgment.query_id, Judgment.document_id)
+            .join(
+                pairs,
+                and_(
+                    pairs.c.query_id == Judgment.query_id,
+                    pairs.c.document_id == Judgment.document_id,
+                ),
+            )
+            .outerjoin(
+                RepeatJudgment,
+                and_(
+                    RepeatJudgment.rater_id == Judgment.rater_id,
+                    RepeatJudgment.query_id == Judgment.query_id,
+                    RepeatJudgment.document_id == Judgment.document_id,
+                ),
+            )
+            .where(
+                Judgment.rater_id == rater_id,
+                Judgment.grade.is_not(None),
+                Judgment.judged_at < judged_before,
+                RepeatJudgment.rater_id.is_(None),
+            )
+        ).tuples()
+    )
+    chosen = _seeded(rater_id, scheduled).sample(candidates, min(wanted, len(candidates)))
+    if chosen:
+        now = utcnow()
+        session.execute(
+            insert(RepeatJudgment),
+            [
+                {
+                    "rater_id": rater_id,
+                    "query_id": query_id,
+                    "document_id": document_id,
+                    "scheduled_at": now,
+                    "skipped": False,
+                }
+                for query_id, document_id in chosen
+            ],
+        )
+    return len(chosen)
+
+
+def _seeded(rater_id: int, scheduled: int) -> random.Random:
+    digest = hashlib.sha256(f"repeats:{rater_id}:{scheduled}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
