@@ -121,11 +121,42 @@ def _parser() -> argparse.ArgumentParser:
         "--share", type=float, metavar="P", help="percent of the queries every rater judges"
     )
     assign.add_argument("--replace", action="store_true", help="replace the raters' queues")
+    _add_raters_parser(commands)
     _add_eval_parser(commands)
     _add_agreement_parser(commands)
     _add_packet_parser(commands)
     _add_report_parser(commands)
     return parser
+
+
+def _add_raters_parser(commands: argparse._SubParsersAction) -> None:
+    raters = commands.add_parser(
+        "raters",
+        help="each rater's quality figures: speed, self-agreement, gold, agreement, drift",
+        description="Per rater: assigned, done, remaining and skipped work; median seconds "
+        "per judgment, judgments per active hour and the share faster than the fastest "
+        "credible judgment; self-agreement on hidden repeats (exact, within one, quadratic "
+        "kappa); accuracy on gold items (exact, within one, mean absolute error, bias = "
+        "grade minus gold); ordinal alpha against the other raters and the agreement page's "
+        "alpha contribution; their drift by day and by block of 50 judgments (JSON). A "
+        "warning in plain words names each figure out of line.",
+    )
+    raters.add_argument("db", metavar="DB")
+    raters.add_argument(
+        "--format", choices=("table", "csv", "json"), default="table", help="output format"
+    )
+    raters.add_argument(
+        "--min-seconds",
+        type=float,
+        metavar="S",
+        help="the fastest credible judgment for this report (default: the lead's setting)",
+    )
+    raters.add_argument(
+        "--too-fast",
+        type=Path,
+        metavar="OUT.csv",
+        help="also write the judgments made faster than that, one per row",
+    )
 
 
 def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
@@ -521,6 +552,13 @@ def _report(args: argparse.Namespace) -> str:
     return f"{write_report(args.db, args.out, options, pdf)}: report of {args.db}"
 
 
+def _raters(args: argparse.Namespace) -> str:
+    from judge_app.commands.rater_quality import RatersOptions, rater_quality_of
+
+    options = RatersOptions(min_seconds=args.min_seconds, too_fast_out=args.too_fast)
+    return rater_quality_of(args.db, options).as_text(args.format)
+
+
 def _packet(args: argparse.Namespace) -> str:
     from judge_app.commands import packets
 
@@ -540,6 +578,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], str | int]] = {
     "eval": _eval,
     "agreement": _agreement,
     "packet": _packet,
+    "raters": _raters,
     "report": _report,
 }
 

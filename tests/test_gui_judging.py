@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import sqlite3
 
+import pandas as pd
 from gui_support import (
     demo_anywhere,
     demo_db,
@@ -29,9 +30,10 @@ from judge_app.judging.session import NOTHING_TO_UNDO
 from judge_app.store import StoreError, open_database, reads
 from judge_app.store import judgments as store_judgments
 from judge_app.store.judgments import set_note
-from judge_app.store.models import JudgmentEvent, Rater
+from judge_app.store.models import JudgmentEvent, Rater, RepeatJudgment
 from judge_app.store.people import find_rater
 from judge_app.store.queue import PoolSettings, set_pool_settings
+from judge_app.store.settings import QualitySettings, set_quality_settings
 
 __all__ = [  # fixtures
     "demo_anywhere",
@@ -652,3 +654,60 @@ def test_the_status_bar_speaks_of_the_open_query_only(qtbot, window):
     assert window.judging.session.query.external_id == "q02"
     assert "q01" not in window.status_text()
     assert window.status_text().startswith("Query q02: 0 of")
+
+
+def test_a_hidden_repeat_is_a_new_item_in_every_model_and_keeps_the_first_grade(
+    qtbot, open_window, demo_db
+):
+    """With repeats on, ana's window shows a share of her earlier pairs again: every model
+    shows them exactly as a pair nobody judged (no grade, no note, nothing else differs); her
+    grade of one is stored as the repeat, her first grade stays."""
+    with open_database(demo_db) as database:
+        with database.transaction() as session:
+            set_quality_settings(session, QualitySettings(repeat_share=0.2))
+            ana = find_rater(session, "ana").id
+            for query_id, document_id in _pairs_graded_by(session, ana):
+                set_note(session, ana, query_id, document_id, "ANA-FIRST")
+        with database.reading() as session:
+            first = reads.judgments_frame(session, raters=["ana"])
+    window = open_window(demo_db, "ana")
+    with open_database(demo_db) as database, database.reading() as session:
+        repeats = {
+            (query, document)
+            for query, document in session.execute(
+                select(RepeatJudgment.query_id, RepeatJudgment.document_id)
+            )
+        }
+    assert len(repeats) == int(0.2 * first["grade"].notna().sum())
+    judging, seen = window.judging, 0
+    for index, query in enumerate(judging.session.queue):
+        judging.open_query(index)
+        model = judging.results_model
+        rows = {
+            row: (query.id, item.document_id) in repeats
+            for row, item in enumerate(judging.session.items)
+        }
+        for row in (row for row, repeat in rows.items() if repeat):
+            seen += 1
+            values = [
+                model.index(row, column).data(role)
+                for column in range(model.columnCount())
+                for role in ROLES
+            ]
+            assert model.index(row, 3).data(Role.GRADE) is None
+            assert model.index(row, 3).data(Role.NOTE) is None
+            assert not any("ANA-FIRST" in str(value) for value in values)
+            judging.select_row(row)
+            assert "ANA-FIRST" not in judging.note_edit.text()
+            assert "ANA-FIRST" not in judging.document_view.toPlainText()
+    assert seen == len(repeats) > 0
+    # grade one repeat with the keyboard: the repeat holds it, the first judgment is as it was
+    query_id, document_id = sorted(repeats)[0]
+    judging.open_query(judging.session.query_index_of(query_id))
+    judging.select_row(judging.session.row_of(document_id))
+    press(qtbot, window, Qt.Key.Key_0)
+    with open_database(demo_db) as database, database.reading() as session:
+        again = session.get(RepeatJudgment, (ana, query_id, document_id))
+        assert again is not None and again.grade == 0
+        after = reads.judgments_frame(session, raters=["ana"])
+    pd.testing.assert_frame_equal(after, first)

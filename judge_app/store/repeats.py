@@ -13,10 +13,11 @@ import hashlib
 import random
 from datetime import datetime
 
+import pandas as pd
 from sqlalchemy import and_, func, insert, select
 from sqlalchemy.orm import Session
 
-from judge_app.store.models import Judgment, RepeatJudgment, utcnow
+from judge_app.store.models import Document, Judgment, Query, Rater, RepeatJudgment, utcnow
 from judge_app.store.queue import PoolSettings, pool_settings, pooled_pairs
 
 
@@ -54,7 +55,8 @@ def schedule_repeats(
         return 0
     pairs = pooled_pairs(session, pool or pool_settings(session), rater_id).subquery()
     candidates = sorted(
-        session.execute(
+        (query_id, document_id)
+        for query_id, document_id in session.execute(
             select(Judgment.query_id, Judgment.document_id)
             .join(
                 pairs,
@@ -77,7 +79,7 @@ def schedule_repeats(
                 Judgment.judged_at < judged_before,
                 RepeatJudgment.rater_id.is_(None),
             )
-        ).tuples()
+        )
     )
     chosen = _seeded(rater_id, scheduled).sample(candidates, min(wanted, len(candidates)))
     if chosen:
@@ -101,3 +103,57 @@ def schedule_repeats(
 def _seeded(rater_id: int, scheduled: int) -> random.Random:
     digest = hashlib.sha256(f"repeats:{rater_id}:{scheduled}".encode()).digest()
     return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def answered_repeats_frame(session: Session) -> pd.DataFrame:
+    """Every repeat judged again: ``rater, query_id, doc_id, first_grade, first_skipped,
+    grade, skipped, judged_at, duration_ms`` (external ids; grades NA where skipped)."""
+    statement = (
+        select(
+            Rater.name.label("rater"),
+            Query.external_id.label("query_id"),
+            Document.external_id.label("doc_id"),
+            Judgment.grade.label("first_grade"),
+            Judgment.skipped.label("first_skipped"),
+            RepeatJudgment.grade,
+            RepeatJudgment.skipped,
+            RepeatJudgment.judged_at,
+            RepeatJudgment.duration_ms,
+        )
+        .join(Rater, Rater.id == RepeatJudgment.rater_id)
+        .join(Query, Query.id == RepeatJudgment.query_id)
+        .join(Document, Document.id == RepeatJudgment.document_id)
+        .join(
+            Judgment,
+            and_(
+                Judgment.rater_id == RepeatJudgment.rater_id,
+                Judgment.query_id == RepeatJudgment.query_id,
+                Judgment.document_id == RepeatJudgment.document_id,
+            ),
+        )
+        .where(RepeatJudgment.judged_at.is_not(None))
+        .order_by(Rater.name, RepeatJudgment.judged_at)
+    )
+    rows = session.execute(statement).all()
+    columns = list(statement.selected_columns.keys())
+    frame = pd.DataFrame(rows, columns=columns)
+    return frame.astype(
+        {
+            "first_grade": "Int64",
+            "first_skipped": bool,
+            "grade": "Int64",
+            "skipped": bool,
+            "duration_ms": "Int64",
+        }
+    )
+
+
+def pending_repeats(session: Session) -> dict[str, int]:
+    """How many repeats each rater (by name) has still to judge."""
+    rows = session.execute(
+        select(Rater.name, func.count())
+        .join(RepeatJudgment, RepeatJudgment.rater_id == Rater.id)
+        .where(RepeatJudgment.judged_at.is_(None))
+        .group_by(Rater.name)
+    )
+    return {name: count for name, count in rows}

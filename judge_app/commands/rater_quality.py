@@ -1,0 +1,477 @@
+"""Rater quality control (``judge-app raters``, View ▸ Raters, the report's raters section):
+per rater, progress, speed, self-agreement on hidden repeats, accuracy on gold items,
+agreement with the others and its drift over days and blocks of judgments, with a warning in
+plain words where a figure is out of line.
+
+Definitions (the command's help and the page say the same):
+- speed: over the rater's timed judgments (idle time left out; imported ones have no time);
+  too fast: under the lead's fastest credible judgment.
+- self-agreement: each answered repeat's grade beside the rater's first grade of the pair.
+- gold: the rater's grades of gold items beside the gold grade; bias is grade minus gold.
+- alpha with others: ordinal alpha of the rater against the rest (``agreement.raters``);
+  alpha contribution: the agreement page's (all raters' alpha minus alpha without them).
+- drift: those figures per day (UTC) and per block of 50 judgments, in the order judged.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+from sqlalchemy import select
+
+from judge_app.agreement import coefficients as co
+from judge_app.agreement import raters as figures
+from judge_app.agreement.report import Ratings
+from judge_app.commands.agree import AgreementOptions, coded_agreement
+from judge_app.errors import UsageError
+from judge_app.io.outputs import check_output, output_file
+from judge_app.metrics.codes import Graded
+from judge_app.names import ADJUDICATED
+from judge_app.store.gold import gold_frame
+from judge_app.store.models import Rater
+from judge_app.store.people import campaign_raters
+from judge_app.store.queue import Progress, pool_settings, queue_progress, total_progress
+from judge_app.store.reads import judgments_frame
+from judge_app.store.repeats import answered_repeats_frame, pending_repeats
+from judge_app.store.settings import QualitySettings, quality_settings
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from judge_app.store import Database
+
+TOO_FAST_WARNING = 0.10
+"""A share of too-fast judgments above this is out of line."""
+SELF_KAPPA_WARNING = 0.6
+GOLD_WITHIN_ONE_WARNING = 0.8
+"""Gold accuracy within one grade below this is out of line (exact agreement on a six-grade
+scale is low even for careful raters)."""
+GOLD_BIAS_WARNING = 0.75
+CONTRIBUTION_WARNING = -0.05
+DRIFT_WARNING = 0.2
+"""A fall of the rater's alpha with the others, first block to last, of this much."""
+MIN_PAIRS = 5
+"""Self-agreement and gold figures warn only from this many pairs on: fewer say too little."""
+
+
+@dataclass(frozen=True)
+class RatersOptions:
+    """The raters' quality figures: ``min_seconds``, the fastest credible judgment (None:
+    the lead's stored setting); ``too_fast_out``, a CSV file to write the judgments faster
+    than that to."""
+
+    min_seconds: float | None = None
+    too_fast_out: Path | None = None
+
+    def checked(self) -> RatersOptions:
+        """These options, or a usage error (an export error for a file it cannot write)."""
+        if self.min_seconds is not None and not (
+            math.isfinite(self.min_seconds) and 0 <= self.min_seconds <= 600
+        ):
+            raise UsageError("--min-seconds takes a number of seconds from 0 to 600")
+        if self.too_fast_out is not None:
+            check_output(self.too_fast_out)
+        return self
+
+
+@dataclass(frozen=True)
+class DriftPoint:
+    """One period of a rater's work: a day or a block of judgments."""
+
+    period: str
+    judgments: int
+    alpha_with_others: co.Estimate
+    gold_items: int
+    gold_accuracy: co.Estimate
+    median_seconds: co.Estimate
+
+
+@dataclass(frozen=True)
+class RaterQuality:
+    """Every quality figure of one rater."""
+
+    rater: str
+    active: bool
+    assigned: int
+    done: int
+    skipped: int
+    remaining: int
+    speed: figures.Speed
+    repeats_pending: int
+    self_agreement: figures.Consistency
+    gold: figures.Consistency
+    alpha_with_others: co.Estimate
+    alpha_contribution: co.Estimate
+    by_day: list[DriftPoint]
+    by_block: list[DriftPoint]
+    warnings: list[str] = field(default_factory=list)
+
+    def record(self) -> dict[str, object]:
+        """The figures as JSON-ready values, in full precision (None: undefined; ``reasons``
+        says why)."""
+        reasons: dict[str, str] = {}
+        record: dict[str, object] = {
+            "rater": self.rater,
+            "active": self.active,
+            "assigned": self.assigned,
+            "done": self.done,
+            "skipped": self.skipped,
+            "remaining": self.remaining,
+            "timed": self.speed.timed,
+        }
+        scalars = {
+            "median_seconds": self.speed.median_seconds,
+            "per_active_hour": self.speed.per_active_hour,
+        }
+        record["too_fast"] = self.speed.too_fast
+        scalars["too_fast_share"] = self.speed.too_fast_share
+        for key, estimate in scalars.items():
+            record[key] = _value(estimate, key, reasons)
+        record["repeats"] = self.self_agreement.pairs
+        record["repeats_pending"] = self.repeats_pending
+        for prefix, figure in (("self_agreement", self.self_agreement), ("gold", self.gold)):
+            if prefix == "gold":
+                record["gold_items"] = figure.pairs
+            names = {
+                "exact": "gold_accuracy" if prefix == "gold" else f"{prefix}_exact",
+                "within_one": f"{prefix}_within_one",
+                "kappa": f"{prefix}_kappa",
+                "mean_absolute_error": f"{prefix}_mean_absolute_error",
+                "bias": f"{prefix}_bias",
+            }
+            for attribute, key in names.items():
+                record[key] = _value(getattr(figure, attribute), key, reasons)
+        record["alpha_with_others"] = _value(self.alpha_with_others, "alpha_with_others", reasons)
+        record["alpha_contribution"] = _value(
+            self.alpha_contribution, "alpha_contribution", reasons
+        )
+        record["warnings"] = list(self.warnings)
+        record["reasons"] = reasons
+        record["drift"] = {
+            "by_day": [_drift_record(point) for point in self.by_day],
+            "by_block": [_drift_record(point) for point in self.by_block],
+        }
+        return record
+
+
+SCALAR_KEYS = (
+    "rater", "active", "assigned", "done", "skipped", "remaining", "timed", "median_seconds",
+    "per_active_hour", "too_fast", "too_fast_share", "repeats", "repeats_pending",
+    "self_agreement_exact", "self_agreement_within_one", "self_agreement_kappa",
+    "self_agreement_mean_absolute_error", "self_agreement_bias", "gold_items", "gold_accuracy",
+    "gold_within_one", "gold_kappa", "gold_mean_absolute_error", "gold_bias",
+    "alpha_with_others", "alpha_contribution",
+)  # fmt: skip
+"""The one-value figures of a rater, in the order the CSV gives them."""
+
+
+@dataclass(frozen=True)
+class RatersReport:
+    """The quality figures of every rater of a campaign, and the judgments flagged as too
+    fast (``rater, query_id, doc_id, grade, skipped, seconds, judged_at``)."""
+
+    source: str
+    settings: QualitySettings
+    raters: list[RaterQuality]
+    flagged: pd.DataFrame
+
+    def warnings(self) -> list[str]:
+        """One line per rater with a figure out of line: "ben: 18% of judgments under 2 s; …"."""
+        return [
+            f"{rater.rater}: {'; '.join(rater.warnings)}" for rater in self.raters if rater.warnings
+        ]
+
+    def records(self) -> list[dict[str, object]]:
+        return [rater.record() for rater in self.raters]
+
+    def frame(self) -> pd.DataFrame:
+        """One row per rater: the one-value figures and the warnings, in full precision."""
+        import pandas as pd
+
+        rows = []
+        for record in self.records():
+            row = {key: record[key] for key in SCALAR_KEYS}
+            row["warnings"] = "; ".join(record["warnings"])  # type: ignore[arg-type]
+            rows.append(row)
+        return pd.DataFrame(rows, columns=[*SCALAR_KEYS, "warnings"])
+
+    def as_text(self, output: str) -> str:
+        """The report as ``table`` (rounded, for people), ``csv`` or ``json`` (in full)."""
+        if output == "json":
+            settings = {
+                "min_seconds": self.settings.min_seconds,
+                "repeat_share": self.settings.repeat_share,
+            }
+            return json.dumps(
+                {"source": self.source, "settings": settings, "raters": self.records()},
+                indent=2,
+                allow_nan=False,
+            )
+        if output == "csv":
+            return self.frame().to_csv(index=False, lineterminator="\n")
+        return self._table()
+
+    def _table(self) -> str:
+        if not self.raters:
+            return f"{self.source} has no raters yet: nobody has judged or been assigned work"
+        header = (
+            f"{'rater':<16}{'done':>7}{'left':>7}{'median s':>10}{'/hour':>7}{'too fast':>10}"
+            f"{'self κ':>8}{'gold':>7}{'bias':>7}{'α others':>10}{'α contrib':>11}"
+        )
+        lines = [header, "-" * len(header)]
+        for rater in self.raters:
+            lines.append(
+                f"{rater.rater:<16.16}{rater.done:>7,}{rater.remaining:>7,}"
+                f"{_shown(rater.speed.median_seconds, '.1f'):>10}"
+                f"{_shown(rater.speed.per_active_hour, '.0f'):>7}"
+                f"{_shown(rater.speed.too_fast_share, '.0%'):>10}"
+                f"{_shown(rater.self_agreement.kappa, '.2f'):>8}"
+                f"{_shown(rater.gold.exact, '.0%'):>7}"
+                f"{_shown(rater.gold.bias, '+.2f'):>7}"
+                f"{_shown(rater.alpha_with_others, '.2f'):>10}"
+                f"{_shown(rater.alpha_contribution, '+.3f'):>11}"
+            )
+        lines.append("")
+        lines.append(
+            f"Too fast: under {self.settings.min_seconds:g} s (the lead's fastest credible "
+            f"judgment); {len(self.flagged):,} judgments flagged."
+        )
+        warnings = self.warnings()
+        lines.extend(["", "Out of line:", *(f"  {line}" for line in warnings)] if warnings else [])
+        return "\n".join(lines)
+
+
+def rater_quality_of(db: str, options: RatersOptions) -> RatersReport:
+    """``rater_quality`` of the database ``db`` (a path or URL), opened read-only."""
+    from judge_app.store import open_database
+
+    options.checked()
+    with open_database(db, read_only=True) as database:
+        return rater_quality(database, options)
+
+
+def rater_quality(database: Database, options: RatersOptions) -> RatersReport:
+    """Read the campaign from ``database`` and compute every rater's quality figures (and
+    write the too-fast judgments where the options ask)."""
+    options.checked()
+    with database.reading() as session:
+        stored = quality_settings(session)
+        settings = QualitySettings(
+            stored.min_seconds if options.min_seconds is None else options.min_seconds,
+            stored.repeat_share,
+        )
+        people = campaign_raters(session)
+        active = {
+            rater_id: active for rater_id, active in session.execute(select(Rater.id, Rater.active))
+        }
+        pool = pool_settings(session)
+        progress = {
+            name: total_progress(queue_progress(session, rater_id, pool).values())
+            for rater_id, name in people
+        }
+        status = {name: active[rater_id] for rater_id, name in people}
+        judgments = judgments_frame(session)
+        repeats = answered_repeats_frame(session)
+        pending = pending_repeats(session)
+        gold = gold_frame(session)
+    report = quality_report(
+        database.describe(), settings, judgments, repeats, gold, progress, status, pending
+    )
+    if options.too_fast_out is not None:
+        with output_file(options.too_fast_out, newline="") as handle:
+            report.flagged.to_csv(handle, index=False, lineterminator="\n")
+    return report
+
+
+def quality_report(
+    source: str,
+    settings: QualitySettings,
+    judgments: pd.DataFrame,
+    repeats: pd.DataFrame,
+    gold: pd.DataFrame,
+    progress: dict[str, Progress],
+    active: dict[str, bool],
+    pending: dict[str, int],
+) -> RatersReport:
+    """The report from what was read: ``judgments`` (``judgments_frame``), answered
+    ``repeats`` (``answered_repeats_frame``), ``gold`` items, each rater's queue ``progress``
+    (``Progress``), whether ``active`` and their ``pending`` repeats."""
+
+    judgments = judgments[judgments["rater"] != ADJUDICATED]
+    graded = Graded.from_frame(judgments)
+    ratings = Ratings.from_graded(graded)
+    agreement = coded_agreement(AgreementOptions(bootstrap=0), graded, None, source)
+    contribution = {
+        rater.rater: (
+            co.Estimate(rater.alpha_contribution)
+            if rater.alpha_contribution is not None
+            else co.Estimate.undefined(rater.reasons.get("alpha_contribution", "undefined"))
+        )
+        for rater in agreement.per_rater
+    }
+    unit_of = {
+        (str(ratings.queries[query]), str(doc)): unit
+        for unit, (query, doc) in enumerate(zip(ratings.unit_query, ratings.doc_ids))
+    }
+    gold_grade = {
+        (str(query), str(doc)): int(grade)
+        for query, doc, grade in zip(gold["query_id"], gold["doc_id"], gold["grade"])
+    }
+    seconds = (
+        judgments["duration_ms"].astype("Float64").to_numpy(dtype=np.float64, na_value=np.nan)
+        / 1000
+    )
+    flagged = judgments.assign(seconds=seconds)[seconds < settings.min_seconds]
+    flagged = flagged[["rater", "query_id", "doc_id", "grade", "skipped", "seconds", "judged_at"]]
+    raters = []
+    for name in sorted(set(progress) | set(judgments["rater"].unique())):
+        own = judgments[judgments["rater"] == name].sort_values("judged_at", kind="stable")
+        column = ratings.raters.index(name) if name in ratings.raters else None
+        view = _RaterView(own, column, ratings.grades, unit_of, gold_grade)
+        answered = repeats[
+            (repeats["rater"] == name) & ~repeats["skipped"] & ~repeats["first_skipped"]
+        ]
+        queue = progress.get(name, Progress())
+        rater = RaterQuality(
+            rater=name,
+            active=active.get(name, True),
+            assigned=queue.total,
+            done=len(own),
+            skipped=int(own["skipped"].sum()),
+            remaining=queue.total - queue.done,
+            speed=figures.speed(view.duration_ms(), settings.min_seconds),
+            repeats_pending=pending.get(name, 0),
+            self_agreement=figures.consistency(
+                answered["grade"].to_numpy(dtype=np.int64),
+                answered["first_grade"].to_numpy(dtype=np.int64),
+                "repeats",
+            ),
+            gold=view.gold(np.arange(len(own))),
+            alpha_with_others=view.alpha(np.arange(len(own))),
+            alpha_contribution=contribution.get(
+                name, co.Estimate.undefined(f"{name} graded no unit")
+            ),
+            by_day=view.drift(_days(own)),
+            by_block=view.drift(_blocks(own)),
+        )
+        raters.append(_with_warnings(rater, settings))
+    return RatersReport(source, settings, raters, flagged.reset_index(drop=True))
+
+
+@dataclass(frozen=True)
+class _RaterView:
+    """One rater's judgments (in the order judged) set against the others' and gold."""
+
+    own: pd.DataFrame
+    column: int | None
+    grades: np.ndarray
+    unit_of: dict[tuple[str, str], int]
+    gold_grade: dict[tuple[str, str], int]
+
+    def duration_ms(self, rows: np.ndarray | None = None) -> np.ndarray:
+        frame = self.own if rows is None else self.own.iloc[rows]
+        return frame["duration_ms"].astype("Float64").to_numpy(dtype=np.float64, na_value=np.nan)
+
+    def _graded(self, rows: np.ndarray) -> pd.DataFrame:
+        frame = self.own.iloc[rows]
+        return frame[frame["grade"].notna() & ~frame["skipped"]]
+
+    def alpha(self, rows: np.ndarray) -> co.Estimate:
+        graded = self._graded(rows)
+        units = [
+            self.unit_of[key]
+            for key in zip(graded["query_id"].astype(str), graded["doc_id"].astype(str))
+            if key in self.unit_of
+        ]
+        if self.column is None or not units:
+            return co.Estimate.undefined("no unit graded by this rater and another")
+        return figures.alpha_with_others(self.grades, self.column, np.asarray(units))
+
+    def gold(self, rows: np.ndarray) -> figures.Consistency:
+        graded = self._graded(rows)
+        pairs = [
+            (int(grade), self.gold_grade[key])
+            for key, grade in zip(
+                zip(graded["query_id"].astype(str), graded["doc_id"].astype(str)), graded["grade"]
+            )
+            if key in self.gold_grade
+        ]
+        given = np.asarray([grade for grade, _gold in pairs], dtype=np.int64)
+        expected = np.asarray([gold for _grade, gold in pairs], dtype=np.int64)
+        return figures.consistency(given, expected, "gold items")
+
+    def drift(self, periods: list[tuple[str, np.ndarray]]) -> list[DriftPoint]:
+        points = []
+        for label, rows in periods:
+            gold = self.gold(rows)
+            timed = figures.speed(self.duration_ms(rows), 0)
+            points.append(
+                DriftPoint(
+                    label, len(rows), self.alpha(rows), gold.pairs, gold.exact, timed.median_seconds
+                )
+            )
+        return points
+
+
+def _days(own: pd.DataFrame) -> list[tuple[str, np.ndarray]]:
+    days = own["judged_at"].dt.strftime("%Y-%m-%d").to_numpy()
+    return [(str(day), np.flatnonzero(days == day)) for day in dict.fromkeys(days)]
+
+
+def _blocks(own: pd.DataFrame) -> list[tuple[str, np.ndarray]]:
+    return [(f"{rows[0] + 1}–{rows[-1] + 1}", rows) for rows in figures.blocks(np.arange(len(own)))]
+
+
+def _with_warnings(rater: RaterQuality, settings: QualitySettings) -> RaterQuality:
+    """``rater`` with a plain-words warning for each figure out of line."""
+    warnings = []
+    share = rater.speed.too_fast_share.value
+    if share is not None and share > TOO_FAST_WARNING:
+        warnings.append(f"{share:.0%} of judgments under {settings.min_seconds:g} s")
+    kappa = rater.self_agreement.kappa.value
+    if kappa is not None and rater.self_agreement.pairs >= MIN_PAIRS and kappa < SELF_KAPPA_WARNING:
+        warnings.append(f"self-agreement kappa {kappa:.2f} on {rater.self_agreement.pairs} repeats")
+    if rater.gold.pairs >= MIN_PAIRS:
+        within, bias = rater.gold.within_one.value, rater.gold.bias.value
+        if within is not None and within < GOLD_WITHIN_ONE_WARNING:
+            warnings.append(f"{within:.0%} of {rater.gold.pairs} gold items within one grade")
+        if bias is not None and abs(bias) >= GOLD_BIAS_WARNING:
+            side = "above" if bias > 0 else "below"
+            warnings.append(f"grades {abs(bias):.1f} {side} gold on average")
+    contribution = rater.alpha_contribution.value
+    if contribution is not None and contribution < CONTRIBUTION_WARNING:
+        warnings.append(f"the others agree better without them (alpha {contribution:+.2f})")
+    alphas = [point.alpha_with_others.value for point in rater.by_block]
+    known = [alpha for alpha in alphas if alpha is not None]
+    if len(known) >= 2 and known[0] - known[-1] >= DRIFT_WARNING:
+        warnings.append(
+            f"agreement with the others fell from {known[0]:.2f} to {known[-1]:.2f} "
+            "(first and last block of 50)"
+        )
+    return RaterQuality(**{**rater.__dict__, "warnings": warnings})
+
+
+def _value(estimate: co.Estimate, key: str, reasons: dict[str, str]) -> float | None:
+    if estimate.value is None and estimate.reason:
+        reasons[key] = estimate.reason
+    return estimate.value
+
+
+def _drift_record(point: DriftPoint) -> dict[str, object]:
+    return {
+        "period": point.period,
+        "judgments": point.judgments,
+        "alpha_with_others": point.alpha_with_others.value,
+        "gold_items": point.gold_items,
+        "gold_accuracy": point.gold_accuracy.value,
+        "median_seconds": point.median_seconds.value,
+    }
+
+
+def _shown(estimate: co.Estimate, spec: str) -> str:
+    return "–" if estimate.value is None else format(estimate.value, spec)

@@ -1,0 +1,292 @@
+"""Rater quality control on a generated campaign with planted raters: a careful one, a fast
+one, an inconsistent one and a biased one, each caught by the right figure and no other; the
+figures of ``judge-app raters --format json`` against numbers computed here from the planted
+data (scikit-learn for kappa, krippendorff for alpha)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from contextlib import redirect_stdout
+from datetime import datetime, timedelta
+from io import StringIO
+from pathlib import Path
+
+import krippendorff
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import cohen_kappa_score
+from sqlalchemy import insert
+
+from judge_app.agreement.raters import alpha_with_others, blocks, consistency, speed
+from judge_app.cli import main as cli
+from judge_app.commands.agree import AgreementOptions, agreement_of_database
+from judge_app.commands.evaluate import evaluate_campaign, read_campaign
+from judge_app.commands.options import EvaluationOptions
+from judge_app.store import judgments as store
+from judge_app.store import open_database
+from judge_app.store.gold import set_gold
+from judge_app.store.models import Judgment
+from judge_app.store.people import named_rater
+from judge_app.store.queue import (
+    PoolSettings,
+    pool_settings,
+    query_items,
+    queue_progress,
+    rater_queue,
+    set_pool_settings,
+)
+from judge_app.store.repeats import schedule_repeats
+from judge_app.store.settings import QualitySettings, set_quality_settings
+from tests.campaign_support import import_frames
+
+QUERIES, DOCS = 12, 20
+RATERS = ("ana", "ben", "chloe", "dan")
+START = datetime(2026, 11, 20, 9, 0)
+
+
+def _plant(folder: Path) -> tuple[Path, dict]:
+    """The campaign: one run of 20 documents for each of 12 queries, every pair graded by
+    the four raters from a hidden truth; ana grades it exactly, ben too but often in under
+    a second, chloe and dan near it (dan two grades up). 30 pairs are gold (the truth); a
+    tenth of each rater's grades come back as repeats, which chloe answers at random."""
+    rng = np.random.default_rng(18)
+    queries = [f"q{q:02d}" for q in range(QUERIES)]
+    run = pd.DataFrame(
+        [(q, f"{q}-d{d:02d}", d + 1) for q in queries for d in range(DOCS)],
+        columns=["query_id", "doc_id", "rank"],
+    )
+    path = folder / "planted.sqlite"
+    import_frames(
+        path,
+        folder,
+        queries=pd.DataFrame({"query_id": queries, "text": [f"query {q}" for q in queries]}),
+        run_main=run,
+    )
+    truth = rng.integers(0, 6, size=len(run))
+    planted: dict = {"judgments": [], "truth": truth}
+    with open_database(path) as database:
+        with database.transaction() as session:
+            set_quality_settings(session, QualitySettings(min_seconds=2, repeat_share=0.1))
+            set_pool_settings(session, PoolSettings(depth=DOCS))
+            ids = {name: named_rater(session, name).id for name in RATERS}
+        with database.reading() as session:
+            pool = pool_settings(session)
+            pairs = [
+                (query.id, item.document_id, query.external_id, item.external_id)
+                for query in rater_queue(session, ids["ana"])
+                for item in query_items(session, ids["ana"], query.id, pool)
+            ]
+        rows = []
+        for rater in RATERS:
+            noise = {
+                "ana": np.zeros(len(pairs), dtype=int),
+                "ben": np.zeros(len(pairs), dtype=int),
+                "chloe": rng.integers(-1, 2, size=len(pairs)),
+                "dan": np.full(len(pairs), 2),
+            }[rater]
+            grades = np.clip(truth + noise, 0, 5)
+            durations = rng.integers(4000, 30000, size=len(pairs))
+            if rater == "ben":
+                durations[rng.random(len(pairs)) < 0.4] = rng.integers(200, 1500)
+            for index, (query_id, doc_id, query, doc) in enumerate(pairs):
+                at = START + timedelta(days=index // 120, seconds=30 * index)
+                rows.append(
+                    {
+                        "rater_id": ids[rater],
+                        "query_id": query_id,
+                        "document_id": doc_id,
+                        "grade": int(grades[index]),
+                        "skipped": False,
+                        "judged_at": at,
+                        "duration_ms": int(durations[index]),
+                    }
+                )
+                planted["judgments"].append(
+                    (rater, query, doc, int(grades[index]), int(durations[index]), at)
+                )
+        gold = rng.choice(len(pairs), size=30, replace=False)
+        with database.transaction() as session:
+            session.execute(insert(Judgment), rows)
+            for index in gold:
+                set_gold(session, pairs[index][0], pairs[index][1], int(truth[index]))
+            for rater in RATERS:
+                schedule_repeats(session, ids[rater], 0.1, judged_before=datetime(2100, 1, 1))
+        planted["gold"] = {(pairs[i][2], pairs[i][3]): int(truth[i]) for i in gold}
+        # each rater judges their repeats as the judging screen would: through the store
+        repeats = {}
+        for rater in RATERS:
+            with database.reading() as session:
+                shown = [
+                    (query.id, item.document_id, query.external_id, item.external_id)
+                    for query in rater_queue(session, ids[rater])
+                    for item in query_items(session, ids[rater], query.id, pool)
+                    if not item.judged
+                ]
+            first = {(q, d): g for r, q, d, g, _, _ in planted["judgments"] if r == rater}
+            answers = []
+            for query_id, doc_id, query, doc in shown:
+                again = first[(query, doc)] if rater != "chloe" else int(rng.integers(0, 6))
+                answers.append((first[(query, doc)], again))
+                database.write(
+                    lambda s, q=query_id, d=doc_id, g=again: store.set_grade(
+                        s, ids[rater], q, d, g, duration_ms=6000
+                    )
+                )
+            repeats[rater] = answers
+        planted["repeats"] = repeats
+    return path, planted
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory) -> tuple[Path, dict]:
+    return _plant(tmp_path_factory.mktemp("planted"))
+
+
+def _raters_json(path: Path) -> dict:
+    out = StringIO()
+    with redirect_stdout(out):
+        assert cli(["raters", str(path), "--format", "json"]) == 0
+    return {record["rater"]: record for record in json.loads(out.getvalue())["raters"]}
+
+
+def test_each_planted_rater_is_caught_by_the_right_figure(planted):
+    path, _ = planted
+    figures = _raters_json(path)
+    warned = {name: " ".join(record["warnings"]) for name, record in figures.items()}
+    assert "judgments under 2 s" in warned["ben"]
+    assert "self-agreement kappa" in warned["chloe"]
+    assert "above gold" in warned["dan"] and "gold items within one" in warned["dan"]
+    assert warned["ana"] == ""
+    assert "under 2 s" not in warned["chloe"] + warned["dan"] + warned["ana"]
+    assert "self-agreement" not in warned["ben"] + warned["dan"] + warned["ana"]
+    assert "gold" not in warned["ben"] + warned["chloe"] + warned["ana"]
+
+
+def test_the_json_figures_are_the_planted_numbers(planted):
+    path, data = planted
+    figures = _raters_json(path)
+    judged = pd.DataFrame(data["judgments"], columns=["rater", "query", "doc", "grade", "ms", "at"])
+    for rater in RATERS:
+        record, own = figures[rater], judged[judged["rater"] == rater]
+        seconds = own["ms"].to_numpy() / 1000
+        assert record["done"] == len(own) == QUERIES * DOCS
+        assert record["median_seconds"] == pytest.approx(np.median(seconds), abs=1e-12)
+        assert record["too_fast_share"] == pytest.approx(np.mean(seconds < 2), abs=1e-12)
+        assert record["per_active_hour"] == pytest.approx(len(own) * 3600 / seconds.sum())
+        first, again = np.array(data["repeats"][rater]).T
+        assert record["repeats"] == len(first) == int(0.1 * len(own))
+        assert record["repeats_pending"] == 0 and record["remaining"] == 0
+        expected = cohen_kappa_score(first, again, labels=range(6), weights="quadratic")
+        if np.array_equal(first, again):
+            assert record["self_agreement_kappa"] == pytest.approx(1.0)
+        else:
+            assert record["self_agreement_kappa"] == pytest.approx(expected, abs=1e-12)
+        assert record["self_agreement_exact"] == pytest.approx(np.mean(first == again))
+        pairs = [
+            (g, data["gold"][(q, d)])
+            for q, d, g in zip(own["query"], own["doc"], own["grade"])
+            if (q, d) in data["gold"]
+        ]
+        given, gold = np.array(pairs).T
+        assert record["gold_items"] == len(given) == 30
+        assert record["gold_accuracy"] == pytest.approx(np.mean(given == gold), abs=1e-12)
+        assert record["gold_within_one"] == pytest.approx(np.mean(np.abs(given - gold) <= 1))
+        assert record["gold_mean_absolute_error"] == pytest.approx(np.mean(np.abs(given - gold)))
+        assert record["gold_bias"] == pytest.approx(np.mean(given - gold), abs=1e-12)
+        assert [block["judgments"] for block in record["drift"]["by_block"]] == [50] * 4 + [40]
+        assert [day["judgments"] for day in record["drift"]["by_day"]] == [120, 120]
+
+
+def test_alpha_with_others_and_the_drift_blocks_against_krippendorff(planted):
+    """With exactly one other rater, the rater's alpha against the rest is the two raters'
+    alpha; a block's figure is the same computed on its units alone."""
+    path, data = planted
+    judged = pd.DataFrame(data["judgments"], columns=["rater", "query", "doc", "grade", "ms", "at"])
+    ana = judged[judged["rater"] == "ana"].reset_index(drop=True)
+    chloe = judged[judged["rater"] == "chloe"].reset_index(drop=True)
+    both = np.vstack([ana["grade"], chloe["grade"]])
+    reference = krippendorff.alpha(both, level_of_measurement="ordinal", value_domain=range(6))
+    assert alpha_with_others(both.T, 0).value == pytest.approx(reference, abs=1e-12)
+    block = both[:, 50:100]
+    expected = krippendorff.alpha(block, level_of_measurement="ordinal", value_domain=range(6))
+    assert alpha_with_others(both.T, 0, np.arange(50, 100)).value == pytest.approx(expected)
+
+
+def test_repeats_and_gold_count_in_no_evaluation_or_agreement(planted, tmp_path):
+    """The same campaign without repeats and gold gives the same evaluation and agreement."""
+    path, data = planted
+    bare = tmp_path / "bare.sqlite"
+    frame = pd.DataFrame(
+        [(q, d, r, g) for r, q, d, g, _, _ in data["judgments"]],
+        columns=["query_id", "doc_id", "rater", "grade"],
+    )
+    with open_database(path, read_only=True) as database, database.reading() as session:
+        from judge_app.store.reads import queries_frame, results_frame
+
+        queries = queries_frame(session)[["query_id", "text"]]
+        run = results_frame(session)[["query_id", "doc_id", "rank"]]
+    import_frames(bare, tmp_path, queries=queries, run_main=run, judgments=frame)
+    options = EvaluationOptions(ks=(5, 10, 20))
+    planted_table, bare_table = (
+        evaluate_campaign(read_campaign(str(db)), options).table for db in (path, bare)
+    )
+    assert planted_table is not None and len(planted_table) == QUERIES
+    pd.testing.assert_frame_equal(planted_table, bare_table)
+    planted_agreement = agreement_of_database(AgreementOptions(bootstrap=0), str(path))
+    bare_agreement = agreement_of_database(AgreementOptions(bootstrap=0), str(bare))
+    for name in ("krippendorff_alpha", "pairwise", "per_rater", "per_query", "raters"):
+        assert getattr(planted_agreement, name) == getattr(bare_agreement, name), name
+    assert planted_agreement.raters == list(RATERS)
+
+
+def test_a_pending_repeat_looks_like_a_new_item_and_takes_the_raters_change(tmp_path):
+    """The queue shows a repeat unjudged, with no note, after the first run's documents; a
+    grade of it is stored as the repeat, the first grade stays, and undo reverts the repeat."""
+    run = pd.DataFrame(
+        [("q1", f"d{d}", d) for d in range(1, 9)], columns=["query_id", "doc_id", "rank"]
+    )
+    path = tmp_path / "one.sqlite"
+    import_frames(
+        path, tmp_path, queries=pd.DataFrame({"query_id": ["q1"], "text": ["x"]}), run_main=run
+    )
+    with open_database(path) as database:
+        with database.transaction() as session:
+            ana = named_rater(session, "ana").id
+            fresh = query_items(session, ana, 1)
+            for item in fresh:
+                store.set_grade(session, ana, 1, item.document_id, item.position % 6)
+                store.set_note(session, ana, 1, item.document_id, "first")
+            assert schedule_repeats(session, ana, 0.25, judged_before=datetime(2100, 1, 1)) == 2
+            assert schedule_repeats(session, ana, 0.25, judged_before=datetime(2100, 1, 1)) == 0
+        with database.reading() as session:
+            items = query_items(session, ana, 1)
+            progress = queue_progress(session, ana)[1]
+            started = store.latest_event_id(session, ana)
+        by_id = {item.document_id: item for item in fresh}
+        repeated = [item for item in items if not item.judged]
+        assert len(repeated) == 2 and items[-2:] == repeated  # after the run's others
+        for item in repeated:  # exactly as it was before anyone judged it, but its place
+            assert item == dataclasses.replace(by_id[item.document_id], position=item.position)
+        assert (progress.done, progress.total) == (6, 8)
+        target = repeated[0].document_id
+        first = by_id[target].position % 6
+        event = database.write(lambda s: store.set_grade(s, ana, 1, target, 5 - first))
+        assert event is not None and event.repeat and event.old_grade is None
+        with database.reading() as session:
+            assert store.current_state(session, ana, 1, target).grade == 5 - first
+            judgment = store.locked_judgment(session, (ana, 1, target))
+            assert (judgment.grade, judgment.note) == (first, "first")
+        undone = database.write(lambda s: store.undo(s, ana, after_event_id=started))
+        assert undone is not None and undone.repeat
+        with database.reading() as session:
+            assert store.current_state(session, ana, 1, target) is None  # pending again
+            assert store.locked_judgment(session, (ana, 1, target)).grade == first
+
+
+def test_figures_of_nothing_are_undefined_with_a_reason():
+    assert speed(np.array([np.nan]), 2).median_seconds.reason
+    assert consistency(np.zeros(0), np.zeros(0), "repeats").kappa.reason == "no repeats graded yet"
+    assert [len(block) for block in blocks(np.arange(120))] == [50, 70]
+    assert [len(block) for block in blocks(np.arange(130))] == [50, 50, 30]
