@@ -19,7 +19,8 @@ Timed, each as a subprocess exactly as a user runs it (``python -m judge_app.cli
 interpreter start and the imports are included; the script prints what those take alone), the
 median of ``--repeat`` runs: ``eval --db`` (NDCG@10 table with bootstrap intervals),
 ``agreement --db`` (the default 1,000 bootstrap resamples), ``export --judgments``,
-``export --qrels`` (mean of the raters) and ``report --out x.html``. Each runs under a small wrapper that times it and reads its
+``export --qrels`` (mean of the raters), ``report --out x.html`` and ``raters`` (every rater's
+quality figures; issue 18). Each runs under a small wrapper that times it and reads its
 peak RSS from RUSAGE_CHILDREN, so neither this script's memory nor another command's counts.
 
 Peer, also a subprocess of the same wrapper: the database's own client library (``sqlite3``;
@@ -62,6 +63,7 @@ def operations(db: str, out: Path) -> list[tuple[str, list[str]]]:
         ("export --judgments", ["export", db, "--judgments", str(out / "judgments.csv")]),
         ("export --qrels", ["export", db, "--qrels", str(out / "campaign.qrels")]),
         ("report --out x.html", ["report", db, "--out", str(out / "report.html")]),
+        ("raters", ["raters", db]),
     ]
 
 

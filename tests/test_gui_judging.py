@@ -21,7 +21,7 @@ from gui_support import (
 from PySide6.QtCore import QAbstractItemModel, QAbstractListModel, QEvent, QModelIndex, Qt
 from PySide6.QtGui import QDesktopServices, QKeyEvent
 from PySide6.QtWidgets import QApplication
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from judge_app.gui import preferences
 from judge_app.gui.models import Role
@@ -659,53 +659,63 @@ def test_the_status_bar_speaks_of_the_open_query_only(qtbot, window):
 def test_a_hidden_repeat_is_a_new_item_in_every_model_and_keeps_the_first_grade(
     qtbot, open_window, demo_db
 ):
-    """With repeats on, ana's window shows a share of her earlier pairs again: every model
-    shows them exactly as a pair nobody judged (no grade, no note, nothing else differs); her
-    grade of one is stored as the repeat, her first grade stays."""
+    """With repeats on, ana's window brings back a share of her earlier pairs: every model
+    shows them exactly as a pair nobody judged (no grade, no note); her grade of one is
+    stored as the repeat and her first grade stays. The demo's repeats, answered in an
+    earlier session, show her judgment again."""
     with open_database(demo_db) as database:
         with database.transaction() as session:
             set_quality_settings(session, QualitySettings(repeat_share=0.2))
             ana = find_rater(session, "ana").id
             for query_id, document_id in _pairs_graded_by(session, ana):
                 set_note(session, ana, query_id, document_id, "ANA-FIRST")
+            earlier = session.scalar(
+                select(func.count())
+                .select_from(RepeatJudgment)
+                .where(RepeatJudgment.rater_id == ana)
+            )
         with database.reading() as session:
             first = reads.judgments_frame(session, raters=["ana"])
     window = open_window(demo_db, "ana")
+    judging = window.judging
+    assert judging.writes.wait_idle(20)  # the repeats are scheduled off the UI thread
     with open_database(demo_db) as database, database.reading() as session:
-        repeats = {
+        pending = {
             (query, document)
             for query, document in session.execute(
-                select(RepeatJudgment.query_id, RepeatJudgment.document_id)
+                select(RepeatJudgment.query_id, RepeatJudgment.document_id).where(
+                    RepeatJudgment.rater_id == ana, RepeatJudgment.judged_at.is_(None)
+                )
             )
         }
-    assert len(repeats) == int(0.2 * first["grade"].notna().sum())
-    judging, seen = window.judging, 0
+    assert earlier > 0 and len(pending) == int(0.2 * first["grade"].notna().sum()) - earlier
+    seen = 0
     for index, query in enumerate(judging.session.queue):
         judging.open_query(index)
         model = judging.results_model
-        rows = {
-            row: (query.id, item.document_id) in repeats
-            for row, item in enumerate(judging.session.items)
-        }
-        for row in (row for row, repeat in rows.items() if repeat):
-            seen += 1
+        for row, item in enumerate(judging.session.items):
             values = [
                 model.index(row, column).data(role)
                 for column in range(model.columnCount())
                 for role in ROLES
             ]
-            assert model.index(row, 3).data(Role.GRADE) is None
-            assert model.index(row, 3).data(Role.NOTE) is None
-            assert not any("ANA-FIRST" in str(value) for value in values)
-            judging.select_row(row)
-            assert "ANA-FIRST" not in judging.note_edit.text()
-            assert "ANA-FIRST" not in judging.document_view.toPlainText()
-    assert seen == len(repeats) > 0
+            if (query.id, item.document_id) in pending:
+                seen += 1
+                assert model.index(row, 3).data(Role.GRADE) is None
+                assert model.index(row, 3).data(Role.NOTE) is None
+                assert not any("ANA-FIRST" in str(value) for value in values)
+                judging.select_row(row)
+                assert "ANA-FIRST" not in judging.note_edit.text()
+                assert "ANA-FIRST" not in judging.document_view.toPlainText()
+            else:  # hers, as she graded it: the demo's answered repeats included
+                assert model.index(row, 3).data(Role.NOTE) == "ANA-FIRST"
+    assert seen == len(pending)
     # grade one repeat with the keyboard: the repeat holds it, the first judgment is as it was
-    query_id, document_id = sorted(repeats)[0]
+    query_id, document_id = sorted(pending)[0]
     judging.open_query(judging.session.query_index_of(query_id))
     judging.select_row(judging.session.row_of(document_id))
     press(qtbot, window, Qt.Key.Key_0)
+    assert judging.results_model.index(judging.session.row_of(document_id), 3).data(Role.GRADE) == 0
     with open_database(demo_db) as database, database.reading() as session:
         again = session.get(RepeatJudgment, (ana, query_id, document_id))
         assert again is not None and again.grade == 0

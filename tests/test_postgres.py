@@ -95,8 +95,8 @@ def test_postgres_grade_and_undo(pg_url):
 
 
 def test_every_command_gives_the_same_answers_on_postgresql(pg_url, tmp_path, capsys):
-    """init, demo, info, eval, agreement, export, report and a packet round trip: the same
-    on both stores."""
+    """init, demo, info, eval, agreement, raters, export, report and a packet round trip:
+    the same on both stores."""
     from judge_app.cli import main
 
     sqlite = tmp_path / "demo.sqlite"
@@ -112,6 +112,7 @@ def test_every_command_gives_the_same_answers_on_postgresql(pg_url, tmp_path, ca
             ["info", db],
             ["eval", "--db", db, "--k", "5,10", "--format", "json"],
             ["agreement", "--db", db, "--format", "json", "--bootstrap", "200"],
+            ["raters", db, "--format", "json"],
             ["export", db, "--qrels", str(tmp_path / f"{name}.qrels")],
             ["report", db, "--out", str(report), "--title", "Campaign"],
         ):

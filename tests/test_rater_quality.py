@@ -25,9 +25,9 @@ from judge_app.commands.agree import AgreementOptions, agreement_of_database
 from judge_app.commands.evaluate import evaluate_campaign, read_campaign
 from judge_app.commands.options import EvaluationOptions
 from judge_app.store import judgments as store
-from judge_app.store import open_database
+from judge_app.store import open_database, reads
 from judge_app.store.gold import set_gold
-from judge_app.store.models import Judgment
+from judge_app.store.models import Judgment, RepeatJudgment, utcnow
 from judge_app.store.people import named_rater
 from judge_app.store.queue import (
     PoolSettings,
@@ -37,7 +37,7 @@ from judge_app.store.queue import (
     rater_queue,
     set_pool_settings,
 )
-from judge_app.store.repeats import schedule_repeats
+from judge_app.store.repeats import answered_repeats_frame, schedule_repeats
 from judge_app.store.settings import QualitySettings, set_quality_settings
 from tests.campaign_support import import_frames
 
@@ -243,7 +243,9 @@ def test_repeats_and_gold_count_in_no_evaluation_or_agreement(planted, tmp_path)
 
 def test_a_pending_repeat_looks_like_a_new_item_and_takes_the_raters_change(tmp_path):
     """The queue shows a repeat unjudged, with no note, after the first run's documents; a
-    grade of it is stored as the repeat, the first grade stays, and undo reverts the repeat."""
+    grade of it is stored as the repeat, the first grade stays, and undo reverts the repeat;
+    once answered, the repeat is the rater's view of the pair for the rest of that session
+    only: the next shows (and changes) the judgment again."""
     run = pd.DataFrame(
         [("q1", f"d{d}", d) for d in range(1, 9)], columns=["query_id", "doc_id", "rank"]
     )
@@ -272,10 +274,17 @@ def test_a_pending_repeat_looks_like_a_new_item_and_takes_the_raters_change(tmp_
         assert (progress.done, progress.total) == (6, 8)
         target = repeated[0].document_id
         first = by_id[target].position % 6
-        event = database.write(lambda s: store.set_grade(s, ana, 1, target, 5 - first))
+        since = utcnow()  # the session that answers the repeat starts
+        event = database.write(
+            lambda s: store.set_grade(s, ana, 1, target, 5 - first, repeats_since=since)
+        )
         assert event is not None and event.repeat and event.old_grade is None
         with database.reading() as session:
-            assert store.current_state(session, ana, 1, target).grade == 5 - first
+            assert store.current_state(session, ana, 1, target, repeats_since=since).grade == (
+                5 - first
+            )
+            shown = query_items(session, ana, 1, repeats_since=since)
+            assert [item.grade for item in shown if item.document_id == target] == [5 - first]
             judgment = store.locked_judgment(session, (ana, 1, target))
             assert (judgment.grade, judgment.note) == (first, "first")
         undone = database.write(lambda s: store.undo(s, ana, after_event_id=started))
@@ -283,6 +292,18 @@ def test_a_pending_repeat_looks_like_a_new_item_and_takes_the_raters_change(tmp_
         with database.reading() as session:
             assert store.current_state(session, ana, 1, target) is None  # pending again
             assert store.locked_judgment(session, (ana, 1, target)).grade == first
+        database.write(lambda s: store.set_grade(s, ana, 1, target, 5 - first, repeats_since=since))
+        later = utcnow()  # the next session: the pair is the judgment again, and takes changes
+        with database.reading() as session:
+            assert store.current_state(session, ana, 1, target, repeats_since=later).grade == first
+        database.write(lambda s: store.set_grade(s, ana, 1, target, 3, repeats_since=later))
+        with database.reading() as session:
+            assert store.locked_judgment(session, (ana, 1, target)).grade == 3
+            assert session.get(RepeatJudgment, (ana, 1, target)).grade == 5 - first
+            again = answered_repeats_frame(session)
+            history = reads.history_frame(session)  # the judgment's own, the repeat's left out
+        assert list(again["first_grade"]) == [first] and list(again["grade"]) == [5 - first]
+        assert list(history["action"]) == ["set", "note"] * 8 + ["set"]
 
 
 def test_figures_of_nothing_are_undefined_with_a_reason():
@@ -290,3 +311,43 @@ def test_figures_of_nothing_are_undefined_with_a_reason():
     assert consistency(np.zeros(0), np.zeros(0), "repeats").kappa.reason == "no repeats graded yet"
     assert [len(block) for block in blocks(np.arange(120))] == [50, 70]
     assert [len(block) for block in blocks(np.arange(130))] == [50, 50, 30]
+
+
+def test_the_table_csv_and_too_fast_file_say_what_the_json_says(planted, tmp_path, capsys):
+    path, _ = planted
+    figures = _raters_json(path)
+    flagged = tmp_path / "fast.csv"
+    assert cli(["raters", str(path), "--format", "csv", "--too-fast", str(flagged)]) == 0
+    table = pd.read_csv(StringIO(capsys.readouterr().out))
+    assert list(table["rater"]) == list(RATERS)
+    for column in ("done", "median_seconds", "too_fast_share", "self_agreement_kappa"):
+        assert list(table[column]) == [figures[name][column] for name in RATERS]
+    fast = pd.read_csv(flagged)
+    assert fast["seconds"].lt(2).all()
+    assert fast.groupby("rater").size().to_dict() == {
+        name: record["too_fast"] for name, record in figures.items() if record["too_fast"]
+    }
+    assert cli(["raters", str(path)]) == 0
+    shown = capsys.readouterr().out
+    assert "Out of line:" in shown and "ben: " in shown and "1.0000" in shown
+    assert cli(["raters", str(path), "--min-seconds", "0"]) == 0
+    assert "0 judgments flagged" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("value", ["-1", "nan", "601"])
+def test_a_fastest_credible_judgment_out_of_range_is_a_usage_error(planted, value, capsys):
+    path, _ = planted
+    assert cli(["raters", str(path), "--min-seconds", value]) == 2
+    assert "--min-seconds takes a number of seconds from 0 to 600" in capsys.readouterr().err
+
+
+def test_the_report_has_the_raters_section_with_the_same_numbers(planted, tmp_path):
+    path, _ = planted
+    out = tmp_path / "report.html"
+    with redirect_stdout(StringIO()):
+        assert cli(["report", str(path), "--out", str(out), "--bootstrap", "0"]) == 0
+    html = out.read_text(encoding="utf-8")
+    section = html.split("<h2>Raters</h2>")[1]
+    figures = _raters_json(path)
+    assert f"{figures['ben']['too_fast_share']:.1%}" in section
+    assert "judgments under 2 s" in section and "self-agreement kappa" in section

@@ -134,7 +134,7 @@ ROWS = {
     ],
     "0002": ["INSERT INTO packet VALUES ('cafe', 1, '2026-01-02 00:00:00', 0, 1)"],
     "0003": [
-        "INSERT INTO repeat_judgment VALUES (1, 1, 1, '2026-01-03 00:00:00', 2, 0, NULL, "
+        "INSERT INTO repeat_judgment VALUES (1, 1, 1, '2026-01-03 00:00:00', 3, 2, 0, NULL, "
         "'2026-01-03 00:01:00', 900)",
         "INSERT INTO gold_item VALUES (1, 1, 3, '2026-01-03 00:00:00')",
     ],
@@ -439,3 +439,25 @@ def test_opening_a_database_another_program_is_writing_does_not_wait_for_it(db, 
         assert writer.describe() == str(db_path)
     assert time.perf_counter() - started < 2.0
     holder.join()
+
+
+def test_downgrading_from_0003_drops_the_repeats_and_their_history_only(tmp_path):
+    """Back at 0002 a repeat's events would read as changes of the rater's judgment: they go
+    with the repeats; the judgments and their own history stay."""
+    path = tmp_path / "repeats.sqlite"
+    database = open_database(path)
+    with database.engine.begin() as connection, schema._alembic_config(connection) as config:
+        for row in ROWS["0001"] + ROWS["0002"] + ROWS["0003"]:
+            connection.exec_driver_sql(row)
+        connection.exec_driver_sql(
+            "INSERT INTO judgment_event (id, rater_id, query_id, document_id, action, "
+            "new_grade, new_skipped, at, repeat) VALUES "
+            "(2, 1, 1, 1, 'set', 2, 0, '2026-01-03 00:01:00', 1)"
+        )
+        command.downgrade(config, "0002")
+        tables = _tables(connection)
+    database.close()
+    assert "repeat_judgment" not in tables and "gold_item" not in tables
+    assert [event["id"] for event in tables["judgment_event"]] == [1]
+    assert "repeat" not in tables["judgment_event"][0]
+    assert [judgment["grade"] for judgment in tables["judgment"]] == [3]

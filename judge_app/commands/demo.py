@@ -1,6 +1,7 @@
 """The demo campaign of ``resources/demo/``: 16 queries, 161 documents, two runs and three
-raters' judgments, every query assigned to the three (``judge-app demo``, the start page's
-"Open the demo", the first start)."""
+raters' judgments, every query assigned to the three, with two days of rater-quality history
+(``store.demo_quality``) (``judge-app demo``, the start page's "Open the demo", the first
+start)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 
 from judge_app.commands.info import describe_database
 from judge_app.store import open_database
+from judge_app.store.demo_quality import plant_quality_history
 from judge_app.store.imports import import_files
 from judge_app.store.people import all_query_ids, assign_queries, find_rater
 from judge_app.store.settings import scale
@@ -30,6 +32,7 @@ def build_demo(db: str) -> str:
         for run in DEMO_RUNS:
             import_files(database, run=folder / run)
         with database.transaction() as session:
+            plant_quality_history(session)
             query_ids = all_query_ids(session)
             for name in DEMO_RATERS:
                 rater = find_rater(session, name)

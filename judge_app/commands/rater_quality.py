@@ -32,6 +32,7 @@ from judge_app.errors import UsageError
 from judge_app.io.outputs import check_output, output_file
 from judge_app.metrics.codes import Graded
 from judge_app.names import ADJUDICATED
+from judge_app.numbers import MISSING, score_text, seconds_text, share_text, signed_text
 from judge_app.store.gold import gold_frame
 from judge_app.store.models import Rater
 from judge_app.store.people import campaign_raters
@@ -42,6 +43,7 @@ from judge_app.store.settings import QualitySettings, quality_settings
 
 if TYPE_CHECKING:
     import pandas as pd
+    from sqlalchemy.orm import Session
 
     from judge_app.store import Database
 
@@ -219,23 +221,19 @@ class RatersReport:
     def _table(self) -> str:
         if not self.raters:
             return f"{self.source} has no raters yet: nobody has judged or been assigned work"
-        header = (
-            f"{'rater':<16}{'done':>7}{'left':>7}{'median s':>10}{'/hour':>7}{'too fast':>10}"
-            f"{'self κ':>8}{'gold':>7}{'bias':>7}{'α others':>10}{'α contrib':>11}"
-        )
-        lines = [header, "-" * len(header)]
-        for rater in self.raters:
-            lines.append(
-                f"{rater.rater:<16.16}{rater.done:>7,}{rater.remaining:>7,}"
-                f"{_shown(rater.speed.median_seconds, '.1f'):>10}"
-                f"{_shown(rater.speed.per_active_hour, '.0f'):>7}"
-                f"{_shown(rater.speed.too_fast_share, '.0%'):>10}"
-                f"{_shown(rater.self_agreement.kappa, '.2f'):>8}"
-                f"{_shown(rater.gold.exact, '.0%'):>7}"
-                f"{_shown(rater.gold.bias, '+.2f'):>7}"
-                f"{_shown(rater.alpha_with_others, '.2f'):>10}"
-                f"{_shown(rater.alpha_contribution, '+.3f'):>11}"
+        rows = [[cell for cell in row] for row in self.rows()]
+        widths = [
+            max(len(row[i]) for row in [list(TABLE_HEADER), *rows])
+            for i in range(len(TABLE_HEADER))
+        ]
+        lines = [
+            "  ".join(
+                cell.ljust(width) if i == 0 else cell.rjust(width)
+                for i, (cell, width) in enumerate(zip(row, widths))
             )
+            for row in [list(TABLE_HEADER), *rows]
+        ]
+        lines.insert(1, "-" * len(lines[0]))
         lines.append("")
         lines.append(
             f"Too fast: under {self.settings.min_seconds:g} s (the lead's fastest credible "
@@ -244,6 +242,40 @@ class RatersReport:
         warnings = self.warnings()
         lines.extend(["", "Out of line:", *(f"  {line}" for line in warnings)] if warnings else [])
         return "\n".join(lines)
+
+    @property
+    def header(self) -> tuple[str, ...]:
+        """The columns of ``rows``."""
+        return TABLE_HEADER
+
+    def rows(self) -> list[tuple[str, ...]]:
+        """The table for people (``header``), rounded as the window and report round."""
+        return [
+            (
+                rater.rater,
+                f"{rater.done:,}",
+                f"{rater.remaining:,}",
+                seconds_text(rater.speed.median_seconds.value),
+                _whole(rater.speed.per_active_hour.value),
+                share_text(rater.speed.too_fast_share.value),
+                score_text(rater.self_agreement.kappa.value),
+                share_text(rater.gold.exact.value),
+                signed_text(rater.gold.bias.value, 2),
+                score_text(rater.alpha_with_others.value),
+                signed_text(rater.alpha_contribution.value),
+            )
+            for rater in self.raters
+        ]
+
+
+TABLE_HEADER = (
+    "rater", "done", "left", "median s", "per hour", "too fast", "self kappa", "gold exact",
+    "gold bias", "alpha others", "alpha contrib",
+)  # fmt: skip
+
+
+def _whole(value: float | None) -> str:
+    return MISSING if value is None else f"{value:,.0f}"
 
 
 def rater_quality_of(db: str, options: RatersOptions) -> RatersReport:
@@ -260,32 +292,39 @@ def rater_quality(database: Database, options: RatersOptions) -> RatersReport:
     write the too-fast judgments where the options ask)."""
     options.checked()
     with database.reading() as session:
-        stored = quality_settings(session)
-        settings = QualitySettings(
-            stored.min_seconds if options.min_seconds is None else options.min_seconds,
-            stored.repeat_share,
-        )
-        people = campaign_raters(session)
-        active = {
-            rater_id: active for rater_id, active in session.execute(select(Rater.id, Rater.active))
-        }
-        pool = pool_settings(session)
-        progress = {
-            name: total_progress(queue_progress(session, rater_id, pool).values())
-            for rater_id, name in people
-        }
-        status = {name: active[rater_id] for rater_id, name in people}
-        judgments = judgments_frame(session)
-        repeats = answered_repeats_frame(session)
-        pending = pending_repeats(session)
-        gold = gold_frame(session)
-    report = quality_report(
-        database.describe(), settings, judgments, repeats, gold, progress, status, pending
-    )
+        report = rater_quality_in(session, database.describe(), options)
     if options.too_fast_out is not None:
         with output_file(options.too_fast_out, newline="") as handle:
             report.flagged.to_csv(handle, index=False, lineterminator="\n")
     return report
+
+
+def rater_quality_in(session: Session, source: str, options: RatersOptions) -> RatersReport:
+    """Every rater's quality figures, read on ``session`` (one snapshot) from ``source``."""
+    stored = quality_settings(session)
+    settings = QualitySettings(
+        stored.min_seconds if options.min_seconds is None else options.min_seconds,
+        stored.repeat_share,
+    )
+    people = campaign_raters(session)
+    active = {
+        rater_id: active for rater_id, active in session.execute(select(Rater.id, Rater.active))
+    }
+    pool = pool_settings(session)
+    progress = {
+        name: total_progress(queue_progress(session, rater_id, pool).values())
+        for rater_id, name in people
+    }
+    return quality_report(
+        source,
+        settings,
+        judgments_frame(session),
+        answered_repeats_frame(session),
+        gold_frame(session),
+        progress,
+        {name: active[rater_id] for rater_id, name in people},
+        pending_repeats(session),
+    )
 
 
 def quality_report(
@@ -333,9 +372,7 @@ def quality_report(
         own = judgments[judgments["rater"] == name].sort_values("judged_at", kind="stable")
         column = ratings.raters.index(name) if name in ratings.raters else None
         view = _RaterView(own, column, ratings.grades, unit_of, gold_grade)
-        answered = repeats[
-            (repeats["rater"] == name) & ~repeats["skipped"] & ~repeats["first_skipped"]
-        ]
+        answered = repeats[(repeats["rater"] == name) & ~repeats["skipped"]]
         queue = progress.get(name, Progress())
         rater = RaterQuality(
             rater=name,
@@ -471,7 +508,3 @@ def _drift_record(point: DriftPoint) -> dict[str, object]:
         "gold_accuracy": point.gold_accuracy.value,
         "median_seconds": point.median_seconds.value,
     }
-
-
-def _shown(estimate: co.Estimate, spec: str) -> str:
-    return "–" if estimate.value is None else format(estimate.value, spec)

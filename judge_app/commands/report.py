@@ -1,8 +1,9 @@
 """The campaign report: what was judged and each run's coverage, the settings, mean NDCG@k
-per run with its interval, the runs compared, charts, the per-query table and the raters'
-agreement, as one HTML document or the same printed as a PDF (``judge-app report``, File ▸
-Export report…). Its numbers are those of ``eval --db`` and ``agreement --db`` with the same
-``EvaluationOptions``: the report carries the evaluation page's options unchanged.
+per run with its interval, the runs compared, charts, the per-query table, the raters'
+agreement and quality figures, as one HTML document or the same printed as a PDF
+(``judge-app report``, File ▸ Export report…). Its numbers are those of ``eval --db``,
+``agreement --db`` and ``raters`` with the same ``EvaluationOptions``: the report carries the
+evaluation page's options unchanged.
 
 Printing a PDF needs Qt: whoever can print hands a ``PdfWriter`` in (the window its own, the
 command line the window's, imported only for a PDF), so an HTML report loads no Qt.
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING
 from judge_app.commands.agree import AgreementOptions, coded_agreement
 from judge_app.commands.evaluate import campaign_of, evaluate_campaign
 from judge_app.commands.options import EvaluationOptions, require_whole
+from judge_app.commands.rater_quality import RatersOptions, rater_quality_in
 from judge_app.errors import JudgeAppError, UsageError
 from judge_app.io.outputs import check_output, output_file
 
@@ -112,6 +114,7 @@ def gather(db: str, options: ReportOptions) -> ReportData:
         # the raters agreement counts: who graded something, never a lead nor adjudications
         counts = reads.table_counts(session) | {"raters": len(campaign.raters)}
         coverage = reads.coverage_frame(session).to_dict("records")
+        quality = rater_quality_in(session, database.describe(), RatersOptions())
     evaluation = options.evaluation
     result = evaluate_campaign(campaign, evaluation)
     try:
@@ -138,4 +141,5 @@ def gather(db: str, options: ReportOptions) -> ReportData:
         comparisons=result.comparisons,
         agreement=agreed,
         agreement_missing=missing,
+        raters=quality,
     )

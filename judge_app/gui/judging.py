@@ -456,6 +456,10 @@ class JudgingScreen(QWidget):
             self.error_banner.setText(f"<b>{READ_ONLY}.</b> {_escape(session.read_only_reason)}")
             self.error_banner.show()
         self.rater_label.setText(f"Judging as <b>{session.rater_name}</b>")
+        if (repeats := session.repeats_to_schedule()) is not None:
+            # ahead of every grade of this session, off the UI thread; the repeats show as
+            # their queries are opened (a failure only means none come back this time)
+            self.writes.submit(session.database, repeats, lambda _count, _error: None)
         if session.queue:
             start = session.query_index_of(query_id) if query_id is not None else None
             if start is None:

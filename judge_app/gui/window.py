@@ -520,7 +520,11 @@ class MainWindow(QMainWindow):
         row = self.judging.current_row
         document_id = session.items[row].document_id if 0 <= row < len(session.items) else None
         fresh = JudgingSession(
-            self.database, session.rater_id, session.rater_name, undo_after=session.undo_after
+            self.database,
+            session.rater_id,
+            session.rater_name,
+            undo_after=session.undo_after,
+            opened_at=session.opened_at,
         )
         fresh.early_notes = session.early_notes  # notes waiting for their grades come along
         self.judging.set_session(fresh, query_id=query_id, document_id=document_id)

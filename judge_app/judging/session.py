@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 from sqlalchemy.orm import Session
 
@@ -89,14 +90,18 @@ class JudgingSession:
         rater_name: str,
         *,
         undo_after: int | None = None,
+        opened_at: datetime | None = None,
     ) -> None:
         """``undo_after``: the history event undo may not reach behind (default: the rater's
-        latest at this start, so that undo reverts only this session's changes; a session
-        read again in the middle of the rater's judging passes on its predecessor's)."""
+        latest at this start, so that undo reverts only this session's changes); ``opened_at``:
+        when the session started, which decides the hidden repeats it shows (``open_repeat``).
+        A session read again in the middle of the rater's judging passes on its
+        predecessor's both."""
         self.database = database
         self.rater_id = rater_id
         self.rater_name = rater_name
-        self._schedule_repeats()
+        self.resumed = opened_at is not None
+        self.opened_at = utcnow() if opened_at is None else opened_at
         with database.reading() as session:
             # the rater's latest change as this session starts: the changes after it are
             # this session's (``changes_written``), or another window's
@@ -105,7 +110,10 @@ class JudgingSession:
             self.pool: PoolSettings = pool_settings(session)
             self.scale: list[GradeLabel] = scale(session)
             self.queue: list[QueueQuery] = rater_queue(session, rater_id)
-            self.progress: dict[int, Progress] = queue_progress(session, rater_id, self.pool)
+            self.progress: dict[int, Progress] = queue_progress(
+                session, rater_id, self.pool, repeats_since=self.opened_at
+            )
+            self.repeat_share = quality_settings(session).repeat_share
         self.changes_written = 0  # by this session: another writer's show as more in the store
         self.query_index = -1
         self.items: list[Item] = []
@@ -115,17 +123,16 @@ class JudgingSession:
         # notes written on results not judged yet: shown, and written with the grade or skip
         self.early_notes: dict[Pair, str] = {}
 
-    def _schedule_repeats(self) -> None:
-        """Bring back, hidden among new items, the lead's share of the rater's earlier work."""
-        with self.database.reading() as session:
-            share = quality_settings(session).repeat_share
-        if share > 0 and not self.database.read_only:
-            started = utcnow()
-            self.database.write(
-                lambda session: schedule_repeats(
-                    session, self.rater_id, share, judged_before=started
-                )
-            )
+    def repeats_to_schedule(self) -> Callable[[Session], int] | None:
+        """The write that brings back, hidden among new items, the lead's share of the
+        rater's work before this session (``store.repeats``); None when there is nothing to
+        do: no share set, a read-only database, or a session read again in the middle."""
+        if self.repeat_share <= 0 or self.read_only or self.resumed:
+            return None
+        share, opened = self.repeat_share, self.opened_at
+        return lambda session: schedule_repeats(
+            session, self.rater_id, share, judged_before=opened, pool=self.pool
+        )
 
     @property
     def read_only(self) -> bool:
@@ -156,7 +163,9 @@ class JudgingSession:
         their way as they will be."""
         query = self.queue[index]
         with self.database.reading() as session:
-            items = query_items(session, self.rater_id, query.id, self.pool)
+            items = query_items(
+                session, self.rater_id, query.id, self.pool, repeats_since=self.opened_at
+            )
         for row, item in enumerate(items):
             flight = self.in_flight.get((query.id, item.document_id))
             if flight is not None:
@@ -239,7 +248,14 @@ class JudgingSession:
             row,
             JudgmentState(grade, False, item.note),
             lambda s, query, document: store.set_grade(
-                s, self.rater_id, query, document, grade, duration_ms=duration_ms, note=early
+                s,
+                self.rater_id,
+                query,
+                document,
+                grade,
+                duration_ms=duration_ms,
+                note=early,
+                repeats_since=self.opened_at,
             ),
             done=f"grade {grade} ({label})",
             pending=f"grade {grade}",
@@ -254,7 +270,13 @@ class JudgingSession:
             row,
             JudgmentState(None, True, note),
             lambda s, query, document: store.skip(
-                s, self.rater_id, query, document, reason=reason, duration_ms=duration_ms
+                s,
+                self.rater_id,
+                query,
+                document,
+                reason=reason,
+                duration_ms=duration_ms,
+                repeats_since=self.opened_at,
             ),
             done="skipped (cannot judge)",
             pending="skip",
@@ -264,7 +286,9 @@ class JudgingSession:
         return self._ask(
             row,
             None,
-            lambda s, query, document: store.clear(s, self.rater_id, query, document),
+            lambda s, query, document: store.clear(
+                s, self.rater_id, query, document, repeats_since=self.opened_at
+            ),
             done="grade cleared",
             pending="clear",
         )
@@ -283,7 +307,9 @@ class JudgingSession:
         return self._ask(
             row,
             JudgmentState(item.grade, item.skipped, note or None),
-            lambda s, query, document: store.set_note(s, self.rater_id, query, document, note),
+            lambda s, query, document: store.set_note(
+                s, self.rater_id, query, document, note, repeats_since=self.opened_at
+            ),
             done="note saved" if note else "note removed",
             pending="note",
         )

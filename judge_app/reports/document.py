@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -22,6 +23,9 @@ from judge_app.metrics.comparison import Comparison, MeanInterval
 from judge_app.metrics.ranking import Evaluation, k_label
 from judge_app.numbers import MISSING, score_text, share_text, signed_text
 from judge_app.reports import charts
+
+if TYPE_CHECKING:
+    from judge_app.commands.rater_quality import RatersReport
 
 ImagePlacer = Callable[[Figure, str], str]
 """Given a chart and a short name, the ``src`` of its ``<img>``."""
@@ -46,6 +50,7 @@ class ReportData:
     comparisons: list[Comparison] = field(default_factory=list)
     agreement: AgreementReport | None = None
     agreement_missing: str = ""
+    raters: RatersReport | None = None
     digits: int = 4
 
 
@@ -86,6 +91,9 @@ def render_html(data: ReportData, image: ImagePlacer) -> str:
         parts.append(f"<p>{_e(data.agreement_missing)}</p>")
     else:
         parts.append(_agreement(data.agreement, number))
+    if data.raters is not None and data.raters.raters:
+        parts.append("<h2>Raters</h2>")
+        parts.append(_raters(data.raters))
     body = "\n".join(parts)
     return (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
@@ -270,6 +278,28 @@ def _agreement(report: AgreementReport, number: Callable) -> str:
         f"{waiting:,} await adjudication.</p>"
     )
     return "\n".join(parts)
+
+
+def _raters(report: RatersReport) -> str:
+    warnings = report.warnings()
+    parts = [
+        "".join(f"<p class='finding'>{_e(line)}</p>" for line in warnings)
+        if warnings
+        else "<p class='finding'>No rater's figures are out of line.</p>",
+        _table(list(report.header), [[_e(cell) for cell in row] for row in report.rows()], 1),
+        f"<p class='note'>{_e(RATERS_NOTE.format(seconds=report.settings.min_seconds))}</p>",
+    ]
+    return "\n".join(parts)
+
+
+RATERS_NOTE = (
+    "Times leave idle time out; too fast: under {seconds:g} s, the lead's fastest credible "
+    "judgment. Self kappa: quadratic-weighted kappa of each hidden repeat's grade with the "
+    "rater's first grade. Gold: the rater's grades of gold items; bias is grade minus gold. "
+    "Alpha others: ordinal alpha of the rater against the other raters; alpha contrib: all "
+    "raters' ordinal alpha minus alpha without the rater. Repeats and gold grades count in "
+    "no other figure of this report."
+)
 
 
 def _figures(data: ReportData, label: str) -> list[tuple[Figure, str]]:

@@ -4,9 +4,9 @@ Every function takes a Session and does not commit: the caller's unit of work co
 (``db.write(...)``, which runs it again if another writer got in its way). Each change appends
 one row to ``judgment_event``; a call that changes nothing appends nothing and returns None.
 
-Where the rater has a hidden repeat of the pair (``RepeatJudgment``), the rater's changes of
-the pair are changes of the repeat, in events marked ``repeat``: their first judgment stays
-as it was.
+Where the rater has an open hidden repeat of the pair (``RepeatJudgment``, ``open_repeat``),
+the rater's changes of the pair are changes of the repeat, in events marked ``repeat``: their
+first judgment stays as it was.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeVar
 
-from sqlalchemy import exists, func, select
+from sqlalchemy import ColumnElement, exists, func, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from judge_app.store.errors import StoreError
@@ -50,11 +50,25 @@ def validate_grade(grade: object) -> int:
 
 
 def current_state(
-    session: Session, rater_id: int, query_id: int, document_id: int
+    session: Session,
+    rater_id: int,
+    query_id: int,
+    document_id: int,
+    *,
+    repeats_since: datetime | None = None,
 ) -> JudgmentState | None:
-    """The rater's judgment of the pair as they see it (their repeat's, where there is one),
-    or None if there is none."""
-    return state_of(rater_sees(session, (rater_id, query_id, document_id)))
+    """The rater's judgment of the pair as they see it (their open repeat's, where there is
+    one), or None if there is none."""
+    return state_of(rater_sees(session, (rater_id, query_id, document_id), repeats_since))
+
+
+def open_repeat(since: datetime | None) -> ColumnElement[bool]:
+    """Which hidden repeats are the rater's view of their pair (and take their changes):
+    those still pending, and those answered since ``since``, the start of the session that
+    showed them (None: pending ones only). In a later session the pair is their judgment
+    again, which the repeat never changed."""
+    pending = RepeatJudgment.judged_at.is_(None)
+    return pending if since is None else or_(pending, RepeatJudgment.judged_at >= since)
 
 
 def state_of(judgment: Judgment | RepeatJudgment | None) -> JudgmentState | None:
@@ -74,21 +88,28 @@ def locked_judgment(session: Session, key: tuple[int, int, int]) -> Judgment | N
     return _locked(session, Judgment, key)
 
 
-def locked_repeat(session: Session, key: tuple[int, int, int]) -> RepeatJudgment | None:
-    """The rater's hidden repeat of the pair, locked as ``locked_judgment`` locks."""
-    return _locked(session, RepeatJudgment, key)
+def locked_repeat(
+    session: Session, key: tuple[int, int, int], *where: ColumnElement[bool]
+) -> RepeatJudgment | None:
+    """The rater's hidden repeat of the pair (if it meets ``where``), locked as
+    ``locked_judgment`` locks."""
+    return _locked(session, RepeatJudgment, key, *where)
 
 
-def rater_sees(session: Session, key: tuple[int, int, int]) -> Judgment | RepeatJudgment | None:
-    """What the rater's changes of the pair change, locked: their hidden repeat of it where
-    there is one, else their judgment."""
-    return locked_repeat(session, key) or locked_judgment(session, key)
+def rater_sees(
+    session: Session, key: tuple[int, int, int], repeats_since: datetime | None = None
+) -> Judgment | RepeatJudgment | None:
+    """What the rater's changes of the pair change, locked: their open hidden repeat of it
+    (``open_repeat``) where there is one, else their judgment."""
+    return locked_repeat(session, key, open_repeat(repeats_since)) or locked_judgment(session, key)
 
 
 _Row = TypeVar("_Row", Judgment, RepeatJudgment)
 
 
-def _locked(session: Session, model: type[_Row], key: tuple[int, int, int]) -> _Row | None:
+def _locked(
+    session: Session, model: type[_Row], key: tuple[int, int, int], *where: ColumnElement[bool]
+) -> _Row | None:
     rater_id, query_id, document_id = key
     return session.scalars(
         select(model)
@@ -96,6 +117,7 @@ def _locked(session: Session, model: type[_Row], key: tuple[int, int, int]) -> _
             model.rater_id == rater_id,
             model.query_id == query_id,
             model.document_id == document_id,
+            *where,
         )
         .with_for_update()
     ).first()
@@ -110,11 +132,13 @@ def set_grade(
     *,
     duration_ms: int | None = None,
     note: str | None = None,
+    repeats_since: datetime | None = None,
 ) -> JudgmentEvent | None:
-    """Grade a pair, keeping its note, or with ``note`` (one written before the grade)."""
+    """Grade a pair, keeping its note, or with ``note`` (one written before the grade);
+    ``repeats_since``: the start of the rater's session (``open_repeat``)."""
     grade = validate_grade(grade)
     key = (rater_id, query_id, document_id)
-    judgment = rater_sees(session, key)
+    judgment = rater_sees(session, key, repeats_since)
     if note is None and judgment is not None:
         note = judgment.note
     new = JudgmentState(grade, False, note)
@@ -129,26 +153,40 @@ def skip(
     *,
     reason: str | None = None,
     duration_ms: int | None = None,
+    repeats_since: datetime | None = None,
 ) -> JudgmentEvent | None:
     """Mark a pair as "cannot judge"; a reason, if given, becomes its note."""
     key = (rater_id, query_id, document_id)
-    judgment = rater_sees(session, key)
+    judgment = rater_sees(session, key, repeats_since)
     note = reason if reason is not None else (judgment.note if judgment else None)
     return _change(session, key, judgment, JudgmentState(None, True, note), "skip", duration_ms)
 
 
-def clear(session: Session, rater_id: int, query_id: int, document_id: int) -> JudgmentEvent | None:
+def clear(
+    session: Session,
+    rater_id: int,
+    query_id: int,
+    document_id: int,
+    *,
+    repeats_since: datetime | None = None,
+) -> JudgmentEvent | None:
     """Remove the rater's judgment of a pair (its history stays)."""
     key = (rater_id, query_id, document_id)
-    return _change(session, key, rater_sees(session, key), None, "clear")
+    return _change(session, key, rater_sees(session, key, repeats_since), None, "clear")
 
 
 def set_note(
-    session: Session, rater_id: int, query_id: int, document_id: int, note: str | None
+    session: Session,
+    rater_id: int,
+    query_id: int,
+    document_id: int,
+    note: str | None,
+    *,
+    repeats_since: datetime | None = None,
 ) -> JudgmentEvent | None:
     """Set or remove (empty or None) the note of a graded or skipped pair."""
     key = (rater_id, query_id, document_id)
-    judgment = rater_sees(session, key)
+    judgment = rater_sees(session, key, repeats_since)
     if state_of(judgment) is None:
         raise StoreError("grade or skip the result before adding a note")
     assert judgment is not None

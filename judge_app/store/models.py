@@ -210,13 +210,16 @@ class Packet(Base):
 
 
 class RepeatJudgment(Base):
-    """A hidden repeat: a pair the rater judged, shown to them again later as a new item to
-    measure self-agreement. Pending (no grade, not skipped) until they judge it again; the
-    second judgment is stored here, never over the first (``Judgment``), and counts only in
-    the raters' quality figures. Its changes are ``JudgmentEvent`` rows marked ``repeat``."""
+    """A hidden repeat: a pair the rater graded (``first_grade``), shown to them again later
+    as a new item to measure self-agreement. Pending (``judged_at`` None) until they judge it
+    again; the second judgment is stored here, never over the first (``Judgment``), and
+    counts only in the raters' quality figures. Its changes are ``JudgmentEvent`` rows
+    marked ``repeat``. Once answered it stays the rater's view of the pair for the rest of
+    that session (``store.repeats.open_repeat``); after it, the pair is their judgment again."""
 
     __tablename__ = "repeat_judgment"
     __table_args__ = (
+        CheckConstraint(_grade_check("first_grade"), name="first_grade_range"),
         CheckConstraint(_grade_check("grade"), name="grade_range"),
         CheckConstraint("NOT (skipped AND grade IS NOT NULL)", name="grade_or_skipped"),
         CheckConstraint("duration_ms IS NULL OR duration_ms >= 0", name="duration_positive"),
@@ -226,6 +229,7 @@ class RepeatJudgment(Base):
     query_id: Mapped[int] = mapped_column(ForeignKey("query.id"), primary_key=True)
     document_id: Mapped[int] = mapped_column(ForeignKey("document.id"), primary_key=True)
     scheduled_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    first_grade: Mapped[int] = mapped_column(Integer)
     grade: Mapped[int | None] = mapped_column(Integer)
     skipped: Mapped[bool] = mapped_column(Boolean, default=False)
     note: Mapped[str | None] = mapped_column(Text)

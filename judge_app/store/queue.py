@@ -12,12 +12,14 @@ import json
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Literal
 
 from sqlalchemy import Row, Select, and_, case, func, select
 from sqlalchemy.orm import Session
 
 from judge_app.store.errors import StoreError
+from judge_app.store.judgments import open_repeat
 from judge_app.store.models import (
     Assignment,
     Document,
@@ -174,14 +176,20 @@ def _pool_runs(session: Session, pool: PoolSettings) -> list[tuple[int, str]]:
 
 
 def query_items(
-    session: Session, rater_id: int, query_id: int, pool: PoolSettings | None = None
+    session: Session,
+    rater_id: int,
+    query_id: int,
+    pool: PoolSettings | None = None,
+    *,
+    repeats_since: datetime | None = None,
 ) -> list[Item]:
     """The documents to judge for a query: the union of the top ``depth`` results of the
     pooled runs, each document once, in the first run's order (documents it lacks follow by
     their best rank elsewhere) or shuffled with a seed fixed per rater and query; each with
-    the rater's own grade, skip and note only. A pair the rater has a hidden repeat of
-    shows the repeat (unjudged until judged again), where a later run's documents would be:
-    after the first run's, in the run order."""
+    the rater's own grade, skip and note only. A pair the rater has an open hidden repeat of
+    (``open_repeat``: ``repeats_since`` is the start of their session) shows the repeat
+    (unjudged until judged again), where a later run's documents would be: after the first
+    run's, in the run order."""
     pool = pool or pool_settings(session)
     runs = _pool_runs(session, pool)
     if not runs:
@@ -214,6 +222,7 @@ def query_items(
                 RepeatJudgment.query_id == Result.query_id,
                 RepeatJudgment.document_id == Result.document_id,
                 RepeatJudgment.rater_id == rater_id,
+                open_repeat(repeats_since),
             ),
         )
         .where(
@@ -274,10 +283,14 @@ def pooled_pairs(session: Session, pool: PoolSettings, rater_id: int) -> Select:
 
 
 def queue_progress(
-    session: Session, rater_id: int, pool: PoolSettings | None = None
+    session: Session,
+    rater_id: int,
+    pool: PoolSettings | None = None,
+    *,
+    repeats_since: datetime | None = None,
 ) -> dict[int, Progress]:
     """Per query of the rater's queue (those with pooled items): graded, skipped and total,
-    as the rater sees them (a pair with a hidden repeat counts the repeat)."""
+    as the rater sees them (a pair with an open hidden repeat counts the repeat)."""
     pool = pool or pool_settings(session)
     pairs = pooled_pairs(session, pool, rater_id).subquery()
     repeat = RepeatJudgment.rater_id.is_not(None)
@@ -303,6 +316,7 @@ def queue_progress(
                 RepeatJudgment.query_id == pairs.c.query_id,
                 RepeatJudgment.document_id == pairs.c.document_id,
                 RepeatJudgment.rater_id == rater_id,
+                open_repeat(repeats_since),
             ),
         )
         .group_by(pairs.c.query_id)

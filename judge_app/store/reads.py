@@ -210,7 +210,8 @@ def document_titles(session: Session, doc_ids: Sequence[str]) -> dict[str, str]:
 
 
 def history_frame(session: Session, rater: str | None = None) -> pd.DataFrame:
-    """The judgment history, oldest first: who changed which pair, from what to what, when."""
+    """The judgment history, oldest first: who changed which pair, from what to what, when
+    (a hidden repeat's changes are no judgment's, and are left out)."""
     statement = (
         select(
             JudgmentEvent.id,
@@ -230,6 +231,7 @@ def history_frame(session: Session, rater: str | None = None) -> pd.DataFrame:
         .join(Rater, Rater.id == JudgmentEvent.rater_id)
         .join(Query, Query.id == JudgmentEvent.query_id)
         .join(Document, Document.id == JudgmentEvent.document_id)
+        .where(JudgmentEvent.repeat.is_(False))
         .order_by(JudgmentEvent.id)
     )
     if rater is not None:

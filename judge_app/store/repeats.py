@@ -1,10 +1,11 @@
 """Hidden repeats: a share of a rater's judged pairs shown to them again, later, as new items,
 so that their second grade can be set beside their first (self-agreement).
 
-A repeat is scheduled from pairs the rater judged before the session that shows it, within
-their queue's pool; the rater's queue (``store.queue``) then shows the pair unjudged, among the
-pairs a later run would add, and their changes of it are the repeat's (``store.judgments``).
-Every function takes a Session and does not commit.
+A repeat is scheduled from pairs the rater graded before the session that schedules it,
+within their queue's pool; the rater's queue (``store.queue``) then shows the pair unjudged,
+among the pairs a later run would add, and their changes of it are the repeat's while it is
+open (``store.judgments.open_repeat``). Every function takes a Session and does not commit;
+pandas is imported only where a frame is read (a rater's start loads no pandas).
 """
 
 from __future__ import annotations
@@ -12,13 +13,16 @@ from __future__ import annotations
 import hashlib
 import random
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-import pandas as pd
 from sqlalchemy import and_, func, insert, select
 from sqlalchemy.orm import Session
 
 from judge_app.store.models import Document, Judgment, Query, Rater, RepeatJudgment, utcnow
 from judge_app.store.queue import PoolSettings, pool_settings, pooled_pairs
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def schedule_repeats(
@@ -55,9 +59,9 @@ def schedule_repeats(
         return 0
     pairs = pooled_pairs(session, pool or pool_settings(session), rater_id).subquery()
     candidates = sorted(
-        (query_id, document_id)
-        for query_id, document_id in session.execute(
-            select(Judgment.query_id, Judgment.document_id)
+        (query_id, document_id, grade)
+        for query_id, document_id, grade in session.execute(
+            select(Judgment.query_id, Judgment.document_id, Judgment.grade)
             .join(
                 pairs,
                 and_(
@@ -92,9 +96,10 @@ def schedule_repeats(
                     "query_id": query_id,
                     "document_id": document_id,
                     "scheduled_at": now,
+                    "first_grade": grade,
                     "skipped": False,
                 }
-                for query_id, document_id in chosen
+                for query_id, document_id, grade in chosen
             ],
         )
     return len(chosen)
@@ -106,15 +111,15 @@ def _seeded(rater_id: int, scheduled: int) -> random.Random:
 
 
 def answered_repeats_frame(session: Session) -> pd.DataFrame:
-    """Every repeat judged again: ``rater, query_id, doc_id, first_grade, first_skipped,
-    grade, skipped, judged_at, duration_ms`` (external ids; grades NA where skipped)."""
+    """Every repeat judged again: ``rater, query_id, doc_id, first_grade, grade, skipped,
+    judged_at, duration_ms`` (external ids; the grade the rater had given when the repeat was
+    scheduled; grade NA where skipped)."""
     statement = (
         select(
             Rater.name.label("rater"),
             Query.external_id.label("query_id"),
             Document.external_id.label("doc_id"),
-            Judgment.grade.label("first_grade"),
-            Judgment.skipped.label("first_skipped"),
+            RepeatJudgment.first_grade,
             RepeatJudgment.grade,
             RepeatJudgment.skipped,
             RepeatJudgment.judged_at,
@@ -123,24 +128,17 @@ def answered_repeats_frame(session: Session) -> pd.DataFrame:
         .join(Rater, Rater.id == RepeatJudgment.rater_id)
         .join(Query, Query.id == RepeatJudgment.query_id)
         .join(Document, Document.id == RepeatJudgment.document_id)
-        .join(
-            Judgment,
-            and_(
-                Judgment.rater_id == RepeatJudgment.rater_id,
-                Judgment.query_id == RepeatJudgment.query_id,
-                Judgment.document_id == RepeatJudgment.document_id,
-            ),
-        )
         .where(RepeatJudgment.judged_at.is_not(None))
         .order_by(Rater.name, RepeatJudgment.judged_at)
     )
+    import pandas as pd
+
     rows = session.execute(statement).all()
     columns = list(statement.selected_columns.keys())
     frame = pd.DataFrame(rows, columns=columns)
     return frame.astype(
         {
-            "first_grade": "Int64",
-            "first_skipped": bool,
+            "first_grade": "int64",
             "grade": "Int64",
             "skipped": bool,
             "duration_ms": "Int64",

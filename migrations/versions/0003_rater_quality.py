@@ -34,11 +34,15 @@ def upgrade() -> None:
         sa.Column("query_id", sa.Integer(), nullable=False),
         sa.Column("document_id", sa.Integer(), nullable=False),
         sa.Column("scheduled_at", sa.DateTime(), nullable=False),
+        sa.Column("first_grade", sa.Integer(), nullable=False),
         sa.Column("grade", sa.Integer(), nullable=True),
         sa.Column("skipped", sa.Boolean(), nullable=False),
         sa.Column("note", sa.Text(), nullable=True),
         sa.Column("judged_at", sa.DateTime(), nullable=True),
         sa.Column("duration_ms", sa.Integer(), nullable=True),
+        sa.CheckConstraint(
+            _grade_check("first_grade"), name=op.f("ck_repeat_judgment_first_grade_range")
+        ),
         sa.CheckConstraint(_grade_check("grade"), name=op.f("ck_repeat_judgment_grade_range")),
         sa.CheckConstraint(
             "NOT (skipped AND grade IS NOT NULL)", name=op.f("ck_repeat_judgment_grade_or_skipped")
