@@ -19,7 +19,12 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 from sqlalchemy import insert
 
-from judge_app.agreement.raters import alpha_with_others, blocks, consistency, speed
+from judge_app.agreement.raters import (
+    alpha_with_others,
+    blocks,
+    consistency,
+    speed,
+)
 from judge_app.cli import main as cli
 from judge_app.commands.agree import AgreementOptions, agreement_of_database
 from judge_app.commands.evaluate import evaluate_campaign, read_campaign
@@ -201,17 +206,22 @@ def test_the_json_figures_are_the_planted_numbers(planted):
 
 def test_alpha_with_others_and_the_drift_blocks_against_krippendorff(planted):
     """With exactly one other rater, the rater's alpha against the rest is the two raters'
-    alpha; a block's figure is the same computed on its units alone."""
-    path, data = planted
+    alpha, overall and in each block of 50 on its units alone."""
+    _, data = planted
     judged = pd.DataFrame(data["judgments"], columns=["rater", "query", "doc", "grade", "ms", "at"])
-    ana = judged[judged["rater"] == "ana"].reset_index(drop=True)
-    chloe = judged[judged["rater"] == "chloe"].reset_index(drop=True)
-    both = np.vstack([ana["grade"], chloe["grade"]])
+    ana, chloe = (judged[judged["rater"] == name]["grade"].to_numpy() for name in ("ana", "chloe"))
+    both = np.vstack([ana, chloe])
+    others = np.eye(6)[chloe]  # the one other rater's grade, as shares
+    whole = alpha_with_others(ana, others, np.zeros(len(ana), dtype=int), 1)[0]
     reference = krippendorff.alpha(both, level_of_measurement="ordinal", value_domain=range(6))
-    assert alpha_with_others(both.T, 0).value == pytest.approx(reference, abs=1e-12)
-    block = both[:, 50:100]
-    expected = krippendorff.alpha(block, level_of_measurement="ordinal", value_domain=range(6))
-    assert alpha_with_others(both.T, 0, np.arange(50, 100)).value == pytest.approx(expected)
+    assert whole.value == pytest.approx(reference, abs=1e-12)
+    by_block = alpha_with_others(ana, others, np.arange(len(ana)) // 50, 5)
+    for index, block in enumerate(by_block):
+        part = both[:, 50 * index : 50 * (index + 1)]
+        expected = krippendorff.alpha(part, level_of_measurement="ordinal", value_domain=range(6))
+        assert block.value == pytest.approx(expected, abs=1e-12)
+    alone = alpha_with_others(ana, np.zeros_like(others), np.zeros(len(ana), dtype=int), 1)[0]
+    assert alone.value is None and alone.reason
 
 
 def test_repeats_and_gold_count_in_no_evaluation_or_agreement(planted, tmp_path):

@@ -172,8 +172,15 @@ def krippendorff_alpha_by_group(
     what: str = "unit",
 ) -> list[Estimate]:
     """Alpha of each group of units (a query's documents, say), all groups at once."""
+    return alphas_of_coincidences(group_coincidences(counts, groups, n_groups), level, values, what)
+
+
+def alphas_of_coincidences(
+    matrices: np.ndarray, level: str = "ordinal", values: np.ndarray = GRADES, what: str = "unit"
+) -> list[Estimate]:
+    """Alpha of each coincidence matrix of a stack (n, V, V), all at once; ``what`` names
+    the units in a reason."""
     values = np.asarray(values)
-    matrices = group_coincidences(counts, groups, n_groups)
     alphas, _, _ = _alpha_arrays(matrices, values, level)
     return [
         Estimate(float(alpha))

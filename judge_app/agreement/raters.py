@@ -87,26 +87,19 @@ def consistency(grades: np.ndarray, reference: np.ndarray, what: str) -> Consist
 
 
 def alpha_with_others(
-    grades: np.ndarray, rater: int, units: np.ndarray | None = None
-) -> co.Estimate:
-    """Ordinal Krippendorff's alpha of one rater against the rest: over the ``units`` (rows
-    of ``grades[unit, rater]``, -1 where left out; None: all) the rater graded with at least
-    one other, each unit pairs the rater's grade with the others' grades, weighted so that
-    every unit counts as one pair of values (as two coders would). With one other rater on
-    every unit, this is the two raters' alpha."""
-    grades = np.asarray(grades)
-    if units is not None:
-        grades = grades[units]
-    own = grades[:, rater]
-    others = co.grade_counts(np.delete(grades, rater, axis=1))
-    n_others = others.sum(axis=1)
-    shared = (own >= 0) & (n_others > 0)
-    if not shared.any():
-        return co.Estimate.undefined("no unit graded by this rater and another")
-    own_values = np.eye(len(co.GRADES))[own[shared]]
-    weighted = others[shared] / n_others[shared, None]
-    pairs = own_values.T @ weighted
-    return co.alpha_of_coincidences(pairs + pairs.T, "ordinal")
+    own: np.ndarray, others: np.ndarray, groups: np.ndarray, n_groups: int
+) -> list[co.Estimate]:
+    """Ordinal Krippendorff's alpha of one rater against the rest, per group of their units:
+    unit i pairs the rater's grade ``own[i]`` (-1: left out) with the others' grades,
+    ``others[i]`` (how many gave each grade, as shares summing to one; zeros: none did), so
+    that every unit counts as one pair of values, as two coders' would; ``groups[i]`` in
+    0…n_groups-1 says whose figure it joins. With one other rater on every unit, this is the
+    two raters' alpha."""
+    own = np.asarray(own, dtype=np.int64)
+    keep = (own >= 0) & (others.sum(axis=1) > 0)
+    pairs = np.zeros((n_groups, len(co.GRADES), len(co.GRADES)))
+    np.add.at(pairs, (groups[keep], own[keep]), others[keep])
+    return co.alphas_of_coincidences(pairs + pairs.transpose(0, 2, 1), "ordinal")
 
 
 def blocks(order: np.ndarray, size: int = BLOCK) -> list[np.ndarray]:

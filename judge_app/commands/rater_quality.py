@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 from sqlalchemy import select
 
 from judge_app.agreement import coefficients as co
@@ -42,7 +43,6 @@ from judge_app.store.repeats import answered_repeats_frame, pending_repeats
 from judge_app.store.settings import QualitySettings, quality_settings
 
 if TYPE_CHECKING:
-    import pandas as pd
     from sqlalchemy.orm import Session
 
     from judge_app.store import Database
@@ -340,11 +340,8 @@ def quality_report(
     """The report from what was read: ``judgments`` (``judgments_frame``), answered
     ``repeats`` (``answered_repeats_frame``), ``gold`` items, each rater's queue ``progress``
     (``Progress``), whether ``active`` and their ``pending`` repeats."""
-
-    judgments = judgments[judgments["rater"] != ADJUDICATED]
-    graded = Graded.from_frame(judgments)
-    ratings = Ratings.from_graded(graded)
-    agreement = coded_agreement(AgreementOptions(bootstrap=0), graded, None, source)
+    judged = _Judged.of(judgments[judgments["rater"] != ADJUDICATED], gold)
+    agreement = coded_agreement(AgreementOptions(bootstrap=0), judged.graded, None, source)
     contribution = {
         rater.rater: (
             co.Estimate(rater.alpha_contribution)
@@ -353,115 +350,128 @@ def quality_report(
         )
         for rater in agreement.per_rater
     }
-    unit_of = {
-        (str(ratings.queries[query]), str(doc)): unit
-        for unit, (query, doc) in enumerate(zip(ratings.unit_query, ratings.doc_ids))
-    }
-    gold_grade = {
-        (str(query), str(doc)): int(grade)
-        for query, doc, grade in zip(gold["query_id"], gold["doc_id"], gold["grade"])
-    }
-    seconds = (
-        judgments["duration_ms"].astype("Float64").to_numpy(dtype=np.float64, na_value=np.nan)
-        / 1000
-    )
-    flagged = judgments.assign(seconds=seconds)[seconds < settings.min_seconds]
-    flagged = flagged[["rater", "query_id", "doc_id", "grade", "skipped", "seconds", "judged_at"]]
     raters = []
-    for name in sorted(set(progress) | set(judgments["rater"].unique())):
-        own = judgments[judgments["rater"] == name].sort_values("judged_at", kind="stable")
-        column = ratings.raters.index(name) if name in ratings.raters else None
-        view = _RaterView(own, column, ratings.grades, unit_of, gold_grade)
+    for name in sorted(set(progress) | set(judged.frame["rater"].unique())):
+        rows = judged.rows_of(name)
         answered = repeats[(repeats["rater"] == name) & ~repeats["skipped"]]
         queue = progress.get(name, Progress())
+        whole = judged.periods(rows, np.zeros(len(rows), dtype=np.int64), ["all"])[0]
+        gold_rows = rows[(judged.gold[rows] >= 0) & (judged.grade[rows] >= 0)]
         rater = RaterQuality(
             rater=name,
             active=active.get(name, True),
             assigned=queue.total,
-            done=len(own),
-            skipped=int(own["skipped"].sum()),
+            done=len(rows),
+            skipped=int(judged.frame["skipped"].to_numpy()[rows].sum()),
             remaining=queue.total - queue.done,
-            speed=figures.speed(view.duration_ms(), settings.min_seconds),
+            speed=figures.speed(judged.seconds[rows] * 1000, settings.min_seconds),
             repeats_pending=pending.get(name, 0),
             self_agreement=figures.consistency(
                 answered["grade"].to_numpy(dtype=np.int64),
                 answered["first_grade"].to_numpy(dtype=np.int64),
                 "repeats",
             ),
-            gold=view.gold(np.arange(len(own))),
-            alpha_with_others=view.alpha(np.arange(len(own))),
+            gold=figures.consistency(judged.grade[gold_rows], judged.gold[gold_rows], "gold items"),
+            alpha_with_others=whole.alpha_with_others,
             alpha_contribution=contribution.get(
                 name, co.Estimate.undefined(f"{name} graded no unit")
             ),
-            by_day=view.drift(_days(own)),
-            by_block=view.drift(_blocks(own)),
+            by_day=judged.periods(rows, *judged.days(rows)),
+            by_block=judged.periods(rows, *_blocks(len(rows))),
         )
         raters.append(_with_warnings(rater, settings))
-    return RatersReport(source, settings, raters, flagged.reset_index(drop=True))
+    flagged = judged.frame.assign(seconds=judged.seconds)[judged.seconds < settings.min_seconds]
+    columns = ["rater", "query_id", "doc_id", "grade", "skipped", "seconds", "judged_at"]
+    return RatersReport(source, settings, raters, flagged[columns].reset_index(drop=True))
 
 
 @dataclass(frozen=True)
-class _RaterView:
-    """One rater's judgments (in the order judged) set against the others' and gold."""
+class _Judged:
+    """Every rater's judgments, by rater and in the order judged (``frame``), as arrays:
+    ``seconds`` (NaN: not timed), ``grade`` (-1: skipped), ``others``, the other raters'
+    grades of the unit as shares summing to one (zeros for a skip, or where nobody else
+    graded it) and ``gold`` (-1: not a gold item); ``graded`` codes the graded ones."""
 
-    own: pd.DataFrame
-    column: int | None
-    grades: np.ndarray
-    unit_of: dict[tuple[str, str], int]
-    gold_grade: dict[tuple[str, str], int]
+    frame: pd.DataFrame
+    graded: Graded
+    seconds: np.ndarray
+    grade: np.ndarray
+    others: np.ndarray
+    gold: np.ndarray
 
-    def duration_ms(self, rows: np.ndarray | None = None) -> np.ndarray:
-        frame = self.own if rows is None else self.own.iloc[rows]
-        return frame["duration_ms"].astype("Float64").to_numpy(dtype=np.float64, na_value=np.nan)
+    @classmethod
+    def of(cls, judgments: pd.DataFrame, gold: pd.DataFrame) -> _Judged:
+        frame = judgments.sort_values(["rater", "judged_at"], kind="stable", ignore_index=True)
+        golden = frame[["query_id", "doc_id"]].merge(
+            gold[["query_id", "doc_id", "grade"]], how="left", on=["query_id", "doc_id"]
+        )["grade"]
+        graded = Graded.from_frame(frame)
+        is_graded = (frame["grade"].notna() & ~frame["skipped"]).to_numpy()
+        counts = Ratings.from_graded(graded).counts
+        width = max(len(graded.docs), 1)
+        _, unit = np.unique(graded.query * width + graded.doc, return_inverse=True)
+        own = graded.grade.astype(np.int64)
+        others = counts[unit.reshape(-1)].astype(np.float64)
+        others[np.arange(len(own)), own] -= 1  # the rater's own grade is not the others'
+        totals = others.sum(axis=1, keepdims=True)
+        grade = np.full(len(frame), -1, dtype=np.int64)
+        grade[is_graded] = own
+        weighted = np.zeros((len(frame), len(co.GRADES)))
+        weighted[is_graded] = np.divide(others, totals, out=np.zeros_like(others), where=totals > 0)
+        return cls(
+            frame=frame,
+            graded=graded,
+            seconds=frame["duration_ms"].to_numpy(dtype=np.float64, na_value=np.nan) / 1000,
+            grade=grade,
+            others=weighted,
+            gold=golden.to_numpy(dtype=np.float64, na_value=-1).astype(np.int64),
+        )
 
-    def _graded(self, rows: np.ndarray) -> pd.DataFrame:
-        frame = self.own.iloc[rows]
-        return frame[frame["grade"].notna() & ~frame["skipped"]]
+    def rows_of(self, rater: str) -> np.ndarray:
+        """The rows of ``rater``'s judgments, in the order judged."""
+        return np.flatnonzero(self.frame["rater"].to_numpy() == rater)
 
-    def alpha(self, rows: np.ndarray) -> co.Estimate:
-        graded = self._graded(rows)
-        units = [
-            self.unit_of[key]
-            for key in zip(graded["query_id"].astype(str), graded["doc_id"].astype(str))
-            if key in self.unit_of
-        ]
-        if self.column is None or not units:
-            return co.Estimate.undefined("no unit graded by this rater and another")
-        return figures.alpha_with_others(self.grades, self.column, np.asarray(units))
+    def days(self, rows: np.ndarray) -> tuple[np.ndarray, list[str]]:
+        """Each of ``rows``' day (UTC) as a group number, and the days' names."""
+        days = self.frame["judged_at"].iloc[rows].dt.floor("D")
+        codes, names = pd.factorize(days, sort=True)
+        return np.asarray(codes, dtype=np.int64), [day.strftime("%Y-%m-%d") for day in names]
 
-    def gold(self, rows: np.ndarray) -> figures.Consistency:
-        graded = self._graded(rows)
-        pairs = [
-            (int(grade), self.gold_grade[key])
-            for key, grade in zip(
-                zip(graded["query_id"].astype(str), graded["doc_id"].astype(str)), graded["grade"]
+    def periods(self, rows: np.ndarray, groups: np.ndarray, labels: list[str]) -> list[DriftPoint]:
+        """The figures of ``rows`` in each group (``groups[i]`` numbers ``labels``)."""
+        n = len(labels)
+        grade, gold = self.grade[rows], self.gold[rows]
+        alphas = figures.alpha_with_others(grade, self.others[rows], groups, n)
+        checked = (gold >= 0) & (grade >= 0)
+        gold_items = np.bincount(groups[checked], minlength=n)
+        gold_right = np.bincount(groups[checked & (gold == grade)], minlength=n)
+        medians = pd.Series(self.seconds[rows]).groupby(groups).median()
+        counts = np.bincount(groups, minlength=n)
+        return [
+            DriftPoint(
+                label,
+                int(counts[index]),
+                alphas[index],
+                int(gold_items[index]),
+                co.Estimate(float(gold_right[index] / gold_items[index]))
+                if gold_items[index]
+                else co.Estimate.undefined("no gold items graded"),
+                co.Estimate(float(medians[index]))
+                if not np.isnan(medians.get(index, np.nan))
+                else co.Estimate.undefined("no judgment was timed"),
             )
-            if key in self.gold_grade
+            for index, label in enumerate(labels)
         ]
-        given = np.asarray([grade for grade, _gold in pairs], dtype=np.int64)
-        expected = np.asarray([gold for _grade, gold in pairs], dtype=np.int64)
-        return figures.consistency(given, expected, "gold items")
-
-    def drift(self, periods: list[tuple[str, np.ndarray]]) -> list[DriftPoint]:
-        points = []
-        for label, rows in periods:
-            gold = self.gold(rows)
-            timed = figures.speed(self.duration_ms(rows), 0)
-            points.append(
-                DriftPoint(
-                    label, len(rows), self.alpha(rows), gold.pairs, gold.exact, timed.median_seconds
-                )
-            )
-        return points
 
 
-def _days(own: pd.DataFrame) -> list[tuple[str, np.ndarray]]:
-    days = own["judged_at"].dt.strftime("%Y-%m-%d").to_numpy()
-    return [(str(day), np.flatnonzero(days == day)) for day in dict.fromkeys(days)]
-
-
-def _blocks(own: pd.DataFrame) -> list[tuple[str, np.ndarray]]:
-    return [(f"{rows[0] + 1}–{rows[-1] + 1}", rows) for rows in figures.blocks(np.arange(len(own)))]
+def _blocks(count: int) -> tuple[np.ndarray, list[str]]:
+    """Blocks of 50 judgments (``figures.blocks``) as group numbers, and their names."""
+    groups = np.zeros(count, dtype=np.int64)
+    labels = []
+    for index, rows in enumerate(figures.blocks(np.arange(count))):
+        groups[rows] = index
+        labels.append(f"{rows[0] + 1}–{rows[-1] + 1}")
+    return groups, labels
 
 
 def _with_warnings(rater: RaterQuality, settings: QualitySettings) -> RaterQuality:
