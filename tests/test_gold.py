@@ -135,6 +135,15 @@ def test_a_pair_outside_the_pool_is_marked_with_a_warning(campaign, tmp_path, ca
     assert items(campaign) == {("q1", "d6", 2), ("q1", "d3", 1)}
 
 
+def test_a_pair_only_runs_outside_the_pool_retrieved_is_outside_it(campaign, capsys):
+    with open_database(campaign) as database, database.transaction() as session:
+        set_pool_settings(session, PoolSettings(depth=3, runs=("A",)))
+    code, out, _err = run_cli(capsys, "gold", campaign, "--mark", "q1:d4=1,q1:d2=2,q1:d5=0")
+    assert code == 0 and out.splitlines()[1].endswith("until the pool changes: q1:d4, q1:d5")
+    code, out, _err = run_cli(capsys, "gold", campaign, "--mark", "q1:d2=3,q2:d5=1")
+    assert code == 0 and len(out.splitlines()) == 1  # B ranks d2 first, A second: no warning
+
+
 BAD_ROWS = [
     ("q9,d1,2", ", column query_id: unknown query 'q9'"),
     ("q1,d99,2", ", column doc_id: unknown document 'd99'"),
@@ -241,6 +250,7 @@ def test_mark_remove_and_list(campaign, capsys):
     [
         (["--mark", "q1:d1=6"], "--mark q1:d1=6: a grade is 0–5"),
         (["--mark", "q1:d1"], "--mark 'q1:d1': write QUERY_ID:DOC_ID=GRADE"),
+        (["--mark", "q1:d1=²"], "--mark 'q1:d1=²': write QUERY_ID:DOC_ID=GRADE"),
         (["--remove", "q1-d1"], "--remove 'q1-d1': write QUERY_ID:DOC_ID"),
         (["--remove", "q1:d1,q1:d1"], "--remove names a pair twice: q1:d1"),
         (["--export", "out.tsv"], "--export writes CSV: name the file .csv, not out.tsv"),

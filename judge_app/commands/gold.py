@@ -120,7 +120,7 @@ def parse_marks(text: str) -> tuple[Mark, ...]:
         if not part.strip():
             continue
         pair, equals, grade = part.rpartition("=")
-        if not equals or not grade.strip().isdigit():
+        if not equals or not (grade.strip().isascii() and grade.strip().isdigit()):
             raise UsageError(f"--mark {quoted(part.strip())}: write QUERY_ID:DOC_ID=GRADE")
         (query_id, doc_id), = parse_pairs(pair, "--mark")  # fmt: skip
         marks.append((query_id, doc_id, int(grade)))
@@ -252,7 +252,7 @@ def _refuse(file: GoldFile | None, placed: pd.DataFrame, refusals: tuple[Refusal
     reasons = [
         f"{row.query_id}:{row.doc_id}: {reason(row)}"
         for bad, _column, reason in refusals
-        for row in placed[bad.to_numpy(dtype=bool)].itertuples()
+        for _index, row in placed[bad.to_numpy(dtype=bool)].iterrows()
     ]
     if reasons:
         more = len(reasons) - MAX_PROBLEMS
@@ -262,8 +262,8 @@ def _refuse(file: GoldFile | None, placed: pd.DataFrame, refusals: tuple[Refusal
 
 def _placed(session: Session, rows: pd.DataFrame) -> pd.DataFrame:
     """``rows`` with whether they are ``usable`` (no cell missing), the database's ``query``
-    and ``document`` ids, and the pair's best
-    ``rank`` in any run and ``pooled_rank`` in the pooled runs (NA where there is none)."""
+    and ``document`` ids, and the pair's best ``rank`` in any run and ``pooled_rank`` in the
+    pooled runs (NA where there is none)."""
     usable = rows.notna().all(axis=1)
     queries = query_ids(session, rows.loc[usable, "query_id"].unique().tolist(), create=False)
     documents = document_ids(session, rows.loc[usable, "doc_id"].unique().tolist(), create=False)
@@ -272,7 +272,9 @@ def _placed(session: Session, rows: pd.DataFrame) -> pd.DataFrame:
         query=rows["query_id"].map(queries).where(usable).astype("Int64"),
         document=rows["doc_id"].map(documents).where(usable).astype("Int64"),
     )
-    ranks = best_ranks(session, list(queries.values()), pool_settings(session).runs)
+    known = placed["query"].notna() & placed["document"].notna()
+    pairs = set(zip(placed.loc[known, "query"].tolist(), placed.loc[known, "document"].tolist()))
+    ranks = best_ranks(session, pairs, pool_settings(session).runs)
     return placed.merge(ranks, how="left", on=["query", "document"]).set_index(rows.index)
 
 

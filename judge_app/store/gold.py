@@ -13,8 +13,8 @@ from sqlalchemy.orm import Session
 from judge_app.store.judgments import validate_grade
 from judge_app.store.models import Document, GoldItem, Query, Result, Run, utcnow
 
-QUERY_BATCH = 500
-"""Queries a statement of ``best_ranks`` asks about."""
+PAIR_BATCH = 500
+"""Pairs a statement of ``best_ranks`` asks about."""
 
 
 def set_gold(session: Session, query_id: int, document_id: int, grade: int) -> bool:
@@ -67,23 +67,29 @@ def gold_grades(session: Session) -> dict[tuple[int, int], int]:
 
 
 def best_ranks(
-    session: Session, query_ids: Collection[int], pooled_runs: Sequence[str] | None
+    session: Session, pairs: Collection[tuple[int, int]], pooled_runs: Sequence[str] | None
 ) -> pd.DataFrame:
-    """Every document a run retrieved for one of ``query_ids``: ``query, document, rank``,
-    its best rank in any run, and ``pooled_rank``, its best in the runs ``pooled_runs``
+    """The (query id, document id) ``pairs`` a run retrieved: ``query, document, rank``, the
+    pair's best rank in any run, and ``pooled_rank``, its best in the runs ``pooled_runs``
     names (None: every run; NA where none of them retrieved it)."""
     pooled = Result.run_id.in_(select(Run.id).where(Run.name.in_(list(pooled_runs or ()))))
     pooled_rank = Result.rank if pooled_runs is None else case((pooled, Result.rank))
-    wanted = sorted(set(query_ids))
+    wanted = sorted(set(pairs))
     rows: list[tuple] = []
-    for start in range(0, len(wanted), QUERY_BATCH):
-        rows += session.execute(
+    for start in range(0, len(wanted), PAIR_BATCH):
+        batch = wanted[start : start + PAIR_BATCH]
+        found = session.execute(
             select(
                 Result.query_id, Result.document_id, func.min(Result.rank), func.min(pooled_rank)
             )
-            .where(Result.query_id.in_(wanted[start : start + QUERY_BATCH]))
+            .where(
+                Result.query_id.in_({query for query, _document in batch}),
+                Result.document_id.in_({document for _query, document in batch}),
+            )
             .group_by(Result.query_id, Result.document_id)
-        ).all()
+        )
+        asked = set(batch)
+        rows += [row for row in found if (row[0], row[1]) in asked]
     frame = pd.DataFrame(rows, columns=["query", "document", "rank", "pooled_rank"])
     return frame.astype({"query": "int64", "document": "int64", "rank": "int64",
                          "pooled_rank": "Int64"})  # fmt: skip
