@@ -199,7 +199,9 @@ class GoldDialog(LeadDialog):
 
     def _failed(self, error: BaseException) -> None:
         self.report.clear()
-        self.show_error(f"{REFUSED[self.action]}: {in_words(error)}")
+        text = in_words(error)
+        separator = "\n" if "\n" in text else " "  # a list of problems starts a line of its own
+        self.show_error(f"{REFUSED[self.action]}:{separator}{text}")
 
     def _work_done(self) -> None:
         super()._work_done()
