@@ -122,6 +122,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     assign.add_argument("--replace", action="store_true", help="replace the raters' queues")
     _add_raters_parser(commands)
+    _add_gold_parser(commands)
     _add_eval_parser(commands)
     _add_agreement_parser(commands)
     _add_packet_parser(commands)
@@ -273,6 +274,53 @@ def _add_eval_parser(commands: argparse._SubParsersAction) -> None:
     output.add_argument("--compare", action="store_true", help="each run against the first")
     output.add_argument("--format", choices=["table", "csv", "json", "trec"], default="table")
     output.add_argument("--digits", type=int, metavar="N", help=DIGITS_HELP)
+
+
+def _add_gold_parser(commands: argparse._SubParsersAction) -> None:
+    gold = commands.add_parser(
+        "gold",
+        help="gold items: pairs whose grade a lead knows, to check the raters against",
+        description="A gold item is a (query, document) pair whose grade a lead knows. Raters "
+        "judge it like any pair, unaware; their grades are compared with the gold grade, "
+        "which is nobody's judgment: evaluation and agreement do not change. A pair must be "
+        "one raters can see: a known query and document that a run retrieved for the query "
+        "(one outside the pool depth is marked with a warning). Changes are all or nothing. "
+        "Without an action, lists the gold items.",
+    )
+    gold.add_argument("db", metavar="DB")
+    action = gold.add_mutually_exclusive_group()
+    action.add_argument(
+        "--import",
+        dest="import_path",
+        type=Path,
+        metavar="FILE.csv",
+        help="mark the pairs of a file with the header query_id,doc_id,grade (.csv, .tsv or "
+        ".jsonl) gold, replacing their earlier gold grades",
+    )
+    action.add_argument("--list", action="store_true", help="list the gold items (the default)")
+    action.add_argument(
+        "--mark",
+        metavar="Q:D=G[,…]",
+        help="mark pairs gold: query id, a colon, document id, =, grade; e.g. q1:d3=2,q2:d9=0",
+    )
+    action.add_argument(
+        "--remove",
+        metavar="Q:D[,…]",
+        help="unmark pairs: query id, a colon (the first one splits), document id; several "
+        "separated by commas, e.g. q1:d3,q2:d9",
+    )
+    action.add_argument(
+        "--export",
+        dest="export_path",
+        type=Path,
+        metavar="OUT.csv",
+        help="write the gold items as query_id,doc_id,grade, which --import reads back",
+    )
+    gold.add_argument(
+        "--format",
+        choices=["table", "csv", "json"],
+        help="of --list: table (default), or csv and json with every item's marked_at",
+    )
 
 
 def _add_agreement_parser(commands: argparse._SubParsersAction) -> None:
@@ -457,6 +505,26 @@ def _assign(args: argparse.Namespace) -> str:
         return str(assign(database, options))
 
 
+def _gold(args: argparse.Namespace) -> str:
+    from judge_app.commands.gold import GoldOptions, as_text, gold, parse_marks, parse_pairs
+    from judge_app.store import open_database
+
+    options = GoldOptions(
+        import_path=args.import_path,
+        mark=parse_marks(args.mark) if args.mark is not None else (),
+        remove=parse_pairs(args.remove) if args.remove is not None else (),
+        export_path=args.export_path,
+    ).checked()
+    if args.format is not None and options.action != "list":
+        raise UsageError("--format is for --list")
+    read_only = options.action in ("list", "export")
+    with open_database(args.db, create=False, read_only=read_only) as database:
+        outcome = gold(database, options)
+    if options.action == "list":
+        return as_text(outcome, args.format or "table")
+    return str(outcome)
+
+
 def _info(args: argparse.Namespace) -> str:
     from judge_app.commands.info import info
 
@@ -573,6 +641,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], str | int]] = {
     "export": _export,
     "info": _info,
     "assign": _assign,
+    "gold": _gold,
     "demo": _demo,
     "gui": _gui,
     "eval": _eval,

@@ -8,5 +8,6 @@ adapters that build the options from arguments or controls and show the result.
 - ``explain``: one query's NDCG position by position (the drill-down)
 - ``agree``: inter-annotator agreement (``agreement``, the agreement page)
 - ``report``: the campaign report, HTML or PDF (``report``, File ▸ Export report…)
-- ``export``, ``importing``, ``assign``, ``info``, ``demo``, ``packets``, ``adjudicate``
+- ``export``, ``importing``, ``assign``, ``info``, ``demo``, ``packets``, ``adjudicate``,
+  ``gold``
 """

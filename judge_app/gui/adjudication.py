@@ -4,7 +4,9 @@ rater's grade, note and time beside the document, and one key to decide it.
 A decision is the lead's grade stored as the rater ``adjudicated`` (never over a rater's): it
 is shown at once and written off the UI thread by an ordered write queue; the list, the
 progress and the status bar say when it is saved or why it is not. The decisions themselves
-(what is decided, what comes next, undo) live in ``commands.adjudicate.Adjudication``.
+(what is decided, what comes next, undo) live in ``commands.adjudicate.Adjudication``. A
+decided pair can be marked gold with its decided grade (``commands.gold``): a grade raters
+are checked against later, which is nobody's judgment.
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ from judge_app.commands.adjudicate import (
     Opinion,
     read_disputes,
 )
+from judge_app.commands.gold import GoldOptions, GoldOutcome, gold
+from judge_app.errors import in_words
 from judge_app.gui.delegates import GradeBadgeDelegate, TwoLineDelegate
 from judge_app.gui.models import Role
 from judge_app.gui.panes import as_list, banner, captioned
@@ -73,6 +77,7 @@ SHORTCUTS: tuple[tuple[str, tuple[tuple[tuple[str, ...], str], ...]], ...] = (
             (("G", "0–5"), "Give your own grade"),
             (("Esc",), "Cancel G"),
             (("Ctrl+Z",), "Undo the last decision"),
+            (("Ctrl+G",), "Mark the decided pair as gold"),
         ),
     ),
     (
@@ -89,7 +94,7 @@ SHORTCUTS: tuple[tuple[str, tuple[tuple[tuple[str, ...], str], ...]], ...] = (
 HINT = (
     "<b>1–{n}</b> accept a rater’s grade · <b>G</b> then <b>0–5</b> your own grade · "
     "<b>N</b>/<b>Enter</b> next undecided · <b>P</b> previous · <b>Ctrl+Z</b> undo · "
-    "<b>?</b> all keys"
+    "<b>Ctrl+G</b> mark as gold · <b>?</b> all keys"
 )
 
 
@@ -464,6 +469,16 @@ class AdjudicationScreen(QWidget):
         self.decision_label.setObjectName("decisionState")
         self.decision_label.setWordWrap(True)
         layout.addWidget(self.decision_label)
+        self.gold_button = QPushButton("Mark as gold  (Ctrl+G)")
+        self.gold_button.setObjectName("markGold")
+        self.gold_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.gold_button.setToolTip(
+            "Mark this pair gold with the decided grade: raters' grades of it are checked "
+            "against it later. It is no rater's judgment."
+        )
+        self.gold_button.setEnabled(False)
+        self.gold_button.clicked.connect(lambda _checked=False: self.mark_gold())
+        layout.addWidget(self.gold_button)
         return box
 
     def _build_message_page(self) -> QWidget:
@@ -640,6 +655,7 @@ class AdjudicationScreen(QWidget):
             card.set_chosen(decided is not None and card.opinion.grade == decided)
         for grade, button in enumerate(self.grade_buttons):
             _paint_grade_button(button, grade, grade == decided, self.palette())
+        self.gold_button.setEnabled(self._gold_ready(row))
         self._show_grade_caption()
 
     def _save_state(self, row: int) -> str:
@@ -714,6 +730,10 @@ class AdjudicationScreen(QWidget):
         if control:
             if key == Qt.Key.Key_Z:
                 self.undo()
+                return True
+            if key == Qt.Key.Key_G:
+                if not event.isAutoRepeat():
+                    self.mark_gold()
                 return True
             return False
         if event.text() == "?":
@@ -870,6 +890,54 @@ class AdjudicationScreen(QWidget):
 
     def _progress(self) -> str:
         return self.adjudication.progress_text() if self.adjudication else ""
+
+    # gold --------------------------------------------------------------------------------------
+
+    def _gold_ready(self, row: int) -> bool:
+        """Can item ``row`` be marked gold: decided, and the decision saved."""
+        return (
+            self.adjudication is not None
+            and self.adjudication.decided[row] is not None
+            and not self.model.pending.get(row)
+            and row not in self.model.failed
+        )
+
+    def mark_gold(self) -> Task | None:
+        """Mark the current pair gold with its decided grade, off the UI thread (through the
+        use case of ``judge-app gold --mark``); None if it cannot be now (the status bar
+        says why)."""
+        row = self.current_row
+        database = self.workspace.database
+        if self.adjudication is None or database is None or row < 0:
+            return None
+        item, grade = self.adjudication.items[row], self.adjudication.decided[row]
+        where = f"{item.query_id} · {item.doc_id}"
+        if grade is None or not self._gold_ready(row):
+            why = "decide it first" if grade is None else "wait until its decision is saved"
+            self.message.emit(f"{where} cannot be marked gold yet: {why}", False)
+            return None
+        if self.workspace.busy():
+            return None
+        options = GoldOptions(mark=((item.query_id, item.doc_id, grade),))
+        handle = database.share()  # the work's own, should the window close its database
+
+        def work(_worker: Worker) -> GoldOutcome:
+            with handle:
+                return gold(handle, options)
+
+        self.message.emit(f"{where}: marking gold with grade {grade}…", False)
+        task = self.workspace.run_task("Marking gold", work, cancellable=False)
+        task.returned.connect(lambda outcome: self._marked_gold(where, grade, outcome))
+        task.errored.connect(
+            lambda error: self.message.emit(
+                f"{where} was not marked gold: {' '.join(in_words(error).splitlines())}", True
+            )
+        )
+        return task
+
+    def _marked_gold(self, where: str, grade: int, outcome: GoldOutcome) -> None:
+        text = f"Gold: {where} marked with grade {grade}"
+        self.message.emit("; ".join([text, *outcome.warnings]), False)
 
     def shortcut_groups(self) -> Sequence[tuple[str, Sequence[tuple[Sequence[str], str]]]]:
         """The keys of this screen, for the shortcut overlay."""

@@ -1,4 +1,5 @@
-"""A lead's tools: assign queries to raters, edit the rubric, set the pooling.
+"""A lead's tools: assign queries to raters, edit the rubric, set the pooling (the gold
+items' dialog is ``gui.gold``).
 
 Each dialog is opened with ``open()`` (never ``exec()``), reads what it shows through store
 functions and writes its change in one transaction off the UI thread; the judging screen is
@@ -58,9 +59,12 @@ FIRST_RUN = "(the first run by name)"
 
 class LeadDialog(TaskDialog):
     """The frame of a lead's dialog: a title, a line of text, the content, the buttons.
-    Each dialog builds its content, calls ``finish_layout()`` and defines ``save()``."""
+    Each dialog builds its content, calls ``finish_layout()`` and defines ``save()``; one
+    without ``accept`` writes each change as it is asked for and has only Close."""
 
-    def __init__(self, workspace: Workspace, name: str, title: str, text: str, accept: str):
+    def __init__(
+        self, workspace: Workspace, name: str, title: str, text: str, accept: str | None
+    ) -> None:
         super().__init__(workspace.dialog_parent)
         self.workspace = workspace
         self.setObjectName(name)
@@ -81,9 +85,14 @@ class LeadDialog(TaskDialog):
         self.error.setWordWrap(True)
         self.error.hide()
         self.buttons = QDialogButtonBox()
-        self.accept_button = self.buttons.addButton(accept, QDialogButtonBox.ButtonRole.AcceptRole)
-        self.accept_button.setDefault(True)
-        self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
+        if accept is None:
+            self.buttons.addButton(QDialogButtonBox.StandardButton.Close)
+        else:
+            self.accept_button = self.buttons.addButton(
+                accept, QDialogButtonBox.ButtonRole.AcceptRole
+            )
+            self.accept_button.setDefault(True)
+            self.buttons.addButton(QDialogButtonBox.StandardButton.Cancel)
         self.buttons.rejected.connect(self.reject)
 
     def finish_layout(self) -> None:

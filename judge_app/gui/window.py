@@ -162,6 +162,7 @@ class MainWindow(QMainWindow):
             "assign": self._add(lead, "&Assign queries…", self.show_assign_dialog),
             "rubric": self._add(lead, "&Rubric…", self.show_rubric_dialog),
             "pool": self._add(lead, "&Pooling…", self.show_pool_dialog),
+            "gold": self._add(lead, "&Gold items…", self.show_gold_dialog),
         }
         self._build_view_menu(menus.addMenu("&View"))
 
@@ -655,6 +656,12 @@ class MainWindow(QMainWindow):
     def show_pool_dialog(self) -> LeadDialog | None:
         """Lead ▸ Pooling…: depth, runs, and the order results are shown in."""
         return self.show_lead_dialog("pool")
+
+    def show_gold_dialog(self) -> LeadDialog | None:
+        """Lead ▸ Gold items…: the pairs whose grade a lead knows; import, remove, export."""
+        from judge_app.gui.gold import GoldDialog
+
+        return self._open_dialog("lead_dialog", GoldDialog)
 
     def _open_dialog(self, name: str, make: Callable[[Workspace], AnyDialog]) -> AnyDialog | None:
         """The dialog ``make`` builds on the workspace (none while there is no database or

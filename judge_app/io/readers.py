@@ -1,6 +1,7 @@
 """Readers of the input files (DESIGN section 7): every row checked before anything is kept.
 
-A ``FileReader`` reads one file of queries, documents, results or judgments a chunk at a time
+A ``FileReader`` reads one file of queries, documents, results, judgments or gold items a
+chunk at a time
 (``records``), so the memory it takes does not grow with the file; each chunk comes back as a
 typed DataFrame, and the problems of its cells gather in the reader's ``problems``, named by
 file, line, column and reason. Keys repeated across the whole file are found by whoever keeps
@@ -73,8 +74,8 @@ class _Layout:
 
 
 class FileReader:
-    """One file of ``kind`` (queries, documents, results or judgments) read a chunk at a
-    time, every cell checked.
+    """One file of ``kind`` (queries, documents, results, judgments or gold) read a chunk at
+    a time, every cell checked.
 
     ``rater`` names the rater of a TREC qrels file or of a file without a rater column; a run
     is named ``run_name``, else by its TREC tag, else by the file name without extension.
@@ -118,7 +119,7 @@ class FileReader:
         """The file's rows, a chunk at a time, checked (at least one chunk, perhaps empty)."""
         for records in self.records.chunks():
             frame = records.frame
-            if self.kind == "judgments" and not self.trec:
+            if self.kind in ("judgments", "gold") and not self.trec:
                 frame = _restore_inert(frame)
             self._find_columns(list(frame.columns))
             checks = self.layout.check(lambda name: self._cells(frame, name))
@@ -319,6 +320,17 @@ def _qrels_grade_reason(grade: Check) -> Callable[[str], str]:
     return explain
 
 
+def _gold_checks(cells: Cells) -> dict[str, Check]:
+    """Gold items ``query_id, doc_id, grade``: a grade that failed its check is missing (NA),
+    so that no made-up grade is compared with another row's."""
+    grade = check_grade(cells("grade"))
+    return {
+        "query_id": check_id(cells("query_id"), "query id"),
+        "doc_id": check_id(cells("doc_id"), "document id"),
+        "grade": replace(grade, values=grade.values.astype("Int64").mask(grade.bad)),
+    }
+
+
 _LAYOUTS = {
     ("queries", False): _Layout("query", ["query_id", "text"], ["description"], [("query_id",)],
                                 _query_checks),
@@ -335,6 +347,8 @@ _LAYOUTS = {
     ),
     ("judgments", True): _Layout("judgment", QRELS_FIELDS, [], [("query_id", "doc_id")],
                                  _qrels_checks, {"skipped": False, "note": None}),
+    ("gold", False): _Layout("gold item", ["query_id", "doc_id", "grade"], [],
+                             [("query_id", "doc_id")], _gold_checks),
 }  # fmt: skip
 
 
