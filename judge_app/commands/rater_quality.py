@@ -318,7 +318,7 @@ def rater_quality_in(session: Session, source: str, options: RatersOptions) -> R
     return quality_report(
         source,
         settings,
-        judgments_frame(session),
+        judgments_frame(session, texts=False),
         answered_repeats_frame(session),
         gold_frame(session),
         progress,

@@ -31,33 +31,45 @@ def _frame(session: Session, statement: Select) -> pd.DataFrame:
 
 
 def judgments_frame(
-    session: Session, raters: Sequence[str] | None = None, include_skipped: bool = True
+    session: Session,
+    raters: Sequence[str] | None = None,
+    include_skipped: bool = True,
+    *,
+    texts: bool = True,
 ) -> pd.DataFrame:
     """One row per rater judgment: ``query_id, query_text, doc_id, doc_title, rater, grade,
     skipped, note, judged_at, duration_ms`` (ids are the external ones; grade is NA when
     skipped), ordered by query, document and rater (by code point, whatever the database's
-    collation). Read as integer keys and named through the small tables, as ``grades_frame``."""
+    collation); without ``texts``, no query text, document title or note. Read as integer
+    keys and named through the small tables, as ``grades_frame``."""
     sql = (
-        "SELECT query_id, document_id, rater_id, grade, skipped, note, judged_at, duration_ms "
-        "FROM judgment" + ("" if include_skipped else " WHERE NOT skipped")
+        "SELECT query_id, document_id, rater_id, grade, skipped, judged_at, duration_ms"
+        + (", note" if texts else "")
+        + " FROM judgment"
+        + ("" if include_skipped else " WHERE NOT skipped")
     )
     rows, width = fetch(session, sql)
     columns = list(zip(*rows)) if rows else [()] * width
     query, document, rater = (np.asarray(column, dtype=np.int64) for column in columns[:3])
-    frame = pd.DataFrame(
-        {
-            "query_id": _named(session, "query", "external_id", query),
-            "query_text": _named(session, "query", "text", query),
-            "doc_id": _named(session, "document", "external_id", document),
-            "doc_title": _named(session, "document", "title", document),
-            "rater": _named(session, "rater", "name", rater),
-            "grade": pd.array(columns[3], dtype="Int64"),
-            "skipped": np.asarray(columns[4], dtype=bool),
-            "note": pd.Series(columns[5], dtype=object),
-            "judged_at": pd.to_datetime(pd.Series(columns[6], dtype=object), format="ISO8601"),
-            "duration_ms": pd.array(columns[7], dtype="Int64"),
-        }
-    )
+    named = {
+        "query_id": _named(session, "query", "external_id", query),
+        "doc_id": _named(session, "document", "external_id", document),
+        "rater": _named(session, "rater", "name", rater),
+        "grade": pd.array(columns[3], dtype="Int64"),
+        "skipped": np.asarray(columns[4], dtype=bool),
+        "judged_at": pd.to_datetime(pd.Series(columns[5], dtype=object), format="ISO8601"),
+        "duration_ms": pd.array(columns[6], dtype="Int64"),
+    }
+    order = ["query_id", "doc_id", "rater", "grade", "skipped", "judged_at", "duration_ms"]
+    if texts:
+        named["query_text"] = _named(session, "query", "text", query)
+        named["doc_title"] = _named(session, "document", "title", document)
+        named["note"] = pd.Series(columns[7], dtype=object)
+        order = [
+            "query_id", "query_text", "doc_id", "doc_title", "rater", "grade", "skipped",
+            "note", "judged_at", "duration_ms",
+        ]  # fmt: skip
+    frame = pd.DataFrame({name: named[name] for name in order})
     if raters is not None:
         frame = frame[frame["rater"].isin(list(raters))]
     return frame.sort_values(["query_id", "doc_id", "rater"], kind="stable", ignore_index=True)
