@@ -16,6 +16,8 @@ import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 from sqlalchemy import insert
 
@@ -361,3 +363,29 @@ def test_the_report_has_the_raters_section_with_the_same_numbers(planted, tmp_pa
     figures = _raters_json(path)
     assert f"{figures['ben']['too_fast_share']:.1%}" in section
     assert "judgments under 2 s" in section and "self-agreement kappa" in section
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5), st.integers(0, 2)), min_size=2))
+def test_alpha_against_one_other_rater_is_krippendorffs_in_every_group(units):
+    """Random units of two raters cut into groups: each group's figure is krippendorff's
+    alpha of the two raters on that group's units (or undefined where it is NaN)."""
+    own, other, groups = (np.array(column) for column in zip(*units))
+    found = alpha_with_others(own, np.eye(6)[other], groups, 3)
+    for group in range(3):
+        data = np.vstack([own[groups == group], other[groups == group]]).astype(float)
+        if data.shape[1] == 0 or len(np.unique(data)) < 2:
+            assert found[group].value is None and found[group].reason
+            continue
+        expected = krippendorff.alpha(data, level_of_measurement="ordinal", value_domain=range(6))
+        assert found[group].value == pytest.approx(expected, abs=1e-9)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), min_size=1))
+def test_consistency_figures_hold_together(pairs):
+    grades, reference = (np.array(column) for column in zip(*pairs))
+    found = consistency(grades, reference, "repeats")
+    assert 0 <= found.exact.value <= found.within_one.value <= 1
+    assert found.mean_absolute_error.value >= abs(found.bias.value) - 1e-12
+    assert found.bias.value == pytest.approx(np.mean(grades - reference))
