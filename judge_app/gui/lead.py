@@ -261,9 +261,9 @@ class AssignDialog(LeadDialog):
         self.min_gap.setObjectName("assignMinGap")
         self.min_gap.setRange(1, 5)
         self.min_gap.setValue(MIN_GAP)
-        self.min_gap.setPrefix("a document's grades ")
+        self.min_gap.setPrefix("grades ")
         self.min_gap.setSuffix(" or more apart")
-        self.use_alpha = QCheckBox("or the query's ordinal α below")
+        self.use_alpha = QCheckBox("or ordinal α below")
         self.use_alpha.setObjectName("assignUseAlpha")
         self.max_alpha = QDoubleSpinBox()
         self.max_alpha.setObjectName("assignMaxAlpha")
@@ -277,12 +277,13 @@ class AssignDialog(LeadDialog):
             measure.addWidget(widget)
         measure.addStretch(1)
         right.addLayout(measure)
-        right.addWidget(
-            _note(
-                "each such query goes to one more chosen rater, one who has not judged it and "
-                "does not have it, the least given first; as on the agreement page, a document "
-                "a lead decided differs no more"
-            )
+        right.addWidget(_note("to one more rater each, who neither judged it nor has it"))
+        self.by_disputes.setToolTip(
+            "The queries the agreement page shows as disputed: a document whose raters' grades "
+            "differ by this much or more, or (if ticked) the query's ordinal alpha below the "
+            "threshold. A document a lead decided is disputed no more. Each goes to the chosen "
+            "rater given the fewest so far (the first of them in a tie) who has neither judged "
+            "it nor has it in their queue; a rater with no queue who has judged has every query."
         )
         group = QButtonGroup(self)
         group.addButton(self.by_copies)
@@ -316,6 +317,7 @@ class AssignDialog(LeadDialog):
         columns.addLayout(right, 1)
         self.body.addLayout(columns, 1)
         self.finish_layout()
+        self.resize(self.sizeHint())  # opened at its minimum, the buttons would cover the preview
         for signal in (
             self.copies.valueChanged,
             self.share.valueChanged,
