@@ -6,10 +6,12 @@ from campaign_support import planted_campaign
 from gui_support import demo_db, demo_template, fresh_settings, open_window, press
 from PySide6.QtCore import Qt
 
+from judge_app.gui import lead
 from judge_app.gui.models import Role
 from judge_app.store import open_database
 from judge_app.store.assignments import current_assignments
 from judge_app.store.bulk import query_ids
+from judge_app.store.errors import StoreError
 from judge_app.store.people import add_rater, find_rater
 from judge_app.store.queue import (
     PoolSettings,
@@ -160,6 +162,23 @@ def test_add_a_rater_where_grades_differ(qtbot, open_window, tmp_path):
         "fay": set(),
     }
     assert window.status_text() == "Assigned: 5 disputed queries, each given to one more rater"
+
+
+def test_grades_that_cannot_be_read_are_said_and_the_other_ways_still_work(
+    qtbot, open_window, demo_db, monkeypatch
+):
+    def unreadable(_database):
+        raise StoreError("the grades are unreadable")
+
+    monkeypatch.setattr(lead, "read_survey", unreadable)
+    window = open_window(demo_db, "ana")
+    dialog = window.show_assign_dialog()
+    dialog.by_disputes.click()
+    qtbot.waitUntil(lambda: dialog.isEnabled() and "Cannot" in dialog.summary.text())
+    assert dialog.summary.text() == "Cannot read the grades: the grades are unreadable"
+    assert not dialog.accept_button.isEnabled() and dialog.preview.rowCount() == 0
+    dialog.by_copies.click()
+    assert dialog.accept_button.isEnabled() and dialog.preview.rowCount() == 3
 
 
 def test_rubric_edits_reach_the_rubric_panel_and_the_grades(qtbot, open_window, demo_db):
