@@ -109,7 +109,13 @@ def _parser() -> argparse.ArgumentParser:
         help="assign the queries to raters, with overlap for agreement",
         description="Put DB's queries in the raters' queues: every query to N of the raters "
         "(--copies N, in rotation, so each gets the same load give or take one), or a share of "
-        "the queries to every rater and each other query to one of them in turn (--share P). "
+        "the queries to every rater and each other query to one of them in turn (--share P), "
+        "or each disputed query to one more rater (--where-disputed): one who has neither "
+        "judged it nor has it in their queue (a rater with no queue who has judged has every "
+        "query), the one given the fewest so far first, in the order of --raters. Disputed is "
+        "what the agreement page shows: a document whose raters' grades differ by --min-gap or "
+        "more, or the query's ordinal alpha below --max-alpha; a document a lead decided "
+        "(adjudicated) counts no more. A disputed query no rater is free for is named. "
         "Raters DB does not know yet are added. Queries already in a rater's queue stay "
         "(--replace makes the plan their whole queue; judgments are never touched).",
     )
@@ -120,7 +126,25 @@ def _parser() -> argparse.ArgumentParser:
     overlap.add_argument(
         "--share", type=float, metavar="P", help="percent of the queries every rater judges"
     )
+    overlap.add_argument(
+        "--where-disputed",
+        action="store_true",
+        help="each disputed query to one more rater",
+    )
     assign.add_argument("--replace", action="store_true", help="replace the raters' queues")
+    assign.add_argument(
+        "--min-gap",
+        type=int,
+        metavar="G",
+        help="with --where-disputed: grades this far apart (1-5, default 2) dispute a document",
+    )
+    assign.add_argument(
+        "--max-alpha",
+        type=float,
+        metavar="A",
+        help="with --where-disputed: a query whose ordinal alpha is below A (-1 to 1) is "
+        "disputed too",
+    )
     _add_raters_parser(commands)
     _add_gold_parser(commands)
     _add_eval_parser(commands)
@@ -491,7 +515,7 @@ def _export(args: argparse.Namespace) -> str:
 
 
 def _assign(args: argparse.Namespace) -> str:
-    from judge_app.commands.assign import AssignOptions, assign
+    from judge_app.commands.assign import MIN_GAP, AssignOptions, assign
     from judge_app.commands.options import names
     from judge_app.store import open_database
 
@@ -500,6 +524,9 @@ def _assign(args: argparse.Namespace) -> str:
         copies=args.copies,
         share=args.share,
         replace=args.replace,
+        where_disputed=args.where_disputed,
+        min_gap=MIN_GAP if args.min_gap is None else args.min_gap,
+        max_alpha=args.max_alpha,
     ).checked()
     with open_database(args.db, create=False) as database:
         return str(assign(database, options))

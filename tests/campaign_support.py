@@ -1,5 +1,6 @@
 """A generated campaign for the evaluation tests: holes in the judgments, two runs, three
-raters and a lead's adjudicated grades; built with ``judge-app import``."""
+raters and a lead's adjudicated grades; and a small one with planted disagreements for
+``assign --where-disputed``. Both built with ``judge-app import``."""
 
 from __future__ import annotations
 
@@ -70,4 +71,58 @@ def generated(tmp_path_factory) -> Path:
         run_beta=runs["beta"],
         judgments=judgments,
     )
+    return path
+
+
+PLANTED: dict[str, dict[str, dict[str, int | None]]] = {
+    # query: document: rater: grade (None: skipped); a query listed empty has no judgment
+    "q01": {"d1": {"ana": 0, "ben": 3}, "d2": {"ana": 2, "ben": 2}},  # 3 apart
+    "q02": {"d1": {"ana": 2, "ben": 3}, "d2": {"ana": 3, "ben": 2}, "d3": {"ana": 1, "ben": 1}},
+    "q03": {"d1": {"ana": 1, "ben": 4}, "d2": {"ana": 3, "ben": 1}},  # both decided
+    "q04": {"d1": {"ana": 5, "ben": 3}, "d2": {"ana": 1, "ben": 3, "chloe": 2}},  # d1 decided
+    "q05": {"d1": {"ana": 3, "ben": 3, "chloe": 3, "fay": 3}, "d2": {"ana": 1, "ben": 1}},
+    "q06": {"d1": {"ana": 0, "chloe": 2}, "d2": {"ana": 5, "chloe": 5}},  # just 2 apart
+    "q07": {"d1": {"ana": 4}},  # one rater
+    "q08": {"d1": {"ana": 0, "ben": 5}, "d2": {"chloe": None}},  # chloe skipped d2
+    "q09": {},
+    "q10": {"d1": {"ana": 2, "ben": 3}, "d2": {"ana": 5, "ben": 5}, "d3": {"ana": 0, "ben": 0}},
+}
+"""A campaign with its disagreements planted: q01, q04, q06 and q08 have a document graded two
+or more apart that no lead decided; q02 and q10 differ by one grade at most (q02's ordinal
+alpha is 0.583, q10's 0.949); a lead decided q03's two differing documents (its alpha is
+-0.417) and one of q04's; q05 agrees, q07 has one rater and q09 none."""
+DECIDED = {("q03", "d1"): 3, ("q03", "d2"): 2, ("q04", "d1"): 4}
+QUEUES = {"chloe": ["q04", "q05", "q06", "q08"], "eve": ["q01", "q08"]}
+"""The queues: eve has judged nothing; fay has no queue (so every query) and graded q05."""
+
+
+def planted_campaign(path: Path, folder: Path) -> Path:
+    """``PLANTED`` imported into the SQLite file ``path`` (documents named ``q01-d1``…), with
+    the lead's ``DECIDED`` grades and the ``QUEUES``."""
+    from judge_app.store import open_database
+    from judge_app.store.bulk import query_ids
+    from judge_app.store.people import assign_queries, named_rater
+
+    rows = [
+        (query, f"{query}-{doc}", rater, "" if grade is None else str(grade), grade is None)
+        for query, docs in PLANTED.items()
+        for doc, grades in docs.items()
+        for rater, grade in grades.items()
+    ]
+    rows += [
+        (query, f"{query}-{doc}", "adjudicated", str(grade), False)
+        for (query, doc), grade in DECIDED.items()
+    ]
+    import_frames(
+        path,
+        folder,
+        queries=pd.DataFrame({"query_id": list(PLANTED), "text": [f"query {q}" for q in PLANTED]}),
+        judgments=pd.DataFrame(rows, columns=["query_id", "doc_id", "rater", "grade", "skipped"]),
+    )
+    with open_database(path) as database, database.transaction() as session:
+        ids = query_ids(session, PLANTED, create=False)
+        for name, queries in QUEUES.items():
+            rater = named_rater(session, name)
+            assert rater is not None
+            assign_queries(session, rater.id, [ids[query] for query in queries])
     return path

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from campaign_support import planted_campaign
 from gui_support import demo_db, demo_template, fresh_settings, open_window, press
 from PySide6.QtCore import Qt
 
+from judge_app.gui import lead
 from judge_app.gui.models import Role
 from judge_app.store import open_database
 from judge_app.store.assignments import current_assignments
+from judge_app.store.bulk import query_ids
+from judge_app.store.errors import StoreError
 from judge_app.store.people import add_rater, find_rater
 from judge_app.store.queue import (
     PoolSettings,
@@ -29,9 +33,9 @@ def check_only(widget, names):
         )
 
 
-def assignments_by_name(path):
+def assignments_by_name(path, names=("ana", "ben", "chloe", "dan")):
     with open_database(path) as database, database.reading() as session:
-        raters = {name: find_rater(session, name) for name in ("ana", "ben", "chloe", "dan")}
+        raters = {name: find_rater(session, name) for name in names}
         assigned = current_assignments(session)
     return {name: assigned.get(rater.id, set()) for name, rater in raters.items() if rater}
 
@@ -97,6 +101,84 @@ def test_assign_a_share_to_all_and_the_rest_to_one_each(qtbot, open_window, demo
     shared = assigned["ana"] & assigned["ben"] & assigned["chloe"]
     assert len(shared) == 4 and all(len(assigned[n]) == 8 for n in ("ana", "ben", "chloe"))
     assert len(window.judging.session.queue) == 8  # ana's queue was read again
+
+
+def preview_rows(dialog):
+    return {
+        dialog.preview.item(row, 0).text(): (
+            dialog.preview.item(row, 1).text(),
+            dialog.preview.item(row, 2).text(),
+        )
+        for row in range(dialog.preview.rowCount())
+    }
+
+
+def test_add_a_rater_where_grades_differ(qtbot, open_window, tmp_path):
+    """The planted campaign (campaign_support.PLANTED): q01, q04, q06, q08 have a document
+    graded 2+ apart that no lead decided, q02's alpha is 0.583; chloe has q04-q08, eve q01 and
+    q08, fay no queue but a grade (every query is hers already), dan is new. The raters go in
+    the list's order (chloe, eve, fay, dan), each query to the first of the least given."""
+    path = planted_campaign(tmp_path / "planted.sqlite", tmp_path)
+    window = open_window(path, None)
+    dialog = window.show_assign_dialog()
+    dialog.new_rater.setText("dan")
+    qtbot.keyClick(dialog.new_rater, Qt.Key.Key_Return)
+    check_only(dialog.raters, {"chloe", "eve", "fay", "dan"})
+    assert dialog.survey is None  # read only once this way is chosen
+    dialog.by_disputes.click()
+    assert dialog.by_disputes.isChecked() and not dialog.accept_button.isEnabled()
+    qtbot.waitUntil(lambda: dialog.survey is not None and dialog.isEnabled(), timeout=30_000)
+    assert not dialog.replace.isEnabled() and not dialog.max_alpha.isEnabled()
+    assert dialog.min_gap.value() == 2 and dialog.accept_button.isEnabled()
+    assert dialog.summary.text() == "4 disputed queries, each given to one more rater."
+    # queries after, new: chloe q01, eve q04, dan q06 and q08
+    expected = {"chloe": ("5", "1"), "eve": ("3", "1"), "fay": ("0", "0"), "dan": ("2", "2")}
+    assert preview_rows(dialog) == expected
+    check_only(dialog.raters, {"chloe", "eve", "fay"})
+    assert dialog.summary.text().startswith(
+        "3 disputed queries, each given to one more rater; q08 has no free rater"
+    )
+    check_only(dialog.raters, {"chloe", "eve", "fay", "dan"})
+    dialog.use_alpha.setChecked(True)
+    assert dialog.max_alpha.isEnabled()
+    dialog.max_alpha.setValue(0.7)  # and q02: to eve, the first of the least given
+    assert dialog.summary.text() == "5 disputed queries, each given to one more rater."
+    expected = {"chloe": ("5", "1"), "eve": ("4", "2"), "fay": ("0", "0"), "dan": ("2", "2")}
+    assert preview_rows(dialog) == expected
+    names = ("ana", "ben", "chloe", "dan", "eve", "fay")
+    before = assignments_by_name(path, names)
+    qtbot.mouseClick(dialog.accept_button, Qt.MouseButton.LeftButton)
+    with qtbot.waitSignal(dialog.finished, timeout=30_000):
+        pass
+    after = assignments_by_name(path, names)
+    with open_database(path) as database, database.reading() as session:
+        ids = query_ids(session, ["q01", "q02", "q04", "q06", "q08"], create=False)
+    assert {name: after[name] - before.get(name, set()) for name in after} == {
+        "ana": set(),
+        "ben": set(),
+        "chloe": {ids["q01"]},
+        "dan": {ids["q04"], ids["q08"]},
+        "eve": {ids["q02"], ids["q06"]},
+        "fay": set(),
+    }
+    assert window.status_text() == "Assigned: 5 disputed queries, each given to one more rater"
+
+
+def test_grades_that_cannot_be_read_are_said_and_the_other_ways_still_work(
+    qtbot, open_window, demo_db, monkeypatch
+):
+    def unreadable(_database):
+        raise StoreError("the grades are unreadable")
+
+    monkeypatch.setattr(lead, "read_survey", unreadable)
+    window = open_window(demo_db, "ana")
+    dialog = window.show_assign_dialog()
+    dialog.by_disputes.click()
+    qtbot.waitUntil(lambda: dialog.isEnabled() and "Cannot" in dialog.summary.text())
+    assert dialog.summary.text() == "Cannot read the grades: the grades are unreadable"
+    assert not dialog.accept_button.isEnabled() and dialog.preview.rowCount() == 0
+    dialog.by_copies.click()
+    assert dialog.accept_button.isEnabled() and dialog.preview.rowCount() == 3
 
 
 def test_rubric_edits_reach_the_rubric_panel_and_the_grades(qtbot, open_window, demo_db):

@@ -131,7 +131,7 @@ class RaterAgreement:
 
 @dataclass
 class Disagreement:
-    """A document of a query whose grades differ by ``spread`` >= 2: to adjudicate;
+    """A document of a query whose grades differ by ``spread`` (two or more: to adjudicate);
     ``decided`` is the lead's adjudicated grade once there is one."""
 
     doc_id: str
@@ -256,6 +256,11 @@ def build_report(
     if ranking is None:
         reasons["ranking_stability"] = ranking_reason
     return report
+
+
+def per_query(ratings: Ratings) -> list[QueryAgreement]:
+    """Each query's agreement and documents to adjudicate: the report's ``per_query`` alone."""
+    return _queries(ratings, _too_few_raters(ratings.raters))
 
 
 def _too_few_raters(raters: tuple[str, ...]) -> str | None:
@@ -393,25 +398,29 @@ def _queries(ratings: Ratings, few: str | None) -> list[QueryAgreement]:
     return rows
 
 
-def adjudication_list(ratings: Ratings) -> list[tuple[str, Disagreement]]:
+def adjudication_list(
+    ratings: Ratings, min_spread: int = ADJUDICATION_SPREAD
+) -> list[tuple[str, Disagreement]]:
     """Every document to adjudicate, as (query id, disagreement), in order of query, widest
-    spread first: the agreement report's per-query lists, flattened."""
-    lists = _adjudication_lists(ratings, ratings.unit_query, len(ratings.queries))
+    spread first: the agreement report's per-query lists, flattened; with ``min_spread``,
+    the documents whose grades differ by that much or more instead of two."""
+    lists = _adjudication_lists(ratings, ratings.unit_query, len(ratings.queries), min_spread)
     return [
         (str(query_id), item) for query_id, items in zip(ratings.queries, lists) for item in items
     ]
 
 
 def _adjudication_lists(
-    ratings: Ratings, codes: np.ndarray, n_queries: int
+    ratings: Ratings, codes: np.ndarray, n_queries: int, min_spread: int = ADJUDICATION_SPREAD
 ) -> list[list[Disagreement]]:
-    """Per query, its documents whose grades differ by two or more, widest spread first."""
+    """Per query, its documents whose grades differ by ``min_spread`` (two) or more, widest
+    spread first."""
     grades = ratings.grades.astype(np.int16)
     present = grades >= 0
     highest = np.where(present, grades, -1).max(axis=1, initial=-1)
     lowest = np.where(present, grades, 99).min(axis=1, initial=99)
     spread = highest - lowest
-    flagged = np.flatnonzero((present.sum(axis=1) >= 2) & (spread >= ADJUDICATION_SPREAD))
+    flagged = np.flatnonzero((present.sum(axis=1) >= 2) & (spread >= min_spread))
     # units are in order of document within a query, and lexsort keeps that order in ties
     order = np.lexsort((-spread[flagged], codes[flagged]))
     flagged = flagged[order]

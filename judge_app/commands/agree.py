@@ -16,11 +16,14 @@ import numpy as np
 
 from judge_app.agreement import formats
 from judge_app.agreement.report import (
+    ADJUDICATION_SPREAD,
     AgreementReport,
     Disagreement,
+    QueryAgreement,
     Ratings,
     adjudication_list,
     build_report,
+    per_query,
 )
 from judge_app.commands.options import check_known, require_whole
 from judge_app.errors import JudgeAppError, UsageError, quoted
@@ -109,14 +112,32 @@ def coded_agreement(
     return report
 
 
-def disputed(graded: Graded) -> list[tuple[str, Disagreement]]:
+def disputed(
+    graded: Graded, min_spread: int = ADJUDICATION_SPREAD
+) -> list[tuple[str, Disagreement]]:
     """The documents the raters (the adjudicator left out) grade two or more apart, as (query
     id, disagreement) with the lead's decision if any: the same list as the agreement
-    report's, which the agreement page, the report and the adjudication screen show."""
-    raters = graded.where(graded.rater != graded.rater_code(ADJUDICATED))
-    items = adjudication_list(Ratings.from_graded(raters))
+    report's, which the agreement page, the report and the adjudication screen show; with
+    ``min_spread``, those graded that far apart or more (``assign --where-disputed``)."""
+    items = adjudication_list(Ratings.from_graded(_raters_only(graded)), min_spread)
     _mark_decided(items, decided_grades(graded))
     return items
+
+
+def query_agreement(graded: Graded) -> list[QueryAgreement]:
+    """Each query's agreement among all the raters (the adjudicator left out), its documents
+    to adjudicate and the lead's decisions: the agreement report's ``per_query``, as the
+    agreement page shows it, without the rest of the report."""
+    rows = per_query(Ratings.from_graded(_raters_only(graded)))
+    _mark_decided(
+        ((q.query_id, item) for q in rows for item in q.adjudicate), decided_grades(graded)
+    )
+    return rows
+
+
+def _raters_only(graded: Graded) -> Graded:
+    """The raters' judgments: the adjudicator's (a lead's decisions) left out."""
+    return graded.where(graded.rater != graded.rater_code(ADJUDICATED))
 
 
 def decided_grades(graded: Graded) -> dict[tuple[str, str], int]:

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialogButtonBox,
+    QDoubleSpinBox,
     QGridLayout,
     QHBoxLayout,
     QHeaderView,
@@ -36,7 +37,16 @@ from PySide6.QtWidgets import (
 )
 from sqlalchemy.orm import Session
 
-from judge_app.commands.assign import Assigned, AssignOptions, assign
+from judge_app.commands.assign import (
+    MIN_GAP,
+    Assigned,
+    AssignOptions,
+    DisputedPlan,
+    Survey,
+    assign,
+    disputed_summary,
+    read_survey,
+)
 from judge_app.errors import JudgeAppError
 from judge_app.gui.theme import grade_colour, text_on
 from judge_app.gui.workers import TaskDialog, Worker
@@ -55,6 +65,8 @@ from judge_app.store.queue import (
 from judge_app.store.settings import DEFAULT_SCALE, GradeLabel, scale, set_grade_label
 
 FIRST_RUN = "(the first run by name)"
+UNRELIABLE_ALPHA = 0.667
+"""The alpha threshold offered first: below it Krippendorff calls agreement unreliable."""
 
 
 class LeadDialog(TaskDialog):
@@ -169,7 +181,9 @@ def _set_all(widget: QListWidget, checked: bool) -> None:
 
 
 class AssignDialog(LeadDialog):
-    """Every query to N of the chosen raters, or a share of the queries to all of them."""
+    """Every query to N of the chosen raters, or a share of the queries to all of them, or
+    each disputed query to one more of them (the grades are read, off the UI thread, when
+    that is first chosen)."""
 
     def __init__(self, workspace: Workspace) -> None:
         super().__init__(
@@ -190,6 +204,8 @@ class AssignDialog(LeadDialog):
         self._query_ids = query_ids
         self._assigned = assigned
         self.plan: AssignmentPlan | None = None
+        self.survey: Survey | None = None  # the grades' disagreements, once read
+        self._survey_state = ""  # why there is no survey yet: reading, or the error
 
         columns = QHBoxLayout()
         columns.setSpacing(20)
@@ -247,9 +263,41 @@ class AssignDialog(LeadDialog):
         shared.addStretch(1)
         right.addLayout(shared)
         right.addWidget(_note("each other query goes to one rater, in turn"))
+        self.by_disputes = QRadioButton("Add a rater where grades differ")
+        self.by_disputes.setObjectName("assignDisputed")
+        right.addWidget(self.by_disputes)
+        self.min_gap = QSpinBox()
+        self.min_gap.setObjectName("assignMinGap")
+        self.min_gap.setRange(1, 5)
+        self.min_gap.setValue(MIN_GAP)
+        self.min_gap.setPrefix("grades ")
+        self.min_gap.setSuffix(" or more apart")
+        self.use_alpha = QCheckBox("or ordinal α below")
+        self.use_alpha.setObjectName("assignUseAlpha")
+        self.max_alpha = QDoubleSpinBox()
+        self.max_alpha.setObjectName("assignMaxAlpha")
+        self.max_alpha.setRange(-1.0, 1.0)
+        self.max_alpha.setDecimals(3)
+        self.max_alpha.setSingleStep(0.05)
+        self.max_alpha.setValue(UNRELIABLE_ALPHA)
+        measure = QHBoxLayout()
+        measure.setContentsMargins(24, 0, 0, 0)
+        for widget in (self.min_gap, self.use_alpha, self.max_alpha):
+            measure.addWidget(widget)
+        measure.addStretch(1)
+        right.addLayout(measure)
+        right.addWidget(_note("to one more rater each, who neither judged it nor has it"))
+        self.by_disputes.setToolTip(
+            "The queries the agreement page shows as disputed: a document whose raters' grades "
+            "differ by this much or more, or (if ticked) the query's ordinal alpha below the "
+            "threshold. A document a lead decided is disputed no more. Each goes to the chosen "
+            "rater given the fewest so far (the first of them in a tie) who has neither judged "
+            "it nor has it in their queue; a rater with no queue who has judged has every query."
+        )
         group = QButtonGroup(self)
         group.addButton(self.by_copies)
         group.addButton(self.by_share)
+        group.addButton(self.by_disputes)
         self.by_copies.setChecked(True)
         self.replace = QCheckBox("Replace the chosen raters' queues (their judgments stay)")
         self.replace.setObjectName("assignReplace")
@@ -278,11 +326,16 @@ class AssignDialog(LeadDialog):
         columns.addLayout(right, 1)
         self.body.addLayout(columns, 1)
         self.finish_layout()
+        self.resize(self.sizeHint())  # opened at its minimum, the buttons would cover the preview
         for signal in (
             self.copies.valueChanged,
             self.share.valueChanged,
             self.by_copies.toggled,
+            self.by_disputes.toggled,
             self.replace.toggled,
+            self.min_gap.valueChanged,
+            self.use_alpha.toggled,
+            self.max_alpha.valueChanged,
         ):
             signal.connect(lambda *_args: self._update())
         self._update()
@@ -339,9 +392,14 @@ class AssignDialog(LeadDialog):
 
     def _update(self) -> None:
         chosen = self.chosen()
+        by_disputes = self.by_disputes.isChecked()
         self.copies.setMaximum(max(len(chosen), 1))
         self.copies.setEnabled(self.by_copies.isChecked())
         self.share.setEnabled(self.by_share.isChecked())
+        for widget in (self.min_gap, self.use_alpha):
+            widget.setEnabled(by_disputes)
+        self.max_alpha.setEnabled(by_disputes and self.use_alpha.isChecked())
+        self.replace.setEnabled(not by_disputes)  # one more rater adds to a queue
         self.plan = None
         self.preview.setRowCount(0)
         if not chosen or not self._query_ids:
@@ -352,14 +410,25 @@ class AssignDialog(LeadDialog):
             )
             self.accept_button.setEnabled(False)
             return
+        if by_disputes and self.survey is None:
+            self._read_survey()
+            self.summary.setText(self._survey_state)
+            self.accept_button.setEnabled(False)
+            return
+        disputes: DisputedPlan | None = None
         try:
-            self.plan = self.assign_options().plan(self._query_ids, chosen)
+            options = self.assign_options().checked()
+            if self.survey is not None and options.where_disputed:
+                disputes = options.plan_disputed(self.survey, chosen)
+                self.plan = disputes.plan
+            else:
+                self.plan = options.plan(self._query_ids, chosen)
         except JudgeAppError as error:
             self.summary.setText(str(error))
             self.accept_button.setEnabled(False)
             return
-        self.accept_button.setEnabled(True)
-        replace = self.replace.isChecked()
+        self.accept_button.setEnabled(disputes is None or any(self.plan.queues.values()))
+        replace = self.replace.isChecked() and not by_disputes
         rows: list[tuple[str, int, int]] = []
         for rater_id, queries in self.plan.queues.items():
             before = set() if replace else self._assigned.get(rater_id, set())
@@ -375,7 +444,37 @@ class AssignDialog(LeadDialog):
                         Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
                     )
                 self.preview.setItem(row, column, item)
-        self.summary.setText(self._describe(self.plan, len(chosen)))
+        if disputes is None:
+            self.summary.setText(self._describe(self.plan, len(chosen)))
+        else:
+            self.summary.setText(f"{disputed_summary(disputes)}.")
+
+    def _read_survey(self) -> None:
+        """Read the grades' disagreements off the UI thread (once): the dialog waits."""
+        database = self.workspace.database
+        if database is None or self._survey_state:
+            return
+        handle = database.share()  # the work's own, should the window close its database
+
+        def work(_worker: Worker) -> Survey:
+            with handle:
+                return read_survey(handle)
+
+        self._survey_state = "Reading where the raters' grades differ…"
+        self.setEnabled(False)
+        task = self.workspace.run_task("Reading the grades", work, cancellable=False)
+        task.returned.connect(self._survey_read)
+        task.errored.connect(self._survey_failed)
+        task.finished.connect(self._work_done)
+
+    def _survey_read(self, survey: object) -> None:
+        assert isinstance(survey, Survey)  # what the task of _read_survey() returns
+        self.survey = survey
+        self._update()
+
+    def _survey_failed(self, error: BaseException) -> None:
+        self._survey_state = f"Cannot read the grades: {error}"
+        self._update()
 
     def _describe(self, plan: AssignmentPlan, raters: int) -> str:
         loads = sorted(plan.load().values())
@@ -396,9 +495,15 @@ class AssignDialog(LeadDialog):
 
     def assign_options(self) -> AssignOptions:
         """The assignment the dialog's controls ask for (``judge-app assign``'s options)."""
+        raters = tuple(self._names[rater_id] for rater_id in self.chosen())
+        if self.by_disputes.isChecked():
+            alpha = self.max_alpha.value() if self.use_alpha.isChecked() else None
+            return AssignOptions(
+                raters, where_disputed=True, min_gap=self.min_gap.value(), max_alpha=alpha
+            )
         by_copies = self.by_copies.isChecked()
         return AssignOptions(
-            tuple(self._names[rater_id] for rater_id in self.chosen()),
+            raters,
             copies=self.copies.value() if by_copies else None,
             share=None if by_copies else float(self.share.value()),
             replace=self.replace.isChecked(),
@@ -415,6 +520,9 @@ class AssignDialog(LeadDialog):
 
     def _succeeded(self, assigned: object) -> None:
         assert isinstance(assigned, Assigned)  # what the task of save() returns
+        if assigned.disputes is not None:
+            self.saved(f"Assigned: {assigned.headline}")
+            return
         total, raters = sum(assigned.plan.load().values()), len(assigned.plan.queues)
         self.saved(f"Assigned: {total:,} queries to {raters} raters")
 

@@ -646,7 +646,8 @@ class MainWindow(QMainWindow):
         return self._open_dialog("lead_dialog", LEAD_DIALOGS[name])
 
     def show_assign_dialog(self) -> LeadDialog | None:
-        """Lead ▸ Assign queries…: every query to N raters, or a share to all of them."""
+        """Lead ▸ Assign queries…: every query to N raters, a share to all of them, or one more
+        rater where grades differ."""
         return self.show_lead_dialog("assign")
 
     def show_rubric_dialog(self) -> LeadDialog | None:

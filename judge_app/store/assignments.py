@@ -16,7 +16,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from judge_app.store.errors import StoreError
-from judge_app.store.models import Assignment
+from judge_app.store.models import Assignment, Judgment
 from judge_app.store.people import assign_queries
 
 
@@ -94,3 +94,16 @@ def current_assignments(session: Session) -> dict[int, set[int]]:
     for rater_id, query_id in session.execute(select(Assignment.rater_id, Assignment.query_id)):
         assigned.setdefault(rater_id, set()).add(query_id)
     return assigned
+
+
+def judged_queries(session: Session, rater_ids: Sequence[int] | None = None) -> dict[int, set[int]]:
+    """The queries each rater (of ``rater_ids``; None: every one) has judged a document of,
+    graded or skipped, by rater id."""
+    judged: dict[int, set[int]] = {}
+    statement = select(Judgment.rater_id, Judgment.query_id).distinct()
+    if rater_ids is not None:
+        statement = statement.where(Judgment.rater_id.in_(list(rater_ids)))
+    rows = session.execute(statement)
+    for rater_id, query_id in rows:
+        judged.setdefault(rater_id, set()).add(query_id)
+    return judged
