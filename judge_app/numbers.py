@@ -47,3 +47,11 @@ def share_text(value: float | None) -> str:
         return MISSING
     assert value is not None
     return _unsigned_zero(f"{100 * value:.1f}") + "%"
+
+
+def seconds_text(value: float | None) -> str:
+    """``4.2``: a time in seconds, to a tenth."""
+    if _missing(value):
+        return MISSING
+    assert value is not None
+    return f"{value:.1f}"

@@ -110,6 +110,10 @@ class RaterQuality:
     by_day: list[DriftPoint]
     by_block: list[DriftPoint]
     warnings: list[str] = field(default_factory=list)
+    out_of_line: dict[str, str] = field(default_factory=dict)
+    """The warnings by the figure each is about, a key of ``record()``: ``too_fast_share``,
+    ``self_agreement_kappa``, ``gold_within_one``, ``gold_bias``, ``alpha_contribution``, or
+    ``alpha_with_others`` (its fall from the first block to the last)."""
 
     def record(self) -> dict[str, object]:
         """The figures as JSON-ready values, in full precision (None: undefined; ``reasons``
@@ -429,31 +433,39 @@ def _blocks(own: pd.DataFrame) -> list[tuple[str, np.ndarray]]:
 
 def _with_warnings(rater: RaterQuality, settings: QualitySettings) -> RaterQuality:
     """``rater`` with a plain-words warning for each figure out of line."""
-    warnings = []
+    found: dict[str, str] = {}  # figure: warning (``RaterQuality.out_of_line``)
     share = rater.speed.too_fast_share.value
     if share is not None and share > TOO_FAST_WARNING:
-        warnings.append(f"{share:.0%} of judgments under {settings.min_seconds:g} s")
+        found["too_fast_share"] = f"{share:.0%} of judgments under {settings.min_seconds:g} s"
     kappa = rater.self_agreement.kappa.value
     if kappa is not None and rater.self_agreement.pairs >= MIN_PAIRS and kappa < SELF_KAPPA_WARNING:
-        warnings.append(f"self-agreement kappa {kappa:.2f} on {rater.self_agreement.pairs} repeats")
+        found["self_agreement_kappa"] = (
+            f"self-agreement kappa {kappa:.2f} on {rater.self_agreement.pairs} repeats"
+        )
     if rater.gold.pairs >= MIN_PAIRS:
         within, bias = rater.gold.within_one.value, rater.gold.bias.value
         if within is not None and within < GOLD_WITHIN_ONE_WARNING:
-            warnings.append(f"{within:.0%} of {rater.gold.pairs} gold items within one grade")
+            found["gold_within_one"] = (
+                f"{within:.0%} of {rater.gold.pairs} gold items within one grade"
+            )
         if bias is not None and abs(bias) >= GOLD_BIAS_WARNING:
             side = "above" if bias > 0 else "below"
-            warnings.append(f"grades {abs(bias):.1f} {side} gold on average")
+            found["gold_bias"] = f"grades {abs(bias):.1f} {side} gold on average"
     contribution = rater.alpha_contribution.value
     if contribution is not None and contribution < CONTRIBUTION_WARNING:
-        warnings.append(f"the others agree better without them (alpha {contribution:+.2f})")
+        found["alpha_contribution"] = (
+            f"the others agree better without them (alpha {contribution:+.2f})"
+        )
     alphas = [point.alpha_with_others.value for point in rater.by_block]
     known = [alpha for alpha in alphas if alpha is not None]
     if len(known) >= 2 and known[0] - known[-1] >= DRIFT_WARNING:
-        warnings.append(
+        found["alpha_with_others"] = (
             f"agreement with the others fell from {known[0]:.2f} to {known[-1]:.2f} "
             "(first and last block of 50)"
         )
-    return RaterQuality(**{**rater.__dict__, "warnings": warnings})
+    return RaterQuality(
+        **{**rater.__dict__, "warnings": list(found.values()), "out_of_line": found}
+    )
 
 
 def _value(estimate: co.Estimate, key: str, reasons: dict[str, str]) -> float | None:
