@@ -679,8 +679,8 @@ class QualityDialog(LeadDialog):
         holds no number."""
         values = []
         for edit, what in (
-            (self.min_seconds, "The fastest credible judgment"),
-            (self.repeat_share, "The share shown again"),
+            (self.min_seconds, "the fastest credible judgment"),
+            (self.repeat_share, "the share of items shown again"),
         ):
             text = edit.text().strip().removesuffix("%").strip()
             try:

@@ -9,18 +9,18 @@ them, rounded as ``judge_app.numbers`` rounds for people."""
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication
+from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QResizeEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
     QFrame,
     QGridLayout,
     QHBoxLayout,
+    QLabel,
     QPushButton,
     QSizePolicy,
     QSplitter,
@@ -116,7 +116,7 @@ FAST_COLUMNS = {
     "seconds": "Seconds",
     "judged_at": "When (UTC)",
 }
-BANNER_LINES = 5
+BANNER_LINES = 4
 """Raters out of line named on the banner, at most (their rows are marked in any case)."""
 NONE_OUT_OF_LINE = "No rater's figures are out of line"
 DRIFT_BY = {"block": "By block of 50", "day": "By day"}
@@ -124,6 +124,9 @@ MESSAGE_WIDTH = 480
 DRIFT_HEIGHT = 140
 ROWS_IN_SIGHT = 3
 HEADER_ROOM = 22
+NAME_MINIMUM = 72
+"""Pixels for the raters' names at least: where the figures leave less room than a name
+takes, it is cut with "…" (whole in its tooltip)."""
 """Pixels beside a header's text: its padding, and the sort indicator's room."""
 """Rows of the raters table always in sight, however the page is split."""
 
@@ -139,7 +142,7 @@ def rater_notes(rater: RaterQuality, min_seconds: float) -> dict[str, Note]:
     speed, repeats, gold = rater.speed, rater.self_agreement, rater.gold
     pending = f"; {rater.repeats_pending:,} waiting" if rater.repeats_pending else ""
     context = {
-        "rater": "" if rater.active else f"{rater.rater} is no longer active",
+        "rater": rater.rater + ("" if rater.active else " is no longer active"),
         "done": f"{rater.done:,} judgments, {rater.skipped:,} of them skipped",
         "remaining": f"{rater.remaining:,} of {rater.assigned:,} results left{pending}",
         "median_seconds": f"Over {speed.timed:,} timed judgments",
@@ -162,17 +165,18 @@ def rater_notes(rater: RaterQuality, min_seconds: float) -> dict[str, Note]:
     }
     notes: dict[str, Note] = {}
     for column in COLUMNS:
-        warnings = [
-            rater.out_of_line[key] for key in WARNED_BY.get(column, ()) if key in rater.out_of_line
-        ]
-        if column == "rater":
+        if column == "rater":  # the name (whole, should it be cut), then every warning
             warnings = list(rater.warnings)
-        lines = [f"Out of line: {warning}" for warning in warnings]
-        reason = reasons.get(column)
-        if reason:
-            lines.append(f"Undefined: {reason}")
-        elif context.get(column):
-            lines.append(context[column])
+            lines = [context["rater"], *(f"Out of line: {warning}" for warning in warnings)]
+        else:
+            keys = [key for key in WARNED_BY.get(column, ()) if key in rater.out_of_line]
+            warnings = [rater.out_of_line[key] for key in keys]
+            lines = [f"Out of line: {warning}" for warning in warnings]
+            reason = reasons.get(column)
+            if reason:
+                lines.append(f"Undefined: {reason}")
+            elif context.get(column):
+                lines.append(context[column])
         if lines:
             notes[column] = ("\n".join(lines), bool(warnings))
     return notes
@@ -254,6 +258,31 @@ class ReportCsvButton(CsvButton):
         self.view.message.emit(f"The raters' figures written to {path}", False)
 
 
+class ElidedLabel(QLabel):
+    """One line of text that never widens the page: cut with "…" where the room ends, the
+    whole text then in its tooltip."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.setObjectName(name)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.full_text = ""
+
+    def set_full_text(self, text: str) -> None:
+        self.full_text = text
+        self._elide()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        self._elide()
+        super().resizeEvent(event)
+
+    def _elide(self) -> None:
+        room = self.contentsRect().width()
+        shown = self.fontMetrics().elidedText(self.full_text, Qt.TextElideMode.ElideRight, room)
+        self.setText(shown)
+        self.setToolTip(self.full_text if shown != self.full_text else "")
+
+
 class RatersView(QWidget):
     """The raters page: the banner of figures out of line, the table of every rater, and
     the chosen rater's drift chart and too-fast judgments."""
@@ -268,6 +297,7 @@ class RatersView(QWidget):
         self.drift_by = "block"
         self.model = RatersModel(self)
         self._name_width = 0  # the raters column, fitted to its names
+        self._banner_lines: list[str] = []
         self.pages = QStackedWidget()
         self.pages.addWidget(self._content())
         self.pages.addWidget(self._message_page())
@@ -324,8 +354,15 @@ class RatersView(QWidget):
         self.export = ReportCsvButton(self)
         title.addWidget(self.export)
         layout.addLayout(title)
-        self.banner = named_label("", "ratersBanner", wrap=True)
-        self.banner.setTextFormat(Qt.TextFormat.RichText)
+        self.banner = QFrame()
+        self.banner.setObjectName("ratersBanner")
+        lines = QVBoxLayout(self.banner)
+        lines.setContentsMargins(10, 6, 10, 6)
+        lines.setSpacing(1)
+        self.banner_labels = [ElidedLabel("ratersBannerLine") for _ in range(BANNER_LINES + 2)]
+        self.banner_labels[0].setObjectName("ratersBannerHeading")
+        for label in self.banner_labels:
+            lines.addWidget(label)
         layout.addWidget(self.banner)
         return header
 
@@ -346,7 +383,7 @@ class RatersView(QWidget):
         self.table.viewport().installEventFilter(self)
         self.table.selectionModel().selectionChanged.connect(lambda *_args: self._show_chosen())
         layout.addWidget(self.table, 1)
-        self.note = named_label("", "tableHint", wrap=True)
+        self.note = ElidedLabel("tableHint")
         layout.addWidget(self.note)
         return pane
 
@@ -357,9 +394,8 @@ class RatersView(QWidget):
         layout.setSpacing(8)
         bar = QHBoxLayout()
         bar.setSpacing(6)
-        self.drift_caption = named_label("DRIFT", "paneCaption")
-        bar.addWidget(self.drift_caption)
-        bar.addStretch(1)
+        self.drift_caption = ElidedLabel("paneCaption")  # a long name is cut, not the page
+        bar.addWidget(self.drift_caption, 1)
         self.drift_buttons: dict[str, QPushButton] = {}
         group = QButtonGroup(self)
         for by, text in DRIFT_BY.items():
@@ -387,6 +423,9 @@ class RatersView(QWidget):
             stretch=None,
             full_text=("judged_at",),
         )
+        count = self.too_fast.count  # names the rater: cut if long, never widening the page
+        count.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.too_fast.bar.setStretchFactor(count, 1)
         self.too_fast.table.sortByColumn(
             list(FAST_COLUMNS).index("judged_at"), Qt.SortOrder.AscendingOrder
         )
@@ -426,12 +465,12 @@ class RatersView(QWidget):
         self._show_banner(report)
         self.model.show_report(report)
         fit_columns(self.table, self.model, header_room=HEADER_ROOM)
-        self._name_width = self.table.columnWidth(0)
+        self._name_width = min(self.table.columnWidth(0), NAME_MINIMUM)
         self.fit_rater_column()
         self._keep_rows_in_sight()
         count = len(report.raters)
         self.count.setText(f"{count:,} rater{'' if count == 1 else 's'}")
-        self.note.setText(
+        self.note.set_full_text(
             f"Too fast: under {report.settings.min_seconds:g} s, the fastest credible judgment"
             f" ({len(report.flagged):,} judgments). Hover a figure for what it rests on; "
             f"{MISSING} is undefined (hover for why)."
@@ -449,8 +488,8 @@ class RatersView(QWidget):
         return super().eventFilter(watched, event)
 
     def fit_rater_column(self) -> None:
-        """The raters' names take the room the figures leave: the figures stay together, at
-        the right of the table, and no empty column follows them."""
+        """The raters' names take the room the figures leave (``NAME_MINIMUM`` at least): the
+        figures stay together, at the right of the table, and no empty column follows them."""
         table = self.table
         figures = sum(table.columnWidth(column) for column in range(1, self.model.columnCount()))
         table.setColumnWidth(0, max(table.viewport().width() - figures, self._name_width))
@@ -465,30 +504,37 @@ class RatersView(QWidget):
         self.table.setMinimumHeight(header + ROWS_IN_SIGHT * rows + scroll + frame)
 
     def _show_banner(self, report: RatersReport) -> None:
+        """A line a rater out of line (at most ``BANNER_LINES``, then how many more) under a
+        heading that counts them, or that none is."""
         lines = report.warnings()
-        if not lines:
-            self.banner.setText(html.escape(NONE_OUT_OF_LINE))
-            level = "good"
-        else:
-            shown = [html.escape(line) for line in lines[:BANNER_LINES]]
-            if len(lines) > BANNER_LINES:
-                more = len(lines) - BANNER_LINES
-                shown.append(f"… and {more} more: their figures are marked in the table")
+        self._banner_lines = lines or [NONE_OUT_OF_LINE]
+        if lines:
+            count = len(report.raters)
             heading = (
-                f"{len(lines)} of {len(report.raters)} raters have figures out of line"
-                if len(report.raters) > 1
+                f"{len(lines)} of {count} raters have figures out of line"
+                if count > 1
                 else "Figures out of line"
             )
-            self.banner.setText(f"<b>{html.escape(heading)}</b><br>" + "<br>".join(shown))
-            level = "warning"
-        self.banner.setToolTip("\n".join(lines))
-        self.banner.setProperty("level", level)
-        self.banner.style().unpolish(self.banner)
-        self.banner.style().polish(self.banner)
+            shown = [heading, *lines[:BANNER_LINES]]
+            if len(lines) > BANNER_LINES:
+                shown.append(
+                    f"… and {len(lines) - BANNER_LINES} more: their figures are marked in the table"
+                )
+        else:
+            shown = [NONE_OUT_OF_LINE]
+        for position, label in enumerate(self.banner_labels):
+            label.set_full_text(shown[position] if position < len(shown) else "")
+            label.setVisible(position < len(shown))
+        self.banner.setToolTip("\n".join(lines) if len(lines) > BANNER_LINES else "")
+        self.banner.setProperty("level", "warning" if lines else "good")
+        for widget in (self.banner, *self.banner_labels):
+            widget.style().unpolish(widget)
+            widget.style().polish(widget)
 
     def banner_lines(self) -> list[str]:
-        """The banner's lines, as plain text."""
-        return [line for line in self.banner.toolTip().splitlines() if line]
+        """What the banner says, a line a rater out of line (every one, whether shown or
+        counted in "… and N more")."""
+        return list(self._banner_lines)
 
     def show_error(self, text: str) -> None:
         """Say why there are no figures in place of them."""
@@ -556,12 +602,12 @@ class RatersView(QWidget):
         rater = self._rater(self.chosen_rater())
         report = self.report
         if rater is None or report is None:
-            self.drift_caption.setText("DRIFT")
-            self.too_fast.caption.setText("TOO FAST")
+            self.drift_caption.set_full_text("DRIFT")
+            self.too_fast.noun = "judgments"
             self.too_fast.set_frame(pd.DataFrame({column: [] for column in FAST_COLUMNS}))
             return
         settings = report.settings
-        self.drift_caption.setText(f"DRIFT · {rater.rater.upper()}")
+        self.drift_caption.set_full_text(f"DRIFT · {rater.rater.upper()}")
         self.drift.set_figure(rater_drift_figure(rater, self.drift_by, settings.min_seconds))
         flagged = report.flagged[report.flagged["rater"] == rater.rater]
         frame = pd.DataFrame(
@@ -576,7 +622,7 @@ class RatersView(QWidget):
                 "judged_at": flagged["judged_at"],
             }
         )
-        self.too_fast.caption.setText(f"TOO FAST · {rater.rater.upper()}")
+        self.too_fast.noun = f"judgments by {rater.rater}"
         self.too_fast.set_frame(
             frame,
             f"Judgments under {settings.min_seconds:g} s, the fastest credible judgment."

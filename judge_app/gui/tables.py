@@ -469,7 +469,7 @@ class TablePane(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(8)
-        bar = QHBoxLayout()
+        bar = self.bar = QHBoxLayout()  # caption, count, room, tools
         bar.setSpacing(10)
         self.caption = named_label(caption.upper(), "paneCaption")
         bar.addWidget(self.caption)

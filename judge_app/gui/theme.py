@@ -246,12 +246,13 @@ QListWidget#assignRaters::item, QListWidget#poolRuns::item {{ padding: 3px 2px; 
 #agreementHeader, #ratersHeader {{ background: {header}; border-bottom: 1px solid {border}; }}
 #agreementTitle, #ratersTitle {{ font-size: 15pt; font-weight: 600; color: {text}; }}
 #agreementSource, #ratersSource, #busyLabel {{ color: {muted}; font-size: 9.5pt; }}
-#ratersBanner {{ border-radius: 6px; padding: 6px 10px; font-size: 9.5pt; }}
-#ratersBanner[level="good"] {{
-    background: {"#173b27" if dark else "#e6f4ec"}; color: {"#9fe0b8" if dark else "#1e6b41"};
-    font-weight: 600; }}
-#ratersBanner[level="warning"] {{
-    background: {"#3d3113" if dark else "#fdf3dc"}; color: {"#f5cf7a" if dark else "#6b4500"}; }}
+#ratersBanner {{ border-radius: 6px; }}
+#ratersBanner QLabel {{ font-size: 9.5pt; background: transparent; }}
+#ratersBanner QLabel#ratersBannerHeading {{ font-weight: 600; }}
+#ratersBanner[level="good"] {{ background: {"#173b27" if dark else "#e6f4ec"}; }}
+#ratersBanner[level="good"] QLabel {{ color: {"#9fe0b8" if dark else "#1e6b41"}; }}
+#ratersBanner[level="warning"] {{ background: {"#3d3113" if dark else "#fdf3dc"}; }}
+#ratersBanner[level="warning"] QLabel {{ color: {"#f5cf7a" if dark else "#6b4500"}; }}
 QPushButton[class="segment"] {{
     background: {base}; border: 1px solid {border}; border-radius: 5px; color: {muted};
     padding: 3px 10px; font-size: 9pt; }}
