@@ -12,13 +12,16 @@ from __future__ import annotations
 import hashlib
 import random
 from datetime import datetime
+from typing import TYPE_CHECKING
 
-import pandas as pd
 from sqlalchemy import and_, func, insert, select
 from sqlalchemy.orm import Session
 
 from judge_app.store.models import Document, Judgment, Query, Rater, RepeatJudgment, utcnow
 from judge_app.store.queue import PoolSettings, pool_settings, pooled_pairs
+
+if TYPE_CHECKING:  # pandas is loaded by the raters' figures, never by a rater's judging
+    import pandas as pd
 
 
 def schedule_repeats(
@@ -136,6 +139,8 @@ def answered_repeats_frame(session: Session) -> pd.DataFrame:
     )
     rows = session.execute(statement).all()
     columns = list(statement.selected_columns.keys())
+    import pandas as pd
+
     frame = pd.DataFrame(rows, columns=columns)
     return frame.astype(
         {
