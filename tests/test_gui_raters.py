@@ -294,7 +294,8 @@ def test_a_bad_setting_says_why_and_saves_nothing(
     qtbot, open_window, planted, seconds, share, message
 ):
     window = open_window(planted, rater=None)
-    dialog = window.show_quality_dialog()  # Lead ▸ Quality checks…
+    window.lead_actions["quality"].trigger()  # Lead ▸ Quality checks…
+    dialog = window.lead_dialog
     dialog.min_seconds.setText(seconds)
     dialog.repeat_share.setText(share)
     qtbot.mouseClick(dialog.accept_button, Qt.MouseButton.LeftButton)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from judge_app.agreement.raters import BLOCK
 from judge_app.commands.rater_quality import RaterQuality, RatersReport
 from judge_app.errors import JudgeAppError
 from judge_app.gui.busy_bar import BusyBar
@@ -119,16 +120,16 @@ FAST_COLUMNS = {
 BANNER_LINES = 4
 """Raters out of line named on the banner, at most (their rows are marked in any case)."""
 NONE_OUT_OF_LINE = "No rater's figures are out of line"
-DRIFT_BY = {"block": "By block of 50", "day": "By day"}
+DRIFT_BY = {"block": f"By block of {BLOCK}", "day": "By day"}
 MESSAGE_WIDTH = 480
 DRIFT_HEIGHT = 140
 ROWS_IN_SIGHT = 3
+"""Rows of the raters table always in sight, however the page is split."""
 HEADER_ROOM = 22
+"""Pixels beside a header's text: its padding, and the sort indicator's room."""
 NAME_MINIMUM = 72
 """Pixels for the raters' names at least: where the figures leave less room than a name
 takes, it is cut with "…" (whole in its tooltip)."""
-"""Pixels beside a header's text: its padding, and the sort indicator's room."""
-"""Rows of the raters table always in sight, however the page is split."""
 
 Note = tuple[str, bool]
 """A cell's tooltip, and whether its figure is out of line."""
@@ -296,7 +297,7 @@ class RatersView(QWidget):
         self.report: RatersReport | None = None
         self.drift_by = "block"
         self.model = RatersModel(self)
-        self._name_width = 0  # the raters column, fitted to its names
+        self._name_width = 0  # the names' column at least: as fitted, up to NAME_MINIMUM
         self._banner_lines: list[str] = []
         self.pages = QStackedWidget()
         self.pages.addWidget(self._content())
