@@ -5,9 +5,11 @@
 Builds the demo database in a temporary folder and saves: the start page (with recent
 databases and with an error), the rater chooser, the judging screen after a few grades from
 the keyboard, the shortcut overlay, the import dialog listing a refused file's problems, the
-export dialog, the lead's dialogs (assign, rubric, pooling), the evaluation page with a
-query's drill-down, and the agreement page. A dialog is shown over its window, as a user sees
-it. The light drill-down is also saved in docs/ (the pages: tests/screenshots_window.py).
+export dialog, the lead's dialogs (assign, rubric, pooling, quality checks), the evaluation
+page with a query's drill-down, the agreement page, and the raters page on a campaign with
+planted raters (one too fast, one inconsistent, one biased: tests/test_rater_quality.py). A
+dialog is shown over its window, as a user sees it. The light drill-down and both raters
+pages are also saved in docs/ (the other pages: tests/screenshots_window.py).
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ def take(folder: Path) -> list[Path]:
                 ("assign", chooser.show_assign_dialog),
                 ("rubric", chooser.show_rubric_dialog),
                 ("pool", chooser.show_pool_dialog),
+                ("quality", chooser.show_quality_dialog),
             ):
                 dialog = show()
                 saved.append(_save_dialog(chooser, dialog, folder / f"lead-{name}-{theme}.png"))
@@ -113,6 +116,7 @@ def take(folder: Path) -> list[Path]:
             saved += _analysis_pages(window, folder, theme)
             window.close()
             window.database.close()
+            saved += _raters_page(folder_of_theme, folder, theme)
     return saved
 
 
@@ -137,6 +141,27 @@ def _analysis_pages(window: MainWindow, folder: Path, theme: str) -> list[Path]:
         shutil.copy(drill_down, DOCS / "drill-down.png")
         saved.append(DOCS / "drill-down.png")
     return saved
+
+
+def _raters_page(scratch: Path, folder: Path, theme: str) -> list[Path]:
+    """The raters page on the planted campaign, with the rater who judges too fast chosen;
+    also saved in docs/ (raters.png, raters-dark.png)."""
+    from test_rater_quality import _plant
+
+    from judge_app.gui import create_main_window
+
+    path, _planted = _plant(scratch)
+    window = _shown(create_main_window(path), theme)
+    window.analysis.show_raters()
+    _finish(window)
+    window.analysis.raters_view.choose_rater("ben")
+    shot = _save(window, folder / f"raters-{theme}.png")
+    DOCS.mkdir(exist_ok=True)
+    docs = DOCS / ("raters.png" if theme == "light" else f"raters-{theme}.png")
+    shutil.copy(shot, docs)
+    window.close()
+    window.database.close()
+    return [shot, docs]
 
 
 def _finish(window: MainWindow) -> None:

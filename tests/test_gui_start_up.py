@@ -1,5 +1,5 @@
-"""A rater's start loads only what judging needs: the evaluation and agreement stacks (pandas,
-matplotlib, their commands) load when their page is first opened, and Alembic only when a
+"""A rater's start loads only what judging needs: the evaluation, agreement and raters stacks
+(pandas, matplotlib, their commands) load when their page is first opened, and Alembic only when a
 database is to be migrated. Each case runs in a process of its own, whose modules are its own."""
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ ANALYSIS_STACK = [
     "judge_app.commands.agree",
     "judge_app.gui.evaluation_view",
     "judge_app.gui.agreement_view",
+    "judge_app.commands.rater_quality",
+    "judge_app.gui.raters_view",
 ]
 PROGRAM = """
 import json, sys
@@ -37,7 +39,7 @@ window = create_main_window(sys.argv[1], "ana")
 window.show()
 QApplication.processEvents()
 steps = {"judging": loaded()}
-for page in ("evaluation", "agreement"):
+for page in ("evaluation", "agreement", "raters"):
     window.page_actions[page].trigger()
     steps[page] = loaded()
     while window.task is not None:  # the page's numbers, computed off the UI thread
@@ -76,4 +78,7 @@ def test_the_judging_start_loads_neither_the_analysis_stacks_nor_alembic(demo_pa
         "judge_app.commands.evaluate",
         "judge_app.gui.evaluation_view",
     }
-    assert set(steps["agreement"]) >= set(ANALYSIS_STACK)
+    raters = {"judge_app.commands.rater_quality", "judge_app.gui.raters_view"}
+    assert set(steps["agreement"]) >= set(ANALYSIS_STACK) - raters
+    assert not raters & set(steps["agreement"])
+    assert set(steps["raters"]) >= set(ANALYSIS_STACK)

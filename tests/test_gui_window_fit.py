@@ -74,7 +74,8 @@ def test_every_page_fits_a_900_by_640_window(qtbot, open_window, demo_db):
     so none pushes the window (and its status bar) past the screen's edge."""
     window = open_window(demo_db)
     window.resize(900, 640)
-    for show in (window.analysis.show_evaluation, window.analysis.show_agreement):
+    analysis = window.analysis
+    for show in (analysis.show_evaluation, analysis.show_agreement, analysis.show_raters):
         show()
         qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
         minimum = window.minimumSizeHint()

@@ -16,6 +16,7 @@ import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
+from campaign_support import import_frames
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
@@ -46,7 +47,6 @@ from judge_app.store.queue import (
 )
 from judge_app.store.repeats import answered_repeats_frame, schedule_repeats
 from judge_app.store.settings import QualitySettings, set_quality_settings
-from tests.campaign_support import import_frames
 
 QUERIES, DOCS = 12, 20
 RATERS = ("ana", "ben", "chloe", "dan")

@@ -15,11 +15,13 @@ Definitions (the command's help and the page say the same):
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -111,7 +113,15 @@ class RaterQuality:
     alpha_contribution: co.Estimate
     by_day: list[DriftPoint]
     by_block: list[DriftPoint]
-    warnings: list[str] = field(default_factory=list)
+    out_of_line: dict[str, str] = field(default_factory=dict)
+    """The warnings by the figure each is about, a key of ``record()``: ``too_fast_share``,
+    ``self_agreement_kappa``, ``gold_within_one``, ``gold_bias``, ``alpha_contribution``, or
+    ``alpha_with_others`` (its fall from the first block to the last)."""
+
+    @property
+    def warnings(self) -> list[str]:
+        """Each figure out of line, in plain words."""
+        return list(self.out_of_line.values())
 
     def record(self) -> dict[str, object]:
         """The figures as JSON-ready values, in full precision (None: undefined; ``reasons``
@@ -221,17 +231,16 @@ class RatersReport:
     def _table(self) -> str:
         if not self.raters:
             return f"{self.source} has no raters yet: nobody has judged or been assigned work"
-        rows = [[cell for cell in row] for row in self.rows()]
+        rows = self.rows()
         widths = [
-            max(len(row[i]) for row in [list(TABLE_HEADER), *rows])
-            for i in range(len(TABLE_HEADER))
+            max(len(row[i]) for row in [list(self.header), *rows]) for i in range(len(self.header))
         ]
         lines = [
             "  ".join(
                 cell.ljust(width) if i == 0 else cell.rjust(width)
                 for i, (cell, width) in enumerate(zip(row, widths))
             )
-            for row in [list(TABLE_HEADER), *rows]
+            for row in [list(self.header), *rows]
         ]
         lines.insert(1, "-" * len(lines[0]))
         lines.append("")
@@ -246,36 +255,48 @@ class RatersReport:
     @property
     def header(self) -> tuple[str, ...]:
         """The columns of ``rows``."""
-        return TABLE_HEADER
+        return tuple(TABLE_COLUMNS.values())
 
     def rows(self) -> list[tuple[str, ...]]:
         """The table for people (``header``), rounded as the window and report round."""
-        return [
-            (
-                rater.rater,
-                f"{rater.done:,}",
-                f"{rater.remaining:,}",
-                seconds_text(rater.speed.median_seconds.value),
-                _whole(rater.speed.per_active_hour.value),
-                share_text(rater.speed.too_fast_share.value),
-                score_text(rater.self_agreement.kappa.value),
-                share_text(rater.gold.exact.value),
-                signed_text(rater.gold.bias.value, 2),
-                score_text(rater.alpha_with_others.value),
-                signed_text(rater.alpha_contribution.value),
-            )
-            for rater in self.raters
-        ]
+        records = self.records()
+        return [tuple(TEXTS[key](record[key]) for key in TABLE_COLUMNS) for record in records]
 
 
-TABLE_HEADER = (
-    "rater", "done", "left", "median s", "per hour", "too fast", "self kappa", "gold exact",
-    "gold bias", "alpha others", "alpha contrib",
-)  # fmt: skip
+def _count(value: int) -> str:
+    return f"{value:,}"
+
+
+def _bias(value: float | None) -> str:
+    return signed_text(value, 2)  # a mean difference of grades: two decimals say enough
 
 
 def _whole(value: float | None) -> str:
     return MISSING if value is None else f"{value:,.0f}"
+
+
+TABLE_COLUMNS = {
+    "rater": "rater", "done": "done", "remaining": "left", "median_seconds": "median s",
+    "per_active_hour": "per hour", "too_fast_share": "too fast", "self_agreement_kappa":
+    "self kappa", "gold_accuracy": "gold exact", "gold_bias": "gold bias",
+    "alpha_with_others": "alpha others", "alpha_contribution": "alpha contrib",
+}  # fmt: skip
+"""The figures a table for people shows (keys of ``RaterQuality.record()``), and their
+headers; the window's page shows the same figures, ``TEXTS`` rounding each."""
+TEXTS: dict[str, Callable[[Any], str]] = {
+    "rater": str,
+    "done": _count,
+    "remaining": _count,
+    "skipped": _count,
+    "median_seconds": seconds_text,
+    "per_active_hour": _whole,
+    "too_fast_share": share_text,
+    "self_agreement_kappa": score_text,
+    "gold_accuracy": share_text,
+    "gold_bias": _bias,
+    "alpha_with_others": score_text,
+    "alpha_contribution": signed_text,
+}
 
 
 def rater_quality_of(db: str, options: RatersOptions) -> RatersReport:
@@ -476,31 +497,37 @@ def _blocks(count: int) -> tuple[np.ndarray, list[str]]:
 
 def _with_warnings(rater: RaterQuality, settings: QualitySettings) -> RaterQuality:
     """``rater`` with a plain-words warning for each figure out of line."""
-    warnings = []
+    found: dict[str, str] = {}  # figure: warning (``RaterQuality.out_of_line``)
     share = rater.speed.too_fast_share.value
     if share is not None and share > TOO_FAST_WARNING:
-        warnings.append(f"{share:.0%} of judgments under {settings.min_seconds:g} s")
+        found["too_fast_share"] = f"{share:.0%} of judgments under {settings.min_seconds:g} s"
     kappa = rater.self_agreement.kappa.value
     if kappa is not None and rater.self_agreement.pairs >= MIN_PAIRS and kappa < SELF_KAPPA_WARNING:
-        warnings.append(f"self-agreement kappa {kappa:.2f} on {rater.self_agreement.pairs} repeats")
+        found["self_agreement_kappa"] = (
+            f"self-agreement kappa {kappa:.2f} on {rater.self_agreement.pairs} repeats"
+        )
     if rater.gold.pairs >= MIN_PAIRS:
         within, bias = rater.gold.within_one.value, rater.gold.bias.value
         if within is not None and within < GOLD_WITHIN_ONE_WARNING:
-            warnings.append(f"{within:.0%} of {rater.gold.pairs} gold items within one grade")
+            found["gold_within_one"] = (
+                f"{within:.0%} of {rater.gold.pairs} gold items within one grade"
+            )
         if bias is not None and abs(bias) >= GOLD_BIAS_WARNING:
             side = "above" if bias > 0 else "below"
-            warnings.append(f"grades {abs(bias):.1f} {side} gold on average")
+            found["gold_bias"] = f"grades {abs(bias):.1f} {side} gold on average"
     contribution = rater.alpha_contribution.value
     if contribution is not None and contribution < CONTRIBUTION_WARNING:
-        warnings.append(f"the others agree better without them (alpha {contribution:+.2f})")
+        found["alpha_contribution"] = (
+            f"the others agree better without them (alpha {contribution:+.2f})"
+        )
     alphas = [point.alpha_with_others.value for point in rater.by_block]
     known = [alpha for alpha in alphas if alpha is not None]
     if len(known) >= 2 and known[0] - known[-1] >= DRIFT_WARNING:
-        warnings.append(
+        found["alpha_with_others"] = (
             f"agreement with the others fell from {known[0]:.2f} to {known[-1]:.2f} "
             "(first and last block of 50)"
         )
-    return RaterQuality(**{**rater.__dict__, "warnings": warnings})
+    return dataclasses.replace(rater, out_of_line=found)
 
 
 def _value(estimate: co.Estimate, key: str, reasons: dict[str, str]) -> float | None:

@@ -1,9 +1,10 @@
-"""The window's evaluation and agreement pages: the campaign loaded off the UI thread, numbers
-computed there too, both refreshed when judgments change (the database is polled while a page
-is shown), and File ▸ Export report….
+"""The window's evaluation, agreement and raters pages: the campaign loaded off the UI thread,
+numbers computed there too, each refreshed when judgments change (the database is polled while
+a page is shown), and File ▸ Export report….
 
-A rater's window never needs them: each page is built, and the evaluation or agreement stack
-it stands on (matplotlib, pandas, the commands) imported, when it is first asked for."""
+A rater's window never needs them: each page is built, and the evaluation, agreement or
+quality stack it stands on (matplotlib, pandas, the commands) imported, when it is first asked
+for."""
 
 from __future__ import annotations
 
@@ -23,24 +24,27 @@ if TYPE_CHECKING:
 
     from judge_app.agreement.report import AgreementReport
     from judge_app.commands.evaluate import Campaign, EvaluationResult, Stamp
+    from judge_app.commands.rater_quality import RatersReport
     from judge_app.commands.report import RenderedReport
     from judge_app.gui.agreement_view import AgreementView
     from judge_app.gui.evaluation_view import EvaluationView
+    from judge_app.gui.raters_view import RatersView
 
     Evaluated = tuple[Campaign, EvaluationResult, dict[str, Figure]]
     """What an evaluation task returns: the campaign it read, its evaluation and their charts."""
 
 POLL_MS = 3000
-"""How often a shown evaluation or agreement page looks for new judgments."""
+"""How often a shown evaluation, agreement or raters page looks for new judgments."""
 REPORT_FILTER = "HTML report (*.html);;PDF report (*.pdf)"
 AnyPage = TypeVar("AnyPage", bound=QWidget)
 
 
 class Analysis(QObject):
-    """The evaluation and agreement pages and the work behind them: shown in ``pages`` (each
-    added there when first built), computed through ``workspace``."""
+    """The evaluation, agreement and raters pages and the work behind them: shown in ``pages``
+    (each added there when first built), computed through ``workspace``."""
 
     adjudicate = Signal(str, str)  # the agreement page's choice: query id, document id
+    qualitySettingsRequested = Signal()  # the raters page's Settings…
 
     def __init__(self, workspace: Workspace, pages: QStackedWidget) -> None:
         super().__init__(workspace)
@@ -48,13 +52,16 @@ class Analysis(QObject):
         self.pages = pages
         self._evaluation_view: EvaluationView | None = None  # built when first asked for
         self._agreement_view: AgreementView | None = None
+        self._raters_view: RatersView | None = None
         self.campaign: Campaign | None = None
         self.agreement_stamp: Stamp | None = None
         self.report: AgreementReport | None = None  # the one shown, for the adjudication list
+        self.raters_stamp: Stamp | None = None  # of the judgments the raters page shows
         self.poll = QTimer(self)
         self.poll.setInterval(POLL_MS)
         self.poll.timeout.connect(self._poll)
         workspace.databaseChanged.connect(self.forget)
+        workspace.campaignChanged.connect(self._campaign_changed)
         workspace.taskStarted.connect(self._task_started)
         workspace.taskFinished.connect(lambda _task: self._task_finished())
 
@@ -83,6 +90,18 @@ class Analysis(QObject):
             self._agreement_view = self._added(view)
         return self._agreement_view
 
+    @property
+    def raters_view(self) -> RatersView:
+        """The raters page, built the first time it is asked for."""
+        if self._raters_view is None:
+            from judge_app.gui.raters_view import RatersView
+
+            view = RatersView()
+            view.settingsRequested.connect(self.qualitySettingsRequested)
+            view.message.connect(self.workspace.show_message)
+            self._raters_view = self._added(view)
+        return self._raters_view
+
     def _added(self, page: AnyPage) -> AnyPage:
         """``page`` in the window's pages, taking no input while background work runs."""
         page.setEnabled(self.workspace.task is None)
@@ -90,7 +109,8 @@ class Analysis(QObject):
         return page
 
     def shown_page(self) -> str | None:
-        """``"evaluation"`` or ``"agreement"`` when that page is the one shown, else None."""
+        """``"evaluation"``, ``"agreement"`` or ``"raters"`` when that page is the one shown,
+        else None."""
         current = self.pages.currentWidget()
         if current is None:
             return None
@@ -98,6 +118,8 @@ class Analysis(QObject):
             return "evaluation"
         if current is self._agreement_view:
             return "agreement"
+        if current is self._raters_view:
+            return "raters"
         return None
 
     def show_evaluation(self) -> None:
@@ -116,16 +138,27 @@ class Analysis(QObject):
             self.refresh_agreement()
         self.workspace.show_message("Agreement: open an item of the adjudication list to decide it")
 
+    def show_raters(self) -> None:
+        """Show the raters page, computed afresh if judgments changed."""
+        self.pages.setCurrentWidget(self.raters_view)
+        self.poll.start()
+        if self.raters_stamp is None or self.raters_stamp != self._stamp():
+            self.refresh_raters()
+        self.workspace.show_message(
+            "Raters: choose a rater to see their drift and their judgments made too fast"
+        )
+
     def forget(self) -> None:
         """The database was closed or changed: nothing shown belongs to the next one."""
         self.poll.stop()
         self.campaign = None
         self.agreement_stamp = None
         self.report = None
+        self.raters_stamp = None
 
     def _set_enabled(self, enabled: bool) -> None:
         """The pages take no input while background work runs."""
-        for page in (self._evaluation_view, self._agreement_view):
+        for page in (self._evaluation_view, self._agreement_view, self._raters_view):
             if page is not None:
                 page.setEnabled(enabled)
 
@@ -160,6 +193,8 @@ class Analysis(QObject):
             self.refresh_evaluation()
         elif shown == "agreement" and self.agreement_stamp not in (None, stamp):
             self.refresh_agreement()
+        elif shown == "raters" and self.raters_stamp not in (None, stamp):
+            self.refresh_raters()
 
     # evaluation --------------------------------------------------------------------------------
 
@@ -261,6 +296,47 @@ class Analysis(QObject):
     def _agreement_failed(self, error: BaseException, stamp: Stamp | None) -> None:
         self.report, self.agreement_stamp = None, stamp
         self.agreement_view.show_error(in_words(error))
+
+    # raters ------------------------------------------------------------------------------------
+
+    def refresh_raters(self) -> Task | None:
+        """Compute every rater's quality figures off the UI thread."""
+        from judge_app.commands.rater_quality import RatersOptions, rater_quality_of
+
+        if not self.workspace.ready():
+            return None
+        stamp = self._stamp()
+        url = self.workspace.database_url()
+        task = self.workspace.run_task(
+            "Computing the raters' figures",
+            lambda _worker: rater_quality_of(url, RatersOptions()),
+            inline=True,
+        )
+        self.raters_view.show_busy("Computing the raters' figures…")  # one step: no Cancel
+        task.returned.connect(lambda report: self._rated(report, stamp))
+        task.errored.connect(lambda error: self._raters_failed(error, stamp))
+        return task
+
+    def _rated(self, report: RatersReport, stamp: Stamp | None) -> None:
+        self.raters_stamp = stamp
+        self.raters_view.show_report(report)
+
+    def _raters_failed(self, error: BaseException, stamp: Stamp | None) -> None:
+        self.raters_stamp = stamp
+        self.raters_view.show_error(in_words(error))
+
+    def _campaign_changed(self) -> None:
+        """A lead changed the campaign (the quality settings among it): the raters' figures
+        are computed again, at once if their page is shown (once that change's work is
+        over), else when it is next shown."""
+        self.raters_stamp = None
+        if self.shown_page() != "raters":
+            return
+        task = self.workspace.task
+        if task is not None and task.running:
+            task.finished.connect(self.refresh_raters)  # after the workspace lets it go
+        else:
+            self.refresh_raters()
 
     # report ------------------------------------------------------------------------------------
 

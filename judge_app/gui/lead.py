@@ -1,5 +1,5 @@
-"""A lead's tools: assign queries to raters, edit the rubric, set the pooling (the gold
-items' dialog is ``gui.gold``).
+"""A lead's tools: assign queries to raters, edit the rubric, set the pooling and the quality
+checks (the gold items' dialog is ``gui.gold``).
 
 Each dialog is opened with ``open()`` (never ``exec()``), reads what it shows through store
 functions and writes its change in one transaction off the UI thread; the judging screen is
@@ -62,7 +62,16 @@ from judge_app.store.queue import (
     run_names,
     set_pool_settings,
 )
-from judge_app.store.settings import DEFAULT_SCALE, GradeLabel, scale, set_grade_label
+from judge_app.store.settings import (
+    DEFAULT_SCALE,
+    MAX_REPEAT_SHARE,
+    GradeLabel,
+    QualitySettings,
+    quality_settings,
+    scale,
+    set_grade_label,
+    set_quality_settings,
+)
 
 FIRST_RUN = "(the first run by name)"
 UNRELIABLE_ALPHA = 0.667
@@ -724,6 +733,90 @@ class PoolDialog(LeadDialog):
 
     def _succeeded(self, _result: object) -> None:
         self.saved("Pooling saved: every rater's queue is read again")
+
+
+# quality checks -------------------------------------------------------------------------------
+
+
+class QualityDialog(LeadDialog):
+    """The quality checks: the fastest credible judgment, and the share of each rater's
+    judged items shown to them again for self-agreement."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        super().__init__(
+            workspace,
+            "qualityDialog",
+            "Quality checks",
+            "How the Raters page tells judgments made too fast, and how much of each rater's "
+            "work comes back to them to measure how consistent they are.",
+            "Save",
+        )
+        self.setMinimumWidth(680)
+        with workspace.reading() as session:
+            settings = quality_settings(session)
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(14)
+        grid.setVerticalSpacing(4)
+        self.min_seconds = QLineEdit(f"{settings.min_seconds:g}")
+        self.min_seconds.setObjectName("qualityMinSeconds")
+        self.repeat_share = QLineEdit(f"{100 * settings.repeat_share:g}")
+        self.repeat_share.setObjectName("qualityRepeatShare")
+        fields = (
+            (
+                "Fastest credible judgment (seconds)",
+                self.min_seconds,
+                "Faster judgments are flagged as too fast on the Raters page (0–600).",
+            ),
+            (
+                "Show again for self-agreement (% of each rater's judged items)",
+                self.repeat_share,
+                "Repeats are hidden among new items; their grades never count in evaluation "
+                f"or agreement (0–{MAX_REPEAT_SHARE:.0%}).",
+            ),
+        )
+        for row, (title, edit, explanation) in enumerate(fields):
+            label = _field(title)
+            label.setBuddy(edit)
+            edit.setFixedWidth(90)
+            edit.setAlignment(Qt.AlignmentFlag.AlignRight)
+            grid.addWidget(label, 2 * row, 0)
+            grid.addWidget(edit, 2 * row, 1, Qt.AlignmentFlag.AlignLeft)
+            hint = QLabel(explanation)
+            hint.setObjectName("dialogText")
+            hint.setWordWrap(True)
+            grid.addWidget(hint, 2 * row + 1, 0, 1, 3)
+            grid.setRowMinimumHeight(2 * row + 1, 28)
+        grid.setColumnStretch(2, 1)
+        self.body.addLayout(grid)
+        self.finish_layout()
+
+    def settings(self) -> QualitySettings:
+        """The settings typed (not yet checked for range); ValueError naming a field that
+        holds no number."""
+        values = []
+        for edit, what in (
+            (self.min_seconds, "the fastest credible judgment"),
+            (self.repeat_share, "the share of items shown again"),
+        ):
+            text = edit.text().strip().removesuffix("%").strip()
+            try:
+                values.append(float(text.replace(",", ".")))
+            except ValueError:
+                raise ValueError(f"{what} must be a number, not “{edit.text()}”") from None
+        return QualitySettings(min_seconds=values[0], repeat_share=values[1] / 100)
+
+    def save(self) -> None:
+        try:
+            settings = self.settings()
+        except ValueError as error:
+            self.show_error(f"Not saved: {error}")
+            return
+        self.write(
+            "Saving the quality checks", lambda session: set_quality_settings(session, settings)
+        )
+
+    def _succeeded(self, _result: object) -> None:
+        self.saved("Quality checks saved: the Raters page is computed again with them")
 
 
 def _caption(text: str) -> QLabel:

@@ -363,7 +363,7 @@ def fit_columns(
         width = max(heading.horizontalAdvance(line) for line in title.split("\n")) + header_room
         texts = model.column_texts(column)
         if sample:
-            longest = max((texts[row] for row in sample), key=len)
+            longest = max((texts[row] for row in sample), key=cells.horizontalAdvance)
             extra = MARK if column == 0 else ""
             width = max(width, cells.horizontalAdvance(longest + extra) + cell_room)
         view.setColumnWidth(column, min(width, MAX_COLUMN_WIDTH))
@@ -469,7 +469,7 @@ class TablePane(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(8)
-        bar = QHBoxLayout()
+        bar = self.bar = QHBoxLayout()  # caption, count, room, tools
         bar.setSpacing(10)
         self.caption = named_label(caption.upper(), "paneCaption")
         bar.addWidget(self.caption)

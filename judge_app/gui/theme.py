@@ -243,9 +243,22 @@ QListWidget#assignRaters::item, QListWidget#poolRuns::item {{ padding: 3px 2px; 
 #analysisStatus {{ color: {muted}; }}
 #analysisStatus[error="true"] {{ color: {"#ff8f8f" if dark else "#b42318"}; font-weight: 600; }}
 #tableHint, #tableCount, #statNote {{ color: {muted}; font-size: 9pt; }}
-#agreementHeader {{ background: {header}; border-bottom: 1px solid {border}; }}
-#agreementTitle {{ font-size: 15pt; font-weight: 600; color: {text}; }}
-#agreementSource, #busyLabel {{ color: {muted}; font-size: 9.5pt; }}
+#agreementHeader, #ratersHeader {{ background: {header}; border-bottom: 1px solid {border}; }}
+#agreementTitle, #ratersTitle {{ font-size: 15pt; font-weight: 600; color: {text}; }}
+#agreementSource, #ratersSource, #busyLabel {{ color: {muted}; font-size: 9.5pt; }}
+#ratersBanner {{ border-radius: 6px; }}
+#ratersBanner QLabel {{ font-size: 9.5pt; background: transparent; }}
+#ratersBanner QLabel#ratersBannerHeading {{ font-weight: 600; }}
+#ratersBanner[level="good"] {{ background: {"#173b27" if dark else "#e6f4ec"}; }}
+#ratersBanner[level="good"] QLabel {{ color: {"#9fe0b8" if dark else "#1e6b41"}; }}
+#ratersBanner[level="warning"] {{ background: {"#3d3113" if dark else "#fdf3dc"}; }}
+#ratersBanner[level="warning"] QLabel {{ color: {"#f5cf7a" if dark else "#6b4500"}; }}
+QPushButton[class="segment"] {{
+    background: {base}; border: 1px solid {border}; border-radius: 5px; color: {muted};
+    padding: 3px 10px; font-size: 9pt; }}
+QPushButton[class="segment"]:checked {{
+    background: {accent}; border-color: {accent};
+    color: {colours[QPalette.ColorRole.HighlightedText]}; }}
 QProgressBar#busyProgress {{
     background: {border}; border: none; border-radius: 3px; }}
 QProgressBar#busyProgress::chunk {{ background: {accent}; border-radius: 3px; }}
@@ -263,22 +276,25 @@ QProgressBar#busyProgress::chunk {{ background: {accent}; border-radius: 3px; }}
 #statCard {{ background: {base}; border: 1px solid {border}; border-radius: 8px; }}
 #statCaption {{ color: {muted}; font-size: 8.5pt; font-weight: 600; }}
 #statValue {{ color: {text}; font-size: 15pt; font-weight: 600; }}
-#agreementMessageCard {{ background: {header}; border: 1px solid {border}; border-radius: 12px; }}
-#agreementMessage {{ color: {muted}; font-size: 10.5pt; }}
-#agreementMessage[error="true"] {{ color: {"#ff8f8f" if dark else "#b42318"}; }}
+#agreementMessageCard, #ratersMessageCard {{
+    background: {header}; border: 1px solid {border}; border-radius: 12px; }}
+#agreementMessage, #ratersMessage {{ color: {muted}; font-size: 10.5pt; }}
+#agreementMessage[error="true"], #ratersMessage[error="true"] {{
+    color: {"#ff8f8f" if dark else "#b42318"}; }}
 QTableView#pairTable, QTableView#raterTable, QTableView#queryTable,
-QTableView#adjudicationTable {{
+QTableView#adjudicationTable, QTableView#ratersTable, QTableView#tooFastTable {{
     background: {base}; border: 1px solid {border}; border-radius: 6px;
     alternate-background-color: {colours[QPalette.ColorRole.AlternateBase]}; }}
 QTableView#pairTable::item, QTableView#raterTable::item, QTableView#queryTable::item,
-QTableView#adjudicationTable::item {{ padding: 0 8px; }}
+QTableView#adjudicationTable::item, QTableView#ratersTable::item,
+QTableView#tooFastTable::item {{ padding: 0 8px; }}
 #agreementTabs::pane {{ border: none; }}
 #agreementTabs QTabBar::tab {{
     background: transparent; border: none; border-bottom: 2px solid transparent;
     color: {muted}; font-weight: 600; padding: 6px 16px; margin-right: 4px; }}
 #agreementTabs QTabBar::tab:selected {{ color: {text}; border-bottom-color: {accent}; }}
 #agreementTabs QTabBar::tab:hover {{ color: {text}; }}
-#kappaHeatmap, #gradesChart {{
+#kappaHeatmap, #gradesChart, #driftChart {{
     background: {base}; border: 1px solid {border}; border-radius: 6px; }}
 #agreementView QHeaderView::section, #evaluationView QHeaderView::section {{
     padding-right: 20px; }}

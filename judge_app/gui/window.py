@@ -1,7 +1,7 @@
 """The main window: it composes the start page, the rater chooser, the judging screen, the
-evaluation and agreement pages, the menus, the shortcut overlay and the status bar around one
-Workspace (the open database, the background work, the messages). Dialogs and pages are given
-the workspace, never the window, and none of them imports this module."""
+evaluation, agreement and raters pages, the menus, the shortcut overlay and the status bar
+around one Workspace (the open database, the background work, the messages). Dialogs and pages
+are given the workspace, never the window, and none of them imports this module."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from judge_app.errors import JudgeAppError
 from judge_app.gui import geometry, preferences
 from judge_app.gui.analysis import Analysis
 from judge_app.gui.judging import JudgingScreen
-from judge_app.gui.lead import AssignDialog, LeadDialog, PoolDialog, RubricDialog
+from judge_app.gui.lead import AssignDialog, LeadDialog, PoolDialog, QualityDialog, RubricDialog
 from judge_app.gui.overlay import ShortcutOverlay
 from judge_app.gui.rater_chooser import RaterChooser
 from judge_app.gui.start import StartPage
@@ -53,6 +53,7 @@ LEAD_DIALOGS: dict[str, type[LeadDialog]] = {
     "assign": AssignDialog,
     "rubric": RubricDialog,
     "pool": PoolDialog,
+    "quality": QualityDialog,
 }
 AnyDialog = TypeVar("AnyDialog", bound=QDialog)
 _INPUT_EVENTS = (
@@ -125,6 +126,7 @@ class MainWindow(QMainWindow):
         self.judging.placeChanged.connect(self._remember_place)
         self.judging.outOfStep.connect(self._caught_up)
         self.analysis.adjudicate.connect(self.adjudicate)
+        self.analysis.qualitySettingsRequested.connect(self.show_quality_dialog)
 
     def splitters(self) -> dict[str, QSplitter]:
         """The splitters whose sizes are remembered with the window's place, by name."""
@@ -163,6 +165,7 @@ class MainWindow(QMainWindow):
             "rubric": self._add(lead, "&Rubric…", self.show_rubric_dialog),
             "pool": self._add(lead, "&Pooling…", self.show_pool_dialog),
             "gold": self._add(lead, "&Gold items…", self.show_gold_dialog),
+            "quality": self._add(lead, "&Quality checks…", self.show_quality_dialog),
         }
         self._build_view_menu(menus.addMenu("&View"))
 
@@ -219,6 +222,7 @@ class MainWindow(QMainWindow):
                 view, "&Evaluation (NDCG)", self.analysis.show_evaluation, "Ctrl+2"
             ),
             "agreement": self._add(view, "&Agreement", self.analysis.show_agreement, "Ctrl+3"),
+            "raters": self._add(view, "&Raters", self.analysis.show_raters, "Ctrl+4"),
         }
         view.addSeparator()
         self.queue_action = self._toggle(view, "&Queue pane", "show_queue", self.show_queue)
@@ -642,7 +646,7 @@ class MainWindow(QMainWindow):
         return start_export(self.workspace, options)
 
     def show_lead_dialog(self, name: str) -> LeadDialog | None:
-        """A lead's tool: ``assign``, ``rubric`` or ``pool``."""
+        """A lead's tool: ``assign``, ``rubric``, ``pool`` or ``quality``."""
         return self._open_dialog("lead_dialog", LEAD_DIALOGS[name])
 
     def show_assign_dialog(self) -> LeadDialog | None:
@@ -663,6 +667,11 @@ class MainWindow(QMainWindow):
         from judge_app.gui.gold import GoldDialog
 
         return self._open_dialog("lead_dialog", GoldDialog)
+
+    def show_quality_dialog(self) -> LeadDialog | None:
+        """Lead ▸ Quality checks… (and the raters page's Settings…): the fastest credible
+        judgment and the share of items shown again for self-agreement."""
+        return self.show_lead_dialog("quality")
 
     def _open_dialog(self, name: str, make: Callable[[Workspace], AnyDialog]) -> AnyDialog | None:
         """The dialog ``make`` builds on the workspace (none while there is no database or

@@ -27,18 +27,24 @@ turns them into a theme's."""
 SIZE = (7.0, 3.4)  # inches: a page column at 100 dpi
 WIN, LOSS = "#3b9960", "#b8473d"
 MAX_BARS = 400  # per-query differences beyond this are drawn as areas
+MAX_PERIOD_TICKS = 8  # labelled periods of a drift chart, at most
 
 
 def _figure(title: str, size: tuple[float, float] = SIZE) -> tuple[Figure, Axes]:
     figure = Figure(figsize=size, dpi=100, layout="constrained")
     axes = figure.add_subplot()
     axes.set_title(title, loc="left", fontsize=11, color=INK, fontweight="bold")
+    _style(axes)
+    return figure, axes
+
+
+def _style(axes: Axes) -> None:
+    """Axes as every chart draws them: no top and right spines, a light grid behind."""
     for side in ("top", "right"):
         axes.spines[side].set_visible(False)
     axes.tick_params(colors=INK, labelsize=9)
     axes.grid(axis="y", color=GRID, linewidth=0.6)
     axes.set_axisbelow(True)
-    return figure, axes
 
 
 def ndcg_by_k(
@@ -134,6 +140,54 @@ def kappa_heatmap(raters: Sequence[str], matrix: np.ndarray, label: str) -> Figu
             colour = CELL_WHITE if dark else (INK if np.isnan(value) else CELL_INK)
             axes.text(column, row, text, ha="center", va="center", fontsize=9, color=colour)
     figure.colorbar(image, ax=axes, shrink=0.8)
+    return figure
+
+
+def rater_drift(
+    periods: Sequence[str],
+    shares: Mapping[str, Sequence[float]],
+    seconds: Sequence[float],
+    title: str,
+    period: str,
+    min_seconds: float = 0.0,
+) -> Figure:
+    """A rater's figures period by period (NaN where undefined): above, ``shares`` (alpha,
+    accuracy: one line each, on a scale to 1); below, the median seconds of a judgment, with
+    the fastest credible judgment (``min_seconds``) dashed. ``period`` names the x axis."""
+    figure = Figure(figsize=SIZE, dpi=100, layout="constrained")
+    top, bottom = figure.subplots(2, 1, sharex=True, height_ratios=(2, 1))
+    top.set_title(title, loc="left", fontsize=11, color=INK, fontweight="bold")
+    for axes in (top, bottom):
+        _style(axes)
+    x = np.arange(len(periods))
+    low = 0.0
+    for index, (label, values) in enumerate(shares.items()):
+        drawn = np.asarray(values, dtype=float)
+        if np.isfinite(drawn).any():
+            low = min(low, float(np.nanmin(drawn)))
+        colour = RUN_COLOURS[index % len(RUN_COLOURS)]
+        top.plot(x, drawn, marker="o", markersize=4, linewidth=1.6, color=colour, label=label)
+    top.set_ylim(low - 0.05, 1.05)
+    top.set_ylabel("α · share", fontsize=9)
+    bottom.bar(x, np.asarray(seconds, dtype=float), width=0.6, color=RUN_COLOURS[5])
+    bottom.set_ylabel("median s", fontsize=9)
+    bottom.set_xlabel(period, fontsize=9)
+    handles, labels = top.get_legend_handles_labels()
+    if min_seconds > 0:
+        line = bottom.axhline(min_seconds, color=LOSS, linewidth=1, linestyle="--")
+        handles.append(line)
+        labels.append(f"fastest credible ({min_seconds:g} s)")
+    figure.legend(
+        handles, labels, frameon=False, fontsize=8, ncols=len(labels), loc="outside lower left",
+        handlelength=1.6, columnspacing=1.2,
+    )  # fmt: skip
+    if not len(periods):
+        top.text(0.5, 0.5, "No judgments yet", transform=top.transAxes, ha="center",
+                 va="center", fontsize=10, color=INK)  # fmt: skip
+    step = max(1, -(-len(periods) // MAX_PERIOD_TICKS))
+    ticks = x[::step]
+    bottom.set_xticks(ticks, [periods[tick] for tick in ticks])
+    bottom.tick_params(axis="x", labelsize=8)
     return figure
 
 

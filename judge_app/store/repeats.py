@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from judge_app.store.models import Document, Judgment, Query, Rater, RepeatJudgment, utcnow
 from judge_app.store.queue import PoolSettings, pool_settings, pooled_pairs
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pandas is loaded by the raters' figures, never by a rater's judging
     import pandas as pd
 
 
@@ -135,6 +135,7 @@ def answered_repeats_frame(session: Session) -> pd.DataFrame:
 
     rows = session.execute(statement).all()
     columns = list(statement.selected_columns.keys())
+
     frame = pd.DataFrame(rows, columns=columns)
     return frame.astype(
         {
