@@ -8,8 +8,8 @@ the keyboard, the shortcut overlay, the import dialog listing a refused file's p
 export dialog, the lead's dialogs (assign, rubric, pooling, quality checks), the evaluation
 page with a query's drill-down, the agreement page, and the raters page on a campaign with
 planted raters (one too fast, one inconsistent, one biased: tests/test_rater_quality.py). A
-dialog is shown over its window, as a user sees it. The light drill-down and both raters
-pages are also saved in docs/ (the other pages: tests/screenshots_window.py).
+dialog is shown over its window, as a user sees it. The light drill-down is also saved in
+docs/ (the other pages: tests/screenshots_window.py, in a real window).
 """
 
 from __future__ import annotations
@@ -144,8 +144,8 @@ def _analysis_pages(window: MainWindow, folder: Path, theme: str) -> list[Path]:
 
 
 def _raters_page(scratch: Path, folder: Path, theme: str) -> list[Path]:
-    """The raters page on the planted campaign, with the rater who judges too fast chosen;
-    also saved in docs/ (raters.png, raters-dark.png)."""
+    """The raters page on the planted campaign, with the rater who judges too fast chosen
+    (docs/ shows it on the demo, in a real window: tests/screenshots_window.py)."""
     from test_rater_quality import _plant
 
     from judge_app.gui import create_main_window
@@ -156,12 +156,9 @@ def _raters_page(scratch: Path, folder: Path, theme: str) -> list[Path]:
     _finish(window)
     window.analysis.raters_view.choose_rater("ben")
     shot = _save(window, folder / f"raters-{theme}.png")
-    DOCS.mkdir(exist_ok=True)
-    docs = DOCS / ("raters.png" if theme == "light" else f"raters-{theme}.png")
-    shutil.copy(shot, docs)
     window.close()
     window.database.close()
-    return [shot, docs]
+    return [shot]
 
 
 def _finish(window: MainWindow) -> None:

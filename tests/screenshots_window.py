@@ -1,13 +1,14 @@
 """Screenshots of the real window under a window manager, as a user sees it: the judging,
-adjudication, evaluation and agreement screens at 1024×768, 1280×800 and 1920×1080, at 100%
-and 150% scaling, light and dark (48 PNGs of the whole screen).
+adjudication, evaluation, agreement and raters screens at 1024×768, 1280×800 and 1920×1080,
+at 100% and 150% scaling, light and dark (60 PNGs of the whole screen).
 
     python tests/screenshots_window.py [FOLDER]   (default /tmp/judge_app_window)
 
 Needs Xvfb and openbox (``apt-get install -y xvfb openbox``): each screen size gets an X
 server of its own with the window manager, and each (scale, theme) a process of its own, so
 that the window opens where a first start puts it. The window is driven by its keys. The
-light 1280×800 screens and the dark 1024×768 judging screen are also saved in docs/.
+light 1280×800 screens, the dark 1280×800 raters page and the dark 1024×768 judging screen
+are also saved in docs/.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ DOCS_SHOTS = {  # shot: its name in docs/ (the README shows them)
     "1280x800-100-light-evaluation.png": "evaluation.png",
     "1280x800-100-light-agreement.png": "agreement.png",
     "1280x800-100-light-adjudication.png": "adjudication.png",
+    "1280x800-100-light-raters.png": "raters.png",
+    "1280x800-100-dark-raters.png": "raters-dark.png",
     "1024x768-100-dark-judging.png": "judging-1024-dark.png",
 }
 
@@ -153,6 +156,11 @@ def one(database: str, theme: str, prefix: str) -> None:
         window.adjudicate(first.query_id, first.doc_id)
         settle()
         save("adjudication")
+    window.analysis.show_raters()
+    settle()
+    window.analysis.raters_view.choose_rater("chloe")  # the demo's rater who is often too fast
+    settle()
+    save("raters")
     window.close()
 
 
