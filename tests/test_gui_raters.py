@@ -121,7 +121,7 @@ def test_the_table_and_banner_show_the_raters_command_figures(
     qtbot, qtmodeltester, open_window, planted
 ):
     window = open_window(planted, rater=None)
-    window.resize(1280, 800)
+    window.resize(1180, 700)  # as a first start opens it on a 1280×800 screen
     view = shown_raters(qtbot, window)
     expected = records(planted)
     shown = cells(view)
@@ -149,6 +149,10 @@ def test_the_table_and_banner_show_the_raters_command_figures(
     assert view.banner.property("level") == "warning"
     qtmodeltester.check(view.model)
     qtmodeltester.check(view.proxy)
+    table = view.table  # every rater's row in sight, with room left for the drift
+    last = table.rowViewportPosition(len(expected) - 1) + table.rowHeight(len(expected) - 1)
+    assert 0 < last <= table.viewport().height()
+    assert view.splitter.sizes()[1] >= 230
 
 
 def test_many_raters_out_of_line_fit_a_900_by_640_window(qtbot, open_window, planted):

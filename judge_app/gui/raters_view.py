@@ -110,6 +110,11 @@ MESSAGE_WIDTH = 480
 DRIFT_HEIGHT = 140
 ROWS_IN_SIGHT = 3
 """Rows of the raters table always in sight, however the page is split."""
+ROWS_FIRST_SHOWN = 8
+"""Rows the table is first given room for (as many as there are raters, up to this), where
+the chosen rater's drift keeps its own room; the lead's split is kept after."""
+DETAIL_ROOM = 230
+"""Pixels the chosen rater's drift and too-fast judgments keep when the table is fitted."""
 HEADER_ROOM = 22
 """Pixels beside a header's text: its padding, and the sort indicator's room."""
 NAME_MINIMUM = 72
@@ -283,6 +288,7 @@ class RatersView(QWidget):
         self.drift_by = "block"
         self.model = RatersModel(self)
         self._name_width = 0  # the names' column at least: as fitted, up to NAME_MINIMUM
+        self._split_fitted = False  # the table given room for its rows, once
         self._banner_lines: list[str] = []
         self.pages = QStackedWidget()
         self.pages.addWidget(self._content())
@@ -303,7 +309,8 @@ class RatersView(QWidget):
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.setObjectName("ratersSplitter")
         self.splitter.setChildrenCollapsible(False)
-        self.splitter.addWidget(self._table_pane())
+        self.table_pane = self._table_pane()
+        self.splitter.addWidget(self.table_pane)
         self.splitter.addWidget(self._detail())
         self.splitter.setStretchFactor(0, 2)
         self.splitter.setStretchFactor(1, 3)
@@ -454,6 +461,7 @@ class RatersView(QWidget):
         self._name_width = min(self.table.columnWidth(0), NAME_MINIMUM)
         self.fit_rater_column()
         self._keep_rows_in_sight()
+        self._fit_split(len(report.raters))
         count = len(report.raters)
         self.count.setText(f"{count:,} rater{'' if count == 1 else 's'}")
         self.note.set_full_text(
@@ -488,6 +496,20 @@ class RatersView(QWidget):
         scroll = self.table.horizontalScrollBar().sizeHint().height()
         frame = 2 * self.table.frameWidth()
         self.table.setMinimumHeight(header + ROWS_IN_SIGHT * rows + scroll + frame)
+
+    def _fit_split(self, raters: int) -> None:
+        """The first time there are figures in a shown page: room for every rater's row (up
+        to ``ROWS_FIRST_SHOWN``) where the drift keeps ``DETAIL_ROOM``."""
+        total = sum(self.splitter.sizes())
+        if self._split_fitted or not self.isVisible() or total <= 0:
+            return
+        self._split_fitted = True
+        chrome = self.table_pane.sizeHint().height() - self.table.sizeHint().height()
+        row = self.table.verticalHeader().defaultSectionSize()
+        more = min(raters, ROWS_FIRST_SHOWN) - ROWS_IN_SIGHT
+        wanted = chrome + self.table.minimumHeight() + row * more
+        table = max(self.splitter.sizes()[0], min(wanted, total - DETAIL_ROOM))
+        self.splitter.setSizes([table, total - table])
 
     def _show_banner(self, report: RatersReport) -> None:
         """A line a rater out of line (at most ``BANNER_LINES``, then how many more) under a
