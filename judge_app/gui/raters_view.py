@@ -13,7 +13,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
-from PySide6.QtCore import QEvent, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import (
+    QEvent,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QResizeEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -461,7 +469,8 @@ class RatersView(QWidget):
         self._name_width = min(self.table.columnWidth(0), NAME_MINIMUM)
         self.fit_rater_column()
         self._keep_rows_in_sight()
-        self._fit_split(len(report.raters))
+        # once the page is laid out with its figures: the splitter's sizes are settled then
+        QTimer.singleShot(0, lambda count=len(report.raters): self._fit_split(count))
         count = len(report.raters)
         self.count.setText(f"{count:,} rater{'' if count == 1 else 's'}")
         self.note.set_full_text(

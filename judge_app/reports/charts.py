@@ -169,18 +169,27 @@ def rater_drift(
         top.plot(x, drawn, marker="o", markersize=4, linewidth=1.6, color=colour, label=label)
     top.set_ylim(low - 0.05, 1.05)
     top.set_ylabel("α · share", fontsize=9)
-    bottom.bar(x, np.asarray(seconds, dtype=float), width=0.6, color=RUN_COLOURS[5])
-    bottom.set_ylabel("median s", fontsize=9)
+    bars = bottom.bar(x, np.asarray(seconds, dtype=float), width=0.6, color=RUN_COLOURS[5])
+    bottom.set_ylabel("s", fontsize=9)  # short: the axes may be short; the legend says more
     bottom.set_xlabel(period, fontsize=9)
     handles, labels = top.get_legend_handles_labels()
+    handles.append(bars)
+    labels.append("median seconds")
     if min_seconds > 0:
         line = bottom.axhline(min_seconds, color=LOSS, linewidth=1, linestyle="--")
         handles.append(line)
-        labels.append(f"fastest credible ({min_seconds:g} s)")
+        labels.append(f"fastest credible, {min_seconds:g} s")
     figure.legend(
-        handles, labels, frameon=False, fontsize=8, ncols=len(labels), loc="outside lower left",
-        handlelength=1.6, columnspacing=1.2,
-    )  # fmt: skip
+        handles,
+        labels,
+        frameon=False,
+        fontsize=8,
+        ncols=2,
+        loc="outside lower left",
+        handlelength=1.4,
+        columnspacing=1.0,
+    )  # fmt: skip: two a row, so that a narrow chart shows them whole
+    figure.align_ylabels((top, bottom))
     if not len(periods):
         top.text(0.5, 0.5, "No judgments yet", transform=top.transAxes, ha="center",
                  va="center", fontsize=10, color=INK)  # fmt: skip

@@ -63,7 +63,7 @@ def rater_drift_figure(rater: RaterQuality, by: str, min_seconds: float = 0.0) -
     return charts.rater_drift(
         [point.period for point in points],
         {
-            "α with the others": [
+            "α with others": [
                 nan if p.alpha_with_others.value is None else p.alpha_with_others.value
                 for p in points
             ],
