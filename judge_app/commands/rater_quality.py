@@ -126,49 +126,52 @@ class RaterQuality:
     def record(self) -> dict[str, object]:
         """The figures as JSON-ready values, in full precision (None: undefined; ``reasons``
         says why)."""
-        reasons: dict[str, str] = {}
-        record: dict[str, object] = {
+        speed, repeats, gold = self.speed, self.self_agreement, self.gold
+        estimates = {
+            "median_seconds": speed.median_seconds,
+            "per_active_hour": speed.per_active_hour,
+            "too_fast_share": speed.too_fast_share,
+            "self_agreement_exact": repeats.exact,
+            "self_agreement_within_one": repeats.within_one,
+            "self_agreement_kappa": repeats.kappa,
+            "self_agreement_mean_absolute_error": repeats.mean_absolute_error,
+            "self_agreement_bias": repeats.bias,
+            "gold_accuracy": gold.exact,
+            "gold_within_one": gold.within_one,
+            "gold_kappa": gold.kappa,
+            "gold_mean_absolute_error": gold.mean_absolute_error,
+            "gold_bias": gold.bias,
+            "alpha_with_others": self.alpha_with_others,
+            "alpha_contribution": self.alpha_contribution,
+        }
+        counts = {
             "rater": self.rater,
             "active": self.active,
             "assigned": self.assigned,
             "done": self.done,
             "skipped": self.skipped,
             "remaining": self.remaining,
-            "timed": self.speed.timed,
+            "timed": speed.timed,
+            "too_fast": speed.too_fast,
+            "repeats": repeats.pairs,
+            "repeats_pending": self.repeats_pending,
+            "gold_items": gold.pairs,
         }
-        scalars = {
-            "median_seconds": self.speed.median_seconds,
-            "per_active_hour": self.speed.per_active_hour,
+        values = counts | {key: estimate.value for key, estimate in estimates.items()}
+        reasons = {
+            key: estimate.reason
+            for key, estimate in estimates.items()
+            if estimate.value is None and estimate.reason
         }
-        record["too_fast"] = self.speed.too_fast
-        scalars["too_fast_share"] = self.speed.too_fast_share
-        for key, estimate in scalars.items():
-            record[key] = _value(estimate, key, reasons)
-        record["repeats"] = self.self_agreement.pairs
-        record["repeats_pending"] = self.repeats_pending
-        for prefix, figure in (("self_agreement", self.self_agreement), ("gold", self.gold)):
-            if prefix == "gold":
-                record["gold_items"] = figure.pairs
-            names = {
-                "exact": "gold_accuracy" if prefix == "gold" else f"{prefix}_exact",
-                "within_one": f"{prefix}_within_one",
-                "kappa": f"{prefix}_kappa",
-                "mean_absolute_error": f"{prefix}_mean_absolute_error",
-                "bias": f"{prefix}_bias",
-            }
-            for attribute, key in names.items():
-                record[key] = _value(getattr(figure, attribute), key, reasons)
-        record["alpha_with_others"] = _value(self.alpha_with_others, "alpha_with_others", reasons)
-        record["alpha_contribution"] = _value(
-            self.alpha_contribution, "alpha_contribution", reasons
-        )
-        record["warnings"] = list(self.warnings)
-        record["reasons"] = reasons
-        record["drift"] = {
-            "by_day": [_drift_record(point) for point in self.by_day],
-            "by_block": [_drift_record(point) for point in self.by_block],
+        return {
+            **{key: values[key] for key in SCALAR_KEYS},
+            "warnings": self.warnings,
+            "reasons": reasons,
+            "drift": {
+                "by_day": [_drift_record(point) for point in self.by_day],
+                "by_block": [_drift_record(point) for point in self.by_block],
+            },
         }
-        return record
 
 
 SCALAR_KEYS = (
@@ -203,8 +206,6 @@ class RatersReport:
 
     def frame(self) -> pd.DataFrame:
         """One row per rater: the one-value figures and the warnings, in full precision."""
-        import pandas as pd
-
         rows = []
         for record in self.records():
             row = {key: record[key] for key in SCALAR_KEYS}
@@ -528,12 +529,6 @@ def _with_warnings(rater: RaterQuality, settings: QualitySettings) -> RaterQuali
             "(first and last block of 50)"
         )
     return dataclasses.replace(rater, out_of_line=found)
-
-
-def _value(estimate: co.Estimate, key: str, reasons: dict[str, str]) -> float | None:
-    if estimate.value is None and estimate.reason:
-        reasons[key] = estimate.reason
-    return estimate.value
 
 
 def _drift_record(point: DriftPoint) -> dict[str, object]:
