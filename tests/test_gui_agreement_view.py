@@ -252,12 +252,12 @@ def test_errors_and_work_under_way_show_in_place_of_the_numbers(qtbot, report):
     assert view.shown_message() == "No agreement computed yet"
     view.show_busy("Computing agreement…")
     assert view.shown_message() == "Computing agreement…"
-    assert view.message.property("error") is False
+    assert view.message_label.property("error") is False
     view.show_report(report, "demo.sqlite")
     assert view.shown_message() is None
     view.show_error("Agreement needs two or more raters; there is only ana")
     assert view.shown_message() == "Agreement needs two or more raters; there is only ana"
-    assert view.message.property("error") is True
+    assert view.message_label.property("error") is True
     view.show_busy("Computing agreement…")  # no numbers to keep beside it
     assert view.shown_message() == "Computing agreement…"
 

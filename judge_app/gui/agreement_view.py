@@ -15,11 +15,9 @@ from PySide6.QtGui import QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
-    QHBoxLayout,
     QPushButton,
     QSizePolicy,
     QSplitter,
-    QStackedWidget,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -35,8 +33,8 @@ from judge_app.agreement.tables import (
     queries_frame,
     raters_frame,
 )
-from judge_app.gui.busy_bar import BusyBar
 from judge_app.gui.charts_canvas import ChartCanvas
+from judge_app.gui.figure_page import FigurePage
 from judge_app.gui.tables import MISSING, TablePane, named_label
 from judge_app.numbers import score_text, share_text, signed_text
 from judge_app.reports.figures import agreement_figures
@@ -129,7 +127,6 @@ CARD_WIDTH = 138
 CARD_SPACING = 8
 CARD_COLUMNS = (2, 5)  # at least, at most
 HEADLINE_WIDTH = 380
-MESSAGE_WIDTH = 480
 NAMED = 4  # who an undefined value's note names, before "and N more"
 _LEVELS = {"reliable": "good", "tentative": "fair"}  # reading's first word: property "level"
 
@@ -229,24 +226,17 @@ class CardGrid(QWidget):
         super().resizeEvent(event)
 
 
-class AgreementView(QWidget):
+class AgreementView(FigurePage):
     """The agreement page: the headline alpha and the coefficients, then tabs of pairs,
     raters, queries and the documents to adjudicate, each table exportable as CSV."""
 
     adjudicate = Signal(str, str)
     """(query_id, doc_id) of the document on the adjudication list the lead opened."""
 
+    report: AgreementReport | None
+
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("agreementView")
-        self.report: AgreementReport | None = None
-        self.pages = QStackedWidget()
-        self.pages.addWidget(self._content())
-        self.pages.addWidget(self._message_page())
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.pages)
-        self.show_busy("No agreement computed yet")
+        super().__init__("agreement", "Inter-rater agreement", "No agreement computed yet", parent)
 
     # layout ------------------------------------------------------------------------------------
 
@@ -270,21 +260,6 @@ class AgreementView(QWidget):
         layout.addLayout(body, 1)
         return content
 
-    def _message_page(self) -> QWidget:
-        page = QWidget()
-        outer = QGridLayout(page)
-        card = QFrame()
-        card.setObjectName("agreementMessageCard")
-        card.setFixedWidth(MESSAGE_WIDTH)
-        outer.addWidget(card, 0, 0, Qt.AlignmentFlag.AlignCenter)
-        layout = QVBoxLayout(card)
-        layout.setContentsMargins(28, 22, 28, 24)
-        layout.setSpacing(8)
-        layout.addWidget(named_label("Inter-rater agreement", "agreementTitle"))
-        self.message = named_label("", "agreementMessage", wrap=True)
-        layout.addWidget(self.message)
-        return page
-
     def _header(self) -> QFrame:
         header = QFrame()
         header.setObjectName("agreementHeader")
@@ -292,14 +267,7 @@ class AgreementView(QWidget):
         grid.setContentsMargins(20, 14, 20, 16)
         grid.setHorizontalSpacing(24)
         grid.setVerticalSpacing(10)
-        title = QHBoxLayout()
-        title.setSpacing(12)
-        title.addWidget(named_label("Inter-rater agreement", "agreementTitle"))
-        self.source = named_label("", "agreementSource")
-        self.source.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        title.addWidget(self.source, 1, Qt.AlignmentFlag.AlignBaseline)
-        self.busy = BusyBar("agreementBusy")
-        title.addWidget(self.busy, 0, Qt.AlignmentFlag.AlignVCenter)
+        title = self._title_row()
         grid.addLayout(title, 0, 0, 1, 2)
 
         headline = QGridLayout()
@@ -496,35 +464,6 @@ class AgreementView(QWidget):
         self.grades.set_figure(figures["grades"])
         self.busy.stop()
         self.pages.setCurrentIndex(0)
-
-    def show_error(self, text: str) -> None:
-        """Say why there are no numbers (e.g. fewer than two raters) in place of them."""
-        self._show_message(text, error=True)
-
-    def show_busy(self, text: str, on_cancel: Callable[[], None] | None = None) -> None:
-        """Say what is under way ("Computing…"): inline beside the numbers shown (Cancel
-        calls ``on_cancel``), or in place of them if there are none yet; "" says nothing."""
-        if self.report is not None:
-            if text:
-                self.busy.start(text, on_cancel)
-            else:
-                self.busy.stop()
-            self.pages.setCurrentIndex(0)
-        elif text:
-            self._show_message(text, error=False)
-
-    def _show_message(self, text: str, *, error: bool) -> None:
-        self.report = None
-        self.busy.stop()
-        self.message.setProperty("error", error)
-        self.message.style().unpolish(self.message)
-        self.message.style().polish(self.message)
-        self.message.setText(text)
-        self.pages.setCurrentIndex(1)
-
-    def shown_message(self) -> str | None:
-        """The message shown in place of the numbers, or None when they are shown."""
-        return self.message.text() if self.pages.currentIndex() == 1 else None
 
     def _show_headline(self, report: AgreementReport) -> None:
         alpha = report.krippendorff_alpha["ordinal"]

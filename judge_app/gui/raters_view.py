@@ -9,7 +9,6 @@ them, rounded as ``judge_app.numbers`` rounds for people."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -26,13 +25,11 @@ from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QResizeEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
     QFrame,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QPushButton,
     QSizePolicy,
     QSplitter,
-    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -40,8 +37,8 @@ from PySide6.QtWidgets import (
 from judge_app.agreement.raters import BLOCK
 from judge_app.commands.rater_quality import TEXTS, RaterQuality, RatersReport
 from judge_app.errors import JudgeAppError
-from judge_app.gui.busy_bar import BusyBar
 from judge_app.gui.charts_canvas import ChartCanvas
+from judge_app.gui.figure_page import FigurePage
 from judge_app.gui.tables import (
     WARNING_COLOURS,
     CsvButton,
@@ -114,7 +111,6 @@ BANNER_LINES = 4
 """Raters out of line named on the banner, at most (their rows are marked in any case)."""
 NONE_OUT_OF_LINE = "No rater's figures are out of line"
 DRIFT_BY = {"block": f"By block of {BLOCK}", "day": "By day"}
-MESSAGE_WIDTH = 480
 DRIFT_HEIGHT = 140
 ROWS_IN_SIGHT = 3
 """Rows of the raters table always in sight, however the page is split."""
@@ -282,29 +278,23 @@ class ElidedLabel(QLabel):
         self.setToolTip(self.full_text if shown != self.full_text else "")
 
 
-class RatersView(QWidget):
+class RatersView(FigurePage):
     """The raters page: the banner of figures out of line, the table of every rater, and
     the chosen rater's drift chart and too-fast judgments."""
 
     settingsRequested = Signal()  # Settings…: the lead's quality settings
     message = Signal(str, bool)  # for the status bar: text, is it an error
 
+    report: RatersReport | None
+
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setObjectName("ratersView")
-        self.report: RatersReport | None = None
         self.drift_by = "block"
-        self.model = RatersModel(self)
+        self.model = RatersModel()  # the page's own: its parent once the page is made
         self._name_width = 0  # the names' column at least: as fitted, up to NAME_MINIMUM
         self._split_fitted = False  # the table given room for its rows, once
         self._banner_lines: list[str] = []
-        self.pages = QStackedWidget()
-        self.pages.addWidget(self._content())
-        self.pages.addWidget(self._message_page())
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.pages)
-        self.show_busy("No rater figures computed yet")
+        super().__init__("raters", "Raters", "No rater figures computed yet", parent)
+        self.model.setParent(self)
 
     # layout ------------------------------------------------------------------------------------
 
@@ -335,14 +325,7 @@ class RatersView(QWidget):
         layout = QVBoxLayout(header)
         layout.setContentsMargins(16, 14, 16, 14)
         layout.setSpacing(10)
-        title = QHBoxLayout()
-        title.setSpacing(12)
-        title.addWidget(named_label("Raters", "ratersTitle"))
-        self.source = named_label("", "ratersSource")
-        self.source.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        title.addWidget(self.source, 1, Qt.AlignmentFlag.AlignBaseline)
-        self.busy = BusyBar("ratersBusy")
-        title.addWidget(self.busy, 0, Qt.AlignmentFlag.AlignVCenter)
+        title = self._title_row()
         self.settings_button = QPushButton("Settings…")
         self.settings_button.setObjectName("qualitySettings")
         self.settings_button.setAutoDefault(False)
@@ -439,21 +422,6 @@ class RatersView(QWidget):
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([600, 600])
         return splitter
-
-    def _message_page(self) -> QWidget:
-        page = QWidget()
-        outer = QGridLayout(page)
-        card = QFrame()
-        card.setObjectName("ratersMessageCard")
-        card.setFixedWidth(MESSAGE_WIDTH)
-        outer.addWidget(card, 0, 0, Qt.AlignmentFlag.AlignCenter)
-        layout = QVBoxLayout(card)
-        layout.setContentsMargins(28, 22, 28, 24)
-        layout.setSpacing(8)
-        layout.addWidget(named_label("Raters", "ratersTitle"))
-        self.message_text = named_label("", "ratersMessage", wrap=True)
-        layout.addWidget(self.message_text)
-        return page
 
     # state -------------------------------------------------------------------------------------
 
@@ -553,35 +521,8 @@ class RatersView(QWidget):
         counted in "… and N more")."""
         return list(self._banner_lines)
 
-    def show_error(self, text: str) -> None:
-        """Say why there are no figures in place of them."""
-        self._show_message(text, error=True)
-
-    def show_busy(self, text: str, on_cancel: Callable[[], None] | None = None) -> None:
-        """Say what is under way: inline beside the figures shown, or in place of them if
-        there are none yet; "" says nothing."""
-        if self.report is not None:
-            if text:
-                self.busy.start(text, on_cancel)
-            else:
-                self.busy.stop()
-            self.pages.setCurrentIndex(0)
-        elif text:
-            self._show_message(text, error=False)
-
-    def _show_message(self, text: str, *, error: bool) -> None:
-        self.report = None
-        self.busy.stop()
+    def _figures_gone(self) -> None:
         self.export.setEnabled(False)
-        self.message_text.setProperty("error", error)
-        self.message_text.style().unpolish(self.message_text)
-        self.message_text.style().polish(self.message_text)
-        self.message_text.setText(text)
-        self.pages.setCurrentIndex(1)
-
-    def shown_message(self) -> str | None:
-        """The message shown in place of the figures, or None when they are shown."""
-        return self.message_text.text() if self.pages.currentIndex() == 1 else None
 
     # the chosen rater --------------------------------------------------------------------------
 
