@@ -149,9 +149,13 @@ def test_the_table_and_banner_show_the_raters_command_figures(
     assert view.banner.property("level") == "warning"
     qtmodeltester.check(view.model)
     qtmodeltester.check(view.proxy)
-    table = view.table  # every rater's row in sight, with room left for the drift
-    last = table.rowViewportPosition(len(expected) - 1) + table.rowHeight(len(expected) - 1)
-    assert 0 < last <= table.viewport().height()
+    table, last = view.table, len(expected) - 1  # every row in sight, room left for the drift
+
+    def in_sight() -> bool:
+        bottom = table.rowViewportPosition(last) + table.rowHeight(last)
+        return 0 < bottom <= table.viewport().height()
+
+    qtbot.waitUntil(in_sight, timeout=5_000)  # the page is fitted once laid out
     assert view.splitter.sizes()[1] >= 230
 
 
