@@ -323,8 +323,8 @@ def test_randomization_interval_excludes_zero_exactly_when_the_test_rejects(diff
     d = np.array(differences)
     p = randomization_test(d, np.zeros_like(d), permutations=500)
     interval = comparison.randomization_interval(d, np.zeros_like(d), permutations=500)
-    if np.ptp(d) == 0:
-        assert interval.low == interval.high == d[0]
+    if np.ptp(d) == 0:  # no spread: the interval is the mean (d[0], but for rounding: 0.05 × 3)
+        assert interval.low == interval.high == interval.mean == pytest.approx(d[0], abs=1e-15)
         return
     assert interval.low <= np.mean(d) <= interval.high
     assert (interval.low <= 0 <= interval.high) == (p >= comparison.ALPHA)
