@@ -17,6 +17,8 @@ import pytest
 from judge_app.cli import main as cli
 
 ANALYSIS_STACK = [
+    "numpy",
+    "pyarrow",
     "pandas",
     "matplotlib",
     "judge_app.commands.evaluate",

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.orm import Session
 
-from judge_app.commands.options import require_whole
 from judge_app.errors import JudgeAppError, UsageError, quoted
 from judge_app.store import Database
 from judge_app.store.assignments import (
@@ -130,6 +129,8 @@ class AssignOptions:
             )
         if self.replace:
             raise UsageError("--where-disputed adds to the raters' queues: it takes no --replace")
+        from judge_app.commands.options import require_whole  # it loads the metrics' stack
+
         require_whole("--min-gap", self.min_gap, 1, GRADE_RANGE)
         alpha = self.max_alpha
         if alpha is not None and not (math.isfinite(alpha) and -1 <= alpha <= 1):
