@@ -266,29 +266,25 @@ def rank(qrels: Qrels, results: Results, settings: Settings = Settings()) -> Ran
         qrels_table, judged_query = qrels_table.take(from_numpy(kept_rows)), judged_query[kept_rows]
     arrow_judged = from_numpy(judged_query)
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        qrels_repeat = pool.submit(first_repeat, arrow_judged, qrels_table["doc"])
-        order = _order(run, arrow_query, run_query)
-        ordered_query = run_query[order]
-        starts = np.searchsorted(ordered_query, np.arange(len(queries) + 1))
-        position = np.arange(len(order)) - starts[ordered_query] + 1
-        if settings.max_docs is not None:
-            cut = position <= settings.max_docs
-            order, ordered_query, position = order[cut], ordered_query[cut], position[cut]
-        top = run.take(from_numpy(order))
-        top_query = from_numpy(ordered_query)
-        run_repeat = pool.submit(first_repeat, top_query, top["doc"])
+    with ThreadPoolExecutor(max_workers=2) as pool:  # Arrow's kernels run without the GIL
+        ordering = pool.submit(_order, run, arrow_query, run_query)
+        checks = {"qrels": pool.submit(first_repeat, arrow_judged, qrels_table["doc"])}
+        if settings.max_docs is None:  # every row is ranked: checked as they come
+            checks["results"] = pool.submit(first_repeat, arrow_query, run["doc"])
         grade = grades_of(
-            top_query, top["doc"], arrow_judged, qrels_table["doc"], qrels_table["rel"]
+            arrow_query, run["doc"], arrow_judged, qrels_table["doc"], qrels_table["rel"]
         )
-        repeats = [
-            Repeat(source, found[0], found[1])
-            for source, found in (
-                ("results", run_repeat.result()),
-                ("qrels", qrels_repeat.result()),
-            )
-            if found is not None
-        ]
+        order = ordering.result()
+        ordered_query = run_query[order]
+        if settings.max_docs is not None:
+            starts = np.searchsorted(ordered_query, np.arange(len(queries) + 1))
+            kept = np.arange(len(order)) - starts[ordered_query] < settings.max_docs
+            order, ordered_query = order[kept], ordered_query[kept]
+            top = run["doc"].take(from_numpy(order))
+            checks["results"] = pool.submit(first_repeat, from_numpy(ordered_query), top)
+        grade = grade[order]
+        found = {source: checks[source].result() for source in ("results", "qrels")}
+    repeats = [Repeat(source, *first) for source, first in found.items() if first is not None]
     rel = np.where(np.isnan(grade), NONPOOL, np.where(grade < 0, UNJUDGED, grade)).astype(np.int64)
     if settings.judged_only:
         judged = rel >= 0
@@ -317,7 +313,8 @@ def rank(qrels: Qrels, results: Results, settings: Settings = Settings()) -> Ran
 
 def _order(run: pa.Table, arrow_query: pa.Array, run_query: np.ndarray) -> np.ndarray:
     """The run's rows in trec_eval's order; a query with a NaN score is sorted as trec_eval's
-    C library sorts it (NaN is neither above nor below a number)."""
+    C library sorts it (NaN is neither above nor below a number): from its rows in order of
+    document id, as trec_eval reads them, by glibc's merge sort."""
     order = trec_order(arrow_query, run["sim"], run["doc"])
     sims = to_numpy(run["sim"], np.float64)
     odd = np.isnan(sims)
@@ -326,9 +323,9 @@ def _order(run: pa.Table, arrow_query: pa.Array, run_query: np.ndarray) -> np.nd
     docs = run["doc"].to_pylist()
     for query in np.unique(run_query[odd]):
         rows = np.flatnonzero(run_query[order] == query)
-        original = order[rows]
+        read = sorted(order[rows].tolist(), key=lambda row: docs[row].encode())
         order[rows] = c_sorted(
-            list(original), lambda a, b: _compare_results(sims[a], docs[a], sims[b], docs[b])
+            read, lambda a, b: _compare_results(sims[a], docs[a], sims[b], docs[b])
         )
     return order
 
