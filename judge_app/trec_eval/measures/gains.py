@@ -247,23 +247,20 @@ def _levels(pairs: Pairs, levels: int) -> list[_Level]:
 def _gains(ranked: Ranked, pairs: Pairs) -> Gains:
     n = ranked.n
     counts = _LevelCounts(ranked)
-    row = np.zeros(len(ranked.rel))
-    known = np.zeros(len(ranked.rel), dtype=bool)
     top, end = np.zeros(n), np.zeros(n)
     low, high = np.zeros(n), np.zeros(n)
     ideal_queries: list[np.ndarray] = [np.zeros(0, dtype=np.int64)]
     ideal_gains: list[np.ndarray] = [np.zeros(0)]
-    row_levels = ranked.num_rel_levels[ranked.query]
-    for levels in np.unique(ranked.num_rel_levels):
+    distinct = np.unique(ranked.num_rel_levels)
+    tables = np.zeros((len(distinct), int(distinct.max(initial=0)) + 2))  # codes -2 … L - 1
+    known_tables = np.zeros(tables.shape, dtype=bool)
+    for index, levels in enumerate(distinct):
         entries = _levels(pairs, int(levels))
         queries = np.flatnonzero(ranked.num_rel_levels == levels)
-        lookup: dict[int, float] = {}
-        for entry in entries:
-            lookup.setdefault(entry.level, entry.gain)
-        rows = np.flatnonzero(row_levels == levels)
-        codes, where = np.unique(ranked.rel[rows], return_inverse=True)
-        row[rows] = np.array([lookup.get(int(code), 0.0) for code in codes])[where]
-        known[rows] = np.array([int(code) in lookup for code in codes], dtype=bool)[where]
+        for entry in reversed(entries):  # the first of a level counts, as in get_gain
+            if -2 <= entry.level < tables.shape[1] - 2:
+                tables[index, entry.level + 2] = entry.gain
+                known_tables[index, entry.level + 2] = True
         if not entries:
             continue
         gains = np.array([entry.gain for entry in entries])
@@ -282,6 +279,8 @@ def _gains(ranked: Ranked, pairs: Pairs) -> Gains:
         taken = number.ravel()
         ideal_queries.append(np.repeat(np.repeat(queries, len(walk)), taken))
         ideal_gains.append(np.repeat(np.tile(walk_gain, len(queries)), taken))
+    group = np.searchsorted(distinct, ranked.num_rel_levels)[ranked.query]
+    row, known = tables[group, ranked.rel + 2], known_tables[group, ranked.rel + 2]
     ideal_query, ideal_gain = np.concatenate(ideal_queries), np.concatenate(ideal_gains)
     order = np.argsort(ideal_query, kind="stable")
     ideal_query, ideal_gain = ideal_query[order], ideal_gain[order]
