@@ -166,3 +166,12 @@ def test_the_command_starts_without_pandas_sqlalchemy_or_qt():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+def test_results_for_no_judged_query(capsys, files):
+    paths = files(run="q9 Q0 a 1 1.0 r\n")
+    status, out, err = trec_eval(capsys, "-m", "all_trec", *paths)
+    assert (status, out) == (4, "") and "'q1'" in err
+    status, out, _ = trec_eval(capsys, "-c", "-q", "-m", "all_trec", *paths)
+    assert status == 0
+    assert "num_q                 \tall\t2\n" in out and "num_ret               \tall\t0\n" in out

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import pytrec_eval
 
-from judge_app.trec_eval import Settings, compute, rank, read_qrels, read_results
+from judge_app.trec_eval import Settings, compute, rank, read_qrels, read_results, selected
 
 NOT_NUMBERS = {"runid", "relstring"}
 SPECIAL = {"iprec_at_recall", "11pt_avg"}  # see the module's docstring
@@ -36,6 +36,7 @@ MEASURES = sorted(pytrec_eval.supported_measures - NOT_NUMBERS - SPECIAL) + [
     "11pt_avg.0,0.5,1",
 ]
 SEEDS = range(8)
+OUTSIDE_ALL_TREC = ["dcg", "ideal_dcg", "yaap", "rbp.p=0.8", "rbp_resid.p=0.8", "ndcg.1=2,2=1"]
 
 
 def random_collection(seed: int, relevant: tuple[int, ...] | None = None) -> tuple[dict, dict]:
@@ -130,3 +131,58 @@ def test_every_measure_equals_pytrec_eval(tmp_path, seed, level, judged):
 def test_default_recall_levels_equal_pytrec_eval_where_roundings_agree(tmp_path, seed, judged):
     qrels, run = random_collection(seed, relevant=(10, 20))
     assert compare(tmp_path, qrels, run, ["iprec_at_recall", "11pt_avg"], 1, judged) == 12
+
+
+def trec_order(run: dict) -> dict:
+    """Each query's documents in trec_eval's order: score descending, then id descending."""
+    return {
+        query: dict(sorted(docs.items(), key=lambda item: (item[1], item[0]), reverse=True))
+        for query, docs in run.items()
+    }
+
+
+def all_values(tmp_path: Path, qrels: dict, run: dict, settings: Settings) -> tuple[list, dict]:
+    """The queries evaluated and every value of all_trec and the measures outside it."""
+    folder = tmp_path / f"collection{len(list(tmp_path.iterdir()))}"
+    folder.mkdir()
+    qrels_path, run_path = write(folder, qrels, run)
+    ranked = rank(read_qrels(qrels_path), read_results(run_path), settings)
+    return ranked.queries, compute(ranked, selected(["all_trec", *OUTSIDE_ALL_TREC]))
+
+
+def assert_same(name: str, got: list, expected: list) -> None:
+    if name.startswith("relstring"):
+        assert got == expected, name
+    else:
+        assert got == pytest.approx(expected, nan_ok=True), name
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("depth", [1, 3, 10])
+def test_max_documents_equals_the_run_cut_at_that_depth(tmp_path, seed, depth):
+    """``-M k`` evaluates what a run of each query's top k (in trec_eval's order) evaluates."""
+    qrels, run = random_collection(seed)
+    cut = {query: dict(list(docs.items())[:depth]) for query, docs in trec_order(run).items()}
+    queries, limited = all_values(tmp_path, qrels, run, Settings(max_docs=depth))
+    same_queries, expected = all_values(tmp_path, qrels, cut, Settings())
+    assert queries == same_queries
+    assert limited.keys() == expected.keys()
+    for name, values in expected.items():
+        assert_same(name, list(limited[name]), list(values))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_judged_only_equals_the_run_without_its_unjudged_documents(tmp_path, seed):
+    """``-J`` evaluates what the run without documents not judged (or judged negative)
+    evaluates, for every query that keeps a document."""
+    qrels, run = random_collection(seed)
+    kept = {
+        query: {doc: s for doc, s in docs.items() if qrels.get(query, {}).get(doc, -1) >= 0}
+        for query, docs in run.items()
+    }
+    queries, judged = all_values(tmp_path, qrels, run, Settings(judged_only=True))
+    kept = {query: docs for query, docs in kept.items() if docs}
+    kept_queries, expected = all_values(tmp_path, qrels, kept, Settings())
+    for name, values in expected.items():
+        mine = {q: v for q, v in zip(queries, judged[name]) if q in kept_queries}
+        assert_same(name, list(mine.values()), list(values))

@@ -147,7 +147,7 @@ class Ranked:
     def total(self, values: np.ndarray) -> np.ndarray:
         """Per query, the sum of ``values`` over its rows, added in rank order as trec_eval
         adds them (bincount adds in row order)."""
-        return np.bincount(self.query, weights=values, minlength=self.n)
+        return group_sums(self.query, values, self.n)
 
     def within(self, counts: np.ndarray) -> np.ndarray:
         """Per row, the number of rows of its query up to it (itself included) where
@@ -175,6 +175,12 @@ class Ranked:
         order (the sum trec_eval keeps as it walks down a list), exactly: see
         :func:`running_sums`."""
         return running_sums(values, self.query, self.position, self.starts)
+
+
+def group_sums(group: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    """Per group of ``n``, the sum of ``values`` over its rows, added in row order (as
+    bincount adds); floats even without rows."""
+    return np.bincount(group, weights=values, minlength=n).astype(np.float64, copy=False)
 
 
 def running_sums(

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judge_app.trec_eval.ranked import Ranked, c_sorted, log2_table, running_sums
+from judge_app.trec_eval.ranked import Ranked, c_sorted, group_sums, log2_table, running_sums
 from judge_app.trec_eval.reading import atol
 
 Pairs = tuple[tuple[str, float], ...]
@@ -119,7 +119,7 @@ def r_ndcg(ranked: Ranked, pairs: Pairs) -> list[np.ndarray]:
             [found[counted] / ideal[counted], (final / ideal_total)[ideal_total > 0]]
         )
         order = np.argsort(query, kind="stable")
-        total = np.bincount(query[order], weights=ratio[order], minlength=ranked.n)
+        total = group_sums(query[order], ratio[order], ranked.n)
         value = total / np.bincount(query, minlength=ranked.n)
     return [np.where(ranked.num_rel > 0, value, 0.0)]
 
@@ -140,7 +140,7 @@ def g(ranked: Ranked, pairs: Pairs) -> list[np.ndarray]:
     terms = np.zeros(len(ranked.rel))
     terms[hits] = gains.row[hits] / _c_log2(base[hits])
     total = ranked.total(terms)
-    ideal_total = np.bincount(gains.ideal_query, weights=gains.ideal_gain, minlength=ranked.n)
+    ideal_total = group_sums(gains.ideal_query, gains.ideal_gain, ranked.n)
     return [np.divide(total, ideal_total, out=np.zeros(ranked.n), where=ideal_total > 0.0)]
 
 
@@ -173,7 +173,7 @@ def ndcg_cut(ranked: Ranked, cutoffs: tuple[int, ...]) -> list[np.ndarray]:
     for k in cutoffs:
         dcg = ranked.top(discounted, k)
         kept = np.where(ideal_position <= k, ideal_discounted, 0.0)
-        ideal = np.bincount(ideal_query, weights=kept, minlength=ranked.n)
+        ideal = group_sums(ideal_query, kept, ranked.n)
         values.append(np.divide(dcg, ideal, out=dcg.copy(), where=ideal > 0.0))
     return values
 
@@ -319,7 +319,7 @@ def _dcg(ranked: Ranked, gains: Gains) -> tuple[np.ndarray, np.ndarray]:
     """Per query: the DCG of the ranking and of the ideal ranking."""
     dcg = ranked.total(_discounted(ranked, gains.row))
     discounted = gains.ideal_gain / _discount(gains.ideal_position)
-    return dcg, np.bincount(gains.ideal_query, weights=discounted, minlength=ranked.n)
+    return dcg, group_sums(gains.ideal_query, discounted, ranked.n)
 
 
 def _ideal_running(ranked: Ranked, gains: Gains) -> np.ndarray:
