@@ -103,6 +103,7 @@ def test_a_document_twice_stops_after_the_queries_before_it(capsys, files):
         ("iprec_at_recall.0.5,.5", 2, "duplicate cut-offs"),
         ("ndcg.1=3,", 2, "malformed pair parameters in '1=3,'"),
         ("ndcg.1==3", 2, "malformed pair"),
+        ("utility.1,2,3", 4, "it takes 4 coefficients, not 3"),
         ("prefs_simp", 1, "prefs format"),
         ("qrels_jg", 1, "qrels_jg format"),
     ],

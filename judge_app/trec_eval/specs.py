@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from judge_app.trec_eval.catalog import BY_NAME, MEASURES, NICKNAMES, OTHER_FORMATS, Measure
-from judge_app.trec_eval.errors import INPUT, USAGE, TrecEvalError
+from judge_app.trec_eval.errors import EVALUATION, INPUT, USAGE, TrecEvalError
 from judge_app.trec_eval.ranked import c_sorted
 from judge_app.trec_eval.reading import atof, atol
 
@@ -95,6 +95,12 @@ def spec_of(measure: Measure, text: str | None) -> Spec:
         raise TrecEvalError(
             f"cannot initialize measure '{measure.name}': {error} (-m {measure.name}.{text})", INPUT
         ) from None
+    if measure.name == "utility" and len(values) != 4:  # trec_eval stops at the first query
+        raise TrecEvalError(
+            f"can't calculate measure 'utility': it takes 4 coefficients, not {len(values)} "
+            f"(-m utility.{text})",
+            EVALUATION,
+        )
     return Spec(measure, values, text)
 
 
