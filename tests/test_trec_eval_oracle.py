@@ -186,3 +186,21 @@ def test_judged_only_equals_the_run_without_its_unjudged_documents(tmp_path, see
     for name, values in expected.items():
         mine = {q: v for q, v in zip(queries, judged[name]) if q in kept_queries}
         assert_same(name, list(mine.values()), list(values))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_measures_pytrec_eval_lacks_follow_from_those_it_has(tmp_path, seed):
+    """dcg / ideal_dcg is pytrec_eval's ndcg; yaap is log((1 + S) / (1 + R − S)) with S
+    = map × R, the sum of the precisions at relevant documents."""
+    qrels, run = random_collection(seed)
+    paths = write(tmp_path, qrels, run)
+    ranked = rank(read_qrels(paths[0]), read_results(paths[1]))
+    ours = compute(ranked, ["dcg", "ideal_dcg", "yaap"])
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg", "map", "num_rel"}).evaluate(run)
+    for index, query in enumerate(ranked.queries):
+        ideal = ours["ideal_dcg"][index]
+        ndcg = ours["dcg"][index] / ideal if ideal > 0 else 0.0
+        assert ndcg == pytest.approx(theirs[query]["ndcg"], rel=1e-9, abs=1e-12)
+        found = theirs[query]["map"] * theirs[query]["num_rel"]
+        yaap = np.log((1 + found) / (1 + theirs[query]["num_rel"] - found))
+        assert ours["yaap"][index] == pytest.approx(yaap, rel=1e-9, abs=1e-12)

@@ -235,86 +235,96 @@ def c_sorted(items: Sequence[T], compare: Callable[[T, T], float]) -> list[T]:
 def rank(qrels: Qrels, results: Results, settings: Settings = Settings()) -> Ranked:
     """The ranked lists of ``results`` judged by ``qrels`` (see the module's docstring)."""
     judged_ids = sorted_ids(qrels.table["query"])
+    names = judged_ids.to_pylist()
     judged_code = to_numpy(pc.index_in(qrels.table["query"], value_set=judged_ids), np.int64)
-    run = results.table
+    run = results.table.select(["query", "doc", "sim"])
     run_code = pc.index_in(run["query"], value_set=judged_ids)
     if run_code.null_count:  # queries the qrels do not judge: never evaluated
         kept = pc.is_valid(run_code)
         run, run_code = run.filter(kept), run_code.filter(kept)
     run_code = to_numpy(run_code, np.int64)
-    with_results = np.bincount(run_code, minlength=len(judged_ids)) > 0
-    names = judged_ids.to_pylist()
+    with_results = np.bincount(run_code, minlength=len(names)) > 0
+    evaluated = with_results
     if settings.complete:
-        lacking = np.flatnonzero(~with_results)
-        if len(lacking):
-            bogus = pa.table(
-                {
-                    "query": pa.array([names[i] for i in lacking], pa.string()),
-                    "doc": pa.array([BOGUS_DOC] * len(lacking), pa.string()),
-                    "sim": from_numpy(np.ones(len(lacking))),
-                }
-            )
-            run = pa.concat_tables([run.select(["query", "doc", "sim"]), bogus])
-            run_code = np.concatenate([run_code, lacking])
+        run, run_code = _with_bogus(run, run_code, names, np.flatnonzero(~with_results))
         evaluated = np.ones(len(names), dtype=bool)
-    else:
-        evaluated = with_results
-    # judged query code -> evaluated query index (-1: not evaluated)
-    index = np.cumsum(evaluated) - 1
+    index = np.cumsum(evaluated) - 1  # judged query code -> evaluated query (-1: none)
     index[~evaluated] = -1
     queries = [name for name, keep in zip(names, evaluated) if keep]
-    run_query = index[run_code]
-    arrow_query = from_numpy(run_query)
     judged_query = index[judged_code]
-    qrels_table = qrels.table
+    judgments = qrels.table
     if (judged_query < 0).any():
         kept_rows = np.flatnonzero(judged_query >= 0)
-        qrels_table, judged_query = qrels_table.take(from_numpy(kept_rows)), judged_query[kept_rows]
-    arrow_judged = from_numpy(judged_query)
-
-    with ThreadPoolExecutor(max_workers=2) as pool:  # Arrow's kernels run without the GIL
-        ordering = pool.submit(_order, run, arrow_query, run_query)
-        checks = {"qrels": pool.submit(first_repeat, arrow_judged, qrels_table["doc"])}
-        if settings.max_docs is None:  # every row is ranked: checked as they come
-            checks["results"] = pool.submit(first_repeat, arrow_query, run["doc"])
-        grade = grades_of(
-            arrow_query, run["doc"], arrow_judged, qrels_table["doc"], qrels_table["rel"]
-        )
-        order = ordering.result()
-        ordered_query = run_query[order]
-        if settings.max_docs is not None:
-            starts = np.searchsorted(ordered_query, np.arange(len(queries) + 1))
-            kept = np.arange(len(order)) - starts[ordered_query] < settings.max_docs
-            order, ordered_query = order[kept], ordered_query[kept]
-            top = run["doc"].take(from_numpy(order))
-            checks["results"] = pool.submit(first_repeat, from_numpy(ordered_query), top)
-        grade = grade[order]
-        found = {source: checks[source].result() for source in ("results", "qrels")}
-    repeats = [Repeat(source, *first) for source, first in found.items() if first is not None]
+        judgments, judged_query = judgments.take(from_numpy(kept_rows)), judged_query[kept_rows]
+    query, grade, repeats = _ranked_rows(run, index[run_code], judgments, judged_query, settings)
     rel = np.where(np.isnan(grade), NONPOOL, np.where(grade < 0, UNJUDGED, grade)).astype(np.int64)
     if settings.judged_only:
         judged = rel >= 0
-        ordered_query, rel = ordered_query[judged], rel[judged]
-    starts = np.searchsorted(ordered_query, np.arange(len(queries) + 1))
-    position = np.arange(len(ordered_query)) - starts[ordered_query] + 1
-    grades = to_numpy(qrels_table["rel"], np.int64)
+        query, rel = query[judged], rel[judged]
+    starts = np.searchsorted(query, np.arange(len(queries) + 1))
+    grades = to_numpy(judgments["rel"], np.int64)
     graded = grades >= 0
     return Ranked(
         queries=queries,
         settings=settings,
         runid=results.runid,
-        query=ordered_query,
-        position=position,
+        query=query,
+        position=np.arange(len(query)) - starts[query] + 1,
         rel=rel,
         starts=starts,
         judged_query=judged_query[graded],
         judged_rel=grades[graded],
         bogus=~with_results[evaluated],
-        missing=[
-            name for name, has in zip(names, with_results) if not has and not settings.complete
-        ],
+        missing=[name for name, has in zip(names, evaluated) if not has],
         repeats=repeats,
     )
+
+
+def _with_bogus(
+    run: pa.Table, run_code: np.ndarray, names: list[str], lacking: np.ndarray
+) -> tuple[pa.Table, np.ndarray]:
+    """The run with trec_eval's one document (score 1.0) for each judged query lacking
+    results (``-c``)."""
+    if not len(lacking):
+        return run, run_code
+    bogus = pa.table(
+        {
+            "query": pa.array([names[i] for i in lacking], pa.string()),
+            "doc": pa.array([BOGUS_DOC] * len(lacking), pa.string()),
+            "sim": from_numpy(np.ones(len(lacking))),
+        }
+    )
+    return pa.concat_tables([run, bogus]), np.concatenate([run_code, lacking])
+
+
+def _ranked_rows(
+    run: pa.Table,
+    run_query: np.ndarray,
+    judgments: pa.Table,
+    judged_query: np.ndarray,
+    settings: Settings,
+) -> tuple[np.ndarray, np.ndarray, list[Repeat]]:
+    """The run's rows in rank order, cut at ``-M``: their queries, their grades (NaN: not
+    judged), and the first document twice in a query of each file. The sort, the join of
+    grades and the checks run on two cores (Arrow's kernels release the GIL)."""
+    arrow_query, arrow_judged = from_numpy(run_query), from_numpy(judged_query)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        ordering = pool.submit(_order, run, arrow_query, run_query)
+        checks = {"qrels": pool.submit(first_repeat, arrow_judged, judgments["doc"])}
+        if settings.max_docs is None:  # every row is ranked: checked as they come
+            checks["results"] = pool.submit(first_repeat, arrow_query, run["doc"])
+        grade = grades_of(arrow_query, run["doc"], arrow_judged, judgments["doc"], judgments["rel"])
+        order = ordering.result()
+        query = run_query[order]
+        if settings.max_docs is not None:
+            starts = np.searchsorted(query, np.arange(int(query.max(initial=-1)) + 2))
+            kept = np.arange(len(order)) - starts[query] < settings.max_docs
+            order, query = order[kept], query[kept]
+            top = run["doc"].take(from_numpy(order))
+            checks["results"] = pool.submit(first_repeat, from_numpy(query), top)
+        found = {source: checks[source].result() for source in ("results", "qrels")}
+    repeats = [Repeat(source, *first) for source, first in found.items() if first is not None]
+    return query, grade[order], repeats
 
 
 def _order(run: pa.Table, arrow_query: pa.Array, run_query: np.ndarray) -> np.ndarray:
