@@ -10,6 +10,7 @@ Goal: our whole process <= 0.5 x pytrec_eval's at 1M rows, with identical means.
     .venv/bin/python benchmarks/bench_eval.py --no-large            # 1,000,000 rows only
     .venv/bin/python benchmarks/bench_eval.py --rows 20000 --no-large   # quick smoke test
     .venv/bin/python benchmarks/bench_eval.py --profile             # + cProfile of ours in-process
+    .venv/bin/python benchmarks/bench_eval.py --trec-eval-all --no-large   # judge-app trec-eval
 
 Rows are lines of the run: rows // 100 queries (Q00000, ...) each retrieve 100 distinct
 documents (D0000123, ...) of a collection of 1,000,000, with scores rounded to 2 decimals (so
@@ -44,6 +45,14 @@ Rounds: each side runs once per round, in turn, for ``--repeat`` rounds (default
 tables show each side's median run, never the best. ``ours table`` is the same command with
 its default output, the table with bootstrap intervals (goal: at most 1.5 x the JSON run).
 ``--trec-eval PATH`` adds a trec_eval binary you built yourself (this script builds nothing).
+
+``--trec-eval-all`` times ``judge-app trec-eval`` instead, on the same files, alternating
+whole processes as above: ``-m all_trec`` beside pytrec_eval computing its all_trec (the same
+measures but unj, rbp and rbp_resid, which its trec_eval 9.x lacks) and averaging them as
+trec_eval does, and the fast path ``-m ndcg_cut.10`` beside ``judge-app eval --k 10 --format
+json``. The summaries are compared: every mean both compute must agree to 1e-9 but
+iprec_at_recall and 11pt_avg, whose recall levels trec_eval 10.0 rounds differently from 9.x
+(shown apart); ours prints 4 decimals, so the figures compared are our in-process values.
 """
 
 from __future__ import annotations
@@ -100,6 +109,41 @@ with open("/proc/self/status") as status:
         if line.startswith("VmHWM:"):
             peak = int(line.split()[1]) / 1024
 print(json.dumps({"mean": sum(values) / len(values), "n_queries": len(values),
+                  "phases": {"import": t1 - t0, "parse": t2 - t1, "evaluate": t3 - t2},
+                  "vmhwm_mib": peak}))
+"""
+
+# pytrec_eval's all_trec, averaged as trec_eval averages: sums for counts, geometric means
+PEER_ALL_CODE = r"""
+import json, sys, time
+t0 = time.perf_counter()
+import pytrec_eval
+t1 = time.perf_counter()
+qrels = {}
+with open(sys.argv[1]) as handle:
+    for line in handle:
+        qid, _, doc, grade = line.split()
+        qrels.setdefault(qid, {})[doc] = int(grade)
+run = {}
+with open(sys.argv[2]) as handle:
+    for line in handle:
+        qid, _, doc, _, score, _ = line.split()
+        run.setdefault(qid, {})[doc] = float(score)
+t2 = time.perf_counter()
+evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"all_trec"})
+results = evaluator.evaluate(run)
+t3 = time.perf_counter()
+names = sorted(next(iter(results.values())))
+means = {
+    name: pytrec_eval.compute_aggregated_measure(name, [q[name] for q in results.values()])
+    for name in names if name not in ("runid", "relstring")
+}
+peak = None
+with open("/proc/self/status") as status:
+    for line in status:
+        if line.startswith("VmHWM:"):
+            peak = int(line.split()[1]) / 1024
+print(json.dumps({"means": means, "n_queries": len(results),
                   "phases": {"import": t1 - t0, "parse": t2 - t1, "evaluate": t3 - t2},
                   "vmhwm_mib": peak}))
 """
@@ -247,6 +291,22 @@ def child_breakdown(qrels_path: Path, run_path: Path, profile: bool) -> dict:
     return result
 
 
+def child_trec_eval_means(qrels_path: Path, run_path: Path) -> dict:
+    """Our all_trec summary at full precision, in-process (``judge-app trec-eval`` prints 4
+    decimals): the values compared with pytrec_eval's."""
+    from judge_app.trec_eval import compute, rank, read_qrels, read_results, selected, summary
+
+    ranked = rank(read_qrels(qrels_path), read_results(run_path))
+    specs = selected(["all_trec"])
+    values = compute(ranked, specs)
+    means = {}
+    for spec in specs:
+        names = spec.names if spec.measure.function is not None else []
+        for name, value in zip(names, summary(ranked, spec, values)):
+            means[name] = value
+    return {"means": means, "n_queries": ranked.n}
+
+
 def _env() -> dict:
     env = dict(os.environ)
     repo = str(Path(__file__).resolve().parent.parent)
@@ -314,6 +374,16 @@ def run_trec_eval(binary: Path, qrels_path: Path, run_path: Path) -> dict:
     return result
 
 
+def run_trec_eval_command(qrels_path: Path, run_path: Path, measure: str) -> dict:
+    """``judge-app trec-eval -m MEASURE Q R``; its summary lines as {name: value}."""
+    command = [sys.executable, "-m", "judge_app.cli", "trec-eval", "-m", measure,
+               str(qrels_path), str(run_path)]  # fmt: skip
+    result = timed(command, f"judge-app trec-eval -m {measure}")
+    lines = [line.split("\t") for line in result.pop("stdout").splitlines()]
+    result["printed"] = {name.strip(): value for name, _, value in lines}
+    return result
+
+
 def run_breakdown(qrels_path: Path, run_path: Path, profile: bool = False) -> dict:
     command = [sys.executable, str(Path(__file__).resolve()), "--child", "breakdown",
                "--qrels", str(qrels_path), "--run", str(run_path)]  # fmt: skip
@@ -343,7 +413,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--no-ranx", action="store_true", help="leave ranx out even if installed")
     parser.add_argument("--profile", action="store_true",
                         help="also cProfile ours in-process (one more run) and print the top 20 by tottime")  # fmt: skip
-    parser.add_argument("--child", choices=["breakdown"], help=argparse.SUPPRESS)
+    parser.add_argument("--trec-eval-all", action="store_true",
+                        help="time judge-app trec-eval (-m all_trec beside pytrec_eval, -m "
+                        "ndcg_cut.10 beside judge-app eval) instead")  # fmt: skip
+    parser.add_argument("--child", choices=["breakdown", "trec-eval"], help=argparse.SUPPRESS)
     parser.add_argument("--qrels", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--run", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -511,6 +584,71 @@ def report(results: list[dict], sides: list[str], start_up: float, repeat: int) 
     return met
 
 
+def measure_trec_eval(args: argparse.Namespace, workdir: Path, rows: int) -> dict:
+    """``judge-app trec-eval``'s sides, alternating, ``--repeat`` rounds; each side's median."""
+    qrels_path, run_path, queries = generate(workdir, rows, args.seed)
+    log(f"generated {rows:,} rows ({queries:,} queries), not counted")
+    sides: dict[str, Callable[[], dict]] = {
+        "trec-eval all_trec": lambda: run_trec_eval_command(qrels_path, run_path, "all_trec"),
+        "pytrec_eval all_trec": lambda: run_code(PEER_ALL_CODE, qrels_path, run_path,
+                                                 "pytrec_eval all_trec"),
+        "trec-eval ndcg_cut.10": lambda: run_trec_eval_command(qrels_path, run_path,
+                                                               "ndcg_cut.10"),
+        "eval json": lambda: run_ours(qrels_path, run_path),
+    }  # fmt: skip
+    runs: dict[str, list[dict]] = {side: [] for side in sides}
+    for index in range(args.repeat):
+        for side, run in sides.items():
+            result = run()
+            runs[side].append(result)
+            log(f"  round {index + 1} {side:<22}: {result['wall_s']:6.2f} s (CPU "
+                f"{_s(result['cpu_s'])}), peak RSS {_mib(result['rss_mib'])}")  # fmt: skip
+    median = {side: _median_run(results) for side, results in runs.items()}
+    command = [sys.executable, str(Path(__file__).resolve()), "--child", "trec-eval",
+               "--qrels", str(qrels_path), "--run", str(run_path)]  # fmt: skip
+    median["exact"] = json.loads(timed(command, "the means child")["stdout"].splitlines()[-1])
+    for path in (qrels_path, run_path):
+        path.unlink()
+    median["rows"], median["queries"] = rows, queries
+    return median
+
+
+def report_trec_eval(results: list[dict], repeat: int) -> None:
+    """The times, and our summaries against pytrec_eval's and eval's."""
+    sides = ["trec-eval all_trec", "pytrec_eval all_trec", "trec-eval ndcg_cut.10", "eval json"]
+    log()
+    log(f"median of {repeat} alternating rounds, each side a whole process (wall s, CPU s, "
+        "peak RSS)")  # fmt: skip
+    for r in results:
+        log(f"{r['rows']:,} rows, {r['queries']:,} queries:")
+        for side in sides:
+            m = r[side]
+            log(f"  {side:<22} {m['wall_s']:6.2f} s  CPU {_s(m['cpu_s']):>7}  "
+                f"peak RSS {_mib(m['rss_mib']):>9}")  # fmt: skip
+        ours, peer = r["exact"]["means"], r["pytrec_eval all_trec"]["means"]
+        both = sorted(set(ours) & set(peer))
+        rounded = [n for n in both if n.startswith(("iprec_at_recall", "11pt_avg"))]
+        same = [n for n in both if n not in rounded]
+        worst = max(same, key=lambda n: abs(ours[n] - peer[n]))
+        difference = abs(ours[worst] - peer[worst])
+        log(f"  all_trec means beside pytrec_eval: {len(same)} values, largest |difference| "
+            f"{difference:.1e} ({worst}): {'identical' if difference < TOLERANCE else 'DIFFERENT'}"
+            f"; queries {r['exact']['n_queries']:,} vs {r['pytrec_eval all_trec']['n_queries']:,}")  # fmt: skip
+        apart = max(abs(ours[n] - peer[n]) for n in rounded)
+        log(f"  iprec_at_recall and 11pt_avg (recall levels rounded as 10.0 rounds them, "
+            f"9.x otherwise): largest |difference| {apart:.1e}")  # fmt: skip
+        only = sorted(set(ours) - set(peer))
+        log(f"  ours only (not in trec_eval 9.x): {', '.join(only)}")
+        fast, slow = r["trec-eval ndcg_cut.10"], r["eval json"]
+        log(f"  trec-eval -m ndcg_cut.10 / eval --format json: "
+            f"{fast['wall_s'] / slow['wall_s']:.2f} (goal <= 1); ndcg_cut_10 printed "
+            f"{fast['printed']['ndcg_cut_10']}, eval's mean {slow['mean']:.6f}")  # fmt: skip
+        log(
+            f"  trec-eval -m all_trec / pytrec_eval all_trec: "
+            f"{r['trec-eval all_trec']['wall_s'] / r['pytrec_eval all_trec']['wall_s']:.2f}"
+        )
+
+
 def benchmark(args: argparse.Namespace, workdir: Path) -> None:
     import numpy as np
     import pandas as pd
@@ -524,6 +662,9 @@ def benchmark(args: argparse.Namespace, workdir: Path) -> None:
         f"seed {args.seed}, repeat {args.repeat}")  # fmt: skip
     if not os.access(GNU_TIME, os.X_OK):
         log(f"note: no {GNU_TIME}: peak RSS of ours is n/a, the others report their VmHWM")
+    if args.trec_eval_all:
+        report_trec_eval([measure_trec_eval(args, workdir, rows) for rows in sizes], args.repeat)
+        return
     ranx = not args.no_ranx and _ranx_ready(workdir, args.seed)
     start_up = python_start_up()
     results = [measure(args, workdir, rows, ranx) for rows in sizes]
@@ -534,6 +675,9 @@ def benchmark(args: argparse.Namespace, workdir: Path) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
+    if args.child == "trec-eval":
+        print(json.dumps(child_trec_eval_means(args.qrels, args.run)), flush=True)
+        return
     if args.child:
         print(json.dumps(child_breakdown(args.qrels, args.run, args.profile)), flush=True)
         return

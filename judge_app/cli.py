@@ -151,6 +151,12 @@ def _parser() -> argparse.ArgumentParser:
     _add_agreement_parser(commands)
     _add_packet_parser(commands)
     _add_report_parser(commands)
+    commands.add_parser(
+        "trec-eval",
+        add_help=False,
+        help="trec_eval 10.0's command: its options, measures and output byte for byte "
+        "(judge-app trec-eval -h)",
+    )
     return parser
 
 
@@ -429,8 +435,11 @@ def _add_packet_parser(commands: argparse._SubParsersAction) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments[:1] == ["trec-eval"]:  # trec_eval's own command line, not argparse's
+        return _trec_eval(arguments[1:])
     parser = _parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
     if args.command is None:
         args = argparse.Namespace(command="gui", db=None, rater=None)
     try:
@@ -450,6 +459,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     if isinstance(text, int):  # the window's exit code
         return text
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
+
+
+def _trec_eval(arguments: list[str]) -> int:
+    """``judge-app trec-eval``: trec_eval's command line, output and exit statuses."""
+    from judge_app.commands.trec_eval import options_from_arguments, trec_eval
+    from judge_app.trec_eval.errors import INPUT, TrecEvalError
+
+    try:
+        options = options_from_arguments(arguments)
+        if isinstance(options, str):  # -h or -v
+            sys.stdout.write(options)
+            return 0
+        outcome = trec_eval(options)
+    except TrecEvalError as error:
+        print(f"judge-app trec-eval: {error}", file=sys.stderr)
+        return error.status
+    except (JudgeAppError, OSError) as error:
+        print(f"judge-app trec-eval: {in_words(error)}", file=sys.stderr)
+        return INPUT
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    sys.stdout.write(outcome.text)
+    if outcome.stop is not None:
+        sys.stdout.flush()
+        print(f"judge-app trec-eval: {outcome.stop}", file=sys.stderr)
+        return outcome.stop.status
     return 0
 
 

@@ -8,9 +8,9 @@ negative grade means "in the pool, not judged": gain 0 and never in the ideal or
 Unlike trec_eval, real-valued grades (a mean of raters) are used as they are, not truncated.
 
 Everything is vectorised over queries, with no Python loop per query: ids are coded and rows
-ordered by Arrow's kernels (which run without the GIL, so two of them share the work), sums per
-query are numpy's. Nothing here imports pandas unless a DataFrame is asked for: evaluating
-files starts without it.
+ordered by Arrow's kernels (``metrics.tables``; they run without the GIL, so two of them share
+the work), sums per query are numpy's. Nothing here imports pandas unless a DataFrame is
+asked for: evaluating files starts without it.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Union
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
+from judge_app.metrics.tables import first_repeat, grades_of, sorted_ids, to_numpy, trec_order
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -129,13 +131,15 @@ def evaluate(run: Frame, qrels: Frame, settings: Settings = Settings()) -> Evalu
     # Arrow works without the GIL: the checks for repeated documents run on a second core
     with ThreadPoolExecutor(max_workers=2) as pool:
         repeats = {
-            source: pool.submit(_first_repeat, query, table["doc_id"])
+            source: pool.submit(first_repeat, query, table["doc_id"])
             for source, query, table in (("qrels", qrels_query, qrels), ("run", run_query, run))
         }
         order = _run_order(run, run_query)
-        run_grade = _grades_of(run, run_query, qrels, qrels_query)[order]
-        grades = _numpy(qrels["grade"], np.float64)
-        run_query, qrels_query = _numpy(run_query, np.int32), _numpy(qrels_query, np.int32)
+        run_grade = grades_of(
+            run_query, run["doc_id"], qrels_query, qrels["doc_id"], qrels["grade"]
+        )[order]
+        grades = to_numpy(qrels["grade"], np.float64)
+        run_query, qrels_query = to_numpy(run_query, np.int32), to_numpy(qrels_query, np.int32)
         evaluation = _measures(queries, run_query, order, run_grade, qrels_query, grades, settings)
         for source, repeat in repeats.items():
             if (found := repeat.result()) is not None:
@@ -255,100 +259,22 @@ def _table(frame: Frame) -> pa.Table:
     return frame
 
 
-def _numpy(column: pa.Array | pa.ChunkedArray, dtype: type) -> np.ndarray:
-    """A numeric column as numpy, read from its buffers; with nulls, an object array with
-    None for them.
-
-    Only Arrow objects are passed to pyarrow on the way: pyarrow imports pandas the first time
-    it converts a Python or numpy value, a third of a second the file path can spare.
-    """
-    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    kind = np.dtype(dtype)
-    array = array.cast(pa.from_numpy_dtype(kind))
-    if len(array) == 0:
-        return np.zeros(0, dtype=kind)
-    validity, data = array.buffers()[:2]
-    values = np.frombuffer(data, dtype=kind, count=len(array) + array.offset)[array.offset :]
-    if array.null_count:
-        bits = np.frombuffer(validity, dtype=np.uint8)
-        valid = np.unpackbits(bits, count=len(array) + array.offset, bitorder="little")
-        values = values.astype(object)
-        values[~valid[array.offset :].astype(bool)] = None
-    return values
-
-
-def _arrow(values: np.ndarray) -> pa.Array:
-    """A numpy array of numbers as an Arrow array over the same memory (``pa.array`` would
-    import pandas)."""
-    values = np.ascontiguousarray(values)
-    buffers = [None, pa.py_buffer(values)]
-    return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), buffers)
-
-
 def _query_codes(
     run_ids: pa.ChunkedArray, qrels_ids: pa.ChunkedArray
 ) -> tuple[list[str], pa.Array, pa.Array]:
     """The query ids of run and qrels in string order, and each row's place among them."""
-    both = pa.chunked_array(run_ids.chunks + qrels_ids.chunks, type=pa.string())
-    distinct = pc.unique(both)
-    queries = distinct.take(pc.sort_indices(distinct))
+    queries = sorted_ids(pa.chunked_array(run_ids.chunks + qrels_ids.chunks, type=pa.string()))
     codes = [pc.index_in(ids, value_set=queries) for ids in (run_ids, qrels_ids)]
     return queries.to_pylist(), codes[0], codes[1]
 
 
-def _grades_of(
-    run: pa.Table, run_query: pa.ChunkedArray, qrels: pa.Table, qrels_query: pa.ChunkedArray
-) -> np.ndarray:
-    """The grade of each row of the run, NaN where its document is not judged for its query:
-    Arrow's multithreaded hash join of the run's (query, document) pairs on the qrels'."""
-    # pyarrow.acero imports pyarrow.dataset, and that pandas: the nodes are taken from _acero
-    from pyarrow._acero import Declaration, HashJoinNodeOptions, TableSourceNodeOptions
-
-    rows = pa.Table.from_arrays(
-        [run_query, run["doc_id"], _arrow(np.arange(len(run)))], names=["query", "doc", "row"]
-    )
-    judged = pa.Table.from_arrays(
-        [qrels_query, qrels["doc_id"], qrels["grade"]], names=["query", "doc", "grade"]
-    )
-    keys = ["query", "doc"]
-    join = HashJoinNodeOptions("inner", keys, keys, ["row"], ["grade"])
-    sources = [Declaration("table_source", TableSourceNodeOptions(t)) for t in (rows, judged)]
-    matched = Declaration("hashjoin", join, inputs=sources).to_table(use_threads=True)
-    run_grade = np.full(len(run), np.nan)
-    run_grade[_numpy(matched["row"], np.int64)] = _numpy(matched["grade"], np.float64)
-    return run_grade
-
-
-def _first_repeat(query: pa.ChunkedArray, document: pa.ChunkedArray) -> tuple[int, str] | None:
-    """The first (query code, document id) found twice, if any: rows sorted by both, then
-    neighbours compared, as trec_eval checks."""
-    if len(query) < 2:
-        return None
-    keys = pa.table({"query": query, "doc": document})
-    order = pc.sort_indices(keys, sort_keys=[("query", "ascending"), ("doc", "ascending")])
-    ordered = keys.take(order).combine_chunks()
-    query, document = ordered["query"].chunk(0), ordered["doc"].chunk(0)
-    last = len(query) - 1
-    same = pc.and_(
-        pc.equal(query.slice(1), query.slice(0, last)),
-        pc.equal(document.slice(1), document.slice(0, last)),
-    )
-    if not pc.any(same).as_py():
-        return None
-    row = pc.indices_nonzero(same)[0].as_py()
-    return query[row].as_py(), document[row].as_py()
-
-
 def _run_order(run: pa.Table, run_query: pa.Array) -> np.ndarray:
-    """Row order of the run: by query, then rank; or score descending, doc id descending
-    (trec_eval's order); a ValueError if a document is retrieved twice for one query."""
+    """Row order of the run: by query, then rank; or as trec_eval orders it."""
     if "rank" in run.column_names:
-        keys = [("query", "ascending"), ("rank", "ascending")]
         table = pa.table({"query": run_query, "rank": run["rank"]})
-    else:  # (Arrow compares scores as trec_eval does, with < and >: -0.0 ties 0.0)
-        keys = [("query", "ascending"), ("score", "descending"), ("doc", "descending")]
-        table = pa.table({"query": run_query, "score": run["score"], "doc": run["doc_id"]})
-    return _numpy(pc.sort_indices(table, sort_keys=keys), np.int64)
+        keys = [("query", "ascending"), ("rank", "ascending")]
+        return to_numpy(pc.sort_indices(table, sort_keys=keys), np.int64)
+    return trec_order(run_query, run["score"], run["doc_id"])
 
 
 class _Groups:
