@@ -211,6 +211,13 @@ def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
         metavar="K",
         help="cut-off: 10, 5,10,20 or all (repeatable; default 10; the first leads)",
     )
+    measures.add_argument(
+        "--measure",
+        action="append",
+        metavar="NAMES",
+        help="more measures as ir_measures names them: AP,P(rel=2)@5,Bpref,infAP,Judged@10 "
+        "(repeatable; the first leads comparisons; names and trec_eval's in the README)",
+    )
     measures.add_argument("--gain", choices=["linear", "exponential"], default="linear")
     measures.add_argument(
         "--ideal",
@@ -257,7 +264,7 @@ def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
 
 def _evaluation_options(args: argparse.Namespace) -> EvaluationOptions:
     """The evaluation's options as the arguments give them, checked."""
-    from judge_app.commands.options import EvaluationOptions, names, parse_ks
+    from judge_app.commands.options import EvaluationOptions, measure_names, names, parse_ks
 
     return EvaluationOptions(
         ks=parse_ks(args.k or ["10"]),
@@ -273,6 +280,7 @@ def _evaluation_options(args: argparse.Namespace) -> EvaluationOptions:
         seed=args.seed,
         resamples=args.resamples,
         permutations=args.permutations,
+        measures=measure_names(args.measure),
     ).checked()
 
 

@@ -35,7 +35,7 @@ WRITTEN = [
     "SetR",
     "SetAP(rel=3)",
     "IPrec@0.5",
-    "IPrec@0",
+    "IPrec@0.0",
     "NumQ",
     "NumRet",
     "NumRel(rel=2)",

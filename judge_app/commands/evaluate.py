@@ -256,6 +256,19 @@ def evaluate(
         qrels = judgments
     settings = options.settings([*(options.curve_ks() if curves else ()), *more_ks])
     evaluations = {name: run_metrics(run, qrels, settings) for name, run in runs.items()}
+    if options.measures:
+        from judge_app.metrics.named import named_values
+
+        for name, evaluation in evaluations.items():
+            evaluation.values.update(
+                named_values(
+                    runs[name],
+                    qrels,
+                    options.named_measures(),
+                    evaluation.query_ids,
+                    options.complete,
+                )
+            )
     result = EvaluationResult(options, settings, evaluations, lambda: qrels, lambda: judgments)
     if per_rater:
         from judge_app.metrics.raters import per_rater_means
@@ -289,6 +302,21 @@ def evaluate_coded(
     evaluations = {
         name: evaluate_codes(queries, run, qrels, settings) for name, run in runs.items()
     }
+    if options.measures:
+        from judge_app.metrics.named import named_values_of_codes
+
+        for name, evaluation in evaluations.items():
+            evaluation.values.update(
+                named_values_of_codes(
+                    graded.queries,
+                    graded.docs,
+                    runs[name],
+                    qrels,
+                    options.named_measures(),
+                    evaluation.query_ids,
+                    options.complete,
+                )
+            )
 
     def qrels_frame() -> pd.DataFrame:
         import pandas as pd
@@ -532,7 +560,9 @@ def as_text(
         )
     shown = TABLE_DIGITS if digits is None else digits
     intervals = {(run, k): result.interval(run, k) for run in evaluations for k in ks}
-    text = formats.summary_table(evaluations, ks, intervals, shown, per_query)
+    text = formats.summary_table(
+        evaluations, ks, intervals, shown, per_query, result.options.measures
+    )
     if result.per_rater is not None:
         text += "\nEach rater's own mean NDCG (over the queries they judged)\n"
         text += result.per_rater.round(shown).to_string(index=False) + "\n"

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from judge_app.errors import UsageError, quoted
 from judge_app.metrics.aggregation import parse_method
+from judge_app.metrics.measure_names import MeasureName, parse_measures
 from judge_app.metrics.ranking import Settings, k_label
 from judge_app.names import normal_ids, similar_name, similar_reason
 
@@ -54,6 +55,12 @@ def check_known(
         if meant is not None:
             text += "; " + similar_reason(name, meant)
     raise UsageError(text)
+
+
+def measure_names(values: Iterable[str] | None) -> tuple[str, ...]:
+    """``--measure`` lists (``["AP,P@5", "Bpref"]``) as the names ir_measures writes, each
+    once, in the order given; a usage error for a name that is wrong."""
+    return tuple(str(m) for m in parse_measures(",".join(values))) if values else ()
 
 
 def parse_ks(values: Iterable[str]) -> tuple[int | None, ...]:
@@ -117,10 +124,14 @@ class EvaluationOptions:
     seed: int = 0
     resamples: int = 10_000
     permutations: int = 10_000
+    measures: tuple[str, ...] = ()
+    """More measures by the names ir_measures writes (``AP``, ``P(rel=2)@5``); the first leads
+    the comparisons and intervals in place of NDCG@k."""
 
     def checked(self) -> EvaluationOptions:
         """These options, or a usage error naming the first that is wrong."""
         self.settings()
+        self.named_measures()
         try:
             parse_method(self.aggregate)
         except ValueError as error:
@@ -149,6 +160,10 @@ class EvaluationOptions:
         except ValueError as error:
             raise UsageError(str(error)) from None
 
+    def named_measures(self) -> tuple[MeasureName, ...]:
+        """``measures`` parsed (a usage error for a name that is wrong)."""
+        return parse_measures(",".join(self.measures)) if self.measures else ()
+
     @property
     def k(self) -> int | None:
         """The cut-off that leads: the measure of intervals, comparisons and tables."""
@@ -156,11 +171,13 @@ class EvaluationOptions:
 
     @property
     def measure(self) -> str:
-        return f"ndcg@{k_label(self.k)}"
+        """The key of the values comparisons and intervals are of: the first named measure,
+        else ``ndcg@k`` at the leading k."""
+        return str(self.named_measures()[0]) if self.measures else f"ndcg@{k_label(self.k)}"
 
     @property
     def label(self) -> str:
-        return f"NDCG@{k_label(self.k)}"
+        return self.measure if self.measures else f"NDCG@{k_label(self.k)}"
 
     def curve_ks(self) -> list[int]:
         """The cut-offs of the NDCG@k against k curve: 1 … 20, or to the largest k."""
@@ -183,4 +200,5 @@ class EvaluationOptions:
             "seed": self.seed,
             "resamples": self.resamples,
             "permutations": self.permutations,
+            "measures": [str(measure) for measure in self.named_measures()],
         }

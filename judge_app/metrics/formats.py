@@ -146,10 +146,12 @@ def summary_table(
     intervals: dict[tuple[str, int | None], MeanInterval],
     digits: int = 4,
     per_query: bool = False,
+    named: tuple[str, ...] = (),
 ) -> str:
     """One row per run: at each of ``ks`` its mean NDCG with the 95% interval of
-    ``intervals`` (by run and k), P and coverage; queries, MRR and MAP. Without pandas (its
-    import alone is a third of a second), unless ``per_query`` tables are asked for."""
+    ``intervals`` (by run and k), P and coverage; queries, MRR, MAP and the mean of each
+    ``named`` measure. Without pandas (its import alone is a third of a second), unless
+    ``per_query`` tables are asked for."""
     rows = []
     for name, evaluation in runs.items():
         means = evaluation.means()
@@ -163,6 +165,7 @@ def summary_table(
             row[f"judged@{label}"] = f"{100 * means[f'judged@{label}']:.1f}%"
         row["mrr"] = f"{means['rr']:.{digits}f}"
         row["map"] = f"{means['ap']:.{digits}f}"
+        row.update({name: f"{means[name]:.{digits}f}" for name in named})
         rows.append(row)
     text = text_table(rows)
     notes = []

@@ -280,7 +280,7 @@ def _cutoff(name: str, family: Family, node: ast.expr | None, written: str) -> i
     value = _literal(node, written)
     if name == "IPrec":
         if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1:
-            return value
+            return float(value)
         raise UsageError(_bad(written, "IPrec's recall is a number from 0 to 1: IPrec@0.5"))
     if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
         return value

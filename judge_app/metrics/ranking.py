@@ -126,7 +126,7 @@ def evaluate(run: Frame, qrels: Frame, settings: Settings = Settings()) -> Evalu
     ``complete``, scored 0 and counted. A document twice in one query of the run, or judged
     twice for one query, is a ValueError.
     """
-    run, qrels = _table(run), _table(qrels)
+    run, qrels = table_of(run), table_of(qrels)
     queries, run_query, qrels_query = _query_codes(run["query_id"], qrels["query_id"])
     # Arrow works without the GIL: the checks for repeated documents run on a second core
     with ThreadPoolExecutor(max_workers=2) as pool:
@@ -247,7 +247,7 @@ def _measures(
     )
 
 
-def _table(frame: Frame) -> pa.Table:
+def table_of(frame: Frame) -> pa.Table:
     """``frame`` as a pyarrow Table with ids of type string (a DataFrame's may be numbers)."""
     if not isinstance(frame, pa.Table):
         ids = {name: frame[name].astype(str) for name in ("query_id", "doc_id")}

@@ -1,0 +1,165 @@
+"""Measures asked for by ir_measures' names (``eval --measure``): their values against
+ir_measures itself (with pytrec_eval under it) on generated collections, the same from a
+database and from its exported files, and leading the comparison."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import ir_measures
+import numpy as np
+import pandas as pd
+import pytest
+
+from judge_app.cli import main
+from judge_app.metrics.measure_names import parse_measures
+from judge_app.metrics.named import named_values
+
+EVERY_FAMILY = (
+    "nDCG@10,nDCG,nDCG@3,P@5,P@20,R@10,R@100,AP,AP@10,RR,Bpref,Rprec,Judged@10,Judged@3,infAP,"
+    "P(rel=2)@5,R(rel=2)@10,AP(rel=2,judged_only=True),RR(rel=3),SetF(beta=0.5),SetF,"
+    "SetP(relative=True),SetP,SetR,SetAP,IPrec@0.5,IPrec@0.0,NumRet,NumRel,NumRelRet,NumQ,"
+    "Success@1,Success@10,nDCG(gains={0:0,1:1,2:3,3:7})@10,nDCG(judged_only=True)@5,"
+    "P(judged_only=True)@10,Rprec(rel=2),Bpref(rel=2),infAP(rel=2)"
+)
+
+
+def collection(seed: int, ties: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Qrels graded 0-3 of 25 queries (3 judged only, 3 retrieved only) and a run of 30
+    documents each; scores with ties, or all distinct."""
+    rng = np.random.default_rng(seed)
+    qrels, run = [], []
+    for q in range(25):
+        docs = rng.choice(80, 40, replace=False)
+        if q < 22:
+            for d in docs[: rng.integers(1, 30)]:
+                grade = int(rng.choice(4, p=[0.55, 0.2, 0.15, 0.1]))
+                qrels.append((f"q{q:02}", f"d{d}", grade))
+        if q >= 3:
+            for d in rng.choice(80, 30, replace=False):
+                score = float(rng.integers(0, 8)) if ties else float(rng.random())
+                run.append((f"q{q:02}", f"d{d}", score))
+    return (
+        pd.DataFrame(qrels, columns=["query_id", "doc_id", "grade"]),
+        pd.DataFrame(run, columns=["query_id", "doc_id", "score"]),
+    )
+
+
+def oracle(qrels: pd.DataFrame, run: pd.DataFrame, names: list[str]) -> dict[str, dict]:
+    """ir_measures' value of each name for each query it evaluates."""
+    qrels_in = [ir_measures.Qrel(r.query_id, r.doc_id, int(r.grade)) for r in qrels.itertuples()]
+    run_in = [ir_measures.ScoredDoc(r.query_id, r.doc_id, r.score) for r in run.itertuples()]
+    values: dict[str, dict] = {}
+    measures = [ir_measures.parse_measure(name) for name in names]
+    for metric in ir_measures.iter_calc(measures, qrels_in, run_in):
+        values.setdefault(str(metric.measure), {})[metric.query_id] = metric.value
+    return values
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_every_family_equals_ir_measures(seed):
+    # ir_measures' Judged breaks ties by document id ascending, trec_eval (and we) descending:
+    # distinct scores, where the two orders are one
+    qrels, run = collection(seed, ties=False)
+    measures = parse_measures(EVERY_FAMILY)
+    queries = sorted(set(qrels["query_id"]) & set(run["query_id"]))
+    ours = named_values(run, qrels, measures, queries)
+    expected = oracle(qrels, run, [str(m) for m in measures])
+    for measure in measures:
+        theirs = expected[str(measure)]
+        assert set(queries) <= set(theirs), measure  # it scores missing queries 0 (-c)
+        np.testing.assert_allclose(
+            ours[str(measure)],
+            [theirs[q] for q in queries],
+            rtol=0,
+            atol=1e-12,
+            err_msg=str(measure),
+        )
+
+
+def test_tied_scores_are_ranked_as_trec_eval_ranks_them():
+    qrels, run = collection(4, ties=True)
+    measures = [m for m in parse_measures(EVERY_FAMILY) if m.family != "Judged"]
+    queries = sorted(set(qrels["query_id"]) & set(run["query_id"]))
+    ours = named_values(run, qrels, measures, queries)
+    expected = oracle(qrels, run, [str(m) for m in measures])
+    for measure in measures:
+        theirs = expected[str(measure)]
+        np.testing.assert_allclose(
+            ours[str(measure)], [theirs[q] for q in queries], atol=1e-12, err_msg=str(measure)
+        )
+
+
+def test_complete_scores_the_judged_queries_a_run_misses():
+    qrels, run = collection(5, ties=False)
+    queries = sorted(set(qrels["query_id"]))
+    values = named_values(run, qrels, parse_measures("AP,P@5,nDCG@10"), queries, complete=True)
+    missing = [queries.index(q) for q in ("q00", "q01", "q02")]
+    for name in ("AP", "P@5", "nDCG@10"):
+        assert not np.isnan(values[name]).any()
+        assert (values[name][missing] == 0).all()
+
+
+def eval_json(capsys, *args: object) -> dict:
+    capsys.readouterr()
+    code = main(["eval", *map(str, args), "--format", "json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return json.loads(captured.out)
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("demo") / "demo.sqlite"
+    assert main(["demo", str(path)]) == 0
+    return path
+
+
+NAMES = "AP,Bpref,P(rel=2)@5,infAP,Judged@10,nDCG@10,nDCG(dcg='exp-log2')@5,RR,Rprec"
+
+
+def test_a_database_gives_what_its_frames_give(demo):
+    from judge_app.commands import evaluate
+    from judge_app.commands.options import EvaluationOptions, measure_names
+
+    options = EvaluationOptions(aggregate="majority", measures=measure_names([NAMES]))
+    campaign = evaluate.read_campaign(str(demo))
+    coded = evaluate.evaluate_coded(options, campaign, compare=False)
+    results = campaign.results
+    runs = {name: rows.drop(columns="run") for name, rows in results.groupby("run")}
+    framed = evaluate.evaluate(options, campaign.judgments, runs, str(demo), compare=False)
+    assert list(coded.evaluations) == list(framed.evaluations)
+    for run, evaluation in coded.evaluations.items():
+        other = framed.evaluations[run]
+        assert evaluation.query_ids == other.query_ids
+        for name in options.measures:
+            np.testing.assert_allclose(evaluation.values[name], other.values[name], atol=1e-12)
+
+
+def test_the_first_name_leads_the_comparison_and_every_name_is_in_each_format(capsys, demo):
+    document = eval_json(capsys, "--db", demo, "--measure", "MAP", "--measure", "P@5", "--compare")
+    assert document["settings"]["measures"] == ["AP", "P@5"]
+    comparison = document["comparisons"][0]
+    assert comparison["measure"] == "AP"
+    runs = {run["run"]: run for run in document["runs"]}
+    baseline, other = comparison["baseline"], comparison["other"]
+    difference = runs[other]["mean"]["AP"] - runs[baseline]["mean"]["AP"]
+    assert comparison["mean_difference"] == pytest.approx(difference, abs=1e-12)
+    assert " on AP by " in comparison["summary"]
+    for run in document["runs"]:
+        for record in run["queries"]:
+            assert {"AP", "P@5"} <= set(record)
+    capsys.readouterr()
+    assert main(["eval", "--db", str(demo), "--measure", "MAP,P@5", "--format", "csv"]) == 0
+    header = capsys.readouterr().out.splitlines()[0].split(",")
+    assert {"AP", "P@5"} <= set(header)
+    assert main(["eval", "--db", str(demo), "--measure", "MAP,P@5"]) == 0
+    assert " AP " in capsys.readouterr().out
+
+
+def test_a_wrong_name_is_a_usage_error_that_says_why(capsys, demo):
+    capsys.readouterr()
+    assert main(["eval", "--db", str(demo), "--measure", "nDCG@10[gain=exp]"]) == 2
+    err = capsys.readouterr().err
+    assert "parameters come before the cut-off: nDCG(dcg='exp-log2')@10" in err
