@@ -243,10 +243,10 @@ def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=10_000,
         metavar="N",
-        help="of the randomization test (default 10,000)",
+        help="of the randomization test and the randomized Tukey HSD (default 10,000)",
     )
     statistics.add_argument(
-        "--seed", type=int, default=0, help="of the intervals and the randomization test"
+        "--seed", type=int, default=0, help="of the intervals and the randomized tests"
     )
 
 
@@ -411,8 +411,9 @@ def _add_report_parser(commands: argparse._SubParsersAction) -> None:
         "report",
         help="the campaign as an HTML or PDF report: NDCG per run and query, charts, agreement",
         description="Write a report of DB: what was judged and its coverage, the settings, mean "
-        "NDCG@k per run with 95%% intervals, the comparison of the runs (paired t-test and "
-        "randomization test), charts, the per-query table and the raters' agreement. The "
+        "NDCG@k per run with 95%% intervals, the runs compared (as eval --compare: the "
+        "matrix of runs, the Tukey HSD's groups, each pair's tests and effects), charts, the "
+        "per-query table and the raters' agreement. The "
         "numbers are those of judge-app eval --db and judge-app agreement --db with the same "
         "options. An .html file is self-contained (charts embedded); a .pdf is the same "
         "document on A4 pages.",

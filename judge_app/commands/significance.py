@@ -286,7 +286,7 @@ def _heading(significance: Significance) -> str:
         "raw p-values"
         if significance.adjustment == "none"
         else f"p-values {ADJUSTMENT_NAMES[significance.adjustment]}-adjusted over the "
-        f"{pairs:,} pairs (raw in brackets)"
+        f"{pairs:,} {'pair' if pairs == 1 else 'pairs'} (raw in brackets)"
     )
     return (
         f"Runs compared on {significance.measure}: {which}; {adjusted}; "

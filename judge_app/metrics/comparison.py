@@ -487,13 +487,13 @@ def _count(n: int, singular: str, plural: str) -> str:
 
 
 def bound_text(value: float, digits: int) -> str:
-    """``+0.0123``, or ``−∞`` / ``+∞`` for an unbounded side; with more digits where
-    ``digits`` would round a bound that is not 0 to 0 (an interval that excludes 0 never
-    shows a bound of 0)."""
+    """``+0.0123``, or ``−∞`` / ``+∞`` for an unbounded side; a bound that is not 0 but
+    rounds to 0 at ``digits`` in two significant figures (``+3.1e-06``): an interval that
+    excludes 0 never shows a bound of 0."""
     if math.isinf(value):
         return "−∞" if value < 0 else "+∞"
-    while value != 0 and round(value, digits) == 0 and digits < 17:
-        digits += 1
+    if value != 0 and round(value, digits) == 0:
+        return f"{value:+.2g}"
     return signed_text(value, digits)
 
 
@@ -504,6 +504,6 @@ def p_text(p: float, digits: int, alpha: float = ALPHA) -> str:
     floor = 10.0**-digits
     if p < floor / 2:
         return f"p < {floor:.{digits}f}"
-    while (round(p, digits) < alpha) != (p < alpha) and digits < 17:
+    while (round(p, digits) < alpha) != (p < alpha) and digits < 25:
         digits += 1
     return f"p = {p:.{digits}f}"

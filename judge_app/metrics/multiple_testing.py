@@ -150,17 +150,21 @@ def randomized_tukey_hsd(
 
 def _permuted_ranges(x: np.ndarray, permutations: int, seed: int) -> np.ndarray:
     """For each permutation, the range (max − min) of the run means after every query's
-    scores are shuffled across the runs."""
+    scores are shuffled across the runs. A query every run scores alike adds the same to
+    every mean whatever the shuffle: only the others are shuffled."""
     n, k = x.shape
+    varying = np.ascontiguousarray(x[np.ptp(x, axis=1) > 0].T)  # run × query
+    width = varying.shape[1]
+    if width == 0:
+        return np.zeros(permutations)
     rng = np.random.default_rng(seed)
-    per_chunk = max(1, _CHUNK_CELLS // (n * k))
-    columns = np.ascontiguousarray(x.T)  # run × query: a query's scores are a column
+    per_chunk = max(1, _CHUNK_CELLS // (width * k))
     ranges = np.empty(permutations)
     for start in range(0, permutations, per_chunk):
         rows = min(per_chunk, permutations - start)
-        shuffled = rng.permuted(np.tile(columns, rows), axis=0)
-        means = shuffled.reshape(k, rows, n).sum(axis=2) / n
-        ranges[start : start + rows] = means.max(axis=0) - means.min(axis=0)
+        shuffled = rng.permuted(np.tile(varying, rows), axis=0)
+        sums = shuffled.reshape(k, rows, width).sum(axis=2)
+        ranges[start : start + rows] = (sums.max(axis=0) - sums.min(axis=0)) / n
     return ranges
 
 

@@ -115,10 +115,33 @@ def standardized_effect(d: np.ndarray, confidence: float = 0.95) -> Effect:
     n = int(d.size)
     if n < 2 or np.ptp(d) == 0:
         return Effect(math.nan, math.nan, math.nan, n)
-    from scipy.special import nctdtrinc
-
     d_z = float(np.mean(d) / np.std(d, ddof=1))
     t = d_z * math.sqrt(n)
     tail = (1 - confidence) / 2
-    low, high = (float(nctdtrinc(n - 1, p, t)) / math.sqrt(n) for p in (1 - tail, tail))
+    low, high = (_noncentrality(n - 1, p, t) / math.sqrt(n) for p in (1 - tail, tail))
     return Effect(d_z, low, high, n)
+
+
+def _noncentrality(df: int, p: float, t: float) -> float:
+    """The noncentrality λ with P(T ≤ t) = p for T noncentral t (``df``, λ): scipy.special's
+    ``nctdtrinc`` (within about 1e-7), then bisection of ``nctdtr`` (decreasing in λ) to
+    the last bits."""
+    from scipy.special import nctdtr, nctdtrinc
+
+    estimate = float(nctdtrinc(df, p, t))
+    step = 1e-6 * max(1.0, abs(estimate))
+    low, high = estimate - step, estimate + step
+    while nctdtr(df, low, t) < p:
+        low -= step
+        step *= 2
+    while nctdtr(df, high, t) > p:
+        high += step
+        step *= 2
+    while True:
+        middle = (low + high) / 2
+        if not low < middle < high:
+            return middle
+        if nctdtr(df, middle, t) > p:
+            low = middle
+        else:
+            high = middle

@@ -254,15 +254,15 @@ def compare_runs(
     paired = {
         test: _paired_test(test, comparisons, differences) for test in PAIRED_TESTS if test in tests
     }
-    adjusted = {
-        test: (holm(raw[:, 1]), benjamini_hochberg(raw[:, 1])) for test, raw in paired.items()
-    }
     complete = x[~np.isnan(x).any(axis=1)]
     hsd = (
         randomized_tukey_hsd(names, complete, permutations=permutations, seed=seed, alpha=ALPHA)
         if "hsd" in tests
         else None
     )
+    adjusted = {
+        test: (holm(raw[:, 1]), benjamini_hochberg(raw[:, 1])) for test, raw in paired.items()
+    }
     results = []
     for index, ((i, j), comparison) in enumerate(zip(pairs, comparisons)):
         chosen = {
