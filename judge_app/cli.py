@@ -18,6 +18,7 @@ from judge_app.errors import JudgeAppError, UsageError, in_words
 
 if TYPE_CHECKING:
     from judge_app.commands.options import EvaluationOptions
+    from judge_app.commands.significance import SignificanceOptions
     from judge_app.store.imports import ImportProgress
 
 ADJUDICATED_HELP = (
@@ -255,10 +256,10 @@ def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=10_000,
         metavar="N",
-        help="of the randomization test (default 10,000)",
+        help="of the randomization test and the randomized Tukey HSD (default 10,000)",
     )
     statistics.add_argument(
-        "--seed", type=int, default=0, help="of the intervals and the randomization test"
+        "--seed", type=int, default=0, help="of the intervals and the randomized tests"
     )
 
 
@@ -309,7 +310,30 @@ def _add_eval_parser(commands: argparse._SubParsersAction) -> None:
     output.add_argument(
         "--per-rater", action="store_true", help="each rater's own mean NDCG of every run"
     )
-    output.add_argument("--compare", action="store_true", help="each run against the first")
+    output.add_argument(
+        "--compare",
+        action="store_true",
+        help="compare the runs: every pair (or each against --baseline) by the paired "
+        "t-test, Wilcoxon signed-rank, sign and randomization tests, each p-value also "
+        "adjusted by Holm and Benjamini-Hochberg, and by randomized Tukey HSD with its "
+        "groups; effects: mean difference (bootstrap interval), Cohen's d_z (noncentral-t "
+        "interval), wins/ties/losses. CSV: a row per pair",
+    )
+    output.add_argument(
+        "--tests",
+        metavar="T,…",
+        help="of --compare, among hsd, randomization, t, wilcoxon, sign (default all, in "
+        "that order); the first decides the verdicts",
+    )
+    output.add_argument(
+        "--adjust",
+        choices=["holm", "bh", "none"],
+        help="of --compare: the adjustment of the paired tests' p-values the verdicts use "
+        "(default holm; both are always computed)",
+    )
+    output.add_argument(
+        "--baseline", metavar="RUN", help="of --compare: each run against RUN, not every pair"
+    )
     output.add_argument("--format", choices=["table", "csv", "json", "trec"], default="table")
     output.add_argument("--digits", type=int, metavar="N", help=DIGITS_HELP)
 
@@ -401,8 +425,9 @@ def _add_report_parser(commands: argparse._SubParsersAction) -> None:
         "report",
         help="the campaign as an HTML or PDF report: NDCG per run and query, charts, agreement",
         description="Write a report of DB: what was judged and its coverage, the settings, mean "
-        "NDCG@k per run with 95%% intervals, the comparison of the runs (paired t-test and "
-        "randomization test), charts, the per-query table and the raters' agreement. The "
+        "NDCG@k per run with 95%% intervals, the runs compared (as eval --compare: the "
+        "matrix of runs, the Tukey HSD's groups, each pair's tests and effects), charts, the "
+        "per-query table and the raters' agreement. The "
         "numbers are those of judge-app eval --db and judge-app agreement --db with the same "
         "options. An .html file is self-contained (charts embedded); a .pdf is the same "
         "document on A4 pages.",
@@ -638,6 +663,7 @@ def _eval(args: argparse.Namespace) -> str:
         "compare": args.compare,
         "per_rater": args.per_rater,
         "more_ks": TREC_ALWAYS_CUTS if args.format == "trec" else (),
+        "significance": _significance_options(args, options),
     }
     if args.db is not None:
         if args.qrels or args.run_file:
@@ -651,6 +677,29 @@ def _eval(args: argparse.Namespace) -> str:
     else:
         raise UsageError("give --qrels QRELS and at least one --run-file RUN, or --db DB")
     return evaluate.as_text(result, args.format, args.digits, args.per_query)
+
+
+def _significance_options(
+    args: argparse.Namespace, options: EvaluationOptions
+) -> SignificanceOptions | None:
+    """How ``--compare`` compares the runs, checked; None without it (and a usage error for
+    its options without it)."""
+    from judge_app.commands.significance import SignificanceOptions, parse_tests
+    from judge_app.names import normal_id
+
+    if not args.compare:
+        for option, value in (("--tests", args.tests), ("--adjust", args.adjust),
+                              ("--baseline", args.baseline)):  # fmt: skip
+            if value is not None:
+                raise UsageError(f"{option} is an option of --compare")
+        return None
+    return SignificanceOptions(
+        tests=parse_tests(args.tests),
+        adjustment=args.adjust or "holm",
+        baseline=None if args.baseline is None else normal_id(args.baseline),
+        permutations=options.permutations,
+        seed=options.seed,
+    ).checked()
 
 
 def _check_compare(compare: bool, runs: int) -> None:

@@ -359,7 +359,8 @@ def test_compare_two_run_files(capsys, reference, perturbed_run):
     [record] = document["comparisons"]
     assert record["baseline"] == "STANDARD" and record["other"] == "perturbed"
     assert record["measure"] == "ndcg@10"
-    rows = list(csv.DictReader(io.StringIO(eval_ok(capsys, *args, "--format", "csv",
+    per_query = [arg for arg in args if arg != "--compare"]
+    rows = list(csv.DictReader(io.StringIO(eval_ok(capsys, *per_query, "--format", "csv",
                                                    "--digits", "15"))))  # fmt: skip
     scores = {
         run: [
@@ -373,6 +374,18 @@ def test_compare_two_run_files(capsys, reference, perturbed_run):
     permutations = record["permutations"]
     p_value = record["randomization_p_value"]
     assert p_value >= 1 / (1 + permutations) and p_value <= 1.0
+
+    # the significance entry and the CSV: a row per pair, every p-value raw and adjusted
+    [pair] = document["significance"]["pairs"]
+    assert pair["t_p"] == record["t_p_value"] and pair["randomization_p"] == p_value
+    assert pair["wilcoxon_p"] == pytest.approx(
+        stats.wilcoxon(scores["perturbed"], scores["STANDARD"]).pvalue, rel=1e-9
+    )
+    [row] = csv.DictReader(io.StringIO(eval_ok(capsys, *args, "--format", "csv")))
+    for test in ("t", "wilcoxon", "sign", "randomization"):
+        for key in (f"{test}_p", f"{test}_p_holm", f"{test}_p_bh"):
+            assert float(row[key]) == pair[key]  # in full
+    assert float(row["hsd_p"]) == pair["hsd_p"] and float(row["d_z"]) == pair["d_z"]
 
     text = eval_ok(capsys, *args)
     [sentence] = [line for line in text.splitlines() if "t-test" in line]

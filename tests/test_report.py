@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -10,6 +11,7 @@ import pypdfium2
 import pytest
 
 from judge_app.cli import main
+from judge_app.numbers import signed_text
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +34,12 @@ def expected_numbers(capsys, demo: Path) -> list[str]:
     return means + [f"{agreement['krippendorff_alpha']['ordinal']:.4f}"]
 
 
+def compared_pairs(capsys, demo: Path) -> list[dict]:
+    """The runs compared as ``eval --compare`` gives them."""
+    document = json.loads(said(capsys, "eval", "--db", demo, "--compare", "--format", "json"))
+    return document["significance"]["pairs"]
+
+
 def test_html_report_is_self_contained_and_carries_the_same_numbers(capsys, demo, tmp_path):
     out = tmp_path / "report.html"
     assert f"{out}: report of {demo}" in said(capsys, "report", demo, "--out", out)
@@ -44,6 +52,14 @@ def test_html_report_is_self_contained_and_carries_the_same_numbers(capsys, demo
     assert not re.search(r"(href|src)=['\"]https?:", text)
     assert text.count("<tr>") >= 16 + 2 + 1  # a row per query, per run, and headers
     assert "neural beats bm25 on ndcg@10" in text
+    # the runs compared: the page's matrix, the groups, the pairs' numbers and verdicts
+    [pair] = compared_pairs(capsys, demo)
+    section = text.split("<h2>Runs compared on NDCG@10</h2>", 1)[1].split("<h2", 1)[0]
+    assert f"<td class='n'>{signed_text(pair['mean_difference'])}</td>" in section
+    assert "Groups randomized Tukey HSD cannot tell apart at 0.05" in section
+    assert f"<td class='n'>{pair['hsd_p']:.4f}</td>" in section
+    assert f"{pair['t_p_holm']:.4f} ({pair['t_p']:.4f})" in section
+    assert html.escape(pair["summary"]) in section
     agreement = json.loads(said(capsys, "agreement", "--db", demo, "--format", "json"))
     assert f"<td class='n'>{100 * agreement['percent_agreement']:.1f}%</td>" in text  # a share
     assert "100.0%" in text and not re.search(r">\d+%<", text)  # shares: one decimal
@@ -65,6 +81,8 @@ def test_pdf_report_has_pages_with_the_same_numbers(capsys, demo, tmp_path, qapp
         assert len(holding) == 1 and holding[0].lstrip().startswith(heading), heading
     for number in expected_numbers(capsys, demo):
         assert number in text
+    [pair] = compared_pairs(capsys, demo)
+    assert "Runs compared on NDCG@10" in text and signed_text(pair["mean_difference"]) in text
 
 
 @pytest.mark.parametrize(

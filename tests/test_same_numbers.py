@@ -4,6 +4,7 @@ and ``judge-app report``; and the drifts that once made them differ stay fixed."
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import subprocess
@@ -18,6 +19,7 @@ from gui_support import fresh_settings, open_window
 from judge_app.cli import main as cli
 from judge_app.commands import evaluate as evaluate_command
 from judge_app.commands.report import ReportOptions, gather
+from judge_app.numbers import signed_text
 
 __all__ = ["fresh_settings", "generated", "open_window"]  # fixtures
 
@@ -67,9 +69,14 @@ def set_controls(qtbot, window, view, case: dict) -> None:
     qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
 
 
-def means_section(html: str) -> str:
+def means_section(text: str) -> str:
     """The report's table of each run's mean NDCG with its interval."""
-    return html.split("<h2>Mean NDCG@", 1)[1].split("<h2", 1)[0]
+    return text.split("<h2>Mean NDCG@", 1)[1].split("<h2", 1)[0]
+
+
+def compared_section(text: str) -> str:
+    """The report's runs compared: the matrix, the groups, the pairs and the verdicts."""
+    return text.split("<h2>Runs compared on NDCG@", 1)[1].split("<h2", 1)[0]
 
 
 @pytest.mark.parametrize("case", CASES.values(), ids=CASES.keys())
@@ -93,6 +100,16 @@ def test_page_command_line_and_reports_give_the_same_numbers(
     for ours, theirs in zip(shown.comparisons, printed["comparisons"], strict=True):
         assert ours.mean_difference == theirs["mean_difference"]
         assert ours.randomization_p_value == theirs["randomization_p_value"]
+    pairs = printed["significance"]["pairs"]
+    for ours, theirs in zip(shown.significance.pairs, pairs, strict=True):
+        assert ours.comparison.mean_difference == theirs["mean_difference"]
+        assert (ours.hsd_p_value, ours.effect.d_z) == (theirs["hsd_p"], theirs["d_z"])
+        for test, result in ours.tests.items():
+            assert (result.p_value, result.holm, result.bh) == (
+                theirs[f"{test}_p"], theirs[f"{test}_p_holm"], theirs[f"{test}_p_bh"]
+            )  # fmt: skip
+    matrix = view.matrix.model  # the page's matrix of runs: other − baseline below the diagonal
+    assert matrix.data(matrix.index(1, 0)) == signed_text(pairs[0]["mean_difference"])
 
     exported = tmp_path / "window.html"
     with qtbot.waitSignal(window.analysis.export_report(str(exported)).finished, timeout=60_000):
@@ -101,6 +118,10 @@ def test_page_command_line_and_reports_give_the_same_numbers(
     said("report", path, "--out", command, *flags(case), "--bootstrap", "0")
     table = means_section(exported.read_text(encoding="utf-8"))
     assert table == means_section(command.read_text(encoding="utf-8"))
+    section = compared_section(exported.read_text(encoding="utf-8"))
+    assert section == compared_section(command.read_text(encoding="utf-8"))
+    assert f">{signed_text(pairs[0]['mean_difference'])}<" in section  # the matrix's cell
+    assert all(html.escape(pair["summary"]) in section for pair in pairs)  # the verdicts
     for run in shown.evaluations:
         interval = shown.interval(run)
         assert f"{interval.mean:.4f}" in table

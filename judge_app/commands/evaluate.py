@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from judge_app.commands.options import EvaluationOptions, check_known
+from judge_app.commands.significance import SignificanceOptions, compare_evaluations
 from judge_app.errors import JudgeAppError, UsageError
 from judge_app.io.errors import ImportFileError, Problem, nothing_in
 from judge_app.io.text import file_format
@@ -28,12 +29,7 @@ from judge_app.metrics.aggregation import (
     parse_method,
 )
 from judge_app.metrics.codes import Coded, Graded, Results
-from judge_app.metrics.comparison import (
-    Comparison,
-    MeanInterval,
-    bootstrap_interval,
-    compare_scores,
-)
+from judge_app.metrics.comparison import Comparison, MeanInterval, bootstrap_interval
 from judge_app.metrics.ranking import (
     Evaluation,
     Frame,
@@ -45,6 +41,7 @@ from judge_app.metrics.ranking import (
 from judge_app.metrics.ranking import (
     evaluate as run_metrics,
 )
+from judge_app.metrics.significance import Significance
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -157,8 +154,9 @@ class EvaluationResult:
     """What an evaluation computed: each run's per-query ``evaluations`` under ``settings``
     (the options' cut-offs, then any more asked for: the curve's, trec_eval's), the grades
     evaluated against (``qrels``), the raters' ``judgments`` they came from (both frames made
-    when first asked for), the runs ``comparisons`` (each against the first) and, if asked
-    for, each rater's own means."""
+    when first asked for), the runs compared (``significance``; its pairs against the first
+    run, or the baseline asked for, are ``comparisons``) and, if asked for, each rater's own
+    means."""
 
     options: EvaluationOptions
     settings: Settings
@@ -166,6 +164,7 @@ class EvaluationResult:
     qrels_of: Callable[[], Frame] = field(repr=False)
     judgments_of: Callable[[], Frame] = field(repr=False)
     comparisons: list[Comparison] = field(default_factory=list)
+    significance: Significance | None = None
     per_rater: pd.DataFrame | None = None
     table: pd.DataFrame | None = None  # a campaign's per-query table (``per_query_table``)
     _intervals: dict[tuple[str, int | None], MeanInterval] = field(default_factory=dict, repr=False)
@@ -233,10 +232,12 @@ def evaluate(
     curves: bool = False,
     per_rater: bool = False,
     more_ks: Sequence[int | None] = (),
+    significance: SignificanceOptions | None = None,
 ) -> EvaluationResult:
     """Evaluate ``runs`` against ``judgments`` read from ``source``, as ``options`` say: the
-    chosen raters' grades, combined; the runs compared when two or more (``compare``); at
-    the curve's cut-offs too (``curves``); each rater's own means (``per_rater``)."""
+    chosen raters' grades, combined; the runs compared when two or more (``compare``, as
+    ``significance`` says: by default with the options' permutations and seed); at the
+    curve's cut-offs too (``curves``); each rater's own means (``per_rater``)."""
     options.checked()
     by_rater = "rater" in (
         judgments.column_names if isinstance(judgments, pa.Table) else judgments.columns
@@ -274,7 +275,7 @@ def evaluate(
         from judge_app.metrics.raters import per_rater_means
 
         result.per_rater = per_rater_means(judgments, runs, options.settings())
-    return _compared(result, compare)
+    return _compared(result, compare, significance, source)
 
 
 def evaluate_coded(
@@ -286,6 +287,7 @@ def evaluate_coded(
     per_rater: bool = False,
     more_ks: Sequence[int | None] = (),
     source: str | None = None,
+    significance: SignificanceOptions | None = None,
 ) -> EvaluationResult:
     """``evaluate`` a database's ``campaign`` on its integer codes: the same numbers, without
     a string per judgment. Messages name ``source`` (the campaign's by default)."""
@@ -331,13 +333,23 @@ def evaluate_coded(
         from judge_app.agreement.stability import rater_means
 
         result.per_rater = rater_means(graded, runs, options.settings())
-    return _compared(result, compare)
+    return _compared(result, compare, significance, source)
 
 
-def _compared(result: EvaluationResult, compare: bool) -> EvaluationResult:
-    """``result`` with its runs compared, if asked and there are two or more."""
+def _compared(
+    result: EvaluationResult,
+    compare: bool,
+    significance: SignificanceOptions | None,
+    source: str,
+) -> EvaluationResult:
+    """``result`` with its runs compared as ``significance`` says (by default: every pair,
+    with the evaluation's permutations and seed), if asked and there are two or more."""
     if compare and len(result.evaluations) >= 2:
-        result.comparisons = compare_evaluations(result.evaluations, result.options)
+        options = significance or SignificanceOptions.following(result.options)
+        compared = compare_evaluations(result.evaluations, result.options.measure, options, source)
+        first = compared.baseline or compared.runs[0]
+        result.significance = compared
+        result.comparisons = [pair.comparison for pair in compared.pairs if pair.baseline == first]
     return result
 
 
@@ -369,50 +381,17 @@ def _coded_qrels(graded: Graded, method: str, prefer: bool, source: str) -> Code
     return keys // width, keys % width, grades
 
 
-def evaluate_campaign(campaign: Campaign, options: EvaluationOptions) -> EvaluationResult:
+def evaluate_campaign(
+    campaign: Campaign,
+    options: EvaluationOptions,
+    significance: SignificanceOptions | None = None,
+) -> EvaluationResult:
     """``evaluate`` the chosen runs of ``campaign`` (a database's) as the evaluation page and
-    the report show them: compared, with the curve and the per-query table."""
-    result = evaluate_coded(options, campaign, curves=True)
+    the report show them: compared (as ``significance`` says), with the curve and the
+    per-query table."""
+    result = evaluate_coded(options, campaign, curves=True, significance=significance)
     result.table = per_query_table(result, campaign.queries)
     return result
-
-
-def compare_evaluations(
-    evaluations: dict[str, Evaluation], options: EvaluationOptions
-) -> list[Comparison]:
-    """Each run against the first on NDCG at the leading k, over the queries both have (a run
-    with none is too few to test)."""
-    measure = options.measure
-    (baseline, first), *others = evaluations.items()
-    comparisons = []
-    for other, evaluation in others:
-        base, mine = _paired(first, evaluation, measure)
-        comparisons.append(
-            compare_scores(
-                baseline,
-                other,
-                measure,
-                base,
-                mine,
-                permutations=options.permutations,
-                seed=options.seed,
-            )
-        )
-    return comparisons
-
-
-def _paired(a: Evaluation, b: Evaluation, measure: str) -> tuple[np.ndarray, np.ndarray]:
-    """The two evaluations' values of ``measure`` on the queries both scored (not NaN), in
-    query id order."""
-    _common, in_a, in_b = np.intersect1d(
-        np.asarray(a.query_ids, dtype=object),
-        np.asarray(b.query_ids, dtype=object),
-        assume_unique=True,
-        return_indices=True,
-    )
-    x, y = a.values[measure][in_a], b.values[measure][in_b]
-    scored = ~(np.isnan(x) | np.isnan(y))
-    return x[scored].astype(np.float64), y[scored].astype(np.float64)
 
 
 def of_raters(judgments: pd.DataFrame, raters: Sequence[str] | None, source: str) -> pd.DataFrame:
@@ -471,6 +450,7 @@ def evaluate_files(
     compare: bool = False,
     per_rater: bool = False,
     more_ks: Sequence[int | None] = (),
+    significance: SignificanceOptions | None = None,
 ) -> EvaluationResult:
     """``evaluate`` the runs of ``run_files`` against the judgments of ``qrels``. A document
     twice for one query is refused with its file and lines, as trec_eval refuses it."""
@@ -486,6 +466,7 @@ def evaluate_files(
             compare=compare,
             per_rater=per_rater,
             more_ks=more_ks,
+            significance=significance,
         )
     except RepeatedDocument as repeat:
         from judge_app.io import trec
@@ -546,17 +527,26 @@ def as_text(
     result: EvaluationResult, output: str, digits: int | None = None, per_query: bool = False
 ) -> str:
     """The evaluation as ``eval --format`` prints it: ``trec`` (as ``trec_eval -q``, 4 digits
-    as it prints them), ``json`` and ``csv`` (full precision unless ``digits``), ``table``."""
+    as it prints them), ``json`` and ``csv`` (full precision unless ``digits``; with the runs
+    compared, the CSV is a row per pair of runs), ``table``."""
+    from judge_app.commands import significance as compared
     from judge_app.metrics import formats
 
-    evaluations, ks = result.evaluations, result.options.ks
+    evaluations, ks, significance = result.evaluations, result.options.ks, result.significance
     if output == "trec":
         return formats.trec_text(evaluations, ks, TABLE_DIGITS if digits is None else digits)
     if output == "csv":
+        if significance is not None:
+            return compared.csv_text(significance, digits)
         return formats.csv_text(evaluations, digits)
     if output == "json":
         return formats.json_text(
-            evaluations, result.comparisons, result.options.record(), digits, result.per_rater
+            evaluations,
+            result.comparisons,
+            result.options.record(),
+            digits,
+            result.per_rater,
+            None if significance is None else compared.as_document(significance, digits),
         )
     shown = TABLE_DIGITS if digits is None else digits
     intervals = {(run, k): result.interval(run, k) for run in evaluations for k in ks}
@@ -566,4 +556,6 @@ def as_text(
     if result.per_rater is not None:
         text += "\nEach rater's own mean NDCG (over the queries they judged)\n"
         text += result.per_rater.round(shown).to_string(index=False) + "\n"
-    return text + "".join("\n" + item.describe(shown) + "\n" for item in result.comparisons)
+    if significance is not None:
+        text += "\n" + compared.table_text(significance, shown)
+    return text

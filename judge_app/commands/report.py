@@ -138,7 +138,7 @@ def gather(db: str, options: ReportOptions) -> ReportData:
         evaluations=result.evaluations,  # at the options' ks first, then the curve's
         intervals={run: result.interval(run) for run in result.evaluations},
         curves=result.curves(),
-        comparisons=result.comparisons,
+        significance=result.significance,
         agreement=agreed,
         agreement_missing=missing,
         raters=quality,

@@ -31,6 +31,7 @@ from judge_app.commands.explain import QueryExplanation, explain_query
 from judge_app.commands.options import EvaluationOptions
 from judge_app.gui.busy_bar import BusyBar
 from judge_app.gui.charts_canvas import ChartCanvas
+from judge_app.gui.comparison_matrix import ComparisonMatrix
 from judge_app.gui.drill_down import DrillDownDialog
 from judge_app.gui.flow import FlowLayout
 from judge_app.gui.tables import TablePane
@@ -260,6 +261,8 @@ class EvaluationView(QWidget):
             canvas.setObjectName(f"{key}Chart")
             self.canvases[key] = canvas
             self.charts.addTab(canvas, title)
+        self.matrix = ComparisonMatrix()
+        self.charts.addTab(self.matrix, "Runs compared")
         layout.addWidget(self.charts, 1)
         return pane
 
@@ -394,6 +397,7 @@ class EvaluationView(QWidget):
         if not self.table.currentIndex().isValid() and self.proxy.rowCount():
             self.table.setCurrentIndex(self.proxy.index(0, 0))  # Enter opens it at once
         self.summary.setText(_summary_html(evaluation))
+        self.matrix.set_significance(evaluation.significance)
         assert self.campaign is not None
         figures = figures or evaluation_figures(self.campaign, evaluation)
         for key, canvas in self.canvases.items():

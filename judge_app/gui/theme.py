@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication
 
-from judge_app.reports.palette import GRADE_COLOURS
+from judge_app.reports.palette import GRADE_COLOURS, SIGNIFICANCE_COLOURS
 
 THEMES = ("light", "dark")
 
@@ -82,6 +82,14 @@ def is_dark(pal: QPalette) -> bool:
 
 def grade_colour(grade: int | None, skipped: bool = False) -> QColor:
     return QColor(SKIPPED_COLOUR if skipped or grade is None else GRADE_COLOURS[grade])
+
+
+def significance_colours(pal: QPalette, better: bool) -> tuple[QColor, QColor]:
+    """(background, text) of a run significantly better (or worse) than another, readable on
+    ``pal``: the colours of the window's good and poor notices."""
+    colours = SIGNIFICANCE_COLOURS["dark" if is_dark(pal) else "light"]
+    background, text = colours["better" if better else "worse"]
+    return QColor(background), QColor(text)
 
 
 def text_on(colour: QColor) -> QColor:

@@ -90,8 +90,8 @@ class Comparison:
         verdict = "significant" if self.significant else "not significant"
         interval = self.randomization_interval
         ci = (
-            f"{CONFIDENCE:.0%} interval {_bound(interval.low, digits)} to "
-            f"{_bound(interval.high, digits)}"
+            f"{CONFIDENCE:.0%} interval {bound_text(interval.low, digits)} to "
+            f"{bound_text(interval.high, digits)}"
         )
         excludes = "excludes" if self.significant else "includes"
         t_significant = self.t_p_value < ALPHA
@@ -105,9 +105,9 @@ class Comparison:
         return (
             f"{self._headline(digits)} {over}: {_count(self.wins, 'win', 'wins')}, "
             f"{_count(self.losses, 'loss', 'losses')}, {_count(self.ties, 'tie', 'ties')}. "
-            f"By the paired {TEST_NAME} {_format_p(self.randomization_p_value, digits)} "
+            f"By the paired {TEST_NAME} {p_text(self.randomization_p_value, digits)} "
             f"({self.permutations:,} permutations) the difference is {verdict} at {ALPHA:g}: "
-            f"its {ci} {excludes} 0; the paired t-test {_format_p(self.t_p_value, digits)} "
+            f"its {ci} {excludes} 0; the paired t-test {p_text(self.t_p_value, digits)} "
             f"{t_words}."
         )
 
@@ -138,11 +138,9 @@ def bootstrap_interval(
     No values: all NaN. One value, or all equal: ``low == high == mean``.
     """
     x = _as_scores(values)
-    if x.size == 0:
-        return MeanInterval(math.nan, math.nan, math.nan, 0)
-    if np.ptp(x) == 0:
-        value = float(x[0])
-        return MeanInterval(value, value, value, int(x.size))
+    unvaried = _unvaried(x)
+    if unvaried is not None:
+        return unvaried
     rng = np.random.default_rng(seed)
     batch = max(1, _CHUNK_CELLS // x.size)
     # int32 draws are the int64 ones (below 2**32 numpy draws 32 bits either way), in half the
@@ -154,15 +152,69 @@ def bootstrap_interval(
             for start in range(0, resamples, batch)
         ]
     )
+    return _percentile_interval(x, means, confidence)
+
+
+def bootstrap_intervals(
+    rows: np.ndarray, *, confidence: float = 0.95, resamples: int = 10_000, seed: int = 0
+) -> list[MeanInterval]:
+    """:func:`bootstrap_interval` of each row of ``rows`` (a row of values each, all of one
+    length), drawn at once: every row is resampled with the indices ``bootstrap_interval``
+    draws for one of them, and a resample's mean is its counts of each value times the values
+    (one matrix product for all the rows). The numbers are ``bootstrap_interval``'s but for
+    the last bits of the sums."""
+    x = np.asarray(rows, dtype=np.float64)
+    if x.ndim != 2 or not np.isfinite(x).all():
+        raise ValueError("expected a matrix of finite values, a row for each interval")
+    unvaried = [_unvaried(row) for row in x]
+    varied = [row for row, interval in enumerate(unvaried) if interval is None]
+    column = {row: place for place, row in enumerate(varied)}
+    means = _resampled_means(x[varied], resamples, seed) if varied else np.empty((0, 0))
+    return [
+        interval or _percentile_interval(x[row], means[:, column[row]], confidence)
+        for row, interval in enumerate(unvaried)
+    ]
+
+
+def _resampled_means(x: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+    """A row per resample, a column per row of ``x``: the mean of the row resampled with the
+    indices ``bootstrap_interval`` draws (as counts of each value, one matrix product)."""
+    width = x.shape[1]
+    rng = np.random.default_rng(seed)
+    batch = max(1, _CHUNK_CELLS // width)
+    index = np.int32 if width < 2**31 else np.int64
+    values = np.ascontiguousarray(x.T)
+    chunks = []
+    for start in range(0, resamples, batch):
+        rows = min(batch, resamples - start)
+        drawn = rng.integers(0, width, (rows, width), index)
+        offsets = (np.arange(rows) * width)[:, None]
+        counts = np.bincount((drawn + offsets).ravel(), minlength=rows * width)
+        chunks.append(counts.reshape(rows, width) @ values / width)
+    return np.concatenate(chunks)
+
+
+def _unvaried(x: np.ndarray) -> MeanInterval | None:
+    """The interval of no values (NaN) or of equal values (the value); None otherwise."""
+    if x.size == 0:
+        return MeanInterval(math.nan, math.nan, math.nan, 0)
+    if np.ptp(x) == 0:
+        value = float(x[0])
+        return MeanInterval(value, value, value, int(x.size))
+    return None
+
+
+def _percentile_interval(x: np.ndarray, means: np.ndarray, confidence: float) -> MeanInterval:
+    """The mean of ``x`` with the percentile interval of its resampled ``means``."""
     alpha = np.float64((1 - confidence) / 2)
-    low, high = (_linear_quantile(means, p) for p in (alpha, 1 - alpha))
+    ordered = np.sort(means)
+    low, high = (_linear_quantile(ordered, p) for p in (alpha, 1 - alpha))
     return MeanInterval(float(np.mean(x)), low, high, int(x.size))
 
 
-def _linear_quantile(values: np.ndarray, p: np.float64) -> float:
-    """The ``p`` quantile of ``values`` as ``scipy.stats.quantile(method="linear")`` computes
-    it (Hyndman and Fan's definition 7), to the last bit."""
-    ordered = np.sort(values)
+def _linear_quantile(ordered: np.ndarray, p: np.float64) -> float:
+    """The ``p`` quantile of the sorted values ``ordered`` as ``scipy.stats.quantile(method=
+    "linear")`` computes it (Hyndman and Fan's definition 7), to the last bit."""
     n = ordered.size
     position = float(p * n + (1 - p))
     upper = position // 1
@@ -265,20 +317,24 @@ class _SignFlips:
     the flipped sum of ``d`` and the sum of its signs, so that the test of ``d − δ`` for any
     shift δ costs one pass over the flips."""
 
-    def __init__(self, d: np.ndarray, permutations: int, seed: int) -> None:
+    def __init__(
+        self, d: np.ndarray, permutations: int, seed: int, drawn: _Drawn | None = None
+    ) -> None:
         if permutations < 1:
             raise ValueError(f"permutations must be at least 1, not {permutations}")
         self.d = d
         self.permutations = permutations
-        bits = np.random.default_rng(seed).bit_generator
-        rows = max(1, _CHUNK_CELLS // d.size)
-        flipped, signs_sum = [], []
-        for start in range(0, permutations, rows):
-            signs = _signs(bits, min(rows, permutations - start), d.size)
-            flipped.append(signs @ d)
-            signs_sum.append(signs.sum(axis=1))
-        self.flipped = np.concatenate(flipped)
-        self.signs_sum = np.concatenate(signs_sum)
+        self.flipped, self.signs_sum = drawn or _flipped(d, permutations, seed)
+
+    @classmethod
+    def of_rows(cls, rows: np.ndarray, permutations: int, seed: int) -> list[_SignFlips]:
+        """The flips of each row of differences (all of one length), drawn once for all:
+        each row gets the signs ``_SignFlips(row, permutations, seed)`` draws."""
+        flipped, signs_sum = _flipped(rows.T, permutations, seed)
+        return [
+            cls(row, permutations, seed, (flipped[:, index], signs_sum))
+            for index, row in enumerate(rows)
+        ]
 
     def p_value(self, shift: float) -> float:
         """The two-sided p-value of the test of ``d − shift``."""
@@ -287,6 +343,23 @@ class _SignFlips:
         sums = self.flipped - shift * self.signs_sum if shift else self.flipped
         extreme = int(np.count_nonzero(np.abs(sums) >= threshold))
         return (1 + extreme) / (1 + self.permutations)
+
+
+_Drawn = tuple[np.ndarray, np.ndarray]
+"""Each sign flip's flipped sum (of each column of differences) and sum of signs."""
+
+
+def _flipped(d: np.ndarray, permutations: int, seed: int) -> _Drawn:
+    """The flipped sums of ``d`` (a vector, or a column of differences each) under
+    ``permutations`` rows of signs of ``default_rng(seed)``, and each row's sum of signs."""
+    bits = np.random.default_rng(seed).bit_generator
+    rows = max(1, _CHUNK_CELLS // max(1, d.shape[0]))
+    flipped, signs_sum = [], []
+    for start in range(0, permutations, rows):
+        signs = _signs(bits, min(rows, permutations - start), d.shape[0])
+        flipped.append(signs @ d)
+        signs_sum.append(signs.sum(axis=1))
+    return np.concatenate(flipped), np.concatenate(signs_sum)
 
 
 _SIGN = np.array([-1.0, 1.0])
@@ -312,9 +385,53 @@ def compare_scores(
 ) -> Comparison:
     """Compare the paired scores ``oth`` of ``other`` against ``base`` of ``baseline`` (one
     pair a query; none is fine: too few to test)."""
+    d = _as_scores(oth - base)
+    flips = _SignFlips(d, permutations, seed) if d.size else None
+    interval = bootstrap_interval(d, confidence=CONFIDENCE, seed=seed)
+    return _comparison(baseline, other, measure, base, oth, permutations, flips, interval)
+
+
+def compare_rows(
+    names: Sequence[tuple[str, str]],
+    base: np.ndarray,
+    oth: np.ndarray,
+    measure: str,
+    *,
+    permutations: int = 10_000,
+    seed: int = 0,
+) -> list[Comparison]:
+    """:func:`compare_scores` of many pairs of runs scored on the same queries: pair ``i``,
+    ``names[i]`` = (baseline, other), has the scores ``base[i]`` and ``oth[i]`` (rows of one
+    length). The sign flips and bootstrap resamples ``compare_scores`` draws for one pair are
+    drawn once and serve every pair, so many pairs cost little more than one; the numbers
+    are ``compare_scores``' but for the last bits of sums."""
+    d = np.asarray(oth, dtype=np.float64) - np.asarray(base, dtype=np.float64)
+    if d.ndim != 2 or len(names) != d.shape[0] or not np.isfinite(d).all():
+        raise ValueError("expected a row of finite scores for each pair of names")
+    flips: list[_SignFlips | None] = (
+        list(_SignFlips.of_rows(d, permutations, seed)) if d.shape[1] else [None] * len(names)
+    )
+    intervals = bootstrap_intervals(d, confidence=CONFIDENCE, seed=seed)
+    return [
+        _comparison(b, o, measure, base[i], oth[i], permutations, flips[i], intervals[i])
+        for i, (b, o) in enumerate(names)
+    ]
+
+
+def _comparison(
+    baseline: str,
+    other: str,
+    measure: str,
+    base: np.ndarray,
+    oth: np.ndarray,
+    permutations: int,
+    flips: _SignFlips | None,
+    difference_interval: MeanInterval,
+) -> Comparison:
+    """The comparison of ``oth`` against ``base`` from the sign ``flips`` of their
+    differences (None when there are none) and the bootstrap interval of their mean."""
     d = oth - base
     t_statistic, t_p_value = paired_t_test(oth, base)
-    flips = _SignFlips(_as_scores(d), permutations, seed) if d.size else None
     return Comparison(
         baseline=baseline,
         other=other,
@@ -323,7 +440,7 @@ def compare_scores(
         mean_baseline=_mean(base),
         mean_other=_mean(oth),
         mean_difference=_mean(d),
-        difference_interval=bootstrap_interval(d, confidence=CONFIDENCE, seed=seed),
+        difference_interval=difference_interval,
         t_statistic=t_statistic,
         t_p_value=t_p_value,
         randomization_p_value=math.nan if flips is None else flips.p_value(0.0),
@@ -369,14 +486,24 @@ def _count(n: int, singular: str, plural: str) -> str:
     return f"{n} {singular if n == 1 else plural}"
 
 
-def _bound(value: float, digits: int) -> str:
-    """``+0.0123``, or ``−∞`` / ``+∞`` for an unbounded side."""
+def bound_text(value: float, digits: int) -> str:
+    """``+0.0123``, or ``−∞`` / ``+∞`` for an unbounded side; a bound that is not 0 but
+    rounds to 0 at ``digits`` in two significant figures (``+3.1e-06``): an interval that
+    excludes 0 never shows a bound of 0."""
     if math.isinf(value):
         return "−∞" if value < 0 else "+∞"
+    if value != 0 and round(value, digits) == 0:
+        return f"{value:+.2g}"
     return signed_text(value, digits)
 
 
-def _format_p(p: float, digits: int) -> str:
-    """``p = 0.0123``, or ``p < 0.0001`` when it rounds to zero at ``digits``."""
+def p_text(p: float, digits: int, alpha: float = ALPHA) -> str:
+    """``p = 0.0123``, or ``p < 0.0001`` when it rounds to zero at ``digits``; with more
+    digits where ``digits`` would round ``p`` across ``alpha`` (0.04996 is ``p = 0.04996``,
+    never ``p = 0.0500`` beside "significant at 0.05")."""
     floor = 10.0**-digits
-    return f"p < {floor:.{digits}f}" if p < floor / 2 else f"p = {p:.{digits}f}"
+    if p < floor / 2:
+        return f"p < {floor:.{digits}f}"
+    while (round(p, digits) < alpha) != (p < alpha) and digits < 25:
+        digits += 1
+    return f"p = {p:.{digits}f}"

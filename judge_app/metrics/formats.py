@@ -63,9 +63,11 @@ def json_text(
     settings: dict,
     digits: int | None = None,
     raters: pd.DataFrame | None = None,
+    significance: dict | None = None,
 ) -> str:
     """The evaluation as one JSON document (see ``judge-app eval --help``), numbers in full
-    unless rounded to ``digits``; ``raters`` are the per-rater means, if asked for."""
+    unless rounded to ``digits``; ``raters`` are the per-rater means, ``significance`` the
+    runs compared (as ``commands.significance.as_document`` gives them), if asked for."""
     document: dict = {"settings": settings, "runs": [], "skipped": {}, "comparisons": []}
     if raters is not None:
         shown = raters if digits is None else raters.round(digits)
@@ -85,6 +87,8 @@ def json_text(
     for kind in ("run_only", "judged_only"):  # over all runs; each run's own are in its record
         document["skipped"][kind] = sorted({q for run in document["runs"] for q in run[kind]})
     document["comparisons"] = [_comparison_record(item, digits) for item in comparisons]
+    if significance is not None:
+        document["significance"] = significance
     return json.dumps(document, ensure_ascii=False) + "\n"
 
 

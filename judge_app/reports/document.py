@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -19,13 +19,15 @@ from matplotlib.figure import Figure
 from judge_app.agreement.formats import alpha_reading
 from judge_app.agreement.report import AgreementReport
 from judge_app.agreement.tables import KAPPA_MATRIX_NOTE, kappa_matrix
-from judge_app.metrics.comparison import Comparison, MeanInterval
+from judge_app.metrics.comparison import MeanInterval
 from judge_app.metrics.ranking import Evaluation, k_label
 from judge_app.numbers import MISSING, score_text, share_text, signed_text
 from judge_app.reports import charts
+from judge_app.reports.significance import significance_html
 
 if TYPE_CHECKING:
     from judge_app.commands.rater_quality import RatersReport
+    from judge_app.metrics.significance import Significance
 
 ImagePlacer = Callable[[Figure, str], str]
 """Given a chart and a short name, the ``src`` of its ``<img>``."""
@@ -36,7 +38,8 @@ MARK = "†"  # a query whose top k is not fully judged
 @dataclass
 class ReportData:
     """Everything a report shows, computed beforehand (see ``judge_app.commands.report``):
-    ``intervals`` holds each run's mean NDCG at the leading k with its bootstrap interval."""
+    ``intervals`` holds each run's mean NDCG at the leading k with its bootstrap interval,
+    ``significance`` the runs compared (None: fewer than two runs)."""
 
     title: str
     source: str
@@ -47,7 +50,7 @@ class ReportData:
     evaluations: dict[str, Evaluation]
     intervals: dict[str, MeanInterval]
     curves: dict[str, tuple[list[int], list[float]]]
-    comparisons: list[Comparison] = field(default_factory=list)
+    significance: Significance | None = None
     agreement: AgreementReport | None = None
     agreement_missing: str = ""
     raters: RatersReport | None = None
@@ -77,8 +80,9 @@ def render_html(data: ReportData, image: ImagePlacer) -> str:
         f"<h2>Mean NDCG@{label} per run</h2>",
         _means(data.evaluations, data.intervals, number),
     ]
-    for comparison in data.comparisons:
-        parts.append(f"<p class='finding'>{_e(comparison.describe(data.digits))}</p>")
+    if data.significance is not None:
+        parts.append(f"<h2>Runs compared on NDCG@{label}</h2>")
+        parts.append(significance_html(data.significance, data.digits))
     parts.append("<h2 class='page'>Charts</h2>")  # on a page of their own in print
     for figure, name in _figures(data, label):
         parts.append(f"<p class='chart'><img src='{image(figure, name)}' alt='{_e(name)}'></p>")

@@ -1,0 +1,354 @@
+"""Many runs compared on one measure: every pair of runs, or each run against a baseline, by
+the paired t-test, the Wilcoxon signed-rank test, the sign test and the paired randomization
+test, each p-value adjusted over the family of pairs by Holm and by Benjamini–Hochberg; the
+randomized Tukey HSD test of all runs with the groups of runs it cannot tell apart; and each
+pair's effect: the mean difference with its bootstrap interval, Cohen's d_z with its
+noncentral-t interval, wins, ties and losses.
+
+The words (:meth:`Significance.describe`) never contradict the numbers: each verdict names
+its test and its adjustment, an interval is shown only beside the test it comes from (the
+randomization test's own, the HSD's simultaneous one), and a p-value or a bound is never
+rounded across the threshold it is judged by.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from judge_app.metrics.comparison import (
+    ALPHA,
+    CONFIDENCE,
+    Comparison,
+    MeanInterval,
+    bound_text,
+    compare_rows,
+    p_text,
+)
+from judge_app.metrics.multiple_testing import (
+    TukeyHSD,
+    benjamini_hochberg,
+    holm,
+    randomized_tukey_hsd,
+)
+from judge_app.metrics.paired_tests import Effect, sign_test, standardized_effect, wilcoxon_test
+
+PAIRED_TESTS = ("randomization", "t", "wilcoxon", "sign")
+"""The tests of one pair at a time, adjusted over the family of pairs."""
+TESTS = ("hsd", *PAIRED_TESTS)
+"""Every test, in the order of their verdicts by default: the first decides."""
+TEST_NAMES = {
+    "hsd": "randomized Tukey HSD",
+    "randomization": "randomization test",
+    "t": "t-test",
+    "wilcoxon": "Wilcoxon signed-rank test",
+    "sign": "sign test",
+}
+ADJUSTMENTS = ("holm", "bh", "none")
+ADJUSTMENT_NAMES = {"holm": "Holm", "bh": "Benjamini–Hochberg", "none": "unadjusted"}
+
+
+@dataclass(frozen=True)
+class PairTest:
+    """One test of one pair: its statistic and p-value, and the p-value adjusted over the
+    family of pairs by Holm and by Benjamini–Hochberg (NaN: too few queries to test)."""
+
+    statistic: float
+    p_value: float
+    holm: float
+    bh: float
+
+    def adjusted(self, adjustment: str) -> float:
+        """The p-value adjusted by ``adjustment`` (``holm``, ``bh`` or ``none``)."""
+        return {"holm": self.holm, "bh": self.bh, "none": self.p_value}[adjustment]
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """Run ``other`` against run ``baseline`` (differences other − baseline, over the queries
+    both scored): the ``comparison`` (means, mean difference with its bootstrap interval,
+    randomization test with its own interval, t-test, wins, losses, ties), the standardized
+    ``effect``, the chosen paired ``tests`` and, if chosen, the randomized Tukey HSD's
+    p-value and simultaneous interval (the mean difference over the queries every run
+    scored ± the critical difference)."""
+
+    comparison: Comparison
+    effect: Effect
+    tests: dict[str, PairTest]
+    hsd_p_value: float
+    hsd_interval: MeanInterval
+
+    @property
+    def baseline(self) -> str:
+        return self.comparison.baseline
+
+    @property
+    def other(self) -> str:
+        return self.comparison.other
+
+
+@dataclass(frozen=True)
+class Significance:
+    """The runs compared on ``measure``: ``pairs`` (every pair of ``runs``, first run as the
+    baseline of each, or each run against ``baseline``), by ``tests`` (the first decides the
+    verdicts and the colours), adjusted by ``adjustment``; the Tukey HSD test over all runs
+    if chosen; ``permutations`` and ``seed`` of every randomized test and bootstrap."""
+
+    measure: str
+    runs: list[str]
+    tests: tuple[str, ...]
+    adjustment: str
+    baseline: str | None
+    permutations: int
+    seed: int
+    pairs: list[PairResult]
+    hsd: TukeyHSD | None
+    alpha: float = ALPHA
+
+    @property
+    def verdict_test(self) -> str:
+        """The test whose p-value (adjusted, but for the HSD: family-wise already) decides."""
+        return self.tests[0]
+
+    def verdict_p(self, pair: PairResult) -> float:
+        """``pair``'s p-value by the verdict's test and adjustment."""
+        if self.verdict_test == "hsd":
+            return pair.hsd_p_value
+        return pair.tests[self.verdict_test].adjusted(self.adjustment)
+
+    def significant(self, pair: PairResult) -> bool:
+        """Does the verdict's test, adjusted, tell the two runs apart at ``alpha``?"""
+        return bool(self.verdict_p(pair) < self.alpha)
+
+    def verdict_words(self) -> str:
+        """The verdict's test and adjustment, in words: ``randomized Tukey HSD`` or e.g.
+        ``t-test, Holm-adjusted``."""
+        test = self.verdict_test
+        if test == "hsd":
+            return TEST_NAMES[test]
+        return f"{TEST_NAMES[test]}, {_adjusted_words(self.adjustment)}"
+
+    def family_size(self, test: str) -> int:
+        """How many pairs ``test`` could test: the family its p-values are adjusted over."""
+        return sum(not math.isnan(pair.tests[test].p_value) for pair in self.pairs)
+
+    def between(self, a: str, b: str) -> tuple[PairResult, float] | None:
+        """The pair of runs ``a`` and ``b`` with the sign that makes its differences
+        ``a − b`` (+1 when ``b`` is its baseline, −1 when ``a`` is); None if not compared."""
+        for pair in self.pairs:
+            if (pair.other, pair.baseline) == (a, b):
+                return pair, 1.0
+            if (pair.baseline, pair.other) == (a, b):
+                return pair, -1.0
+        return None
+
+    def groups(self) -> list[tuple[str, list[str]]]:
+        """The groups of runs the HSD cannot tell apart at ``alpha``, each with its letter
+        (none without the HSD, or with fewer than two queries every run scored)."""
+        return [] if self.hsd is None or self.hsd.n < 2 else self.hsd.groups()
+
+    def letters(self) -> dict[str, str]:
+        """Each run's letters of :meth:`groups` (none without them)."""
+        return {} if self.hsd is None or self.hsd.n < 2 else self.hsd.letters()
+
+    def describe(self, pair: PairResult, digits: int = 4) -> str:
+        """Plain English: the pair's comparison (its randomization test with its own
+        interval), then the HSD's verdict with its simultaneous interval, then which tests
+        tell the runs apart once adjusted over the family."""
+        parts = [pair.comparison.describe(digits)]
+        if "hsd" in self.tests and not math.isnan(pair.hsd_p_value):
+            parts.append(self._hsd_words(pair, digits))
+        tested = [test for test in self.tests if test in pair.tests]
+        tested = [test for test in tested if not math.isnan(pair.tests[test].p_value)]
+        if tested:
+            parts.append(self._adjusted_words(pair, tested, digits))
+        return " ".join(parts)
+
+    def _hsd_words(self, pair: PairResult, digits: int) -> str:
+        assert self.hsd is not None
+        significant = pair.hsd_p_value < self.alpha
+        interval = pair.hsd_interval
+        queries = _count(self.hsd.n, "query", "queries")
+        return (
+            f"By {TEST_NAMES['hsd']} over the {len(self.runs)} runs ({self.permutations:,} "
+            f"permutations, the {queries} every run scored; family-wise) "
+            f"{p_text(pair.hsd_p_value, digits, self.alpha)}: the difference is "
+            f"{'' if significant else 'not '}significant at {self.alpha:g}, its simultaneous "
+            f"{CONFIDENCE:.0%} interval {bound_text(interval.low, digits)} to "
+            f"{bound_text(interval.high, digits)} {'excludes' if significant else 'includes'} 0."
+        )
+
+    def _adjusted_words(self, pair: PairResult, tested: list[str], digits: int) -> str:
+        adjustment = self.adjustment
+        p = {test: pair.tests[test].adjusted(adjustment) for test in tested}
+        said = {
+            test: f"the {TEST_NAMES[test]} ({p_text(p[test], digits, self.alpha)})"
+            for test in tested
+        }
+        yes = [said[test] for test in tested if p[test] < self.alpha]
+        no = [said[test] for test in tested if p[test] >= self.alpha]
+        sizes = sorted({self.family_size(test) for test in tested})
+        family = " or ".join(f"{size:,}" for size in sizes)
+        head = f"{_capitalized(_adjusted_words(adjustment))} over {family} " + (
+            "comparison" if sizes == [1] else "comparisons"
+        )
+        verdicts = []
+        if yes:
+            verdicts.append(f"significant at {self.alpha:g} by {_listed(yes, 'and')}")
+        if no:
+            verdicts.append(f"not by {_listed(no, 'nor')}" if yes else f"not significant at "
+                            f"{self.alpha:g} by {_listed(no, 'nor')}")  # fmt: skip
+        return f"{head}: {'; '.join(verdicts)}."
+
+
+def _adjusted_words(adjustment: str) -> str:
+    return "unadjusted" if adjustment == "none" else f"{ADJUSTMENT_NAMES[adjustment]}-adjusted"
+
+
+def _capitalized(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _listed(items: list[str], conjunction: str) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    if len(items) == 1:
+        return items[0]
+    return f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
+
+
+def _count(n: int, singular: str, plural: str) -> str:
+    return f"{n:,} {singular if n == 1 else plural}"
+
+
+def compare_runs(
+    runs: Sequence[str],
+    scores: np.ndarray,
+    measure: str,
+    *,
+    tests: Sequence[str] = TESTS,
+    adjustment: str = "holm",
+    baseline: str | None = None,
+    permutations: int = 10_000,
+    seed: int = 0,
+) -> Significance:
+    """Compare ``runs`` on ``scores`` (a row per query, a column per run, NaN where a run did
+    not score the query): every pair (the earlier run in ``runs`` its baseline) or, with a
+    ``baseline``, each other run against it; each pair over the queries both scored, the HSD
+    over the queries every run scored. ``tests`` among :data:`TESTS`, the first deciding the
+    verdicts; ``adjustment`` among :data:`ADJUSTMENTS`."""
+    names = list(runs)
+    x = np.asarray(scores, dtype=np.float64)
+    if x.ndim != 2 or x.shape[1] != len(names) or len(names) < 2:
+        raise ValueError(f"expected a query × run matrix of two or more runs, got {x.shape}")
+    unknown = [test for test in tests if test not in TESTS]
+    if unknown or not tests or adjustment not in ADJUSTMENTS:
+        raise ValueError(f"unknown tests {unknown} or adjustment {adjustment!r}")
+    if baseline is not None and baseline not in names:
+        raise ValueError(f"no run {baseline!r} to compare against")
+    pairs = _pairs(names, baseline)
+    comparisons = _comparisons(names, x, pairs, measure, permutations, seed)
+    differences = [_differences(x, i, j) for i, j in pairs]
+    paired = {
+        test: _paired_test(test, comparisons, differences) for test in PAIRED_TESTS if test in tests
+    }
+    complete = x[~np.isnan(x).any(axis=1)]
+    hsd = (
+        randomized_tukey_hsd(names, complete, permutations=permutations, seed=seed, alpha=ALPHA)
+        if "hsd" in tests
+        else None
+    )
+    adjusted = {
+        test: (holm(raw[:, 1]), benjamini_hochberg(raw[:, 1])) for test, raw in paired.items()
+    }
+    results = []
+    for index, ((i, j), comparison) in enumerate(zip(pairs, comparisons)):
+        chosen = {
+            test: PairTest(
+                float(paired[test][index, 0]),
+                float(paired[test][index, 1]),
+                float(holm_p[index]),
+                float(bh_p[index]),
+            )
+            for test, (holm_p, bh_p) in adjusted.items()
+        }
+        hsd_p, hsd_interval = math.nan, MeanInterval(math.nan, math.nan, math.nan, 0)
+        if hsd is not None and hsd.n >= 2:
+            hsd_p = float(hsd.p[i, j])
+            difference, low, high = hsd.interval(names[i], names[j])
+            hsd_interval = MeanInterval(difference, low, high, hsd.n)
+        results.append(
+            PairResult(
+                comparison,
+                standardized_effect(differences[index], CONFIDENCE),
+                chosen,
+                hsd_p,
+                hsd_interval,
+            )
+        )
+    return Significance(
+        measure, names, tuple(tests), adjustment, baseline, permutations, seed, results, hsd
+    )
+
+
+def _pairs(names: list[str], baseline: str | None) -> list[tuple[int, int]]:
+    """(baseline, other) column indexes: every pair in order, or each run against one."""
+    if baseline is None:
+        return [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
+    chosen = names.index(baseline)
+    return [(chosen, j) for j in range(len(names)) if j != chosen]
+
+
+def _differences(x: np.ndarray, i: int, j: int) -> np.ndarray:
+    """Run j's scores minus run i's on the queries both scored."""
+    both = ~(np.isnan(x[:, i]) | np.isnan(x[:, j]))
+    return x[both, j] - x[both, i]
+
+
+def _comparisons(
+    names: list[str],
+    x: np.ndarray,
+    pairs: list[tuple[int, int]],
+    measure: str,
+    permutations: int,
+    seed: int,
+) -> list[Comparison]:
+    """Each pair's comparison; the pairs that share their common queries (all of them,
+    when every run scored the same queries) drawn together (``compare_rows``)."""
+    scored = ~np.isnan(x)
+    by_queries: dict[bytes, list[int]] = {}
+    for index, (i, j) in enumerate(pairs):
+        by_queries.setdefault((scored[:, i] & scored[:, j]).tobytes(), []).append(index)
+    comparisons: list[Comparison | None] = [None] * len(pairs)
+    for key, members in by_queries.items():
+        rows = np.frombuffer(key, dtype=bool)
+        base = np.array([x[rows, pairs[index][0]] for index in members]).reshape(len(members), -1)
+        oth = np.array([x[rows, pairs[index][1]] for index in members]).reshape(len(members), -1)
+        names_of = [(names[pairs[index][0]], names[pairs[index][1]]) for index in members]
+        drawn = compare_rows(names_of, base, oth, measure, permutations=permutations, seed=seed)
+        for index, comparison in zip(members, drawn):
+            comparisons[index] = comparison
+    return [comparison for comparison in comparisons if comparison is not None]
+
+
+def _paired_test(
+    test: str, comparisons: list[Comparison], differences: list[np.ndarray]
+) -> np.ndarray:
+    """A row (statistic, p) per pair for ``test``; NaN where the pair has fewer than two
+    queries (too few to test). The randomization test's statistic is the mean difference,
+    the sign test's the wins."""
+    rows: list[tuple[float, float]] = []
+    for comparison, d in zip(comparisons, differences):
+        if d.size < 2:
+            rows.append((math.nan, math.nan))
+        elif test == "randomization":
+            rows.append((comparison.mean_difference, comparison.randomization_p_value))
+        elif test == "t":
+            rows.append((comparison.t_statistic, comparison.t_p_value))
+        elif test == "wilcoxon":
+            rows.append(wilcoxon_test(d))
+        else:
+            rows.append(sign_test(d))
+    return np.array(rows, dtype=np.float64).reshape(len(comparisons), 2)
