@@ -202,14 +202,16 @@ def parse_measure(text: str) -> MeasureName:
             else ""
         )
         raise UsageError(_bad(written, _FORM + hint)) from None
-    cutoff_node = None
+    cutoff_node: ast.expr | None = None
     if isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.MatMult):
-        tree, cutoff_node = tree.left, tree.right
+        cutoff_node = tree.right
+        tree = tree.left
     keywords: list[ast.keyword] = []
     if isinstance(tree, ast.Call):
         if tree.args:
             raise UsageError(_bad(written, "parameters are named: Family(rel=2)"))
-        tree, keywords = tree.func, tree.keywords
+        keywords = tree.keywords
+        tree = tree.func
     if not isinstance(tree, ast.Name):
         raise UsageError(_bad(written, _FORM))
     family_name, given = _family_name(tree.id, written)
