@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from judge_app.cli import main
-from judge_app.trec_eval import Settings, compute, rank, read_qrels, read_results
+from judge_app.trec_eval import Settings, compute, parse, rank, read_qrels, read_results, summary
 
 REFERENCE = Path(__file__).resolve().parent / "reference" / "trec_eval"  # see its README
 MEAS_PARAMS = [
@@ -80,11 +80,16 @@ def test_values_to_15_decimals(qrels, results, variant):
         read_results(REFERENCE / results),
         Settings(judged_only=variant == "J."),
     )
-    values = compute(ranked, COMPUTED)
+    specs = [parse(measure) for measure in COMPUTED]
+    values = compute(ranked, specs)
+    means = {"num_q": ranked.n}
+    for spec in specs:
+        means.update(zip(spec.names, summary(ranked, spec, values)))
     for (measure, query), value in expected.items():
         if query == "all":
-            continue
-        ours = values[measure][ranked.queries.index(query)]
+            ours = means[measure]
+        else:
+            ours = values[measure][ranked.queries.index(query)]
         assert ours == pytest.approx(float(value), abs=1e-14), (measure, query)
 
 
@@ -105,8 +110,8 @@ def test_a_judged_query_without_results_stops_as_trec_eval_does(capsys):
 
 def test_complete_ranks_a_judged_query_without_results(capsys):
     edge = REFERENCE / "edge"
-    status, out, _ = trec_eval(capsys, "-c", "-q", "-m", "ndcg", "-m", "num_q", edge / "qrels.edge_missing",
-                               edge / "run.edge")  # fmt: skip
+    files = [edge / "qrels.edge_missing", edge / "run.edge"]
+    status, out, _ = trec_eval(capsys, "-c", "-q", "-m", "ndcg", "-m", "num_q", *files)
     expected = printed((edge / "te_v10.0_15dp.missing_c.txt").read_text())
     assert status == 0
     assert list(printed(out)) == list(expected)
