@@ -384,3 +384,32 @@ def test_charts_follow_the_theme(qtbot, window):
         window.set_theme("light")
     assert to_hex(figure.get_facecolor()) == "#ffffff"
     assert to_hex(figure.axes[0].title.get_color()) == charts.INK
+
+
+def test_more_measures_by_name_equal_eval_db_and_a_wrong_name_says_why(qtbot, window, demo_db):
+    view = shown_evaluation(qtbot, window)
+    qtbot.keyClicks(view.measures, "nDCG@10[gain=exp]")
+    assert view.measures.property("error") is True
+    assert "parameters come before the cut-off" in view.measures.toolTip()
+    assert view.options().measures == ()  # wrong names are not computed
+    qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
+
+    view.measures.clear()
+    with qtbot.waitSignal(view.model.modelReset, timeout=60_000):
+        qtbot.keyClicks(view.measures, "MAP, Bpref, P(rel=2)@5")
+    qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
+    assert view.measures.property("error") is False
+    assert view.evaluation.options.measures == ("AP", "Bpref", "P(rel=2)@5")
+    expected = printed("eval", "--db", demo_db, "--measure", "MAP,Bpref,P(rel=2)@5", "--compare")
+    table = view.model.frame.set_index("query_id")
+    for run in expected["runs"]:
+        for name in ("AP", "Bpref", "P(rel=2)@5"):
+            assert view.model.headers[f"{run['run']} {name}"] == f"{run['run']}\n{name}"
+            for query in run["queries"]:
+                shown = table.loc[query["query_id"], f"{run['run']} {name}"]
+                assert shown == pytest.approx(query[name], abs=1e-11)
+    assert "More measures" in view.summary.text()
+    assert f"{expected['runs'][0]['mean']['Bpref']:.4f}" in view.summary.text()
+    assert view.evaluation.comparisons[0].measure == "AP"
+    assert " on AP by " in view.summary.text()
+    assert view.settings()["measures"] == "MAP, Bpref, P(rel=2)@5"

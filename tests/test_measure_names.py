@@ -3,13 +3,21 @@ itself parses and writes them (the package is the oracle)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import ir_measures
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from judge_app.errors import UsageError
-from judge_app.metrics.measure_names import ALIASES, FAMILIES, parse_measure, parse_measures
+from judge_app.metrics.measure_names import (
+    ALIASES,
+    FAMILIES,
+    names_table,
+    parse_measure,
+    parse_measures,
+)
 
 WRITTEN = [
     "nDCG@10",
@@ -131,3 +139,8 @@ def test_a_list_splits_at_commas_outside_brackets_and_keeps_each_name_once():
     ]
     with pytest.raises(UsageError, match="empty name"):
         parse_measures("nDCG@10,,AP")
+
+
+def test_the_readme_shows_the_table_of_names():
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    assert names_table() in readme

@@ -163,3 +163,15 @@ def test_a_wrong_name_is_a_usage_error_that_says_why(capsys, demo):
     assert main(["eval", "--db", str(demo), "--measure", "nDCG@10[gain=exp]"]) == 2
     err = capsys.readouterr().err
     assert "parameters come before the cut-off: nDCG(dcg='exp-log2')@10" in err
+
+
+def test_the_report_shows_the_named_means_of_eval(capsys, demo, tmp_path):
+    document = eval_json(capsys, "--db", demo, "--measure", "MAP,Bpref")
+    out = tmp_path / "report.html"
+    assert main(["report", str(demo), "--out", str(out), "--measure", "MAP,Bpref"]) == 0
+    html = out.read_text(encoding="utf-8")
+    section = html[html.index("More measures") : html.index("Runs compared on AP")]
+    for run in document["runs"]:
+        cells = f"<td>{run['run']}</td><td class='n'>{run['mean']['AP']:.4f}</td>"
+        cells += f"<td class='n'>{run['mean']['Bpref']:.4f}</td>"
+        assert cells in section

@@ -488,8 +488,8 @@ def _refuse_empty(path: Path, rows: Frame, noun: str) -> None:
 def per_query_table(result: EvaluationResult, queries: dict[str, str]) -> pd.DataFrame:
     """A row per query evaluated by any run: ``query_id, query``, each run's ``RUN NDCG`` (at
     the leading k), with two or more runs ``difference`` (second run − first), each run's
-    ``RUN judged``, ``RUN DCG`` and ``RUN IDCG``, and ``incomplete`` (the top k of some run
-    is not fully judged)."""
+    ``RUN NAME`` of every named measure, ``RUN judged``, ``RUN DCG`` and ``RUN IDCG``, and
+    ``incomplete`` (the top k of some run is not fully judged)."""
     import pandas as pd
 
     label = k_label(result.options.k)
@@ -503,6 +503,7 @@ def per_query_table(result: EvaluationResult, queries: dict[str, str]) -> pd.Dat
                 f"{run} DCG": values[f"dcg@{label}"],
                 f"{run} IDCG": values[f"idcg@{label}"],
                 f"{run} NDCG": values[f"ndcg@{label}"],
+                **{f"{run} {name}": values[name] for name in result.options.measures},
             }
         )
         table = columns if table is None else table.merge(columns, on="query_id", how="outer")
@@ -514,8 +515,9 @@ def per_query_table(result: EvaluationResult, queries: dict[str, str]) -> pd.Dat
     table["incomplete"] = (judged < 1).any(axis=1)
     table.insert(1, "query", table["query_id"].map(queries).fillna(""))
     ndcg = [f"{run} NDCG" for run in runs] + (["difference"] if len(runs) >= 2 else [])
+    named = [f"{run} {name}" for name in result.options.measures for run in runs]
     details = [f"{run} {name}" for run in runs for name in ("judged", "DCG", "IDCG")]
-    order = ["query_id", "query", *ndcg, *details, "incomplete"]
+    order = ["query_id", "query", *ndcg, *named, *details, "incomplete"]
     return table[order].sort_values("query_id", ignore_index=True)
 
 

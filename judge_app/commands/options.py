@@ -177,7 +177,13 @@ class EvaluationOptions:
 
     @property
     def label(self) -> str:
-        return self.measure if self.measures else f"NDCG@{k_label(self.k)}"
+        """NDCG at the leading k, as tables and charts of NDCG name it."""
+        return f"NDCG@{k_label(self.k)}"
+
+    @property
+    def leading_label(self) -> str:
+        """The measure comparisons are of, as people read it: ``AP`` or ``NDCG@10``."""
+        return self.measure if self.measures else self.label
 
     def curve_ks(self) -> list[int]:
         """The cut-offs of the NDCG@k against k curve: 1 … 20, or to the largest k."""

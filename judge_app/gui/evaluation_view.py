@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from html import escape
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
     QLabel,
+    QLineEdit,
     QMenu,
     QSpinBox,
     QSplitter,
@@ -28,7 +30,8 @@ from PySide6.QtWidgets import (
 
 from judge_app.commands.evaluate import Campaign, EvaluationResult
 from judge_app.commands.explain import QueryExplanation, explain_query
-from judge_app.commands.options import EvaluationOptions
+from judge_app.commands.options import EvaluationOptions, measure_names
+from judge_app.errors import UsageError
 from judge_app.gui.busy_bar import BusyBar
 from judge_app.gui.charts_canvas import ChartCanvas
 from judge_app.gui.comparison_matrix import ComparisonMatrix
@@ -51,6 +54,11 @@ AGGREGATES = {
 }
 INCOMPLETE_TIP = (
     "† the top k of this query is not fully judged: unjudged results count as not relevant"
+)
+MEASURES_TIP = (
+    "More measures, as ir_measures names them, comma-separated: AP, P@5, P(rel=2)@10, R@100, "
+    "RR, Bpref, Rprec, infAP, Judged@10, nDCG(dcg='exp-log2')@10 … The first one leads the "
+    "comparison of runs. Each is shown per query and as a mean."
 )
 HINT = "Double-click or press Enter on a query to see how its NDCG adds up."
 SUMS = (" DCG", " IDCG")
@@ -189,6 +197,12 @@ class EvaluationView(QWidget):
         )
         self.runs = NameMenu("runMenu", "runs")
         self.raters = NameMenu("raterMenu", "raters")
+        self.measures = QLineEdit()
+        self.measures.setObjectName("measuresEdit")
+        self.measures.setPlaceholderText("AP, P@5, Bpref …")
+        self.measures.setClearButtonEnabled(True)
+        self.measures.setMinimumWidth(180)
+        self.measures.setToolTip(MEASURES_TIP)
         for text, widget in (
             ("k", self.k),
             ("Gain", self.gain),
@@ -197,6 +211,7 @@ class EvaluationView(QWidget):
             ("Grade of a document", self.aggregate),
             ("Runs", self.runs),
             ("Raters", self.raters),
+            ("More measures", self.measures),
         ):
             layout.addWidget(_labelled(text, widget))
         layout.addWidget(self.adjudicated)
@@ -206,7 +221,27 @@ class EvaluationView(QWidget):
         self.adjudicated.toggled.connect(self._debounce.start)
         self.runs.changed.connect(self._debounce.start)
         self.raters.changed.connect(self._debounce.start)
+        self.measures.textEdited.connect(self._measures_edited)
         return bar
+
+    def _measures_edited(self, _text: str) -> None:
+        """Compute again once the names typed are names; until then say what is wrong."""
+        try:
+            self._named()
+        except UsageError as error:
+            self.measures.setProperty("error", True)
+            self.measures.setToolTip(str(error).removeprefix("--measure "))
+        else:
+            self.measures.setProperty("error", False)
+            self.measures.setToolTip(MEASURES_TIP)
+            self._debounce.start()
+        self.measures.style().unpolish(self.measures)
+        self.measures.style().polish(self.measures)
+
+    def _named(self) -> tuple[str, ...]:
+        """The measure names typed, as ir_measures writes them (a usage error if wrong)."""
+        text = self.measures.text().strip()
+        return measure_names([text]) if text else ()
 
     def _table_pane(self) -> QWidget:
         self.busy = BusyBar("evaluationBusy")
@@ -310,7 +345,15 @@ class EvaluationView(QWidget):
             adjudicated=self.adjudicated.isChecked(),
             runs=self.runs.chosen(),
             raters=self.raters.chosen(),
+            measures=self._valid_named(),
         )
+
+    def _valid_named(self) -> tuple[str, ...]:
+        """The names typed, or none while they are wrong (the field says why)."""
+        try:
+            return self._named()
+        except UsageError:
+            return ()
 
     def settings(self) -> dict[str, object]:
         """The controls' values, to keep (``preferences.remember_evaluation_settings``)."""
@@ -323,6 +366,7 @@ class EvaluationView(QWidget):
             "adjudicated": self.adjudicated.isChecked(),
             "runs": list(self.runs.chosen() or ()),
             "raters": list(self.raters.chosen() or ()),
+            "measures": self.measures.text(),
         }
 
     def restore(self, values: Mapping[str, object]) -> None:
@@ -351,6 +395,10 @@ class EvaluationView(QWidget):
             self.adjudicated.blockSignals(True)
             self.adjudicated.setChecked(str(values["adjudicated"]).lower() == "true")
             self.adjudicated.blockSignals(False)
+        if "measures" in values:
+            self.measures.setText(str(values["measures"] or ""))
+            self._measures_edited(self.measures.text())
+            self._debounce.stop()  # restoring asks for nothing to be computed
         for menu, key in ((self.runs, "runs"), (self.raters, "raters")):
             names = values.get(key) or []
             assert isinstance(names, list)
@@ -468,6 +516,8 @@ def _headers(evaluation: EvaluationResult) -> dict[str, str]:
         headers[f"{run} DCG"] = f"{run}\nDCG@{k}"
         headers[f"{run} IDCG"] = f"{run}\nIDCG@{k}"
         headers[f"{run} NDCG"] = f"{run}\n{label}"
+        for name in evaluation.options.measures:
+            headers[f"{run} {name}"] = f"{run}\n{name}"
     if evaluation.table is not None and "difference" in evaluation.table:
         headers["difference"] = f"Δ\n{label}"  # which runs: its tooltip
     return headers
@@ -493,6 +543,8 @@ def _summary_html(evaluation: EvaluationResult) -> str:
         f"<tr><td></td><td align='right'>mean</td><td align='right'>{CONFIDENCE:.0%} interval"
         f"</td><td align='right'>queries</td><td align='right'>judged@{k}</td></tr>{rows}</table>"
     ]
+    if evaluation.options.measures:
+        parts.append(_named_html(evaluation))
     for comparison in evaluation.comparisons:
         parts.append(f"<p>{comparison.describe(4)}</p>")
     assert evaluation.table is not None
@@ -503,6 +555,23 @@ def _summary_html(evaluation: EvaluationResult) -> str:
             f"in their top {k}: their {label} counts those results as not relevant.</p>"
         )
     return "".join(parts)
+
+
+def _named_html(evaluation: EvaluationResult) -> str:
+    """Each run's mean of every named measure, over the queries it evaluated."""
+    names = evaluation.options.measures
+    head = "".join(f"<td align='right'>{escape(name)}</td>" for name in names)
+    rows = "".join(
+        f"<tr><td><b>{escape(run)}</b></td>"
+        + "".join(f"<td align='right'>{score_text(means[name])}</td>" for name in names)
+        + "</tr>"
+        for run, means in ((run, e.means()) for run, e in evaluation.evaluations.items())
+    )
+    return (
+        "<p style='margin:8px 0 0 0'><span style='font-size:11pt; font-weight:600'>"
+        f"More measures (means)</span></p><table cellspacing='0' cellpadding='3' width='100%'>"
+        f"<tr><td></td>{head}</tr>{rows}</table>"
+    )
 
 
 def _interval(low: float, high: float) -> str:

@@ -72,9 +72,7 @@ FAMILIES: dict[str, Family] = {
     ),
     "Bpref": Family("bpref", None, {"rel": _REL}, "binary preference (Buckley & Voorhees)"),
     "infAP": Family("infAP", None, {"rel": _REL}, "inferred AP (Yilmaz & Aslam)"),
-    "Judged": Family(
-        None, "judged", {}, "share of the top k that is judged (ours; trec_eval has unj)"
-    ),
+    "Judged": Family(None, "judged", {}, "share of the top min(k, retrieved) that is judged"),
     "Success": Family(
         None, "success", {"rel": _REL, "judged_only": _JUDGED_ONLY}, "a relevant one in the top k"
     ),
@@ -310,3 +308,40 @@ def _literal(node: ast.expr, written: str) -> object:
         raise UsageError(
             _bad(written, "parameter values are numbers, 'text', True or False")
         ) from None
+
+
+_TREC_TEXT = {
+    "Judged": "– (`unj.k` counts the unjudged)",
+    "IPrec": "`iprec_at_recall.r`",
+    "NumRet": "`num_ret`; with rel: `num_rel_ret`",
+    "SetP": "`set_P`; relative: `set_relative_P`",
+    "SetF": "`set_F.beta`",
+}
+"""trec_eval's names where a family's are not just ``trec`` and ``trec_cut.k``."""
+
+
+def names_table() -> str:
+    """The table of names, as the README shows it: each family as ir_measures writes it (and
+    its other names), its parameters, trec_eval's name (``rel`` is its ``-l``, ``judged_only``
+    its ``-J``) and what it measures."""
+    aliases: dict[str, list[str]] = {}
+    for alias, (family, _implied) in ALIASES.items():
+        aliases.setdefault(family, []).append(alias)
+    lines = [
+        "| ir_measures name | parameters (default) | trec_eval | measures |",
+        "|---|---|---|---|",
+    ]
+    for name, family in FAMILIES.items():
+        at = "@r" if name == "IPrec" else "@k"
+        forms = {"required": [name + at], "optional": [name, name + at], "none": [name]}
+        written = ", ".join(f"`{form}`" for form in forms[family.cutoff])
+        if name in aliases:
+            written += " (also " + ", ".join(f"`{alias}`" for alias in aliases[name]) + ")"
+        params = ", ".join(
+            key if param.default is None else f"{key} ({param.default!r})"
+            for key, param in family.params.items()
+        )
+        named = [family.trec, None if family.trec_cut is None else f"{family.trec_cut}.k"]
+        trec = _TREC_TEXT.get(name) or " / ".join(f"`{text}`" for text in named if text)
+        lines.append(f"| {written} | {params or '–'} | {trec} | {family.meaning} |")
+    return "\n".join(lines) + "\n"

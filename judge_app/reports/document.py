@@ -80,8 +80,12 @@ def render_html(data: ReportData, image: ImagePlacer) -> str:
         f"<h2>Mean NDCG@{label} per run</h2>",
         _means(data.evaluations, data.intervals, number),
     ]
+    named = [str(name) for name in data.settings.get("measures") or []]  # type: ignore[attr-defined]
+    if named:
+        parts.append("<h2>More measures (means per run)</h2>")
+        parts.append(_named_means(data.evaluations, named, number))
     if data.significance is not None:
-        parts.append(f"<h2>Runs compared on NDCG@{label}</h2>")
+        parts.append(f"<h2>Runs compared on {_e(named[0]) if named else f'NDCG@{label}'}</h2>")
         parts.append(significance_html(data.significance, data.digits))
     parts.append("<h2 class='page'>Charts</h2>")  # on a page of their own in print
     for figure, name in _figures(data, label):
@@ -196,6 +200,15 @@ def _means(
         ])  # fmt: skip
     header = ["run", "NDCG", "95% interval", "queries", "P", "MRR", "MAP", "judged"]
     return _table(header, rows, numeric_from=1)
+
+
+def _named_means(evaluations: dict[str, Evaluation], names: list[str], number: Callable) -> str:
+    """Each run's mean of every measure asked for by name."""
+    rows = [
+        [_e(run), *(number(means[name]) for name in names)]
+        for run, means in ((run, e.means()) for run, e in evaluations.items())
+    ]
+    return _table(["run", *map(_e, names)], rows, numeric_from=1)
 
 
 def _per_query(evaluations: dict[str, Evaluation], label: str, number: Callable) -> str:

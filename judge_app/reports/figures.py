@@ -19,9 +19,9 @@ if TYPE_CHECKING:
 
 
 def evaluation_figures(campaign: Campaign, evaluation: EvaluationResult) -> dict[str, Figure]:
-    """NDCG@k by k, the per-query distribution, the per-query difference of two runs and the
-    grades by rater."""
-    label = evaluation.label
+    """NDCG@k by k, the per-query distribution and the per-query difference of two runs (of
+    the leading measure) and the grades by rater."""
+    label = evaluation.options.leading_label  # of scores() and differences()
     figures = {
         "curve": charts.ndcg_by_k(evaluation.curves(), evaluation.options.k),
         "distribution": charts.ndcg_distribution(
