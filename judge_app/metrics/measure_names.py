@@ -325,8 +325,8 @@ def names_table() -> str:
     its other names), its parameters, trec_eval's name (``rel`` is its ``-l``, ``judged_only``
     its ``-J``) and what it measures."""
     aliases: dict[str, list[str]] = {}
-    for alias, (family, _implied) in ALIASES.items():
-        aliases.setdefault(family, []).append(alias)
+    for alias, (meant, _implied) in ALIASES.items():
+        aliases.setdefault(meant, []).append(alias)
     lines = [
         "| ir_measures name | parameters (default) | trec_eval | measures |",
         "|---|---|---|---|",
