@@ -83,7 +83,7 @@ TOLERANCE = 1e-9
 GNU_TIME = "/usr/bin/time"
 
 # The usual pytrec_eval program: parse with plain Python, evaluate, average.
-PEER_CODE = r"""
+PEER_READ = r"""
 import json, sys, time
 t0 = time.perf_counter()
 import pytrec_eval
@@ -99,6 +99,8 @@ with open(sys.argv[2]) as handle:
         qid, _, doc, _, score, _ = line.split()
         run.setdefault(qid, {})[doc] = float(score)
 t2 = time.perf_counter()
+"""
+PEER_CODE = PEER_READ + r"""
 evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"})
 results = evaluator.evaluate(run)
 t3 = time.perf_counter()
@@ -114,22 +116,7 @@ print(json.dumps({"mean": sum(values) / len(values), "n_queries": len(values),
 """
 
 # pytrec_eval's all_trec, averaged as trec_eval averages: sums for counts, geometric means
-PEER_ALL_CODE = r"""
-import json, sys, time
-t0 = time.perf_counter()
-import pytrec_eval
-t1 = time.perf_counter()
-qrels = {}
-with open(sys.argv[1]) as handle:
-    for line in handle:
-        qid, _, doc, grade = line.split()
-        qrels.setdefault(qid, {})[doc] = int(grade)
-run = {}
-with open(sys.argv[2]) as handle:
-    for line in handle:
-        qid, _, doc, _, score, _ = line.split()
-        run.setdefault(qid, {})[doc] = float(score)
-t2 = time.perf_counter()
+PEER_ALL_CODE = PEER_READ + r"""
 evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"all_trec"})
 results = evaluator.evaluate(run)
 t3 = time.perf_counter()
