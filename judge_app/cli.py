@@ -151,6 +151,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_agreement_parser(commands)
     _add_packet_parser(commands)
     _add_report_parser(commands)
+    _add_plan_parser(commands)
     return parser
 
 
@@ -406,6 +407,40 @@ def _add_report_parser(commands: argparse._SubParsersAction) -> None:
     report.add_argument("--title", help="the report's title")
 
 
+def _add_plan_parser(commands: argparse._SubParsersAction) -> None:
+    plan = commands.add_parser(
+        "plan",
+        help="how many queries are enough to detect a difference in mean NDCG@k, and their cost",
+        description="The queries a two-sided paired t-test needs to detect a difference of "
+        "--delta in mean NDCG@k with --power at --alpha (Sakai's topic set size design: the "
+        "normal approximation, then the smallest n whose noncentral t power is enough). The "
+        "variance of the per-query differences is pooled over every pair of runs (with one "
+        "run: twice the variance of its scores, a conservative bound). Judging cost: queries "
+        "× the distinct documents of a query's pool (the top --pool-depth of the runs, "
+        "measured per query) × raters per query, in judgments; × the median seconds of the "
+        "campaign's timed judgments, in hours. Also the queries needed for a few other "
+        "differences.",
+    )
+    plan.add_argument("db", metavar="DB")
+    plan.add_argument(
+        "--delta", type=float, required=True, metavar="D", help="the difference to detect"
+    )
+    plan.add_argument("--power", type=float, default=0.8, help="1 − β (default 0.8)")
+    plan.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    plan.add_argument("--k", default="10", metavar="K", help="NDCG cut-off: 10 (default) or all")
+    plan.add_argument("--run", action="append", metavar="NAME", help="a run of DB (default all)")
+    plan.add_argument(
+        "--pool-depth", type=int, metavar="D", help="a query's pool: the top D of the runs (K)"
+    )
+    plan.add_argument(
+        "--raters-per-query",
+        type=float,
+        metavar="R",
+        help="raters judging each query (default: the campaign's mean)",
+    )
+    plan.add_argument("--format", choices=["table", "csv", "json"], default="table")
+
+
 def _add_packet_parser(commands: argparse._SubParsersAction) -> None:
     packet = commands.add_parser(
         "packet",
@@ -654,6 +689,25 @@ def _raters(args: argparse.Namespace) -> str:
     return rater_quality_of(args.db, options).as_text(args.format)
 
 
+def _plan(args: argparse.Namespace) -> str:
+    from judge_app.commands.options import names, parse_ks
+    from judge_app.commands.plan import PlanOptions, plan_of
+
+    ks = parse_ks([args.k])
+    if len(ks) != 1:
+        raise UsageError("--k takes one cut-off: a whole number from 1, or all")
+    options = PlanOptions(
+        delta=args.delta,
+        power=args.power,
+        alpha=args.alpha,
+        k=ks[0],
+        runs=names(",".join(args.run), "--run", "run") if args.run else None,
+        pool_depth=args.pool_depth,
+        raters_per_query=args.raters_per_query,
+    ).checked()
+    return plan_of(args.db, options).as_text(args.format)
+
+
 def _packet(args: argparse.Namespace) -> str:
     from judge_app.commands import packets
 
@@ -676,6 +730,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], str | int]] = {
     "packet": _packet,
     "raters": _raters,
     "report": _report,
+    "plan": _plan,
 }
 
 
