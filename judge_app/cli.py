@@ -297,7 +297,13 @@ def _add_eval_parser(commands: argparse._SubParsersAction) -> None:
         "--per-rater", action="store_true", help="each rater's own mean NDCG of every run"
     )
     output.add_argument("--compare", action="store_true", help="each run against the first")
-    output.add_argument("--format", choices=["table", "csv", "json", "trec"], default="table")
+    output.add_argument(
+        "--format",
+        choices=["table", "csv", "json", "trec", "latex", "markdown"],
+        default="table",
+        help="latex (booktabs) and markdown (GitHub) give each run's means for a paper, the "
+        "best in bold, † where a run is significantly better than the first (‡ worse)",
+    )
     output.add_argument("--digits", type=int, metavar="N", help=DIGITS_HELP)
 
 
@@ -625,7 +631,7 @@ def _eval(args: argparse.Namespace) -> str:
     options = _evaluation_options(args)
     check_digits(args.digits)
     asked = {
-        "compare": args.compare,
+        "compare": args.compare or args.format in ("latex", "markdown"),  # for their marks
         "per_rater": args.per_rater,
         "more_ks": TREC_ALWAYS_CUTS if args.format == "trec" else (),
     }

@@ -518,10 +518,19 @@ def as_text(
     result: EvaluationResult, output: str, digits: int | None = None, per_query: bool = False
 ) -> str:
     """The evaluation as ``eval --format`` prints it: ``trec`` (as ``trec_eval -q``, 4 digits
-    as it prints them), ``json`` and ``csv`` (full precision unless ``digits``), ``table``."""
+    as it prints them), ``json`` and ``csv`` (full precision unless ``digits``), ``table``,
+    and each run's means for a paper, ``latex`` and ``markdown`` (4 digits unless ``digits``;
+    significance marks from the comparisons)."""
     from judge_app.metrics import formats
 
     evaluations, ks = result.evaluations, result.options.ks
+    if output in ("latex", "markdown"):
+        from judge_app.metrics import paper_tables
+
+        typeset = paper_tables.latex_table if output == "latex" else paper_tables.markdown_table
+        return typeset(
+            evaluations, ks, result.comparisons, TABLE_DIGITS if digits is None else digits
+        )
     if output == "trec":
         return formats.trec_text(evaluations, ks, TABLE_DIGITS if digits is None else digits)
     if output == "csv":
