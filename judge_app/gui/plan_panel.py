@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 from judge_app.commands.evaluate import EvaluationResult
 from judge_app.commands.plan import Plan, PlanOptions, plan, read_judging_cost
 from judge_app.errors import in_words
+from judge_app.gui.flow import FlowLayout
 from judge_app.gui.workers import Task, Worker
 from judge_app.store.judging_cost import JudgingCost
 
@@ -82,9 +83,11 @@ class PlanPanel(QFrame):
         layout.setSpacing(4)
         title = QLabel("HOW MANY QUERIES ARE ENOUGH?")
         title.setObjectName("paneCaption")
+        title.setWordWrap(True)  # the page fits a narrow window
         layout.addWidget(title)
-        controls = QHBoxLayout()
-        controls.setSpacing(12)
+        row = QWidget()
+        controls = FlowLayout(row, spacing=12)  # wraps, as the page's controls do
+        controls.setContentsMargins(0, 0, 0, 0)
         self.delta = _spin(
             "planDelta", 0.001, 1.0, 0.005, 0.02, "The difference in mean NDCG to detect"
         )
@@ -94,8 +97,7 @@ class PlanPanel(QFrame):
         for text, spin in (("Δ", self.delta), ("Power", self.power), ("α", self.alpha)):
             controls.addWidget(_captioned(text, spin))
             spin.valueChanged.connect(self._debounce.start)
-        controls.addStretch(1)
-        layout.addLayout(controls)
+        layout.addWidget(row)
         self.words = QLabel("The plan follows the evaluation.")
         self.words.setObjectName("planWords")
         self.words.setWordWrap(True)
