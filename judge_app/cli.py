@@ -158,6 +158,7 @@ def _parser() -> argparse.ArgumentParser:
         help="trec_eval 10.0's command: its options, measures and output byte for byte "
         "(judge-app trec-eval -h)",
     )
+    _add_plan_parser(commands)
     return parser
 
 
@@ -334,7 +335,13 @@ def _add_eval_parser(commands: argparse._SubParsersAction) -> None:
     output.add_argument(
         "--baseline", metavar="RUN", help="of --compare: each run against RUN, not every pair"
     )
-    output.add_argument("--format", choices=["table", "csv", "json", "trec"], default="table")
+    output.add_argument(
+        "--format",
+        choices=["table", "csv", "json", "trec", "latex", "markdown"],
+        default="table",
+        help="latex (booktabs) and markdown (GitHub) give each run's means for a paper, the "
+        "best in bold, † where a run is significantly better than the first (‡ worse)",
+    )
     output.add_argument("--digits", type=int, metavar="N", help=DIGITS_HELP)
 
 
@@ -443,6 +450,40 @@ def _add_report_parser(commands: argparse._SubParsersAction) -> None:
         help="resamples of the agreement's ordinal alpha interval (default 1,000; 0: none)",
     )
     report.add_argument("--title", help="the report's title")
+
+
+def _add_plan_parser(commands: argparse._SubParsersAction) -> None:
+    plan = commands.add_parser(
+        "plan",
+        help="how many queries are enough to detect a difference in mean NDCG@k, and their cost",
+        description="The queries a two-sided paired t-test needs to detect a difference of "
+        "--delta in mean NDCG@k with --power at --alpha (Sakai's topic set size design: the "
+        "normal approximation, then the smallest n whose noncentral t power is enough). The "
+        "variance of the per-query differences is pooled over every pair of runs (with one "
+        "run: twice the variance of its scores, a conservative bound). Judging cost: queries "
+        "× the distinct documents of a query's pool (the top --pool-depth of the runs, "
+        "measured per query) × raters per query, in judgments; × the median seconds of the "
+        "campaign's timed judgments, in hours. Also the queries needed for a few other "
+        "differences.",
+    )
+    plan.add_argument("db", metavar="DB")
+    plan.add_argument(
+        "--delta", type=float, required=True, metavar="D", help="the difference to detect"
+    )
+    plan.add_argument("--power", type=float, default=0.8, help="1 − β (default 0.8)")
+    plan.add_argument("--alpha", type=float, default=0.05, help="significance level (0.05)")
+    plan.add_argument("--k", default="10", metavar="K", help="NDCG cut-off: 10 (default) or all")
+    plan.add_argument("--run", action="append", metavar="NAME", help="a run of DB (default all)")
+    plan.add_argument(
+        "--pool-depth", type=int, metavar="D", help="a query's pool: the top D of the runs (K)"
+    )
+    plan.add_argument(
+        "--raters-per-query",
+        type=float,
+        metavar="R",
+        help="raters judging each query (default: the campaign's mean)",
+    )
+    plan.add_argument("--format", choices=["table", "csv", "json"], default="table")
 
 
 def _add_packet_parser(commands: argparse._SubParsersAction) -> None:
@@ -660,7 +701,7 @@ def _eval(args: argparse.Namespace) -> str:
     options = _evaluation_options(args)
     check_digits(args.digits)
     asked = {
-        "compare": args.compare,
+        "compare": args.compare or args.format in ("latex", "markdown"),  # for their marks
         "per_rater": args.per_rater,
         "more_ks": TREC_ALWAYS_CUTS if args.format == "trec" else (),
         "significance": _significance_options(args, options),
@@ -748,6 +789,25 @@ def _raters(args: argparse.Namespace) -> str:
     return rater_quality_of(args.db, options).as_text(args.format)
 
 
+def _plan(args: argparse.Namespace) -> str:
+    from judge_app.commands.options import names, parse_ks
+    from judge_app.commands.plan import PlanOptions, plan_of
+
+    ks = parse_ks([args.k])
+    if len(ks) != 1:
+        raise UsageError("--k takes one cut-off: a whole number from 1, or all")
+    options = PlanOptions(
+        delta=args.delta,
+        power=args.power,
+        alpha=args.alpha,
+        k=ks[0],
+        runs=names(",".join(args.run), "--run", "run") if args.run else None,
+        pool_depth=args.pool_depth,
+        raters_per_query=args.raters_per_query,
+    ).checked()
+    return plan_of(args.db, options).as_text(args.format)
+
+
 def _packet(args: argparse.Namespace) -> str:
     from judge_app.commands import packets
 
@@ -770,6 +830,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], str | int]] = {
     "packet": _packet,
     "raters": _raters,
     "report": _report,
+    "plan": _plan,
 }
 
 

@@ -530,11 +530,19 @@ def as_text(
 ) -> str:
     """The evaluation as ``eval --format`` prints it: ``trec`` (as ``trec_eval -q``, 4 digits
     as it prints them), ``json`` and ``csv`` (full precision unless ``digits``; with the runs
-    compared, the CSV is a row per pair of runs), ``table``."""
+    compared, the CSV is a row per pair of runs), ``table``, and each run's means for a
+    paper, ``latex`` and ``markdown`` (4 digits unless ``digits``; significance marks from the
+    comparison's verdict)."""
     from judge_app.commands import significance as compared
     from judge_app.metrics import formats
 
     evaluations, ks, significance = result.evaluations, result.options.ks, result.significance
+    if output in ("latex", "markdown"):
+        from judge_app.metrics import paper_tables
+
+        typeset = paper_tables.latex_table if output == "latex" else paper_tables.markdown_table
+        shown = TABLE_DIGITS if digits is None else digits
+        return typeset(evaluations, ks, significance, shown, result.options.measures)
     if output == "trec":
         return formats.trec_text(evaluations, ks, TABLE_DIGITS if digits is None else digits)
     if output == "csv":

@@ -74,6 +74,7 @@ class Analysis(QObject):
             from judge_app.gui.evaluation_view import EvaluationView
 
             view = EvaluationView(titles=self._titles)
+            view.plan.set_database(self.workspace.database_url)
             view.changed.connect(self._remember_settings)
             view.changed.connect(self.refresh_evaluation)
             self._evaluation_view = self._added(view)

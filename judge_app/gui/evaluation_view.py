@@ -37,6 +37,7 @@ from judge_app.gui.charts_canvas import ChartCanvas
 from judge_app.gui.comparison_matrix import ComparisonMatrix
 from judge_app.gui.drill_down import DrillDownDialog
 from judge_app.gui.flow import FlowLayout
+from judge_app.gui.plan_panel import PlanPanel
 from judge_app.gui.tables import TablePane
 from judge_app.metrics.comparison import CONFIDENCE
 from judge_app.numbers import MISSING, score_text, share_text, signed_text
@@ -283,6 +284,8 @@ class EvaluationView(QWidget):
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.summary)
+        self.plan = PlanPanel()
+        layout.addWidget(self.plan)
         self.charts = QTabWidget()
         self.charts.setObjectName("evaluationCharts")
         self.canvases: dict[str, ChartCanvas] = {}
@@ -446,6 +449,7 @@ class EvaluationView(QWidget):
             self.table.setCurrentIndex(self.proxy.index(0, 0))  # Enter opens it at once
         self.summary.setText(_summary_html(evaluation))
         self.matrix.set_significance(evaluation.significance)
+        self.plan.set_evaluation(evaluation)
         assert self.campaign is not None
         figures = figures or evaluation_figures(self.campaign, evaluation)
         for key, canvas in self.canvases.items():

@@ -1,0 +1,226 @@
+"""Each run's means as a table for a paper (``eval --format latex|markdown``): the measures
+asked for by name, NDCG and P at each cut-off, MRR and MAP, rounded, the best value of each
+measure in bold, and a dagger on a run's value of the measure compared where the comparison's
+verdict (its deciding test, adjusted for the pairs compared) finds it significantly better (a
+double dagger: worse) than the baseline, the first run unless one is chosen; a note names the
+test, its adjustment and the level.
+
+LaTeX uses booktabs (``\\toprule``, ``\\midrule``, ``\\bottomrule``); Markdown is a GitHub
+pipe table. Run names are escaped for each."""
+
+from __future__ import annotations
+
+import math
+import string
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from judge_app.metrics.ranking import Evaluation, k_label
+from judge_app.metrics.significance import Significance
+
+BETTER, WORSE = "†", "‡"
+LATEX_MARKS = {BETTER: r"\dag", WORSE: r"\ddag"}
+LATEX_ESCAPES = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "_": r"\_",
+    "&": r"\&",
+    "%": r"\%",
+    "#": r"\#",
+    "$": r"\$",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+}
+"""LaTeX's special characters in text, and ``<``, ``>`` and ``|``, which the default (OT1)
+font encoding prints as other characters."""
+LIGATURES = {("-", "-"), ("`", "`"), ("'", "'"), ("!", "`"), ("?", "`"), (",", ",")}
+"""Pairs the fonts join into one sign (an en dash, quotes, ¡, ¿, „): kept apart by ``{}``."""
+
+
+def latex_text(text: str) -> str:
+    """``text`` as LaTeX prints it verbatim: its special characters escaped, its ligatures
+    broken, line breaks and other control characters as spaces."""
+    parts = []
+    for char, after in zip(text, [*text[1:], ""]):
+        parts.append(LATEX_ESCAPES.get(char, " " if _control(char) else char))
+        if (char, after) in LIGATURES:
+            parts.append("{}")
+    return "".join(parts)
+
+
+def markdown_text(text: str) -> str:
+    """``text`` as a Markdown table cell shows it verbatim: every ASCII punctuation character
+    backslash-escaped (CommonMark allows it for all of them: no emphasis, link, code, HTML,
+    entity or cell border can start), line breaks and other control characters as spaces."""
+    return "".join(
+        "\\" + char if char in string.punctuation else " " if _control(char) else char
+        for char in text
+    )
+
+
+def _control(char: str) -> bool:
+    return ord(char) < 32 or 0x7F <= ord(char) < 0xA0 or char in "\u2028\u2029"
+
+
+def _measures(ks: Sequence[int | None], named: Sequence[str]) -> list[tuple[str, str]]:
+    """(key, header) of the table's measures: those named, NDCG and P at each cut-off, MRR,
+    MAP."""
+    measures = [(name, name) for name in named]
+    for k in ks:
+        label = k_label(k)
+        measures += [(f"ndcg@{label}", f"NDCG@{label}"), (f"p@{label}", f"P@{label}")]
+    return [*measures, ("rr", "MRR"), ("ap", "MAP")]
+
+
+def significance_marks(runs: dict[str, Evaluation], significance: Significance) -> dict[str, str]:
+    """Each run the comparison's verdict finds significantly different from the baseline on
+    its measure: ``BETTER`` where its mean is higher, ``WORSE`` where lower."""
+    baseline, measure = _baseline(significance), significance.measure
+    marks = {}
+    for pair in significance.pairs:
+        if pair.baseline == baseline and significance.significant(pair):
+            means = runs[pair.other].means()[measure], runs[baseline].means()[measure]
+            marks[pair.other] = BETTER if means[0] > means[1] else WORSE
+    return marks
+
+
+def _baseline(significance: Significance) -> str:
+    return significance.baseline or significance.runs[0]
+
+
+def _cells(
+    runs: dict[str, Evaluation], measures: list[tuple[str, str]], digits: int
+) -> dict[str, list[tuple[str, bool]]]:
+    """Each run's rounded means of ``measures``, with whether each is the best (highest when
+    rounded; ties all best)."""
+    rounded = {
+        run: [round(evaluation.means()[key], digits) for key, _header in measures]
+        for run, evaluation in runs.items()
+    }
+    best = [
+        max((values[i] for values in rounded.values() if not math.isnan(values[i])), default=None)
+        for i in range(len(measures))
+    ]
+    return {
+        run: [
+            ("" if math.isnan(value) else f"{value:.{digits}f}", value == best[i])
+            for i, value in enumerate(values)
+        ]
+        for run, values in rounded.items()
+    }
+
+
+def _note(
+    significance: Significance,
+    header: str,
+    marks: dict[str, str],
+    escape: Callable[[str], str],
+    mark: Callable[[str], str],
+) -> str:
+    """What the marks mean: the baseline (escaped), the measure, the test, its adjustment and
+    the level."""
+    name = escape(_baseline(significance))
+    kinds = [
+        f"{mark(symbol)} significantly {word} than {name}"
+        for symbol, word in ((BETTER, "better"), (WORSE, "worse"))
+        if symbol in marks.values()
+    ]
+    found = " and ".join(kinds) if kinds else f"No run differs significantly from {name}"
+    test = significance.verdict_words()  # our words: nothing to escape
+    return f"{found} on {header} by the {test} ({significance.alpha:g} level)."
+
+
+def _rows(
+    runs: dict[str, Evaluation],
+    ks: Sequence[int | None],
+    significance: Significance | None,
+    digits: int,
+    style: _Style,
+    named: Sequence[str],
+) -> tuple[list[str], list[list[str]], str | None]:
+    """The header, each run's row of cells (escaped, bold, marked) and the note on marks."""
+    measures = _measures(ks, named)
+    lead = measures[0][0] if significance is None else significance.measure
+    headers = dict(measures)
+    marks = {} if significance is None else significance_marks(runs, significance)
+    rows = []
+    for run, values in _cells(runs, measures, digits).items():
+        row = [style.escape(run)]
+        for (key, _header), (text, best) in zip(measures, values):
+            shown = (style.bold(text) if best else text) if text else style.missing
+            if key == lead and run in marks:
+                shown += style.mark(marks[run])
+            row.append(shown)
+        rows.append(row)
+    header = ["Run", *(style.escape(title) if title in named else title for _k, title in measures)]
+    if significance is None:
+        return header, rows, None
+    shown_lead = style.escape(headers[lead]) if lead in named else headers[lead]
+    note = _note(significance, shown_lead, marks, style.escape, style.mark)
+    return header, rows, note
+
+
+@dataclass(frozen=True)
+class _Style:
+    """How a format escapes text, sets a number bold, marks one and shows a missing one."""
+
+    escape: Callable[[str], str]
+    bold: Callable[[str], str]
+    mark: Callable[[str], str]
+    missing: str
+
+
+LATEX = _Style(
+    escape=latex_text,
+    bold=lambda text: rf"\textbf{{{text}}}",
+    mark=lambda symbol: rf"\textsuperscript{{{LATEX_MARKS[symbol]}}}",
+    missing="--",
+)
+MARKDOWN = _Style(escape=markdown_text, bold=lambda text: f"**{text}**", mark=str, missing="–")
+
+
+def latex_table(
+    runs: dict[str, Evaluation],
+    ks: Sequence[int | None],
+    significance: Significance | None,
+    digits: int = 4,
+    named: Sequence[str] = (),
+) -> str:
+    """The runs' means as a booktabs ``tabular``, the note on marks a small paragraph below
+    it (a line of the table would widen its last column to the note's length)."""
+    header, rows, note = _rows(runs, ks, significance, digits, LATEX, named)
+    lines = [
+        rf"\begin{{tabular}}{{l{'r' * (len(header) - 1)}}}",
+        r"\toprule",
+        " & ".join(header) + r" \\",
+        r"\midrule",
+        *(" & ".join(row) + r" \\" for row in rows),
+        r"\bottomrule",
+        r"\end{tabular}",
+    ]
+    if note is not None:
+        lines += [r"\par\smallskip", rf"{{\footnotesize {note}\par}}"]
+    return "\n".join(lines) + "\n"
+
+
+def markdown_table(
+    runs: dict[str, Evaluation],
+    ks: Sequence[int | None],
+    significance: Significance | None,
+    digits: int = 4,
+    named: Sequence[str] = (),
+) -> str:
+    """The runs' means as a GitHub pipe table, the note on marks below it."""
+    header, rows, note = _rows(runs, ks, significance, digits, MARKDOWN, named)
+    lines = [
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join([":---", *("---:" for _ in header[1:])]) + "|",
+        *("| " + " | ".join(row) + " |" for row in rows),
+    ]
+    if note is not None:
+        lines += ["", note]
+    return "\n".join(lines) + "\n"
