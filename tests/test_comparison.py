@@ -461,3 +461,14 @@ def test_eval_and_agreement_import_no_scipy_stats(tmp_path):
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip() == "False", done.stderr
+
+
+def test_differences_equal_but_for_rounding_give_an_interval_at_once():
+    """b = a + 0.1 differs from a by 0.1 give or take one rounding: the interval's search
+    stops where floats can go no finer (it once looped for ever)."""
+    a = np.random.default_rng(0).random(30)
+    comparison = compare_scores("a", "b", "ndcg@10", a, a + 0.1, permutations=1000, seed=0)
+    interval = comparison.randomization_interval
+    assert interval.low == pytest.approx(0.1, abs=1e-12)
+    assert interval.high == pytest.approx(0.1, abs=1e-12)
+    assert comparison.significant

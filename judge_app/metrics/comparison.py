@@ -304,6 +304,8 @@ def _inverted(flips: _SignFlips, alpha: float) -> MeanInterval:
         inside, outside = mean, far
         while abs(outside - inside) > 1e-12 * spread:
             middle = (inside + outside) / 2
+            if middle in (inside, outside):  # as fine as floats go (d equal but for rounding)
+                break
             if flips.p_value(middle) >= alpha:
                 inside = middle
             else:
