@@ -100,7 +100,9 @@ with open(sys.argv[2]) as handle:
         run.setdefault(qid, {})[doc] = float(score)
 t2 = time.perf_counter()
 """
-PEER_CODE = PEER_READ + r"""
+PEER_CODE = (
+    PEER_READ
+    + r"""
 evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10"})
 results = evaluator.evaluate(run)
 t3 = time.perf_counter()
@@ -114,9 +116,12 @@ print(json.dumps({"mean": sum(values) / len(values), "n_queries": len(values),
                   "phases": {"import": t1 - t0, "parse": t2 - t1, "evaluate": t3 - t2},
                   "vmhwm_mib": peak}))
 """
+)
 
 # pytrec_eval's all_trec, averaged as trec_eval averages: sums for counts, geometric means
-PEER_ALL_CODE = PEER_READ + r"""
+PEER_ALL_CODE = (
+    PEER_READ
+    + r"""
 evaluator = pytrec_eval.RelevanceEvaluator(qrels, {"all_trec"})
 results = evaluator.evaluate(run)
 t3 = time.perf_counter()
@@ -134,6 +139,7 @@ print(json.dumps({"means": means, "n_queries": len(results),
                   "phases": {"import": t1 - t0, "parse": t2 - t1, "evaluate": t3 - t2},
                   "vmhwm_mib": peak}))
 """
+)
 
 RANX_CODE = r"""
 import json, sys, time
