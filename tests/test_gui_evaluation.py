@@ -291,6 +291,14 @@ def test_screenshots(qtbot, window):
     view.charts.setCurrentIndex(2)
     qtbot.wait(200)
     window.grab().save(str(folder / "evaluation-differences.png"))
+    with qtbot.waitSignal(view.model.modelReset, timeout=60_000):
+        qtbot.keyClicks(view.measures, "AP, Bpref, P(rel=2)@5")
+    qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
+    for index in range(view.charts.count()):
+        view.charts.setCurrentIndex(index)
+        qtbot.wait(300)
+        name = view.charts.tabText(index).lower().replace(" ", "-").replace("@", "")
+        window.grab().save(str(folder / f"evaluation-measures-{name}.png"))
     window.page_actions["agreement"].trigger()
     qtbot.waitUntil(lambda: window.analysis.report is not None, timeout=60_000)
     qtbot.wait(200)
@@ -405,6 +413,8 @@ def test_more_measures_by_name_equal_eval_db_and_a_wrong_name_says_why(qtbot, wi
     for run in expected["runs"]:
         for name in ("AP", "Bpref", "P(rel=2)@5"):
             assert view.model.headers[f"{run['run']} {name}"] == f"{run['run']}\n{name}"
+            column = view.model.columns.index(f"{run['run']} {name}")
+            assert not view.table.isColumnHidden(column)
             for query in run["queries"]:
                 shown = table.loc[query["query_id"], f"{run['run']} {name}"]
                 assert shown == pytest.approx(query[name], abs=1e-11)

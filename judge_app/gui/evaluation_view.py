@@ -12,7 +12,7 @@ from html import escape
 import numpy as np
 from matplotlib.figure import Figure
 from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeyEvent
+from PySide6.QtGui import QAction, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMenu,
+    QScrollArea,
     QSpinBox,
     QSplitter,
     QTabWidget,
@@ -63,6 +64,10 @@ MEASURES_TIP = (
 )
 HINT = "Double-click or press Enter on a query to see how its NDCG adds up."
 SUMS = (" DCG", " IDCG")
+SUMMARY_SHARE = 0.3
+"""The most of the page's height the summary takes before it scrolls."""
+SUMMARY_MINIMUM = 120
+CHARTS_MINIMUM = 200
 """Columns (after a run's name) shown on asking (the header's menu): the drill-down has them."""
 TitleSource = Callable[[list[str]], dict[str, str]]
 """Document id → title of the given documents (read from the database)."""
@@ -283,7 +288,13 @@ class EvaluationView(QWidget):
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        layout.addWidget(self.summary)
+        self.summary_area = QScrollArea()  # a long summary scrolls, never clipped
+        self.summary_area.setObjectName("evaluationSummaryArea")
+        self.summary_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.summary_area.setWidgetResizable(True)
+        self.summary_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.summary_area.setWidget(self.summary)
+        layout.addWidget(self.summary_area)
         self.plan = PlanPanel()
         layout.addWidget(self.plan)
         self.charts = QTabWidget()
@@ -301,6 +312,8 @@ class EvaluationView(QWidget):
             self.charts.addTab(canvas, title)
         self.matrix = ComparisonMatrix()
         self.charts.addTab(self.matrix, "Runs compared")
+        # the charts give way first (the matrix's own minimum would squeeze the plan's words)
+        self.charts.setMinimumHeight(CHARTS_MINIMUM)
         layout.addWidget(self.charts, 1)
         return pane
 
@@ -448,6 +461,7 @@ class EvaluationView(QWidget):
         if not self.table.currentIndex().isValid() and self.proxy.rowCount():
             self.table.setCurrentIndex(self.proxy.index(0, 0))  # Enter opens it at once
         self.summary.setText(_summary_html(evaluation))
+        self._fit_summary()
         self.matrix.set_significance(evaluation.significance)
         self.plan.set_evaluation(evaluation)
         assert self.campaign is not None
@@ -459,12 +473,25 @@ class EvaluationView(QWidget):
         if self.drill_down is not None and self.drill_down.isVisible():
             self.drill_down.refresh()
 
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_summary()
+
+    def _fit_summary(self) -> None:
+        """The summary as tall as its text, up to SUMMARY_SHARE of the page's height (then it
+        scrolls): the charts keep the rest."""
+        area = self.summary_area
+        needed = self.summary.heightForWidth(area.viewport().width() or area.width())
+        cap = max(SUMMARY_MINIMUM, int(self.height() * SUMMARY_SHARE))
+        area.setFixedHeight(max(min(needed, cap), SUMMARY_MINIMUM))
+
     def _hide_sums(self) -> None:
         """Show each run's DCG and IDCG columns only when asked: NDCG, coverage and the query's
-        text fit beside the summary without scrolling."""
+        text fit beside the summary without scrolling. Every other column is shown: a column
+        keeps its place's hidden state when the columns change (measures added by name)."""
         for column, name in enumerate(self.model.columns):
-            if isinstance(name, str) and name.endswith(SUMS):
-                self.table.setColumnHidden(column, not self.show_sums.isChecked())
+            is_sum = isinstance(name, str) and name.endswith(SUMS)
+            self.table.setColumnHidden(column, is_sum and not self.show_sums.isChecked())
         self.pane.fit_stretch()
 
     # drill-down --------------------------------------------------------------------------------
