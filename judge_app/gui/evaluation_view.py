@@ -11,7 +11,7 @@ from html import escape
 
 import numpy as np
 from matplotlib.figure import Figure
-from PySide6.QtCore import QEvent, QModelIndex, QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -66,7 +66,7 @@ HINT = "Double-click or press Enter on a query to see how its NDCG adds up."
 SUMS = (" DCG", " IDCG")
 SUMMARY_SHARE = 0.3
 """The most of the page's height the summary takes before it scrolls."""
-SUMMARY_MINIMUM = 120
+SUMMARY_MINIMUM = 60
 CHARTS_MINIMUM = 200
 """Columns (after a run's name) shown on asking (the header's menu): the drill-down has them."""
 TitleSource = Callable[[list[str]], dict[str, str]]
@@ -142,6 +142,24 @@ class NameMenu(QToolButton):
     def _update_text(self) -> None:
         chosen = self.chosen()
         self.setText(f"All {self.noun}" if not chosen else ", ".join(chosen))
+
+
+class FittedScrollArea(QScrollArea):
+    """A scroll area that asks for the height it is given by :meth:`fit` and gives way to its
+    minimum where its neighbours need the room."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._wanted = 0
+
+    def fit(self, wanted: int, minimum: int) -> None:
+        self._wanted = wanted
+        self.setMinimumHeight(min(wanted, minimum))
+        self.setMaximumHeight(wanted)
+        self.updateGeometry()
+
+    def sizeHint(self) -> QSize:
+        return QSize(super().sizeHint().width(), self._wanted)
 
 
 class EvaluationView(QWidget):
@@ -288,7 +306,7 @@ class EvaluationView(QWidget):
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.summary.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
-        self.summary_area = QScrollArea()  # a long summary scrolls, never clipped
+        self.summary_area = FittedScrollArea()  # a long summary scrolls, never clipped
         self.summary_area.setObjectName("evaluationSummaryArea")
         self.summary_area.setFrameShape(QFrame.Shape.NoFrame)
         self.summary_area.setWidgetResizable(True)
@@ -478,12 +496,14 @@ class EvaluationView(QWidget):
         self._fit_summary()
 
     def _fit_summary(self) -> None:
-        """The summary as tall as its text, up to SUMMARY_SHARE of the page's height (then it
-        scrolls): the charts keep the rest."""
+        """The summary as tall as its text, up to SUMMARY_SHARE of the page's height, and less
+        (down to SUMMARY_MINIMUM) where the page is short: then it scrolls."""
         area = self.summary_area
         needed = self.summary.heightForWidth(area.viewport().width() or area.width())
+        if needed < 0:  # no width to wrap in yet
+            needed = self.summary.sizeHint().height()
         cap = max(SUMMARY_MINIMUM, int(self.height() * SUMMARY_SHARE))
-        area.setFixedHeight(max(min(needed, cap), SUMMARY_MINIMUM))
+        area.fit(min(needed, cap), SUMMARY_MINIMUM)
 
     def _hide_sums(self) -> None:
         """Show each run's DCG and IDCG columns only when asked: NDCG, coverage and the query's
