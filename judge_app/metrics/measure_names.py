@@ -132,7 +132,7 @@ ALIASES: dict[str, tuple[str, dict[str, object]]] = {
 @dataclass(frozen=True)
 class MeasureName:
     """A parsed measure name: family, cut-off (or recall, for IPrec) and the parameters given
-    that differ from their defaults, in the family's order."""
+    that differ from their defaults, in the order given (ir_measures keeps it too)."""
 
     family: str
     cutoff: int | float | None
@@ -165,19 +165,19 @@ class MeasureName:
         family = FAMILIES[self.family]
         return bool(self.param("judged_only")) if "judged_only" in family.params else False
 
-    def trec_name(self) -> str:
-        """trec_eval's name of the value: ``ndcg_cut_10``, ``map``, ``set_F`` …"""
+    def trec_spec(self) -> str:
+        """trec_eval's ``-m`` text of this measure: ``ndcg_cut.10``, ``map``, ``set_F.0.5`` …"""
         family = FAMILIES[self.family]
-        if self.cutoff is None:
-            assert family.trec is not None
-            if self.family == "NumRet" and self.param("rel") is not None:
-                return "num_rel_ret"
-            if self.family == "SetP" and self.param("relative"):
-                return "set_relative_P"
-            return family.trec
-        if self.family == "IPrec":
-            return f"iprec_at_recall_{self.cutoff:.2f}"
-        return f"{family.trec_cut}_{self.cutoff}"
+        if self.family == "SetF" and "beta" in dict(self.params):
+            return f"set_F.{float(self.param('beta'))!r}"  # type: ignore[arg-type]
+        if self.cutoff is not None:
+            return f"{family.trec_cut}.{self.cutoff!r}"
+        if self.family == "NumRet" and self.param("rel") is not None:
+            return "num_rel_ret"
+        if self.family == "SetP" and self.param("relative"):
+            return "set_relative_P"
+        assert family.trec is not None
+        return family.trec
 
 
 def _value_text(value: object) -> str:

@@ -83,21 +83,9 @@ def _trec(
     ranked = _ranked(run, qrels, measure.relevance, measure.judged_only, complete)
     from judge_app.trec_eval import compute, parse
 
-    spec = parse(_trec_spec(measure))
+    spec = parse(measure.trec_spec())
     values = compute(ranked, [spec])
     return ranked.queries, np.asarray(values[spec.names[0]], dtype=np.float64)
-
-
-def _trec_spec(measure: MeasureName) -> str:
-    """The ``-m`` text of trec_eval that gives ``measure``: ``P.5``, ``set_F.0.5`` …"""
-    name = measure.trec_name()
-    if measure.family == "SetF" and measure.params:
-        return f"set_F.{float(measure.param('beta'))!r}"  # type: ignore[arg-type]
-    if measure.cutoff is None:
-        return name
-    if measure.family == "IPrec":
-        return f"iprec_at_recall.{measure.cutoff!r}"
-    return f"{name.rsplit('_', 1)[0]}.{measure.cutoff}"
 
 
 def _ranked(
