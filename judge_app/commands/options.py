@@ -125,8 +125,9 @@ class EvaluationOptions:
     resamples: int = 10_000
     permutations: int = 10_000
     measures: tuple[str, ...] = ()
-    """More measures by the names ir_measures writes (``AP``, ``P(rel=2)@5``); the first leads
-    the comparisons and intervals in place of NDCG@k."""
+    """More measures by the names ir_measures writes (``AP``, ``P(rel=2)@5``: as
+    :func:`measure_names` gives them); the first leads the comparison of runs in place of
+    NDCG@k."""
 
     def checked(self) -> EvaluationOptions:
         """These options, or a usage error naming the first that is wrong."""
@@ -171,9 +172,9 @@ class EvaluationOptions:
 
     @property
     def measure(self) -> str:
-        """The key of the values comparisons and intervals are of: the first named measure,
-        else ``ndcg@k`` at the leading k."""
-        return str(self.named_measures()[0]) if self.measures else f"ndcg@{k_label(self.k)}"
+        """The key of the values the runs are compared on: the first named measure, else
+        ``ndcg@k`` at the leading k."""
+        return self.measures[0] if self.measures else f"ndcg@{k_label(self.k)}"
 
     @property
     def label(self) -> str:
@@ -206,5 +207,5 @@ class EvaluationOptions:
             "seed": self.seed,
             "resamples": self.resamples,
             "permutations": self.permutations,
-            "measures": [str(measure) for measure in self.named_measures()],
+            "measures": list(self.measures),
         }
