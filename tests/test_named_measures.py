@@ -175,3 +175,13 @@ def test_the_report_shows_the_named_means_of_eval(capsys, demo, tmp_path):
         cells = f"<td>{run['run']}</td><td class='n'>{run['mean']['AP']:.4f}</td>"
         cells += f"<td class='n'>{run['mean']['Bpref']:.4f}</td>"
         assert cells in section
+
+
+def test_options_keep_the_names_as_ir_measures_writes_them():
+    from judge_app.commands.options import EvaluationOptions
+    from judge_app.errors import UsageError
+
+    options = EvaluationOptions(measures=("MAP", "P(rel=1)@5", "AP"))
+    assert options.measures == ("AP", "P@5") and options.measure == "AP"
+    with pytest.raises(UsageError, match="no measure family 'Foo'"):
+        EvaluationOptions(measures=("Foo@3",)).checked()

@@ -129,6 +129,14 @@ class EvaluationOptions:
     :func:`measure_names` gives them); the first leads the comparison of runs in place of
     NDCG@k."""
 
+    def __post_init__(self) -> None:
+        """``measures`` as ir_measures writes them (``MAP`` is ``AP``); a wrong name is left
+        for :meth:`checked` to report."""
+        try:
+            object.__setattr__(self, "measures", measure_names(self.measures))
+        except UsageError:
+            pass
+
     def checked(self) -> EvaluationOptions:
         """These options, or a usage error naming the first that is wrong."""
         self.settings()
