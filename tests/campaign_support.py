@@ -1,6 +1,6 @@
 """A generated campaign for the evaluation tests: holes in the judgments, two runs, three
-raters and a lead's adjudicated grades; and a small one with planted disagreements for
-``assign --where-disputed``. Both built with ``judge-app import``."""
+raters and a lead's adjudicated grades; a small one with planted disagreements for
+``assign --where-disputed`` (both built with ``judge-app import``); and the demo."""
 
 from __future__ import annotations
 
@@ -13,6 +13,15 @@ import pandas as pd
 import pytest
 
 from judge_app.cli import main as cli
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory) -> Path:
+    """The demo database, built once for a test module that only reads it."""
+    path = tmp_path_factory.mktemp("demo") / "demo.sqlite"
+    with redirect_stdout(StringIO()):
+        assert cli(["demo", str(path)]) == 0
+    return path
 
 
 def import_frames(path: Path, folder: Path, **frames: pd.DataFrame) -> None:

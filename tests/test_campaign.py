@@ -7,12 +7,11 @@ import json
 import math
 from contextlib import redirect_stdout
 from io import StringIO
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from campaign_support import generated, import_frames
+from campaign_support import demo, generated, import_frames
 
 from judge_app.cli import main as cli
 from judge_app.commands.evaluate import change_stamp, evaluate_campaign, load_campaign
@@ -21,20 +20,12 @@ from judge_app.commands.options import EvaluationOptions
 from judge_app.metrics.aggregation import aggregate_grades, majority_tie
 from judge_app.store import open_database
 
-__all__ = ["generated"]  # fixture
+__all__ = ["demo", "generated"]  # fixtures
 
 
 def choose(k: int | None = 10, **options) -> EvaluationOptions:
     """The options of the evaluation page, whose k is one number (or None: all)."""
     return EvaluationOptions(ks=(k,), **options)
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("demo") / "demo.sqlite"
-    with redirect_stdout(StringIO()):
-        assert cli(["demo", str(path)]) == 0
-    return path
 
 
 def _cli_json(*args: str) -> dict:

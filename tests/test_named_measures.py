@@ -5,16 +5,18 @@ database and from its exported files, and leading the comparison."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
+from campaign_support import demo
 
 from judge_app.cli import main
 from judge_app.metrics.measure_names import parse_measures
 from judge_app.metrics.named import named_values
+
+__all__ = ["demo"]  # fixtures
 
 EVERY_FAMILY = (
     "nDCG@10,nDCG,nDCG@3,P@5,P@20,R@10,R@100,AP,AP@10,RR,Bpref,Rprec,Judged@10,Judged@3,infAP,"
@@ -107,13 +109,6 @@ def eval_json(capsys, *args: object) -> dict:
     captured = capsys.readouterr()
     assert code == 0, captured.err
     return json.loads(captured.out)
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("demo") / "demo.sqlite"
-    assert main(["demo", str(path)]) == 0
-    return path
 
 
 NAMES = "AP,Bpref,P(rel=2)@5,infAP,Judged@10,nDCG@10,nDCG(dcg='exp-log2')@5,RR,Rprec"

@@ -13,6 +13,7 @@ from pathlib import Path
 import cmarkgfm
 import numpy as np
 import pytest
+from campaign_support import demo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
@@ -31,6 +32,8 @@ from judge_app.metrics.paper_tables import (
     markdown_text,
 )
 from judge_app.metrics.ranking import Evaluation, Settings
+
+__all__ = ["demo"]  # fixtures
 
 DEMO = Path(__file__).resolve().parents[1] / "resources" / "demo"
 BASE = np.array([0.5, 0.6, 0.4, 0.7, 0.3, 0.5, 0.4, 0.6])
@@ -257,13 +260,6 @@ def printed(*args: str) -> str:
     with redirect_stdout(out):
         assert cli(list(args)) == 0
     return out.getvalue()
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("demo") / "demo.sqlite"
-    printed("demo", str(path))
-    return path
 
 
 @pytest.mark.parametrize("output", ["latex", "markdown"])

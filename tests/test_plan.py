@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from campaign_support import generated, import_frames
+from campaign_support import demo, generated, import_frames
 from statsmodels.stats.power import TTestPower, tt_solve_power
 
 from judge_app.cli import main as cli
@@ -23,15 +23,7 @@ from judge_app.errors import JudgeAppError, UsageError
 from judge_app.names import ADJUDICATED
 from judge_app.store import open_database, reads
 
-__all__ = ["generated"]  # fixtures
-
-
-@pytest.fixture(scope="module")
-def demo(tmp_path_factory) -> Path:
-    path = tmp_path_factory.mktemp("demo") / "demo.sqlite"
-    with redirect_stdout(StringIO()):
-        assert cli(["demo", str(path)]) == 0
-    return path
+__all__ = ["demo", "generated"]  # fixtures
 
 
 def run(*args: object) -> tuple[int, str, str]:
