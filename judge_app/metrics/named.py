@@ -42,9 +42,15 @@ def named_values(
     missing from the run (trec_eval's ``-c``)."""
     run, qrels = table_of(run), table_of(qrels)
     named: dict[str, np.ndarray] = {}
+    lists: dict[tuple[int, bool], Ranked] = {}  # ranked once per relevance level and -J
     for measure in measures:
-        engine = _ours if measure.family in OURS else _trec
-        ids, values = engine(run, qrels, measure, complete)
+        if measure.family in OURS:
+            ids, values = _ours(run, qrels, measure, complete)
+        else:
+            key = (measure.relevance, measure.judged_only)
+            if key not in lists:
+                lists[key] = _ranked(run, qrels, *key, complete)
+            ids, values = lists[key].queries, _trec(lists[key], measure)
         place = {query: row for row, query in enumerate(ids)}
         rows = np.fromiter((place.get(q, -1) for q in query_ids), np.int64, len(query_ids))
         aligned = np.full(len(query_ids), np.nan)
@@ -76,16 +82,12 @@ def _ours(
     return evaluation.query_ids, evaluation.values[f"{key}@{k_label(measure.cutoff)}"]  # type: ignore[arg-type]
 
 
-def _trec(
-    run: pa.Table, qrels: pa.Table, measure: MeasureName, complete: bool
-) -> tuple[list[str], np.ndarray]:
-    """Any other family, by trec_eval's engine."""
-    ranked = _ranked(run, qrels, measure.relevance, measure.judged_only, complete)
+def _trec(ranked: Ranked, measure: MeasureName) -> np.ndarray:
+    """Any other family, by trec_eval's engine, on the lists ranked at its level and -J."""
     from judge_app.trec_eval import compute, parse
 
     spec = parse(measure.trec_spec())
-    values = compute(ranked, [spec])
-    return ranked.queries, np.asarray(values[spec.names[0]], dtype=np.float64)
+    return np.asarray(compute(ranked, [spec])[spec.names[0]], dtype=np.float64)
 
 
 def _ranked(
