@@ -49,13 +49,19 @@ def collection(seed: int, ties: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def oracle(qrels: pd.DataFrame, run: pd.DataFrame, names: list[str]) -> dict[str, dict]:
-    """ir_measures' value of each name for each query it evaluates."""
+    """ir_measures' value of each name for each query it evaluates, by its pytrec_eval
+    provider (Judged: its judged provider), named: left to choose, ir_measures may pick
+    another provider whose nDCG is not trec_eval's, differently from one run to the next."""
     qrels_in = [ir_measures.Qrel(r.query_id, r.doc_id, int(r.grade)) for r in qrels.itertuples()]
     run_in = [ir_measures.ScoredDoc(r.query_id, r.doc_id, r.score) for r in run.itertuples()]
     values: dict[str, dict] = {}
     measures = [ir_measures.parse_measure(name) for name in names]
-    for metric in ir_measures.iter_calc(measures, qrels_in, run_in):
-        values.setdefault(str(metric.measure), {})[metric.query_id] = metric.value
+    for provider, chosen in (
+        (ir_measures.judged, [m for m in measures if m.NAME == "Judged"]),
+        (ir_measures.pytrec_eval, [m for m in measures if m.NAME != "Judged"]),
+    ):
+        for metric in provider.iter_calc(chosen, qrels_in, run_in):
+            values.setdefault(str(metric.measure), {})[metric.query_id] = metric.value
     return values
 
 
