@@ -123,7 +123,7 @@ ROWS = {
         "INSERT INTO document VALUES (1, 'd1', 'Pizza places', NULL, NULL)",
         "INSERT INTO run VALUES (1, 'bm25', NULL, '2026-01-01 00:00:00')",
         "INSERT INTO result VALUES (1, 1, 1, 1, 1, 9.5)",
-        "INSERT INTO rater VALUES (1, 'ana', '2026-01-01 00:00:00', 1)",
+        "INSERT INTO rater (id, name, created_at, active) VALUES (1, 'ana', '2026-01-01 00:00:00', 1)",
         "INSERT INTO assignment VALUES (1, 1, 0)",
         "INSERT INTO judgment VALUES (1, 1, 1, 1, 3, 0, NULL, '2026-01-02 00:00:00', 800)",
         "INSERT INTO judgment_event (id, rater_id, query_id, document_id, action, old_grade, "
@@ -138,11 +138,19 @@ ROWS = {
         "'2026-01-03 00:01:00', 900)",
         "INSERT INTO gold_item VALUES (1, 1, 3, '2026-01-03 00:00:00')",
     ],
+    "0004": [
+        "INSERT INTO rater (id, name, created_at, active, kind) VALUES "
+        "(2, 'llm', '2026-01-04 00:00:00', 1, 'automatic')",
+        "INSERT INTO automatic_judge VALUES (2, 'llm', 'qwen', 'abc', 'Grade it', "
+        "'http://127.0.0.1:1/v1', NULL, '2026-01-04 00:00:00')",
+        "INSERT INTO auto_judgment VALUES (2, 1, 1, 2.0, NULL, '2', 'f00', 30, 1, 120, "
+        "'2026-01-04 00:00:00')",
+    ],
 }
 """Rows in every table of each revision (what it adds), in an order foreign keys allow."""
 
 
-NEW_COLUMNS = {"judgment_event": {"repeat": 0}}
+NEW_COLUMNS = {"judgment_event": {"repeat": 0}, "rater": {"kind": "human"}}
 """Columns a later revision adds to an existing table, with the value old rows get."""
 
 

@@ -33,7 +33,7 @@ from judge_app.store.bulk_judgments import JudgmentWriter
 from judge_app.store.database import Database, database_url, is_open, open_database
 from judge_app.store.errors import StoreError
 from judge_app.store.keys import KeyLog
-from judge_app.store.models import Document, Query, Rater
+from judge_app.store.models import AUTOMATIC, Document, Query, Rater
 
 # progress(step, done, total): step names what is being written, done and total count lines
 ImportProgress = Callable[[str, int, int], None]
@@ -174,10 +174,14 @@ class _Import:
     raters: dict[str, str] = field(default_factory=dict)  # a name as written → the rater's
     rater_keys: dict[str, str] = field(default_factory=dict)  # rater_key → the rater's name
     similar_keys: dict[str, str] = field(default_factory=dict)  # name_key → the first name
+    automatic: set[str] = field(default_factory=set)  # the automatic judges' names
 
     def __post_init__(self) -> None:
-        for name in self.session.scalars(select(Rater.name).order_by(Rater.name)):
-            self.raters[name] = name
+        for name, kind in self.session.execute(select(Rater.name, Rater.kind).order_by(Rater.name)):
+            if kind == AUTOMATIC:
+                self.automatic.add(name)  # refused by ``_rater_of``, even written exactly
+            else:
+                self.raters[name] = name
             self.rater_keys.setdefault(rater_key(name), name)
             self.similar_keys.setdefault(name_key(name), name)
 
@@ -229,6 +233,11 @@ class _Import:
         if is_role(name):
             return ADJUDICATED
         known = self.rater_keys.setdefault(rater_key(name), name)
+        if known in self.automatic:
+            reason = (
+                f"{quoted(known)} is an automatic judge: its grades are not imported as a person's"
+            )
+            reader.problems.add(row, reader.column("rater"), reason)
         if known == name:
             other = self.similar_keys.setdefault(name_key(name), name)
             if other != name:

@@ -94,13 +94,21 @@ class Result(Base):
     score: Mapped[float | None] = mapped_column(Float)
 
 
+HUMAN, AUTOMATIC = "human", "automatic"
+
+
 class Rater(Base):
+    """A person who judges (``kind`` human), or an automatic judge whose grades live in
+    ``auto_judgment`` only, never in ``judgment``: see ``AutomaticJudge``."""
+
     __tablename__ = "rater"
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(255), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
     active: Mapped[bool] = mapped_column(Boolean, default=True)
+    kind: Mapped[str] = mapped_column(String(16), default=HUMAN, server_default=HUMAN)
+    """``HUMAN`` or ``AUTOMATIC`` (set by ``store.automatic`` only)."""
 
 
 class Judgment(Base):
@@ -248,3 +256,47 @@ class GoldItem(Base):
     document_id: Mapped[int] = mapped_column(ForeignKey("document.id"), primary_key=True)
     grade: Mapped[int] = mapped_column(Integer)
     marked_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class AutomaticJudge(Base):
+    """How an automatic rater grades: ``method`` ``llm`` (a chat-completions ``model`` at
+    ``endpoint`` with the prompt ``template``, whose hash is ``prompt_version``) or ``local``
+    (a model learned from the campaign's human grades; ``details`` is its JSON report). One
+    judge is one model and one prompt: another of either is another judge."""
+
+    __tablename__ = "automatic_judge"
+    __table_args__ = (CheckConstraint("method IN ('llm', 'local')", name="method_known"),)
+
+    rater_id: Mapped[int] = mapped_column(ForeignKey("rater.id"), primary_key=True)
+    method: Mapped[str] = mapped_column(String(16))
+    model: Mapped[str] = mapped_column(String(255))
+    prompt_version: Mapped[str | None] = mapped_column(String(64))
+    template: Mapped[str | None] = mapped_column(Text)
+    endpoint: Mapped[str | None] = mapped_column(Text)
+    details: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class AutoJudgment(Base):
+    """An automatic judge's grade of a pair (a real number 0–5: a local model's expected
+    grade), or its failure to give one (``grade`` None, ``failure`` the reason). No human
+    sees it, agreement never counts it, and evaluation reads it only when asked to.
+    ``prompt_sha`` is the hash of the exact request: the cache key of a rerun."""
+
+    __tablename__ = "auto_judgment"
+    __table_args__ = (
+        CheckConstraint("grade IS NULL OR (grade >= 0 AND grade <= 5)", name="grade_range"),
+        CheckConstraint("(grade IS NULL) <> (failure IS NULL)", name="grade_or_failure"),
+    )
+
+    rater_id: Mapped[int] = mapped_column(ForeignKey("rater.id"), primary_key=True)
+    query_id: Mapped[int] = mapped_column(ForeignKey("query.id"), primary_key=True)
+    document_id: Mapped[int] = mapped_column(ForeignKey("document.id"), primary_key=True)
+    grade: Mapped[float | None] = mapped_column(Float)
+    failure: Mapped[str | None] = mapped_column(Text)
+    answer: Mapped[str | None] = mapped_column(Text)
+    prompt_sha: Mapped[str | None] = mapped_column(String(64))
+    prompt_tokens: Mapped[int | None] = mapped_column(Integer)
+    completion_tokens: Mapped[int | None] = mapped_column(Integer)
+    duration_ms: Mapped[int | None] = mapped_column(Integer)
+    judged_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

@@ -22,7 +22,7 @@ from judge_app.names import (
     similar_reason,
 )
 from judge_app.store.errors import SimilarRaterError, StoreError
-from judge_app.store.models import Assignment, Judgment, Query, Rater
+from judge_app.store.models import AUTOMATIC, Assignment, Judgment, Query, Rater
 
 
 def add_rater(session: Session, name: str, *, similar_ok: bool = False) -> Rater:
@@ -75,6 +75,10 @@ def named_rater(
             "rater: choose another name"
         )
     found = find_rater(session, name)
+    if found is not None and found.kind == AUTOMATIC:
+        raise StoreError(
+            f"{quoted(found.name)} is an automatic judge, not a person: choose another name"
+        )
     if found is not None or not create:
         return found
     return add_rater(session, name, similar_ok=similar_ok)

@@ -1,0 +1,280 @@
+"""Automatic judges and their grades (DESIGN: automatic raters).
+
+An automatic judge is a rater of kind ``automatic`` with one ``AutomaticJudge`` row (its
+method, model and prompt). Its grades are ``AutoJudgment`` rows, never ``Judgment`` rows: the
+judging screen, agreement, exports and a humans-only evaluation read ``judgment`` alone, so
+they cannot show or count an automatic grade, and no automatic grade can replace a human's.
+Every function takes a Session and does not commit.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import delete, func, select, tuple_
+from sqlalchemy.orm import Session
+
+from judge_app.errors import quoted
+from judge_app.store.errors import StoreError
+from judge_app.store.models import (
+    AUTOMATIC,
+    AutoJudgment,
+    AutomaticJudge,
+    Document,
+    Query,
+    Rater,
+    utcnow,
+)
+from judge_app.store.people import find_rater, new_rater_name
+
+
+@dataclass(frozen=True)
+class Judge:
+    """An automatic judge as the calibration page, ``eval --judge`` and reports name it."""
+
+    rater_id: int
+    name: str
+    method: str  # "llm" or "local"
+    model: str
+    prompt_version: str | None
+    template: str | None
+    endpoint: str | None
+    details: dict[str, Any]
+    created_at: datetime
+    graded: int = 0
+    failed: int = 0
+
+    def describe(self) -> str:
+        """One line for people: ``qwen2.5:7b over http://…, prompt 3f2a9c1`` or
+        ``local model (HistGradientBoostingRegressor)``."""
+        if self.method == "local":
+            return f"local model ({self.model})"
+        where = f" at {self.endpoint}" if self.endpoint else ""
+        version = f", prompt {self.prompt_version[:7]}" if self.prompt_version else ""
+        return f"{self.model}{where}{version}"
+
+
+@dataclass(frozen=True)
+class AutoGrade:
+    """One answer of a judge for a pair (ids are the database's): a grade or a failure."""
+
+    query_id: int
+    document_id: int
+    grade: float | None
+    failure: str | None = None
+    answer: str | None = None
+    prompt_sha: str | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    duration_ms: int | None = None
+    judged_at: datetime | None = None
+
+
+def add_judge(
+    session: Session,
+    name: str,
+    *,
+    method: str,
+    model: str,
+    prompt_version: str | None = None,
+    template: str | None = None,
+    endpoint: str | None = None,
+    details: dict[str, Any] | None = None,
+) -> Judge:
+    """The automatic judge called ``name``: made if new; the same one if it exists with this
+    method, model and prompt (a rerun); StoreError if ``name`` is a human rater's, or a judge
+    with another model or prompt (which would mix two judges' grades under one name)."""
+    found = find_rater(session, name)
+    if found is None:
+        rater = Rater(name=new_rater_name(session, name), kind=AUTOMATIC)
+        session.add(rater)
+        session.flush()
+        session.add(
+            AutomaticJudge(
+                rater_id=rater.id,
+                method=method,
+                model=model,
+                prompt_version=prompt_version,
+                template=template,
+                endpoint=endpoint,
+                details=None if details is None else json.dumps(details),
+            )
+        )
+        session.flush()
+        return judge(session, rater.name)
+    if found.kind != AUTOMATIC:
+        raise StoreError(
+            f"{quoted(found.name)} is a human rater: name the automatic judge otherwise"
+        )
+    existing = judge(session, found.name)
+    theirs = (existing.method, existing.model, existing.prompt_version)
+    if theirs != (method, model, prompt_version):
+        raise StoreError(
+            f"the judge {quoted(found.name)} grades with {existing.describe()}; a judge with "
+            "another model or prompt needs another name"
+        )
+    row = session.get_one(AutomaticJudge, found.id)
+    row.endpoint = endpoint
+    if details is not None:
+        row.details = json.dumps(details)
+    session.flush()
+    return judge(session, found.name)
+
+
+def set_details(session: Session, rater_id: int, details: dict[str, Any]) -> None:
+    """Replace a judge's report (a local model's held-out quality, its features)."""
+    session.get_one(AutomaticJudge, rater_id).details = json.dumps(details)
+    session.flush()
+
+
+def judges(session: Session) -> list[Judge]:
+    """Every automatic judge, by name, with its numbers of grades and failures."""
+    counts = {
+        rater_id: (graded, total - graded)
+        for rater_id, graded, total in session.execute(
+            select(AutoJudgment.rater_id, func.count(AutoJudgment.grade), func.count()).group_by(
+                AutoJudgment.rater_id
+            )
+        )
+    }
+    rows = session.execute(
+        select(Rater.id, Rater.name, AutomaticJudge)
+        .join(AutomaticJudge, AutomaticJudge.rater_id == Rater.id)
+        .order_by(Rater.name)
+    )
+    found = []
+    for rater_id, name, row in rows:
+        graded, failed = counts.get(rater_id, (0, 0))
+        found.append(
+            Judge(
+                rater_id=rater_id,
+                name=name,
+                method=row.method,
+                model=row.model,
+                prompt_version=row.prompt_version,
+                template=row.template,
+                endpoint=row.endpoint,
+                details=json.loads(row.details) if row.details else {},
+                created_at=row.created_at,
+                graded=graded,
+                failed=failed,
+            )
+        )
+    return found
+
+
+def judge_names(session: Session) -> list[str]:
+    """The automatic judges' names, in order."""
+    statement = select(Rater.name).where(Rater.kind == AUTOMATIC).order_by(Rater.name)
+    return list(session.scalars(statement))
+
+
+def judge(session: Session, name: str) -> Judge:
+    """The automatic judge called ``name`` (as ``find_rater`` finds it), or StoreError naming
+    the judges there are."""
+    found = find_rater(session, name)
+    if found is not None and found.kind == AUTOMATIC:
+        for candidate in judges(session):
+            if candidate.rater_id == found.id:
+                return candidate
+    names = ", ".join(map(quoted, judge_names(session))) or "none yet"
+    raise StoreError(f"no automatic judge called {quoted(name)} (judges: {names})")
+
+
+def is_automatic(session: Session, rater_id: int) -> bool:
+    """Whether the rater is an automatic judge."""
+    return session.get_one(Rater, rater_id).kind == AUTOMATIC
+
+
+def cached(session: Session, rater_id: int) -> dict[tuple[int, int], str | None]:
+    """(query id, document id) → request hash of the judge's grades (not its failures): a
+    rerun asks again only pairs missing here or whose request changed."""
+    statement = select(
+        AutoJudgment.query_id, AutoJudgment.document_id, AutoJudgment.prompt_sha
+    ).where(AutoJudgment.rater_id == rater_id, AutoJudgment.grade.is_not(None))
+    return {(query, document): sha for query, document, sha in session.execute(statement)}
+
+
+def write_grades(session: Session, rater_id: int, grades: Iterable[AutoGrade]) -> int:
+    """Store a judge's answers, each replacing that judge's earlier answer for the pair (its
+    own only: no other rater's row is touched). Returns how many were written."""
+    if not is_automatic(session, rater_id):
+        raise StoreError("only an automatic judge's grades are written here")
+    rows = [
+        {
+            "rater_id": rater_id,
+            "query_id": grade.query_id,
+            "document_id": grade.document_id,
+            "grade": None if grade.grade is None else float(grade.grade),
+            "failure": grade.failure if grade.grade is None else None,
+            "answer": grade.answer,
+            "prompt_sha": grade.prompt_sha,
+            "prompt_tokens": grade.prompt_tokens,
+            "completion_tokens": grade.completion_tokens,
+            "duration_ms": grade.duration_ms,
+            "judged_at": grade.judged_at or utcnow(),
+        }
+        for grade in grades
+    ]
+    for answer in rows:
+        grade = answer["grade"]
+        if grade is None and not answer["failure"]:
+            raise StoreError("an automatic answer without a grade needs its failure's reason")
+        if isinstance(grade, float) and not 0 <= grade <= 5:
+            raise StoreError(f"an automatic grade must be from 0 to 5, not {grade}")
+    for start in range(0, len(rows), 500):
+        chunk = rows[start : start + 500]
+        keys = [(row["query_id"], row["document_id"]) for row in chunk]
+        session.execute(
+            delete(AutoJudgment).where(
+                AutoJudgment.rater_id == rater_id,
+                tuple_(AutoJudgment.query_id, AutoJudgment.document_id).in_(keys),
+            )
+        )
+        session.execute(AutoJudgment.__table__.insert(), chunk)
+    session.flush()
+    return len(rows)
+
+
+def forget_grades(session: Session, rater_id: int) -> int:
+    """Delete every answer of an automatic judge (to judge again from nothing)."""
+    if not is_automatic(session, rater_id):
+        raise StoreError("only an automatic judge's grades are forgotten here")
+    result = session.execute(delete(AutoJudgment).where(AutoJudgment.rater_id == rater_id))
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
+def auto_grades_frame(
+    session: Session, rater_id: int, *, failures: bool = False, usage: bool = False
+) -> pd.DataFrame:
+    """The judge's grades: ``query_id, doc_id, grade`` (external ids, grade a float), in
+    order of query and document; with ``failures``, its failed pairs too (grade NaN) and a
+    ``failure`` column; with ``usage``, ``prompt_tokens, completion_tokens, duration_ms``."""
+    columns: list[Any] = [Query.external_id.label("query_id"), Document.external_id.label("doc_id")]
+    columns.append(AutoJudgment.grade)
+    if failures:
+        columns.append(AutoJudgment.failure)
+    if usage:
+        columns += [
+            AutoJudgment.prompt_tokens,
+            AutoJudgment.completion_tokens,
+            AutoJudgment.duration_ms,
+        ]
+    statement = (
+        select(*columns)
+        .join(Query, Query.id == AutoJudgment.query_id)
+        .join(Document, Document.id == AutoJudgment.document_id)
+        .where(AutoJudgment.rater_id == rater_id)
+        .order_by(Query.external_id, Document.external_id)
+    )
+    if not failures:
+        statement = statement.where(AutoJudgment.grade.is_not(None))
+    frame = pd.read_sql(statement, session.connection())
+    frame["grade"] = frame["grade"].astype(np.float64)
+    return frame
