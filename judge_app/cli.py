@@ -206,6 +206,19 @@ def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
         "--adjudicated", choices=("prefer", "ignore"), default="prefer", help=ADJUDICATED_HELP
     )
     chosen.add_argument("--raters", metavar="A,B", help="only these raters' judgments")
+    chosen.add_argument(
+        "--judge",
+        metavar="NAME",
+        help="an automatic judge of DB (judge-app autojudge): with --grades corrected (its "
+        "default) each run's mean is also estimated by prediction-powered inference, with "
+        "the human grades it saves",
+    )
+    chosen.add_argument(
+        "--grades",
+        metavar="WHOSE",
+        help="whose grades: humans (default), automatic (the judge's alone: biased as the "
+        "judge is) or corrected (humans', corrected by the judge's grades of every query)",
+    )
     measures = parser.add_argument_group("measures")
     measures.add_argument(
         "--k",
@@ -283,6 +296,8 @@ def _evaluation_options(args: argparse.Namespace) -> EvaluationOptions:
         resamples=args.resamples,
         permutations=args.permutations,
         measures=measure_names(args.measure),
+        judge=args.judge,
+        grades=args.grades,
     ).checked()
 
 
