@@ -238,6 +238,7 @@ class EvaluationView(QWidget):
         self.grades = QComboBox()
         self.grades.setObjectName("gradesCombo")
         self.grades.setToolTip(GRADES_TIP)
+        self.grades.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.grades.addItem("humans", HUMANS)
         self._wanted_grades: str | None = None  # a judge's, restored before judges are known
         for text, widget in (
@@ -632,11 +633,10 @@ def _summary_html(evaluation: EvaluationResult) -> str:
         f"<tr><td></td><td align='right'>mean</td><td align='right'>{CONFIDENCE:.0%} interval"
         f"</td><td align='right'>queries</td><td align='right'>judged@{k}</td></tr>{rows}</table>"
     ]
-    source = evaluation.options.grade_source
-    if source == "automatic":
+    if evaluation.options.grade_source == "automatic":
         parts.insert(0, f"<p><b>⚠</b> {escape(_automatic_note(evaluation))}</p>")
-    if evaluation.corrected is not None:
-        parts.append(_corrected_html(evaluation.corrected))
+    if evaluation.corrected is not None:  # what the lead asked for leads
+        parts = [_corrected_html(evaluation.corrected, label)]
     if evaluation.options.measures:
         parts.append(_named_html(evaluation))
     for comparison in evaluation.comparisons:
@@ -675,34 +675,34 @@ def _automatic_note(evaluation: EvaluationResult) -> str:
     )
 
 
-def _corrected_html(corrected: PredictionPowered) -> str:
-    """Each run's mean (and each difference from the first run) by humans alone, by the
-    judge alone and by humans corrected by the judge, with the human grades that saves."""
+def _corrected_html(corrected: PredictionPowered, label: str) -> str:
+    """Each run's mean (then each difference from the first run) by humans corrected by the
+    judge, by humans alone and by the judge alone, each ± its 95% half-width, with the human
+    grades the correction saves for its width."""
 
     def cell(estimate: Estimate, bold: bool = False) -> str:
         mean = score_text(estimate.mean)
         mean = f"<b>{mean}</b>" if bold else mean
-        return (
-            f"<td align='right'>{mean}</td><td align='right'>{_interval(*estimate.interval)}</td>"
-        )
+        half = MISSING if math.isnan(estimate.se) else f"±&nbsp;{score_text(estimate.half_width)}"
+        return f"<td align='right'>{mean}</td><td align='left' nowrap>{half}</td>"
 
     rows = "".join(
-        f"<tr><td><b>{escape(item.name)}</b></td>{cell(item.humans)}{cell(item.corrected, True)}"
-        f"<td align='right'>{score_text(item.automatic.mean)}</td>"
+        f"<tr><td><b>{escape(item.name)}</b></td>{cell(item.corrected, True)}"
+        f"{cell(item.humans)}<td align='right'>{score_text(item.automatic.mean)}</td>"
         f"<td align='right'>{_saved(item.grades_saved)}</td></tr>"
         for item in [*corrected.runs.values(), *corrected.differences]
     )
     judge = escape(corrected.judge)
     return (
-        "<p style='margin:8px 0 0 0'><span style='font-size:11pt; font-weight:600'>"
-        f"Humans corrected by {judge}</span> (prediction-powered, {CONFIDENCE:.0%})</p>"
+        f"<p style='margin:0'><span style='font-size:13pt; font-weight:600'>Mean {label}: "
+        f"humans corrected by {judge}</span></p>"
         f"<p style='margin:2px 0'>{len(corrected.labelled):,} of {corrected.queries:,} queries "
-        f"judged completely by humans; {judge} graded every query.</p>"
+        f"judged completely by humans, every query by {judge}; prediction-powered "
+        f"{CONFIDENCE:.0%} intervals.</p>"
         "<table cellspacing='0' cellpadding='3' width='100%'><tr><td></td>"
-        f"<td align='right'>humans</td><td align='right'>interval</td>"
-        f"<td align='right'>corrected</td><td align='right'>interval</td>"
-        f"<td align='right'>{judge} alone</td><td align='right'>grades saved</td></tr>"
-        f"{rows}</table><p style='margin:2px 0'><i>{escape(corrected.assumption)}</i></p>"
+        "<td align='right' colspan='2'>corrected</td><td align='right' colspan='2'>humans</td>"
+        f"<td align='right'>{judge}</td><td align='right'>grades saved</td></tr>"
+        f"{rows}</table><p style='margin:4px 0 0 0'><i>{escape(corrected.assumption)}</i></p>"
     )
 
 
