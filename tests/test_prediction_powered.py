@@ -141,3 +141,15 @@ def test_a_person_cannot_judge_or_be_imported_as_the_automatic_judge(campaign, t
     assert cli(["import", str(campaign), "--judgments", str(file)]) != 0
     err = capsys.readouterr().err
     assert "judgments.csv" in err and "line 2" in err and "automatic judge" in err
+
+
+def test_the_report_shows_the_numbers_eval_gives(campaign, tmp_path):
+    document = _json("--db", str(campaign), "--judge", "lenient")
+    out = tmp_path / "report.html"
+    with redirect_stdout(StringIO()):
+        assert cli(["report", str(campaign), "--judge", "lenient", "--out", str(out)]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert "humans corrected by lenient" in html and "random sample" in html
+    for run in document["runs"]:
+        low, high = run["ppi_interval"]
+        assert f"{low:.4f} – {high:.4f}" in html
