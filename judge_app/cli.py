@@ -525,6 +525,13 @@ def _add_autojudge_parser(commands: argparse._SubParsersAction) -> None:
         "--retries", type=int, default=3, metavar="R", help="retries of a failed request (3)"
     )
     autojudge.add_argument(
+        "--backoff",
+        type=float,
+        default=1.0,
+        metavar="S",
+        help="the first pause before a retry, doubled each time (1 s; a Retry-After wins)",
+    )
+    autojudge.add_argument(
         "--body-chars",
         type=int,
         default=4000,
@@ -898,6 +905,7 @@ def _autojudge(args: argparse.Namespace) -> str | int:
         concurrency=args.concurrency,
         timeout=args.timeout,
         retries=args.retries,
+        backoff=args.backoff,
         body_chars=args.body_chars,
         local=args.local,
     ).checked()

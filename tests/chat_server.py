@@ -10,6 +10,7 @@ matches (or whose script is used up) is answered ``Final score: N`` with N from 
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import json
 import socket
 import threading
@@ -18,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+import pytest
 
 PROMPT_TOKENS = 100
 COMPLETION_TOKENS = 7
@@ -57,6 +60,7 @@ class Seen:
     path: str
     headers: dict[str, str]
     body: dict[str, Any]
+    at: float  # time.monotonic() when it arrived
 
     @property
     def user(self) -> str:
@@ -85,6 +89,7 @@ class ChatServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body are two writes
 
             def log_message(self, *args: object) -> None:
                 pass
@@ -92,7 +97,8 @@ class ChatServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length))
-                seen = Seen(self.path, {k.lower(): v for k, v in self.headers.items()}, body)
+                headers = {key.lower(): value for key, value in self.headers.items()}
+                seen = Seen(self.path, headers, body, time.monotonic())
                 action = server.record(seen)
                 if server.pause:
                     time.sleep(server.pause)
@@ -152,7 +158,9 @@ class ChatServer:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self.thread.start()
         return self
 
@@ -173,3 +181,29 @@ class ChatServer:
         self.httpd.shutdown()
         self.httpd.server_close()
         self.thread.join(5)
+
+
+@pytest.fixture(autouse=True)
+def loopback_only(monkeypatch):
+    """Nothing a test does connects anywhere but this machine: a connection to another
+    address fails the test, and no proxy from the environment is used."""
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
+                 "all_proxy"):  # fmt: skip
+        monkeypatch.delenv(name, raising=False)
+    connect = socket.socket.connect
+
+    def loopback_connect(sock: socket.socket, address: Any) -> None:
+        if sock.family in (socket.AF_INET, socket.AF_INET6):
+            host = address[0]
+            assert ipaddress.ip_address(host).is_loopback, f"a test connected to {host}"
+        connect(sock, address)
+
+    monkeypatch.setattr(socket.socket, "connect", loopback_connect)
+
+
+@pytest.fixture
+def chat_server():
+    """A chat-completions server on 127.0.0.1 for the test, stopped after it."""
+    server = ChatServer().start()
+    yield server
+    server.stop()

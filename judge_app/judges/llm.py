@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
@@ -143,10 +144,13 @@ class ChatClient:
 
 
 def chat_url(base_url: str) -> str:
-    """The chat-completions URL of a base URL (``http://host:11434/v1``); a URL that already
-    ends in ``/chat/completions`` is kept."""
-    base = base_url.strip().rstrip("/")
-    return base if base.endswith("/chat/completions") else base + "/chat/completions"
+    """The chat-completions URL of a base URL (``http://host:11434/v1``, its query kept); a
+    URL whose path already ends in ``/chat/completions`` is kept."""
+    parts = urlsplit(base_url.strip())
+    path = parts.path.rstrip("/")
+    if not path.endswith("/chat/completions"):
+        path += "/chat/completions"
+    return urlunsplit(parts._replace(path=path))
 
 
 def retry_after(response: httpx.Response) -> float | None:
