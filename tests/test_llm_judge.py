@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import socket
 import sqlite3
 import time
 from contextlib import redirect_stderr, redirect_stdout
@@ -31,9 +32,9 @@ from chat_server import (
 
 from judge_app.cli import main as cli
 from judge_app.commands import autojudge as autojudge_module
-from judge_app.commands.autojudge import AutojudgeOptions, autojudge, public_url
+from judge_app.commands.autojudge import AutojudgeOptions, autojudge
 from judge_app.errors import JudgeAppError, UsageError
-from judge_app.judges.llm import EndpointError, chat_url
+from judge_app.judges.llm import EndpointError, chat_url, public_url
 from judge_app.judges.prompt import (
     DEFAULT_TEMPLATE,
     Pair,
@@ -279,11 +280,34 @@ def test_retry_after_wins_over_the_backoff_which_doubles(db, chat_server):
     assert 0.15 <= first < 0.6 and 0.3 <= second < 1.2  # 0.2 then 0.4, ±25 %
 
 
-def test_a_refused_key_stops_the_run_with_its_reason(db, chat_server):
+def test_a_refused_key_stops_the_run_with_its_reason(db, chat_server, monkeypatch):
+    monkeypatch.delenv("JUDGE_APP_API_KEY", raising=False)
     chat_server.script[PIZZA] = [Status(401)] * 100
-    with pytest.raises(EndpointError, match=r"refused the API key \(HTTP 401: scripted 401\)"):
+    with pytest.raises(
+        EndpointError, match=r"refused the API key \(HTTP 401: scripted 401\)"
+    ) as raised:
         run(db, chat_server, queries=("q01",), concurrency=1)
+    assert "the environment variable JUDGE_APP_API_KEY is not set" in str(raised.value)
     assert len(chat_server.seen) == 1 and rows(db) == []
+
+
+def test_nothing_listening_stops_the_run_after_the_retries(db):
+    with socket.socket() as probe:  # a port of this machine nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    started = time.monotonic()
+    with pytest.raises(
+        EndpointError, match=f"cannot connect to http://127.0.0.1:{port}/v1/chat/completions"
+    ) as raised:
+        with open_database(db) as database:
+            autojudge(
+                database,
+                AutojudgeOptions(
+                    endpoint=f"http://127.0.0.1:{port}/v1?key=k", model="m", retries=2, backoff=0.01
+                ),
+            )
+    assert time.monotonic() - started < 10 and rows(db) == []
+    assert "key=k" not in str(raised.value)
 
 
 # which pairs ----------------------------------------------------------------------------------

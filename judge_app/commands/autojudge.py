@@ -21,11 +21,10 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from urllib.parse import urlsplit, urlunsplit
 
 from judge_app.commands.options import check_known, require_finite, require_whole
 from judge_app.errors import JudgeAppError, UsageError, quoted
-from judge_app.judges.llm import ChatClient, ChatSettings, Reply
+from judge_app.judges.llm import ChatClient, ChatSettings, EndpointError, Reply, public_url
 from judge_app.judges.prompt import (
     DEFAULT_TEMPLATE,
     Pair,
@@ -247,6 +246,13 @@ def autojudge(
             if reply is not None:
                 writer.add(_grade_of(request, reply, summary))
         summary.cancelled = summary.asked < len(requests)
+    except EndpointError as error:
+        if settings.api_key is None:
+            raise EndpointError(
+                f"{error} (no API key was sent: the environment variable "
+                f"{options.api_key_env} is not set)"
+            ) from None
+        raise
     finally:
         writer.flush()
         summary.seconds = time.monotonic() - started
@@ -355,14 +361,3 @@ def _prompt_pair(pair: PoolPair) -> Pair:
         url=pair.url,
         body=pair.body,
     )
-
-
-def public_url(url: str) -> str:
-    """``url`` as it may be stored and shown: without a user, password, query or fragment
-    (where a key could hide)."""
-    parts = urlsplit(url.strip())
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    netloc = host + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))

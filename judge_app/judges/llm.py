@@ -107,7 +107,15 @@ class ChatClient:
         attempts = 0
         while True:
             attempts += 1
-            failure, pause, reply = self._attempt(payload)
+            try:
+                failure, pause, reply = self._attempt(payload)
+            except httpx.ConnectError as error:
+                if attempts > self.settings.retries:  # nothing listens there: no pair can be
+                    raise EndpointError(  # answered
+                        f"cannot connect to {public_url(self.url)}: "
+                        f"{shortened(str(error) or 'refused')}"
+                    ) from None
+                failure, pause, reply = "cannot connect", None, None
             if reply is not None:
                 return _timed(reply, started, attempts)
             if attempts > self.settings.retries:
@@ -120,18 +128,21 @@ class ChatClient:
 
     def _attempt(self, payload: dict[str, Any]) -> tuple[str, float | None, Reply | None]:
         """One attempt: (why it failed, the pause asked for, None) to try again, or
-        ("", None, the reply) when it needs no retry (an answer, or a failure for good)."""
+        ("", None, the reply) when it needs no retry (an answer, or a failure for good);
+        httpx.ConnectError when nothing answers at the address."""
         try:
             response = self._http.post(self.url, json=payload)
         except httpx.TimeoutException:
             return f"no answer within {self.settings.timeout:g} s", None, None
-        except httpx.TransportError as error:
+        except httpx.ConnectError:
+            raise
+        except httpx.RequestError as error:
             reason = str(error) or type(error).__name__
             return f"the connection failed: {shortened(reason)}", None, None
         status = response.status_code
         if status in FATAL_STATUSES:
             raise EndpointError(
-                f"{self.url} {FATAL_STATUSES[status]} (HTTP {status}"
+                f"{public_url(self.url)} {FATAL_STATUSES[status]} (HTTP {status}"
                 f"{_error_text(response)}): check the endpoint, the model "
                 f"{self.settings.model!r} and the API key"
             )
@@ -151,6 +162,17 @@ def chat_url(base_url: str) -> str:
     if not path.endswith("/chat/completions"):
         path += "/chat/completions"
     return urlunsplit(parts._replace(path=path))
+
+
+def public_url(url: str) -> str:
+    """``url`` as it may be stored and shown: without a user, password, query or fragment
+    (where a key could hide)."""
+    parts = urlsplit(url.strip())
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = host + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
 
 
 def retry_after(response: httpx.Response) -> float | None:
