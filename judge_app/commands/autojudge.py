@@ -202,7 +202,7 @@ def autojudge(
     if not pairs:
         raise JudgeAppError(f"{database.describe()}: no pooled pair to judge (import a run)")
     assert options.model is not None and options.endpoint is not None  # checked
-    model = options.model.strip()
+    model, endpoint = options.model.strip(), options.endpoint.strip()
     judge = database.write(
         lambda session: add_judge(
             session,
@@ -211,7 +211,7 @@ def autojudge(
             model=model,
             prompt_version=prompt_version(template, grades, options.body_chars),
             template=template,
-            endpoint=public_url(options.endpoint or ""),
+            endpoint=public_url(endpoint),
             details={
                 "temperature": 0,
                 "body_chars": options.body_chars,
@@ -231,7 +231,7 @@ def autojudge(
         else:
             requests.append(_Request(pair, rendered, sha))
     settings = ChatSettings(
-        base_url=options.endpoint.strip(),
+        base_url=endpoint,
         model=model,
         api_key=os.environ.get(options.api_key_env) or None,
         timeout=options.timeout,
@@ -247,10 +247,11 @@ def autojudge(
                 writer.add(_grade_of(request, reply, summary))
         summary.cancelled = summary.asked < len(requests)
     except EndpointError as error:
-        if settings.api_key is None:
+        if error.status in (401, 403) and settings.api_key is None:
             raise EndpointError(
                 f"{error} (no API key was sent: the environment variable "
-                f"{options.api_key_env} is not set)"
+                f"{options.api_key_env} is not set)",
+                error.status,
             ) from None
         raise
     finally:

@@ -36,7 +36,12 @@ LONGEST_PAUSE = 60.0
 
 
 class EndpointError(JudgeAppError):
-    """The endpoint cannot answer any question as configured (wrong URL, model or key)."""
+    """The endpoint cannot answer any question as configured (wrong URL, model or key);
+    ``status`` is the HTTP status that said so (None: nothing answered)."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 @dataclass(frozen=True)
@@ -144,7 +149,8 @@ class ChatClient:
             raise EndpointError(
                 f"{public_url(self.url)} {FATAL_STATUSES[status]} (HTTP {status}"
                 f"{_error_text(response)}): check the endpoint, the model "
-                f"{self.settings.model!r} and the API key"
+                f"{self.settings.model!r} and the API key",
+                status,
             )
         if status in RETRIED_STATUSES:
             return f"HTTP {status}{_error_text(response)}", retry_after(response), None
