@@ -158,7 +158,7 @@ def campaign_of(session: Session, source: str, queries: bool = True) -> Campaign
         queries={} if texts is None else dict(zip(texts["query_id"], texts["text"].fillna(""))),
         stamp=stamp,
         judges=judges,
-        automatic=automatic.all_auto_grades_frame(session) if judges else None,
+        automatic=reads.automatic_grades_frame(session) if judges else None,
     )
 
 

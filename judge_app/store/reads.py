@@ -135,6 +135,25 @@ def campaign_codes(
     return graded, results, names
 
 
+def automatic_grades_frame(session: Session) -> pd.DataFrame:
+    """Every automatic judge's grades (``store.automatic``; failures left out): ``query_id,
+    doc_id, rater, grade`` with external ids and the judge's name as ``rater``, read as
+    integer keys and named through the small tables, as ``judgments_frame``."""
+    rows = _number_rows(
+        session,
+        "SELECT query_id, document_id, rater_id, grade FROM auto_judgment WHERE grade IS NOT NULL",
+    )
+    keys = rows[:, :3].astype(np.int64)
+    return pd.DataFrame(
+        {
+            "query_id": _named(session, "query", "external_id", keys[:, 0]),
+            "doc_id": _named(session, "document", "external_id", keys[:, 1]),
+            "rater": _named(session, "rater", "name", keys[:, 2]),
+            "grade": rows[:, 3],
+        }
+    )
+
+
 def _coded(
     session: Session, table: str, column: str, *ids: np.ndarray
 ) -> tuple[list[np.ndarray], np.ndarray]:
