@@ -356,9 +356,9 @@ class Calibration:
             row("ranking", "top_runs", ranking.top_runs)
             row("ranking", "top_kendall_tau", ranking.top_tau.value, reason=ranking.top_tau.reason)
         for query in self.disagreeing:
-            for key, value in query.record().items():
-                if key not in ("query_id", "query"):
-                    row("query", key, value, query_id=query.query_id, run=self.best_run)
+            for name, number in query.record().items():
+                if name not in ("query_id", "query"):
+                    row("query", name, number, query_id=query.query_id, run=self.best_run)
         frame = pd.DataFrame(rows, columns=CSV_COLUMNS, dtype=object)
         return csv_text(frame)
 
@@ -559,9 +559,10 @@ def rounded(grades: np.ndarray) -> np.ndarray:
     return np.clip(np.floor(np.asarray(grades, dtype=np.float64) + 0.5), 0, 5).astype(np.int64)
 
 
-def calibration_stamp(session: Session) -> tuple[int, ...]:
-    """Numbers that change whenever a judgment, a result, an automatic judge or one of its
-    grades does (the evaluation's stamp, and the automatic tables' ids and counts)."""
+def calibration_stamp(session: Session) -> tuple[object, ...]:
+    """Values that change whenever a judgment, a result, an automatic judge or one of its
+    grades does (the evaluation's stamp; the automatic judges, their answers, the sum of
+    their grades and the time of the latest)."""
     from sqlalchemy import func, select
 
     from judge_app.commands.evaluate import change_stamp
@@ -569,12 +570,14 @@ def calibration_stamp(session: Session) -> tuple[int, ...]:
 
     automatic = session.execute(
         select(
-            func.coalesce(func.max(AutoJudgment.id), 0),
-            func.count(AutoJudgment.id),
+            func.count(),
+            func.count(AutoJudgment.grade),
+            func.sum(AutoJudgment.grade),
+            func.max(AutoJudgment.judged_at),
             select(func.count()).select_from(AutomaticJudge).scalar_subquery(),
-        )
+        ).select_from(AutoJudgment)
     ).one()
-    return (*change_stamp(session), *(int(value) for value in automatic))
+    return (*change_stamp(session), *automatic)
 
 
 def calibrate(database: Database, options: CalibrationOptions) -> Calibration:
