@@ -223,6 +223,9 @@ class MainWindow(QMainWindow):
             ),
             "agreement": self._add(view, "&Agreement", self.analysis.show_agreement, "Ctrl+3"),
             "raters": self._add(view, "&Raters", self.analysis.show_raters, "Ctrl+4"),
+            "calibration": self._add(
+                view, "A&utomatic judges", self.analysis.show_calibration, "Ctrl+5"
+            ),
         }
         view.addSeparator()
         self.queue_action = self._toggle(view, "&Queue pane", "show_queue", self.show_queue)
