@@ -47,7 +47,7 @@ ROUNDING = "half up (2.5 is 3)"
 CONFIDENCE = 0.95
 CSV_COLUMNS = ["section", "statistic", "value", "reason", "human_grade", "judge_grade", "run"]
 CSV_COLUMNS += ["query_id"]
-NO_JUDGE_HINT = "Lead ▸ Automatic judge… grades with an LLM or a local model"
+NO_JUDGE_HINT = "choose Lead ▸ Automatic judge… to grade with an LLM or a local model"
 
 
 @dataclass(frozen=True)

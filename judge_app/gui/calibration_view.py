@@ -21,11 +21,12 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QBrush, QColor, QGuiApplication, QPalette
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QGuiApplication, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QFrame,
+    QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QPushButton,
@@ -38,16 +39,17 @@ from PySide6.QtWidgets import (
 
 from judge_app.commands.calibrate import (
     BIAS_TOLERANCE,
-    CONFIDENCE,
+    GRADES,
     NO_JUDGE_HINT,
     ROUNDING,
     TOP_TAU_DROP,
     Calibration,
     Figure,
+    GradeBias,
     Overview,
     details_lines,
 )
-from judge_app.gui.agreement_view import CardGrid, StatCard
+from judge_app.gui.agreement_view import StatCard
 from judge_app.gui.figure_page import FigurePage
 from judge_app.gui.tables import MISSING, TablePane, named_label
 from judge_app.gui.theme import is_dark
@@ -56,34 +58,48 @@ from judge_app.store.automatic import Judge
 
 _Index = QModelIndex | QPersistentModelIndex
 _CENTRE = int(Qt.AlignmentFlag.AlignCenter)
+_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 GRADE_BUTTON = "Grade with a judge…"
-EMPTY = f"No automatic judge has graded this campaign yet. {NO_JUDGE_HINT}."
+EMPTY = f"No automatic judge has graded this campaign yet: {NO_JUDGE_HINT}, or the button below."
 HEAT = {  # where the judge's grade lies from the humans': (light, dark) hue
     "same": ("#2e8b57", "#4cc38a"),
     "higher": ("#d9822b", "#f0a657"),
     "lower": ("#2f6feb", "#6b9cff"),
 }
 CARDS = {
-    "kappa": ("Cohen's κ, quadratic", "Cohen's kappa of the rounded grades, quadratic weights"),
-    "alpha": ("Krippendorff's α", "Krippendorff's alpha of the rounded grades, ordinal"),
     "bias": ("Mean bias", "Mean of the judge's grade minus the humans': above 0, lenient"),
+    "kappa": (
+        "Quadratic κ",
+        "Cohen's kappa of the rounded grades, quadratic weights, with its 95% interval from "
+        "resampling the queries",
+    ),
+    "alpha": (
+        "Ordinal α",
+        "Krippendorff's alpha of the rounded grades, ordinal, with its 95% interval from "
+        "resampling the queries",
+    ),
     "exact": ("Exact agreement", "Pairs the judge graded as the humans did (rounded grades)"),
     "pairs": ("Shared pairs", "(Query, document) pairs graded by both the humans and the judge"),
-    "tau": ("Kendall's τ", "Kendall's tau-b of the runs ranked by the humans' and the judge's"),
+    "tau": (
+        "Kendall's τ",
+        "Kendall's tau-b of the runs as the humans' and the judge's grades rank them; below, "
+        "among the best half of the runs by the humans",
+    ),
 }
-BIAS_COLUMNS = {
-    "grade": "Humans' grade",
-    "pairs": "Pairs",
-    "mean_judge": "Judge's mean",
-    "bias": "Bias",
-}
+CARDS_IN_A_ROW = 3
+RUNS_IN_SIGHT = 10
+"""Runs the ranking is given room for, at most, when shown; the rest scroll."""
+QUERIES_ROOM = 190
+"""Pixels the queries that disagree most keep at least beside the ranking."""
+BIAS_COLUMNS = {"pairs": "Pairs", "mean_judge": "Judge's mean", "bias": "Bias"}
+"""The columns after the confusion matrix's: the bias per humans' grade."""
 RANK_COLUMNS = {
     "run": "Run",
     "queries": "Queries",
     "human": "Humans",
     "human_rank": "Rank",
     "judge": "Judge",
-    "judge_rank": "Rank ",
+    "judge_rank": "Rank",
     "moved": "Moved",
 }
 QUERY_COLUMNS = {
@@ -131,46 +147,67 @@ def heat_colours(palette: QPalette, side: str, share: float) -> tuple[QColor, QC
 
 
 class ConfusionModel(QAbstractTableModel):
-    """The confusion matrix: a row per humans' grade, a column per judge's grade, each cell
-    its pairs, coloured by the share of its row (green the same grade, orange the judge
-    higher, blue lower)."""
+    """The confusion matrix and the bias per grade: a row per humans' grade; a column per
+    judge's grade, each cell its pairs, coloured by the share of its row (green the same
+    grade, orange the judge higher, blue lower); then the row's pairs, the judge's mean grade
+    on them and its bias (mean of judge − humans)."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.matrix: tuple[tuple[int, ...], ...] = ()
+        self.by_grade: tuple[GradeBias, ...] = ()
 
-    def set_matrix(self, matrix: tuple[tuple[int, ...], ...]) -> None:
+    def set_figures(
+        self, matrix: tuple[tuple[int, ...], ...], by_grade: tuple[GradeBias, ...]
+    ) -> None:
+        """Show ``matrix`` (humans' grade × judge's grade) and ``by_grade`` (empty: none)."""
         self.beginResetModel()
-        self.matrix = matrix
+        self.matrix, self.by_grade = matrix, by_grade
         self.endResetModel()
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.matrix)
 
     def columnCount(self, parent: _Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.matrix[0]) if self.matrix else 0
+        return 0 if parent.isValid() or not self.matrix else len(GRADES) + len(BIAS_COLUMNS)
 
     def flags(self, index: _Index) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        return Qt.ItemFlag.ItemIsEnabled
 
     def share(self, row: int, column: int) -> float:
         """The cell's share of its row's pairs (0 for an empty row)."""
         total = sum(self.matrix[row])
         return self.matrix[row][column] / total if total else 0.0
 
+    def text(self, row: int, column: int) -> str:
+        """A cell's text: its pairs, or the row's pairs, judge's mean or bias."""
+        if column < len(GRADES):
+            return f"{self.matrix[row][column]:,}"
+        grade = self.by_grade[row]
+        key = list(BIAS_COLUMNS)[column - len(GRADES)]
+        if key == "pairs":
+            return f"{grade.pairs:,}"
+        if key == "mean_judge":
+            return score_text(grade.mean_judge)
+        return signed_text(grade.bias)
+
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
         if not index.isValid():
             return None
         row, column, role = index.row(), index.column(), int(role)
-        count = self.matrix[row][column]
         if role == int(Qt.ItemDataRole.DisplayRole):
-            return f"{count:,}"
+            return self.text(row, column)
         if role == int(Qt.ItemDataRole.TextAlignmentRole):
-            return _CENTRE
+            return _CENTRE if column < len(GRADES) else _RIGHT
+        if column >= len(GRADES):
+            if role == int(Qt.ItemDataRole.ToolTipRole):
+                return TIPS[list(BIAS_COLUMNS)[column - len(GRADES)]]
+            return None
+        count = self.matrix[row][column]
         if role == int(Qt.ItemDataRole.ToolTipRole):
-            side = "the same grade" if row == column else (f"{column - row:+d} from the humans'")
+            side = "the same grade" if row == column else f"{column - row:+d} from the humans'"
             return (
                 f"Humans {row}, judge {column} ({side}): {count:,} pairs, "
                 f"{share_text(self.share(row, column))} of the humans' {row}s"
@@ -187,14 +224,19 @@ class ConfusionModel(QAbstractTableModel):
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
     ) -> object:
-        if int(role) == int(Qt.ItemDataRole.DisplayRole):
-            if orientation == Qt.Orientation.Horizontal:
-                return f"Judge {section}"
-            return f"Humans {section}  "
-        if int(role) == int(Qt.ItemDataRole.ToolTipRole) and self.matrix:
-            if orientation == Qt.Orientation.Vertical:
+        role = int(role)
+        vertical = orientation == Qt.Orientation.Vertical
+        if role == int(Qt.ItemDataRole.DisplayRole):
+            if vertical or section < len(GRADES):
+                return str(section)
+            return list(BIAS_COLUMNS.values())[section - len(GRADES)]
+        if role == int(Qt.ItemDataRole.ToolTipRole) and self.matrix:
+            if vertical:
                 return f"{sum(self.matrix[section]):,} pairs the humans graded {section}"
-            return f"{sum(row[section] for row in self.matrix):,} pairs the judge graded {section}"
+            if section < len(GRADES):
+                graded = sum(row[section] for row in self.matrix)
+                return f"{graded:,} pairs the judge graded {section}"
+            return TIPS[list(BIAS_COLUMNS)[section - len(GRADES)]]
         return None
 
 
@@ -226,9 +268,9 @@ class CalibrationView(FigurePage):
         body.setChildrenCollapsible(False)
         body.addWidget(self._grades_pane())
         body.addWidget(self._runs_pane())
-        body.setStretchFactor(0, 2)
-        body.setStretchFactor(1, 3)
-        body.setSizes([500, 760])
+        body.setStretchFactor(0, 4)
+        body.setStretchFactor(1, 5)
+        body.setSizes([500, 740])
         outer = QVBoxLayout()
         outer.setContentsMargins(16, 10, 16, 12)
         outer.addWidget(body)
@@ -269,10 +311,13 @@ class CalibrationView(FigurePage):
         layout.addLayout(chooser)
 
         self.cards = {key: StatCard(*texts) for key, texts in CARDS.items()}
-        self.card_grid = CardGrid(list(self.cards.values()))
+        grid = QGridLayout()
+        grid.setSpacing(8)
+        for position, card in enumerate(self.cards.values()):
+            grid.addWidget(card, position // CARDS_IN_A_ROW, position % CARDS_IN_A_ROW)
         figures = QHBoxLayout()
         figures.setSpacing(16)
-        figures.addWidget(self.card_grid, 0, Qt.AlignmentFlag.AlignTop)
+        figures.addLayout(grid)
         self.findings = QFrame()
         self.findings.setObjectName("calibrationFindings")
         lines = QVBoxLayout(self.findings)
@@ -291,7 +336,8 @@ class CalibrationView(FigurePage):
         layout = QVBoxLayout(pane)
         layout.setContentsMargins(0, 0, 8, 0)
         layout.setSpacing(8)
-        layout.addWidget(named_label("CONFUSION · HUMANS' GRADE × JUDGE'S GRADE", "paneCaption"))
+        caption = "CONFUSION · ROWS: HUMANS' GRADE · COLUMNS: JUDGE'S GRADE · BIAS"
+        layout.addWidget(named_label(caption, "paneCaption"))
         self.confusion_model = ConfusionModel(self)
         self.confusion = QTableView()
         self.confusion.setObjectName("confusionMatrix")
@@ -300,32 +346,41 @@ class CalibrationView(FigurePage):
         self.confusion.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.confusion.setCornerButtonEnabled(False)
         self.confusion.setWordWrap(False)
-        self.confusion.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.confusion.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.confusion.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        columns = self.confusion.horizontalHeader()
+        columns.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        columns.setMinimumSectionSize(34)
         self.confusion.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        for header in (self.confusion.horizontalHeader(), self.confusion.verticalHeader()):
+        for header in (columns, self.confusion.verticalHeader()):
             header.setHighlightSections(False)
-        self.confusion.setMinimumHeight(190)
-        layout.addWidget(self.confusion, 3)
+        self.confusion_model.modelReset.connect(self._fit_confusion)
+        self.confusion.setMinimumHeight(200)
+        layout.addWidget(self.confusion, 1)
         self.confusion_note = named_label(
             "Each row: the pairs the humans gave that grade, by the judge's grade. Green: the "
             "same grade; orange: the judge grades higher; blue: lower; the deeper, the larger "
-            f"the share of the row. Grades rounded {ROUNDING}.",
+            f"the share of the row. Grades rounded {ROUNDING}; the bias is of the grades as "
+            "given: the judge's minus the humans' (above 0, lenient).",
             "tableHint",
             wrap=True,
         )
         layout.addWidget(self.confusion_note)
-        self.bias = TablePane(
-            "Bias per humans' grade",
-            "biasTable",
-            "judge-bias.csv",
-            headers=BIAS_COLUMNS,
-            formats={"mean_judge": score_text, "bias": signed_text},
-            tooltips={key: TIPS[key] for key in BIAS_COLUMNS if key in TIPS},
-            noun="grades",
-            stretch=None,
-        )
-        layout.addWidget(self.bias, 2)
         return pane
+
+    def _fit_confusion(self) -> None:
+        """The bias columns as wide as their headers; the grades share the rest."""
+        header = self.confusion.horizontalHeader()
+        bold = QFont(header.font())
+        bold.setBold(True)
+        titles, cells = QFontMetrics(bold), self.confusion.fontMetrics()
+        for offset, title in enumerate(BIAS_COLUMNS.values()):
+            column = len(GRADES) + offset
+            texts = [self.confusion_model.text(row, column) for row in range(len(GRADES))]
+            widest = max([cells.horizontalAdvance(text) for text in texts], default=0)
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Fixed)
+            width = max(titles.horizontalAdvance(title), widest) + 24
+            self.confusion.setColumnWidth(column, width)
 
     def _runs_pane(self) -> QWidget:
         splitter = QSplitter(Qt.Orientation.Vertical)
@@ -362,6 +417,7 @@ class CalibrationView(FigurePage):
         splitter.addWidget(self.ranking)
         splitter.addWidget(self.queries)
         splitter.setSizes([260, 300])
+        self.runs_splitter = splitter
         pane = QWidget()
         layout = QVBoxLayout(pane)
         layout.setContentsMargins(8, 0, 0, 0)
@@ -401,7 +457,7 @@ class CalibrationView(FigurePage):
         """Show the judges of ``overview`` and the calibration of the chosen one; with no
         judge, say what to do."""
         if not overview.judges:
-            self.show_empty(overview.reason or EMPTY)
+            self.show_empty()
             return
         self.overview = overview
         self.empty_button.hide()
@@ -465,14 +521,14 @@ class CalibrationView(FigurePage):
     def _show_calibration(self, calibration: Calibration) -> None:
         cards = self.cards
         cards["kappa"].show_value(*_figure_texts(calibration.kappa))
-        cards["alpha"].show_value(*_figure_texts(calibration.alpha, "ordinal"))
+        cards["alpha"].show_value(*_figure_texts(calibration.alpha))
         bias = calibration.bias
         leaning = (
             "lenient" if bias > BIAS_TOLERANCE else "strict" if bias < -BIAS_TOLERANCE else "even"
         )
-        cards["bias"].show_value(signed_text(bias, 2), f"judge − humans · {leaning}")
+        cards["bias"].show_value(signed_text(bias, 2), leaning)
         cards["exact"].show_value(
-            share_text(calibration.exact), f"within one: {share_text(calibration.within_one)}"
+            share_text(calibration.exact), f"within 1: {share_text(calibration.within_one)}"
         )
         queries = calibration.queries
         cards["pairs"].show_value(
@@ -486,17 +542,7 @@ class CalibrationView(FigurePage):
             note = f"top {ranking.top_runs}: {score_text(top)}" if top is not None else ""
             cards["tau"].show_value(score_text(ranking.tau.value), note, ranking.tau.reason)
         self._show_findings(calibration.findings(), _level(calibration))
-        self.confusion_model.set_matrix(calibration.confusion)
-        self.bias.set_frame(
-            pd.DataFrame(
-                {
-                    "grade": [row.grade for row in calibration.by_grade],
-                    "pairs": [row.pairs for row in calibration.by_grade],
-                    "mean_judge": _floats(row.mean_judge for row in calibration.by_grade),
-                    "bias": _floats(row.bias for row in calibration.by_grade),
-                }
-            )
-        )
+        self.confusion_model.set_figures(calibration.confusion, calibration.by_grade)
         self._show_ranking(calibration)
         self._show_queries(calibration)
 
@@ -504,11 +550,6 @@ class CalibrationView(FigurePage):
         ranking = calibration.ranking
         label = calibration.label
         self.ranking.caption.setText(f"RUNS BY MEAN {label.upper()}")
-        self.ranking.model.headers = {
-            **RANK_COLUMNS,
-            "human": f"{label} humans",
-            "judge": f"{label} judge",
-        }
         if ranking is None:
             self.ranking.set_frame(_empty(RANK_COLUMNS), calibration.ranking_reason or "")
             return
@@ -538,14 +579,23 @@ class CalibrationView(FigurePage):
         if ranking.left_out:
             note += ". Left out: " + "; ".join(ranking.left_out)
         self.ranking.set_frame(frame, note + ".")
+        self._fit_runs(len(frame))
+
+    def _fit_runs(self, runs: int) -> None:
+        """Room for every run's row (up to ``RUNS_IN_SIGHT``), the queries keeping the rest
+        (``QUERIES_ROOM`` at least)."""
+        total = sum(self.runs_splitter.sizes())
+        table = self.ranking.table
+        chrome = self.ranking.sizeHint().height() - table.sizeHint().height()
+        rows = table.verticalHeader().defaultSectionSize() * min(runs, RUNS_IN_SIGHT)
+        wanted = chrome + table.horizontalHeader().sizeHint().height() + rows + 4
+        if total > 0:
+            ranking = min(wanted, max(total - QUERIES_ROOM, 0))
+            self.runs_splitter.setSizes([ranking, total - ranking])
 
     def _show_queries(self, calibration: Calibration) -> None:
         label = calibration.label
-        self.queries.model.headers = {
-            **QUERY_COLUMNS,
-            "human_ndcg": f"{label} humans",
-            "judge_ndcg": f"{label} judge",
-        }
+        self.queries.caption.setText(f"QUERIES THAT DISAGREE MOST · {label.upper()}")
         rows = calibration.disagreeing
         frame = pd.DataFrame(
             {
@@ -568,8 +618,7 @@ class CalibrationView(FigurePage):
         for card in self.cards.values():
             card.show_value(MISSING, "", reason)
         self._show_findings([reason], "warning")
-        self.confusion_model.set_matrix(())
-        self.bias.set_frame(_empty(BIAS_COLUMNS))
+        self.confusion_model.set_figures((), ())
         self.ranking.set_frame(_empty(RANK_COLUMNS))
         self.queries.set_frame(_empty(QUERY_COLUMNS))
 
@@ -599,18 +648,14 @@ def _judge_tip(judge: Judge) -> str:
     return "\n".join(lines)
 
 
-def _figure_texts(figure: Figure, level: str = "") -> tuple[str, str, str | None]:
-    """A statistic's card: its value, its interval (or level) and why it is undefined."""
+def _figure_texts(figure: Figure) -> tuple[str, str, str | None]:
+    """A statistic's card: its value, its 95% interval and why it is undefined."""
     if figure.value is None:
         return MISSING, "", figure.reason
     if figure.interval is None:
-        return score_text(figure.value), level, None
+        return score_text(figure.value), "", figure.interval_reason
     low, high = figure.interval
-    return (
-        score_text(figure.value),
-        f"{CONFIDENCE:.0%} {score_text(low)} – {score_text(high)}",
-        None,
-    )
+    return score_text(figure.value), f"{score_text(low)}–{score_text(high)}", None
 
 
 def _level(calibration: Calibration) -> str:

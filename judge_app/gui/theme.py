@@ -310,6 +310,7 @@ QTableView#tooFastTable::item, QTableView#biasTable::item, QTableView#judgeRanki
 QTableView#disagreeingQueries::item {{ padding: 0 8px; }}
 QTableView#confusionMatrix {{
     background: {base}; border: 1px solid {border}; border-radius: 6px; gridline-color: {border}; }}
+#calibrationView QTableView#confusionMatrix QHeaderView::section {{ padding: 4px 6px; }}
 #agreementTabs::pane {{ border: none; }}
 #agreementTabs QTabBar::tab {{
     background: transparent; border: none; border-bottom: 2px solid transparent;
