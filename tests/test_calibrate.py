@@ -37,24 +37,27 @@ TOP = 5
 
 
 def add_automatic_grades(
-    path: Path, name: str, grades: pd.DataFrame, failed: list[tuple[str, str]] = ()
+    path: Path,
+    name: str,
+    grades: pd.DataFrame,
+    failed: list[tuple[str, str]] = (),
+    **judge: object,
 ) -> None:
-    """Store ``grades`` (``query_id, doc_id, grade``) as the automatic judge ``name``'s, and
-    a failure for each pair of ``failed``."""
+    """Store ``grades`` (``query_id, doc_id, grade``) as the automatic judge ``name``'s (an
+    LLM unless ``judge`` says otherwise), and a failure for each pair of ``failed``."""
     with open_database(path) as database, database.transaction() as session:
         queries = {name: id for name, id in session.execute(select(Query.external_id, Query.id))}
         documents = {
             name: id for name, id in session.execute(select(Document.external_id, Document.id))
         }
-        judge = add_judge(
-            session, name, method="llm", model="qwen2.5:7b", prompt_version="3f2a9c1e"
-        )
+        described = {"method": "llm", "model": "qwen2.5:7b", "prompt_version": "3f2a9c1e"}
+        made = add_judge(session, name, **(described | judge))
         answers = [
             AutoGrade(queries[q], documents[d], float(g))
             for q, d, g in grades[["query_id", "doc_id", "grade"]].itertuples(index=False)
         ]
         answers += [AutoGrade(queries[q], documents[d], None, "timeout") for q, d in failed]
-        write_grades(session, judge.rater_id, answers)
+        write_grades(session, made.rater_id, answers)
 
 
 def lenient_campaign(folder: Path, seed: int = 11) -> tuple[Path, pd.DataFrame, pd.DataFrame]:
@@ -287,3 +290,18 @@ def test_the_overview_lists_the_judges_and_says_what_to_do_without_one(campaign,
     overview = overview_of(str(empty), CalibrationOptions())
     assert overview.judges == () and overview.calibration is None
     assert "Lead ▸ Automatic judge…" in (overview.reason or "")
+
+
+def test_a_local_judge_is_described_with_its_held_out_report(campaign, tmp_path):
+    path, _, grades = campaign
+    copy = tmp_path / "local.sqlite"
+    copy.write_bytes(path.read_bytes())
+    details = {"held_out": {"pairs": 120, "mae": 0.41}, "features": ["bm25", "length"]}
+    local = {"method": "local", "model": "HistGradientBoostingRegressor", "prompt_version": None}
+    add_automatic_grades(copy, "local", grades, **local, details=details)
+    code, out, _ = printed(str(copy), "--judge", "local")
+    assert code == 0
+    assert "'local': local model (HistGradientBoostingRegressor)" in out
+    assert "  held out:\n    pairs: 120\n    mae: 0.4100\n  features: bm25, length\n" in out
+    code, out, _ = printed(str(copy), "--judge", "local", "--format", "json")
+    assert json.loads(out)["judge"]["details"] == details
