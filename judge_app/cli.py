@@ -8,7 +8,9 @@ error (the message on stderr, never a traceback), 2 a usage error.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -160,6 +162,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     _add_plan_parser(commands)
     _add_calibrate_parser(commands)
+    _add_autojudge_parser(commands)
     return parser
 
 
@@ -207,6 +210,19 @@ def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
         "--adjudicated", choices=("prefer", "ignore"), default="prefer", help=ADJUDICATED_HELP
     )
     chosen.add_argument("--raters", metavar="A,B", help="only these raters' judgments")
+    chosen.add_argument(
+        "--judge",
+        metavar="NAME",
+        help="an automatic judge of DB (judge-app autojudge): with --grades corrected (its "
+        "default) each run's mean is also estimated by prediction-powered inference, with "
+        "the human grades it saves",
+    )
+    chosen.add_argument(
+        "--grades",
+        metavar="WHOSE",
+        help="whose grades: humans (default), automatic (the judge's alone: biased as the "
+        "judge is) or corrected (humans', corrected by the judge's grades of every query)",
+    )
     measures = parser.add_argument_group("measures")
     measures.add_argument(
         "--k",
@@ -284,6 +300,8 @@ def _evaluation_options(args: argparse.Namespace) -> EvaluationOptions:
         resamples=args.resamples,
         permutations=args.permutations,
         measures=measure_names(args.measure),
+        judge=args.judge,
+        grades=args.grades,
     ).checked()
 
 
@@ -527,6 +545,76 @@ def _add_calibrate_parser(commands: argparse._SubParsersAction) -> None:
     )
     calibrate.add_argument("--seed", type=int, default=0, help="of the bootstrap (default 0)")
     calibrate.add_argument("--format", choices=["table", "csv", "json"], default="table")
+
+
+def _add_autojudge_parser(commands: argparse._SubParsersAction) -> None:
+    autojudge = commands.add_parser(
+        "autojudge",
+        help="grade the pooled pairs with an LLM (an automatic judge, kept apart from people)",
+        description="Ask a model over the OpenAI-compatible chat-completions protocol "
+        "(Ollama, vLLM, llama.cpp's server, LM Studio, hosted services) to grade each pooled "
+        "pair (the top --depth of the pooled runs, each query and document once) on the "
+        "campaign's 0-5 rubric. The grades are an automatic judge's, stored apart from the "
+        "raters' judgments. A pair already graded with the same model and prompt is not asked "
+        "again. Requests meeting 429, 5xx, a timeout or a dropped connection are retried with "
+        "a growing pause; an answer that is not a grade is recorded as a failure. The API key "
+        "is read from the environment variable --api-key-env and never stored. A template "
+        "(--show-template prints the default) has a [system] and a [user] line starting its "
+        "messages, and the placeholders {query}, {query_id}, {description}, {doc_id}, "
+        "{title}, {url}, {body} and {rubric}; {{ and }} are braces. Ctrl+C stops asking and "
+        "keeps what was answered.",
+    )
+    autojudge.add_argument("db", metavar="DB", nargs="?")
+    autojudge.add_argument("--endpoint", metavar="URL", help="base URL: http://localhost:11434/v1")
+    autojudge.add_argument("--model", metavar="NAME", help="the model the endpoint serves")
+    autojudge.add_argument("--name", metavar="NAME", help="the judge's name (default: the model)")
+    autojudge.add_argument("--queries", metavar="A,B", help="only these queries (default all)")
+    autojudge.add_argument("--limit", type=int, metavar="N", help="only the first N pairs")
+    autojudge.add_argument(
+        "--depth", type=int, metavar="D", help="the top D of each run (default: the pooling's)"
+    )
+    autojudge.add_argument(
+        "--concurrency", type=int, default=4, metavar="C", help="requests at once (4)"
+    )
+    autojudge.add_argument(
+        "--timeout", type=float, default=60.0, metavar="S", help="seconds a request may take (60)"
+    )
+    autojudge.add_argument(
+        "--retries", type=int, default=3, metavar="R", help="retries of a failed request (3)"
+    )
+    autojudge.add_argument(
+        "--backoff",
+        type=float,
+        default=1.0,
+        metavar="S",
+        help="the first pause before a retry, doubled each time (1 s; a Retry-After wins)",
+    )
+    autojudge.add_argument(
+        "--body-chars",
+        type=int,
+        default=4000,
+        metavar="N",
+        help="the document text is cut to N characters (4000)",
+    )
+    autojudge.add_argument(
+        "--template", type=Path, metavar="FILE", help="the prompt template (--show-template)"
+    )
+    autojudge.add_argument(
+        "--api-key-env",
+        default="JUDGE_APP_API_KEY",
+        metavar="VAR",
+        help="the environment variable holding the API key (JUDGE_APP_API_KEY)",
+    )
+    autojudge.add_argument(
+        "--show-template",
+        action="store_true",
+        help="print the default prompt template, to copy and edit",
+    )
+    autojudge.add_argument(
+        "--local",
+        action="store_true",
+        help="the local model learned from the raters' grades instead of an LLM",
+    )
 
 
 def _add_packet_parser(commands: argparse._SubParsersAction) -> None:
@@ -871,6 +959,82 @@ def _calibrate(args: argparse.Namespace) -> str:
     return calibrate_of(args.db, options).as_text(args.format)
 
 
+def _autojudge(args: argparse.Namespace) -> str | int:
+    """``judge-app autojudge``: the summary line; Ctrl+C stops asking, keeps what was
+    answered and exits with 130 after the summary."""
+    from judge_app.commands.autojudge import AutojudgeOptions, autojudge
+    from judge_app.commands.options import names
+    from judge_app.judges.prompt import DEFAULT_TEMPLATE, read_template
+    from judge_app.store import open_database
+
+    if args.show_template:
+        return DEFAULT_TEMPLATE
+    if args.db is None:
+        raise UsageError("autojudge needs DB (or --show-template)")
+    options = AutojudgeOptions(
+        endpoint=args.endpoint,
+        model=args.model,
+        name=args.name,
+        api_key_env=args.api_key_env,
+        template=None if args.template is None else read_template(args.template),
+        queries=names(args.queries, "--queries", "query"),
+        limit=args.limit,
+        depth=args.depth,
+        concurrency=args.concurrency,
+        timeout=args.timeout,
+        retries=args.retries,
+        backoff=args.backoff,
+        body_chars=args.body_chars,
+        local=args.local,
+    ).checked()
+    with (
+        open_database(args.db, create=False) as database,
+        _count_bar("judging") as progress,
+        _interrupt_flag() as interrupted,
+    ):
+        summary = autojudge(database, options, progress, interrupted.is_set)
+    if summary.cancelled:
+        print(summary.sentence(), file=sys.stderr)
+        return 130
+    return summary.sentence()
+
+
+@contextmanager
+def _interrupt_flag() -> Iterator[threading.Event]:
+    """An event Ctrl+C sets (in place of KeyboardInterrupt) while the block runs."""
+    interrupted = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield interrupted
+        return
+    previous = signal.signal(signal.SIGINT, lambda _signal, _frame: interrupted.set())
+    try:
+        yield interrupted
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def _count_bar(title: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar of (done, total) on a terminal (stderr); nothing otherwise."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    from tqdm import tqdm
+
+    bar: list[tqdm] = []
+
+    def show(done: int, total: int) -> None:
+        if not bar:
+            bar.append(tqdm(total=total, desc=title, unit=" pairs", file=sys.stderr))
+        bar[0].update(done - bar[0].n)
+
+    try:
+        yield show
+    finally:
+        for shown in bar:
+            shown.close()
+
+
 def _packet(args: argparse.Namespace) -> str:
     from judge_app.commands import packets
 
@@ -895,6 +1059,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], str | int]] = {
     "report": _report,
     "plan": _plan,
     "calibrate": _calibrate,
+    "autojudge": _autojudge,
 }
 
 

@@ -135,3 +135,46 @@ def planted_campaign(path: Path, folder: Path) -> Path:
             assert rater is not None
             assign_queries(session, rater.id, [ids[query] for query in queries])
     return path
+
+
+def judged_by_machine(path: Path, folder: Path, queries: int = 120, labelled: int = 30) -> Path:
+    """A campaign of ``tests/ppi_simulation.py``'s population in the SQLite file ``path``:
+    three runs, rater ``ana`` grading ``labelled`` queries completely (a random sample), and
+    the lenient automatic judge ``lenient`` grading every pooled pair."""
+    import ppi_simulation
+    from sqlalchemy import select
+
+    from judge_app.store import automatic, open_database
+    from judge_app.store.models import Document, Query
+
+    generator = np.random.default_rng(3)
+    drawn = ppi_simulation.campaign(generator, queries)
+    chosen = generator.choice(drawn.humans["query_id"].unique(), labelled, replace=False)
+    humans = drawn.humans[drawn.humans["query_id"].isin(chosen)].assign(rater="ana")
+    texts = pd.DataFrame({"query_id": drawn.humans["query_id"].unique()})
+    texts["text"] = "query " + texts["query_id"]
+    import_frames(
+        path,
+        folder,
+        queries=texts,
+        judgments=humans[["query_id", "doc_id", "rater", "grade"]].astype({"grade": int}),
+        **{f"run_{name}": run for name, run in drawn.runs.items()},
+    )
+    with open_database(path) as database, database.transaction() as session:
+        judge = automatic.add_judge(session, "lenient", method="llm", model="simulated")
+        query = {name: id_ for name, id_ in session.execute(select(Query.external_id, Query.id))}
+        document = {
+            name: id_ for name, id_ in session.execute(select(Document.external_id, Document.id))
+        }
+        grades = drawn.judge.assign(
+            query=drawn.judge["query_id"].map(query), document=drawn.judge["doc_id"].map(document)
+        )
+        automatic.write_grades(
+            session,
+            judge.rater_id,
+            [
+                automatic.AutoGrade(int(q), int(d), float(g))
+                for q, d, g in grades[["query", "document", "grade"]].itertuples(index=False)
+            ],
+        )
+    return path

@@ -1,7 +1,7 @@
 """The Automatic judges page (View ▸ Automatic judges) shows the figures of ``judge-app
 calibrate --format json``, rounded for people: on the lenient judge of tests/test_calibrate.py;
 a second judge appears when it grades and can be chosen; without a judge, the page says what
-to do and offers "Grade with a judge…"."""
+to do and its "Grade with a judge…" opens Lead ▸ Automatic judge…."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from PySide6.QtCore import Qt
 from test_calibrate import JUDGE, add_automatic_grades, lenient_campaign
 
 from judge_app.cli import main as cli
+from judge_app.gui.autojudge_dialog import AutojudgeDialog
 from judge_app.gui.calibration_view import EMPTY, GRADE_BUTTON, ConfusionModel
 from judge_app.numbers import score_text, share_text, signed_text
 
@@ -122,6 +123,8 @@ def test_without_a_judge_the_page_says_what_to_do(qtbot, open_window, demo_db):
     assert button.isVisibleTo(view) and button.text() == GRADE_BUTTON
     with qtbot.waitSignal(window.analysis.gradeWithJudgeRequested, timeout=1000):
         qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+    assert isinstance(window.lead_dialog, AutojudgeDialog)  # as Lead ▸ Automatic judge… opens
+    window.lead_dialog.reject()
 
 
 def test_the_confusion_model_passes_the_model_tester(qtmodeltester, lenient_template):

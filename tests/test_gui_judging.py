@@ -248,6 +248,35 @@ def test_blind_no_model_holds_another_raters_grade_note_or_a_score(open_window, 
         assert "ANA-ONLY" not in window.judging.document_view.toPlainText()
 
 
+def test_blind_no_model_holds_an_automatic_judges_grade_or_failure(open_window, demo_db):
+    """An automatic judge graded every pooled pair (2.71828, a grade no person gives) and
+    failed one: no model of a rater's window, for any query, shows either or the judge."""
+    from sqlalchemy import select
+
+    from judge_app.store import automatic
+    from judge_app.store.models import Result
+
+    with open_database(demo_db) as database, database.transaction() as session:
+        judge = automatic.add_judge(session, "oracle-llm", method="llm", model="m")
+        pairs = session.execute(select(Result.query_id, Result.document_id).distinct()).all()
+        grades = [automatic.AutoGrade(q, d, 2.71828, answer="E-ANSWER") for q, d in pairs]
+        grades[0] = automatic.AutoGrade(*pairs[0], None, failure="E-FAILURE")
+        automatic.write_grades(session, judge.rater_id, grades)
+    window = open_window(demo_db, "dan")
+    for query in range(len(window.judging.session.queue)):
+        window.judging.open_query(query)
+        texts = [str(value) for value in all_model_values(window) if value is not None]
+        assert not any(
+            marker in text
+            for text in texts
+            for marker in ("2.718", "E-ANSWER", "E-FAILURE", "oracle-llm")
+        )
+        model = window.judging.results_model
+        grades_shown = [model.index(row, 3).data(Role.GRADE) for row in range(model.rowCount())]
+        assert grades_shown == [None] * model.rowCount()
+        assert "2.718" not in window.judging.document_view.toPlainText()
+
+
 def _pairs_graded_by(session, rater_id):
     from sqlalchemy import select
 

@@ -9,7 +9,7 @@ pyarrow): the store is loaded for a database only, pandas where a frame is neede
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 
 from judge_app.commands.options import EvaluationOptions, check_known
+from judge_app.commands.prediction_powered import PredictionPowered
 from judge_app.commands.significance import SignificanceOptions, compare_evaluations
 from judge_app.errors import JudgeAppError, UsageError
 from judge_app.io.errors import ImportFileError, Problem, nothing_in
@@ -62,6 +63,22 @@ class Campaign:
     coded_results: Results  # coded with ``graded``'s query and document names
     queries: dict[str, str]  # query id → text
     stamp: Stamp
+    judges: tuple[str, ...] = ()  # the automatic judges, by name
+    automatic: pd.DataFrame | None = None  # their grades: ``query_id, doc_id, rater, grade``
+
+    def automatic_grades(self, judge: str) -> pd.DataFrame:
+        """``query_id, doc_id, grade``: the automatic ``judge``'s grades; a usage error naming
+        the judges there are if it is none of them."""
+        from judge_app.names import known_name
+
+        name = known_name(judge, self.judges)
+        if name is None:
+            names = ", ".join(self.judges) or "none yet: grade with judge-app autojudge"
+            raise UsageError(f"--judge: {self.source} has no automatic judge {judge!r} ({names})")
+        grades = self.automatic
+        if grades is None or not (grades["rater"] == name).any():
+            raise UsageError(f"--judge: the automatic judge {name!r} has graded nothing yet")
+        return grades.loc[grades["rater"] == name, ["query_id", "doc_id", "grade"]]
 
     @cached_property
     def judgments(self) -> pd.DataFrame:
@@ -103,7 +120,8 @@ def change_stamp(session: Session) -> Stamp:
     row = session.connection().exec_driver_sql(
         "SELECT (SELECT coalesce(max(id), 0) FROM judgment), "
         "(SELECT coalesce(max(id), 0) FROM judgment_event), "
-        "(SELECT coalesce(max(id), 0) FROM result), (SELECT count(*) FROM run)"
+        "(SELECT coalesce(max(id), 0) FROM result), (SELECT count(*) FROM run), "
+        "(SELECT count(grade) FROM auto_judgment), (SELECT count(*) FROM automatic_judge)"
     )
     return tuple(int(value) for value in row.one())
 
@@ -117,11 +135,12 @@ def load_campaign(database: Database, queries: bool = True) -> Campaign:
 
 def campaign_of(session: Session, source: str, queries: bool = True) -> Campaign:
     """``load_campaign`` within a reading ``session`` of the database ``source``."""
-    from judge_app.store import reads
+    from judge_app.store import automatic, reads
 
     stamp = change_stamp(session)
     graded, results, names = reads.campaign_codes(session)
     texts = reads.queries_frame(session) if queries else None
+    judges = tuple(automatic.judge_names(session))
     return Campaign(
         source=source,
         graded=Graded(
@@ -138,6 +157,8 @@ def campaign_of(session: Session, source: str, queries: bool = True) -> Campaign
         ),
         queries={} if texts is None else dict(zip(texts["query_id"], texts["text"].fillna(""))),
         stamp=stamp,
+        judges=judges,
+        automatic=automatic.all_auto_grades_frame(session) if judges else None,
     )
 
 
@@ -167,6 +188,7 @@ class EvaluationResult:
     significance: Significance | None = None
     per_rater: pd.DataFrame | None = None
     table: pd.DataFrame | None = None  # a campaign's per-query table (``per_query_table``)
+    corrected: PredictionPowered | None = None  # with ``grades`` ``corrected``
     _intervals: dict[tuple[str, int | None], MeanInterval] = field(default_factory=dict, repr=False)
 
     @cached_property
@@ -290,9 +312,25 @@ def evaluate_coded(
     significance: SignificanceOptions | None = None,
 ) -> EvaluationResult:
     """``evaluate`` a database's ``campaign`` on its integer codes: the same numbers, without
-    a string per judgment. Messages name ``source`` (the campaign's by default)."""
+    a string per judgment. Messages name ``source`` (the campaign's by default). With
+    ``grades`` ``automatic``, the judge's grades are evaluated instead (as qrels); with
+    ``corrected``, each run's mean is also estimated from both (``corrected``)."""
     options.checked()
     source, graded = source or campaign.source, campaign.graded
+    if options.grade_source == "automatic":
+        if per_rater:
+            raise UsageError("--per-rater is of human raters: --grades automatic has none")
+        result = _judge_evaluation(
+            options,
+            campaign,
+            source,
+            compare=compare,
+            curves=curves,
+            more_ks=more_ks,
+            significance=significance,
+        )
+        result.options = options
+        return result
     if options.raters is not None:
         check_known(options.raters, graded.rater_names(), "rater", "--raters", source)
         chosen = [graded.rater_code(name) for name in options.raters]
@@ -333,7 +371,58 @@ def evaluate_coded(
         from judge_app.agreement.stability import rater_means
 
         result.per_rater = rater_means(graded, runs, options.settings())
+    if options.grade_source == "corrected":
+        result.corrected = _prediction_powered(result, campaign, graded, source)
     return _compared(result, compare, significance, source)
+
+
+def _judge_evaluation(
+    options: EvaluationOptions,
+    campaign: Campaign,
+    source: str,
+    *,
+    compare: bool = True,
+    curves: bool = False,
+    more_ks: Sequence[int | None] = (),
+    significance: SignificanceOptions | None = None,
+) -> EvaluationResult:
+    """The chosen runs of ``campaign`` evaluated on the options' judge's grades alone."""
+    assert options.judge is not None
+    grades = campaign.automatic_grades(options.judge)
+    results = campaign.results
+    check_known(options.runs, campaign.runs, "run", "--run", source)
+    chosen = list(options.runs) if options.runs else campaign.runs
+    runs = {
+        name: results.loc[results["run"] == name, ["query_id", "doc_id", "rank"]] for name in chosen
+    }
+    plain = replace(options, judge=None, grades=None)
+    return evaluate(
+        plain,
+        grades,
+        runs,
+        source,
+        compare=compare,
+        curves=curves,
+        more_ks=more_ks,
+        significance=significance,
+    )
+
+
+def _prediction_powered(
+    result: EvaluationResult, campaign: Campaign, graded: Graded, source: str
+) -> PredictionPowered:
+    """``result`` (on the human grades ``graded``) corrected by the options' judge
+    (``prediction_powered``)."""
+    from judge_app.commands import prediction_powered
+
+    options = result.options
+    judge = replace(options, grades="automatic")
+    automatic = _judge_evaluation(judge, campaign, source, compare=False)
+    counts = np.bincount(graded.query, minlength=len(graded.queries))
+    grades_per_query = {str(name): int(count) for name, count in zip(graded.queries, counts)}
+    return prediction_powered.estimate(
+        options, result.evaluations, automatic.evaluations, grades_per_query
+    )
 
 
 def _compared(
@@ -545,7 +634,15 @@ def as_text(
         return typeset(evaluations, ks, significance, shown, result.options.measures)
     if output == "trec":
         return formats.trec_text(evaluations, ks, TABLE_DIGITS if digits is None else digits)
+    corrected = result.corrected
     if output == "csv":
+        if corrected is not None:
+            import pandas as pd
+
+            from judge_app.io import exports
+
+            frame = pd.DataFrame(corrected.csv_rows())
+            return exports.csv_text(frame, float_format=None if digits is None else f"%.{digits}f")
         if significance is not None:
             return compared.csv_text(significance, digits)
         return formats.csv_text(evaluations, digits)
@@ -557,6 +654,12 @@ def as_text(
             digits,
             result.per_rater,
             None if significance is None else compared.as_document(significance, digits),
+            None
+            if corrected is None
+            else (
+                corrected.document(digits),
+                {run: item.record(digits) for run, item in corrected.runs.items()},
+            ),
         )
     shown = TABLE_DIGITS if digits is None else digits
     intervals = {(run, k): result.interval(run, k) for run in evaluations for k in ks}
@@ -566,6 +669,8 @@ def as_text(
     if result.per_rater is not None:
         text += "\nEach rater's own mean NDCG (over the queries they judged)\n"
         text += result.per_rater.round(shown).to_string(index=False) + "\n"
+    if corrected is not None:
+        text += "\n" + corrected.table_text(shown)
     if significance is not None:
         text += "\n" + compared.table_text(significance, shown)
     return text

@@ -103,6 +103,10 @@ def check_digits(digits: int | None) -> None:
         require_whole("--digits", digits, 0, 15)
 
 
+GRADE_SOURCES = ("humans", "automatic", "corrected")
+"""Whose grades an evaluation reads (``EvaluationOptions.grades``)."""
+
+
 @dataclass(frozen=True)
 class EvaluationOptions:
     """How to evaluate: the cut-offs ``ks`` (None: all; the first leads), gain, ideal pool,
@@ -128,6 +132,12 @@ class EvaluationOptions:
     """More measures by the names ir_measures writes (``AP``, ``P(rel=2)@5``: as
     :func:`measure_names` gives them); the first leads the comparison of runs in place of
     NDCG@k."""
+    judge: str | None = None
+    """An automatic judge of the database, whose grades ``grades`` uses."""
+    grades: str | None = None
+    """Whose grades: ``humans``, ``automatic`` (the judge's alone) or ``corrected`` (humans',
+    with each run's mean also estimated by prediction-powered inference from the judge's
+    grades of every query); None: ``corrected`` with a judge, else ``humans``."""
 
     def __post_init__(self) -> None:
         """``measures`` as ir_measures writes them (``MAP`` is ``AP``); a wrong name is left
@@ -151,7 +161,31 @@ class EvaluationOptions:
         for option, chosen in (("--run", self.runs), ("--raters", self.raters)):
             if chosen is not None and (not chosen or len(set(chosen)) != len(chosen)):
                 raise UsageError(f"{option} needs names, each once")
+        self._check_grades()
         return self
+
+    def _check_grades(self) -> None:
+        if self.grades not in (None, *GRADE_SOURCES):
+            raise UsageError(f"--grades: use {', '.join(GRADE_SOURCES)}, not {self.grades!r}")
+        source = self.grade_source
+        if source != "humans" and self.judge is None:
+            raise UsageError(f"--grades {source} needs an automatic judge: --judge NAME")
+        if source == "humans" and self.judge is not None:
+            raise UsageError("--judge chooses automatic grades: --grades humans reads none")
+        if source == "automatic":
+            for option, asked in (
+                ("--raters", self.raters is not None),
+                ("--aggregate", self.aggregate != "mean"),
+            ):
+                if asked:
+                    raise UsageError(f"{option} chooses human grades: --grades automatic has none")
+
+    @property
+    def grade_source(self) -> str:
+        """``humans``, ``automatic`` or ``corrected``: whose grades are evaluated."""
+        if self.grades is not None:
+            return self.grades
+        return "humans" if self.judge is None else "corrected"
 
     def settings(self, more_ks: Iterable[int | None] = ()) -> Settings:
         """The metric settings, at ``ks`` and ``more_ks``; a usage error if one is wrong."""
@@ -216,4 +250,6 @@ class EvaluationOptions:
             "resamples": self.resamples,
             "permutations": self.permutations,
             "measures": list(self.measures),
+            "grades": self.grade_source,
+            "judge": self.judge,
         }

@@ -142,4 +142,5 @@ def gather(db: str, options: ReportOptions) -> ReportData:
         agreement=agreed,
         agreement_missing=missing,
         raters=quality,
+        corrected=result.corrected,
     )

@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 from judge_app.commands.evaluate import Campaign, EvaluationResult
 from judge_app.commands.explain import QueryExplanation, explain_query
 from judge_app.commands.options import EvaluationOptions, measure_names
+from judge_app.commands.prediction_powered import PredictionPowered
 from judge_app.errors import UsageError
 from judge_app.gui.busy_bar import BusyBar
 from judge_app.gui.charts_canvas import ChartCanvas
@@ -41,6 +42,7 @@ from judge_app.gui.flow import FlowLayout
 from judge_app.gui.plan_panel import PlanPanel
 from judge_app.gui.tables import TablePane
 from judge_app.metrics.comparison import CONFIDENCE
+from judge_app.metrics.ppi import Estimate
 from judge_app.numbers import MISSING, score_text, share_text, signed_text
 from judge_app.reports.figures import evaluation_figures
 
@@ -62,6 +64,12 @@ MEASURES_TIP = (
     "RR, Bpref, Rprec, infAP, Judged@10, nDCG(dcg='exp-log2')@10 … The first one leads the "
     "comparison of runs. Each is shown per query and as a mean."
 )
+GRADES_TIP = (
+    "Whose grades: the raters' (humans); the raters' corrected by an automatic judge, whose "
+    "grades of every query narrow each run's interval by prediction-powered inference; or "
+    "an automatic judge's alone, biased as the judge is."
+)
+HUMANS = "humans"
 HINT = "Double-click or press Enter on a query to see how its NDCG adds up."
 SUMS = (" DCG", " IDCG")
 SUMMARY_SHARE = 0.3
@@ -227,6 +235,12 @@ class EvaluationView(QWidget):
         self.measures.setClearButtonEnabled(True)
         self.measures.setMinimumWidth(180)
         self.measures.setToolTip(MEASURES_TIP)
+        self.grades = QComboBox()
+        self.grades.setObjectName("gradesCombo")
+        self.grades.setToolTip(GRADES_TIP)
+        self.grades.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.grades.addItem("humans", HUMANS)
+        self._wanted_grades: str | None = None  # a judge's, restored before judges are known
         for text, widget in (
             ("k", self.k),
             ("Gain", self.gain),
@@ -236,11 +250,12 @@ class EvaluationView(QWidget):
             ("Runs", self.runs),
             ("Raters", self.raters),
             ("More measures", self.measures),
+            ("Grades", self.grades),
         ):
             layout.addWidget(_labelled(text, widget))
         layout.addWidget(self.adjudicated)
         self.k.valueChanged.connect(self._debounce.start)
-        for combo in (self.gain, self.ideal, self.unjudged, self.aggregate):
+        for combo in (self.gain, self.ideal, self.unjudged, self.aggregate, self.grades):
             combo.currentIndexChanged.connect(self._debounce.start)
         self.adjudicated.toggled.connect(self._debounce.start)
         self.runs.changed.connect(self._debounce.start)
@@ -358,7 +373,9 @@ class EvaluationView(QWidget):
         index = self.aggregate.findData(current)
         self.aggregate.setCurrentIndex(max(index, 0))
         self.aggregate.blockSignals(False)
+        grades_changed = self._offer_judges(campaign.judges)
         wanted = runs_changed or raters_changed or self.aggregate.currentData() != computed
+        wanted = wanted or grades_changed
         if wanted:  # restored settings chose what was not offered before: compute them
             self._debounce.start()
         adjudicated = campaign.adjudicated
@@ -367,9 +384,26 @@ class EvaluationView(QWidget):
             f"Prefer adjudicated ({adjudicated:,})" if adjudicated else "Prefer adjudicated"
         )
 
+    def _offer_judges(self, judges: tuple[str, ...]) -> bool:
+        """Offer each automatic judge's grades, corrected and alone; whether the choice
+        changed (a judge chosen before went, or a restored one came)."""
+        current = self.grades.currentData()
+        wanted = self._wanted_grades or current
+        self._wanted_grades = None
+        self.grades.blockSignals(True)
+        self.grades.clear()
+        self.grades.addItem("humans", HUMANS)
+        for judge in judges:
+            self.grades.addItem(f"humans corrected by {judge}", f"corrected:{judge}")
+            self.grades.addItem(f"{judge} alone", f"automatic:{judge}")
+        self.grades.setCurrentIndex(max(self.grades.findData(wanted), 0))
+        self.grades.blockSignals(False)
+        return self.grades.currentData() != current
+
     def options(self) -> EvaluationOptions:
         """The evaluation the controls ask for."""
         k = self.k.value()
+        source, _, judge = str(self.grades.currentData() or HUMANS).partition(":")
         return EvaluationOptions(
             ks=(k or None,),
             gain=self.gain.currentData(),
@@ -380,6 +414,8 @@ class EvaluationView(QWidget):
             runs=self.runs.chosen(),
             raters=self.raters.chosen(),
             measures=self._valid_named(),
+            judge=judge or None,
+            grades=source,
         )
 
     def _valid_named(self) -> tuple[str, ...]:
@@ -401,6 +437,7 @@ class EvaluationView(QWidget):
             "runs": list(self.runs.chosen() or ()),
             "raters": list(self.raters.chosen() or ()),
             "measures": self.measures.text(),
+            "grades": self.grades.currentData(),
         }
 
     def restore(self, values: Mapping[str, object]) -> None:
@@ -425,6 +462,8 @@ class EvaluationView(QWidget):
                 combo.blockSignals(False)
         aggregate = str(values.get("aggregate", ""))
         self._wanted_aggregate = aggregate if aggregate.startswith("rater:") else None
+        grades = str(values.get("grades", ""))
+        self._wanted_grades = grades if ":" in grades else None
         if "adjudicated" in values:
             self.adjudicated.blockSignals(True)
             self.adjudicated.setChecked(str(values["adjudicated"]).lower() == "true")
@@ -594,6 +633,10 @@ def _summary_html(evaluation: EvaluationResult) -> str:
         f"<tr><td></td><td align='right'>mean</td><td align='right'>{CONFIDENCE:.0%} interval"
         f"</td><td align='right'>queries</td><td align='right'>judged@{k}</td></tr>{rows}</table>"
     ]
+    if evaluation.options.grade_source == "automatic":
+        parts.insert(0, f"<p><b>⚠</b> {escape(_automatic_note(evaluation))}</p>")
+    if evaluation.corrected is not None:  # what the lead asked for leads
+        parts = [_corrected_html(evaluation.corrected, label)]
     if evaluation.options.measures:
         parts.append(_named_html(evaluation))
     for comparison in evaluation.comparisons:
@@ -623,6 +666,48 @@ def _named_html(evaluation: EvaluationResult) -> str:
         f"More measures (means)</span></p><table cellspacing='0' cellpadding='3' width='100%'>"
         f"<tr><td></td>{head}</tr>{rows}</table>"
     )
+
+
+def _automatic_note(evaluation: EvaluationResult) -> str:
+    return (
+        f"Grades of the automatic judge {evaluation.options.judge} alone: its numbers are as "
+        "biased as the judge is. Humans corrected by it gives intervals that hold."
+    )
+
+
+def _corrected_html(corrected: PredictionPowered, label: str) -> str:
+    """Each run's mean (then each difference from the first run) by humans corrected by the
+    judge, by humans alone and by the judge alone, each ± its 95% half-width, with the human
+    grades the correction saves for its width."""
+
+    def cell(estimate: Estimate, bold: bool = False) -> str:
+        mean = score_text(estimate.mean)
+        mean = f"<b>{mean}</b>" if bold else mean
+        half = MISSING if math.isnan(estimate.se) else f"±&nbsp;{score_text(estimate.half_width)}"
+        return f"<td align='right'>{mean}</td><td align='left' nowrap>{half}</td>"
+
+    rows = "".join(
+        f"<tr><td><b>{escape(item.name)}</b></td>{cell(item.corrected, True)}"
+        f"{cell(item.humans)}<td align='right'>{score_text(item.automatic.mean)}</td>"
+        f"<td align='right'>{_saved(item.grades_saved)}</td></tr>"
+        for item in [*corrected.runs.values(), *corrected.differences]
+    )
+    judge = escape(corrected.judge)
+    return (
+        f"<p style='margin:0'><span style='font-size:13pt; font-weight:600'>Mean {label}: "
+        f"humans corrected by {judge}</span></p>"
+        f"<p style='margin:2px 0'>{len(corrected.labelled):,} of {corrected.queries:,} queries "
+        f"judged completely by humans, every query by {judge}; prediction-powered "
+        f"{CONFIDENCE:.0%} intervals.</p>"
+        "<table cellspacing='0' cellpadding='3' width='100%'><tr><td></td>"
+        "<td align='right' colspan='2'>corrected</td><td align='right' colspan='2'>humans</td>"
+        f"<td align='right'>{judge}</td><td align='right'>grades saved</td></tr>"
+        f"{rows}</table><p style='margin:4px 0 0 0'><i>{escape(corrected.assumption)}</i></p>"
+    )
+
+
+def _saved(grades: float) -> str:
+    return MISSING if math.isnan(grades) else f"{max(grades, 0):,.0f}"
 
 
 def _interval(low: float, high: float) -> str:

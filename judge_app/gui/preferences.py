@@ -147,3 +147,24 @@ def remember_evaluation_settings(database: str, values: dict[str, object]) -> No
         chosen = values[names]
         assert isinstance(chosen, (list, tuple))
         settings.setValue(_database_key(f"evaluation-{names}", database), list(chosen))
+
+
+AUTOJUDGE_KEYS = ("endpoint", "model", "api_key_env")
+"""What the automatic judge's dialog keeps: where and whom it asked (never a key itself)."""
+
+
+def autojudge_settings() -> dict[str, str]:
+    """The automatic judge's endpoint, model and key variable as last used (those stored)."""
+    settings = app_settings()
+    return {
+        key: str(settings.value(f"autojudge/{key}"))
+        for key in AUTOJUDGE_KEYS
+        if settings.contains(f"autojudge/{key}")
+    }
+
+
+def remember_autojudge_settings(values: dict[str, str]) -> None:
+    """Keep the automatic judge's endpoint, model and key variable for the next time."""
+    settings = app_settings()
+    for key in AUTOJUDGE_KEYS:
+        settings.setValue(f"autojudge/{key}", values[key])

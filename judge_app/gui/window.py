@@ -127,6 +127,7 @@ class MainWindow(QMainWindow):
         self.judging.outOfStep.connect(self._caught_up)
         self.analysis.adjudicate.connect(self.adjudicate)
         self.analysis.qualitySettingsRequested.connect(self.show_quality_dialog)
+        self.analysis.gradeWithJudgeRequested.connect(self.show_autojudge_dialog)
 
     def splitters(self) -> dict[str, QSplitter]:
         """The splitters whose sizes are remembered with the window's place, by name."""
@@ -166,6 +167,7 @@ class MainWindow(QMainWindow):
             "pool": self._add(lead, "&Pooling…", self.show_pool_dialog),
             "gold": self._add(lead, "&Gold items…", self.show_gold_dialog),
             "quality": self._add(lead, "&Quality checks…", self.show_quality_dialog),
+            "autojudge": self._add(lead, "Automatic &judge…", self.show_autojudge_dialog),
         }
         self._build_view_menu(menus.addMenu("&View"))
 
@@ -675,6 +677,12 @@ class MainWindow(QMainWindow):
         """Lead ▸ Quality checks… (and the raters page's Settings…): the fastest credible
         judgment and the share of items shown again for self-agreement."""
         return self.show_lead_dialog("quality")
+
+    def show_autojudge_dialog(self) -> LeadDialog | None:
+        """Lead ▸ Automatic judge…: an LLM grades the pooled pairs, apart from the raters."""
+        from judge_app.gui.autojudge_dialog import AutojudgeDialog
+
+        return self._open_dialog("lead_dialog", AutojudgeDialog)
 
     def _open_dialog(self, name: str, make: Callable[[Workspace], AnyDialog]) -> AnyDialog | None:
         """The dialog ``make`` builds on the workspace (none while there is no database or

@@ -64,10 +64,13 @@ def json_text(
     digits: int | None = None,
     raters: pd.DataFrame | None = None,
     significance: dict | None = None,
+    judge: tuple[dict, dict[str, dict]] | None = None,
 ) -> str:
     """The evaluation as one JSON document (see ``judge-app eval --help``), numbers in full
     unless rounded to ``digits``; ``raters`` are the per-rater means, ``significance`` the
-    runs compared (as ``commands.significance.as_document`` gives them), if asked for."""
+    runs compared (as ``commands.significance.as_document`` gives them), ``judge`` the
+    prediction-powered estimates (the document's ``judge`` member, and each run's keys to
+    add to its record: ``ppi_mean``, ``ppi_interval``, …), if asked for."""
     document: dict = {"settings": settings, "runs": [], "skipped": {}, "comparisons": []}
     if raters is not None:
         shown = raters if digits is None else raters.round(digits)
@@ -89,6 +92,13 @@ def json_text(
     document["comparisons"] = [_comparison_record(item, digits) for item in comparisons]
     if significance is not None:
         document["significance"] = significance
+    if judge is not None:
+        document["judge"], per_run = judge
+        for record in document["runs"]:
+            record["estimates"] = per_run[record["run"]]
+            record.update(
+                {key: per_run[record["run"]][key] for key in ("ppi_mean", "ppi_interval")}
+            )
     return json.dumps(document, ensure_ascii=False) + "\n"
 
 

@@ -9,6 +9,7 @@ self-contained file, or a resource name for the PDF.
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -26,7 +27,9 @@ from judge_app.reports import charts
 from judge_app.reports.significance import significance_html
 
 if TYPE_CHECKING:
+    from judge_app.commands.prediction_powered import PredictionPowered
     from judge_app.commands.rater_quality import RatersReport
+    from judge_app.metrics.ppi import Estimate
     from judge_app.metrics.significance import Significance
 
 ImagePlacer = Callable[[Figure, str], str]
@@ -55,6 +58,7 @@ class ReportData:
     agreement_missing: str = ""
     raters: RatersReport | None = None
     digits: int = 4
+    corrected: PredictionPowered | None = None  # each run's mean corrected by a judge
 
 
 def render_html(data: ReportData, image: ImagePlacer) -> str:
@@ -80,6 +84,11 @@ def render_html(data: ReportData, image: ImagePlacer) -> str:
         f"<h2>Mean NDCG@{label} per run</h2>",
         _means(data.evaluations, data.intervals, number),
     ]
+    if data.settings.get("grades") == "automatic":
+        parts.insert(-1, f"<p class='finding'>{_e(_automatic_note(data.settings))}</p>")
+    if data.corrected is not None:
+        parts.append(f"<h2>Mean NDCG@{label}: humans corrected by {_e(data.corrected.judge)}</h2>")
+        parts.append(_corrected(data.corrected, number))
     named = [str(name) for name in data.settings.get("measures") or []]  # type: ignore[attr-defined]
     if named:
         parts.append("<h2>More measures (means per run)</h2>")
@@ -125,6 +134,42 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 .chart img { max-width: 100%; }
 .note { color: #6b7280; font-size: 9pt; }
 """
+
+
+def _automatic_note(settings: dict[str, object]) -> str:
+    return (
+        f"These are the grades of the automatic judge {settings.get('judge')} alone: its "
+        "numbers are as biased as the judge is."
+    )
+
+
+def _corrected(corrected: PredictionPowered, number: Callable) -> str:
+    """The prediction-powered estimates beside the humans-only and judge-only ones."""
+
+    def interval(estimate: Estimate) -> str:
+        return f"{number(estimate.low)} – {number(estimate.high)}"
+
+    rows = [
+        [
+            _e(item.name),
+            number(item.corrected.mean),
+            interval(item.corrected),
+            number(item.humans.mean),
+            interval(item.humans),
+            number(item.automatic.mean),
+            "–" if math.isnan(item.grades_saved) else f"{max(item.grades_saved, 0):,.0f}",
+        ]
+        for item in [*corrected.runs.values(), *corrected.differences]
+    ]
+    header = ["run", "corrected", "95% interval", "humans alone", "95% interval"]
+    header += [f"{_e(corrected.judge)} alone", "human grades saved"]
+    return (
+        f"<p>{len(corrected.labelled):,} of {corrected.queries:,} queries were judged completely "
+        f"by humans and every query by {_e(corrected.judge)}; each mean is estimated from both "
+        "by prediction-powered inference.</p>"
+        + _table(header, rows, numeric_from=1)
+        + f"<p class='note'>{_e(corrected.assumption)}</p>"
+    )
 
 
 def _e(text: str) -> str:

@@ -278,3 +278,24 @@ def auto_grades_frame(
     frame = pd.read_sql(statement, session.connection())
     frame["grade"] = frame["grade"].astype(np.float64)
     return frame
+
+
+def all_auto_grades_frame(session: Session) -> pd.DataFrame:
+    """Every automatic judge's grades: ``query_id, doc_id, rater, grade`` (external ids, the
+    judge's name as ``rater``), in order of judge, query and document."""
+    statement = (
+        select(
+            Query.external_id.label("query_id"),
+            Document.external_id.label("doc_id"),
+            Rater.name.label("rater"),
+            AutoJudgment.grade,
+        )
+        .join(Query, Query.id == AutoJudgment.query_id)
+        .join(Document, Document.id == AutoJudgment.document_id)
+        .join(Rater, Rater.id == AutoJudgment.rater_id)
+        .where(AutoJudgment.grade.is_not(None))
+        .order_by(Rater.name, Query.external_id, Document.external_id)
+    )
+    frame = pd.read_sql(statement, session.connection())
+    frame["grade"] = frame["grade"].astype(np.float64)
+    return frame

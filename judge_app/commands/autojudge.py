@@ -1,0 +1,364 @@
+"""Grade the pooled pairs with an automatic judge (``judge-app autojudge``, Lead ▸ Automatic
+judge…): an LLM over the OpenAI-compatible chat-completions protocol (``judges.llm``) with a
+prompt a lead can edit (``judges.prompt``).
+
+The pairs are the pool of the chosen queries: the top ``depth`` of the pooled runs (the
+lead's pooling settings), each (query, document) once, in order of query, best rank and
+document; ``limit`` keeps the first N. A pair the judge already graded with the same request
+(model and exact messages: the request hash) is not asked again, so a rerun costs nothing.
+The answers are written as they arrive, committed in batches (a crash loses at most one
+batch), as the judge's grades in ``auto_judgment``, never in ``judgment``; an answer that is
+not a grade is written as a failure with its reason. Cancelling stops asking and keeps what
+was written. The API key is read from an environment variable and never stored.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+
+from judge_app.commands.options import check_known, require_finite, require_whole
+from judge_app.errors import JudgeAppError, UsageError, quoted
+from judge_app.judges.llm import ChatClient, ChatSettings, EndpointError, Reply, public_url
+from judge_app.judges.prompt import (
+    DEFAULT_TEMPLATE,
+    Pair,
+    check_template,
+    messages,
+    parse_grade,
+    prompt_version,
+    request_sha,
+)
+from judge_app.names import normal_id
+from judge_app.store import Database
+from judge_app.store.automatic import AutoGrade, add_judge, cached, write_grades
+from judge_app.store.judge_pairs import PoolPair, pool_pairs, query_external_ids
+from judge_app.store.queue import pool_settings
+from judge_app.store.settings import scale
+
+API_KEY_ENV = "JUDGE_APP_API_KEY"
+BATCH_ANSWERS = 25
+BATCH_SECONDS = 2.0
+"""Answers are committed every BATCH_ANSWERS answers or BATCH_SECONDS, whichever is first."""
+POLL_SECONDS = 0.05
+"""How often the cancel flag is read while answers are awaited."""
+
+Progress = Callable[[int, int], None]
+Cancelled = Callable[[], bool]
+
+
+@dataclass(frozen=True)
+class AutojudgeOptions:
+    """How to judge: the judge's ``name`` (None: the model's); the chat-completions
+    ``endpoint`` (base URL) and ``model``; the environment variable holding the API key; the
+    prompt ``template`` text (None: the default); the ``queries`` (None: all); the first
+    ``limit`` pairs (None: all); the pool ``depth`` (None: the lead's pooling depth); requests
+    at once (``concurrency``), the ``timeout`` of one in seconds, ``retries`` and the first
+    pause between them (``backoff`` s); the document text cut to ``body_chars``. ``local``:
+    the local model learned from the human grades instead of an LLM."""
+
+    endpoint: str | None = None
+    model: str | None = None
+    name: str | None = None
+    api_key_env: str = API_KEY_ENV
+    template: str | None = None
+    queries: tuple[str, ...] | None = None
+    limit: int | None = None
+    depth: int | None = None
+    concurrency: int = 4
+    timeout: float = 60.0
+    retries: int = 3
+    backoff: float = 1.0
+    body_chars: int = 4000
+    local: bool = False
+
+    def checked(self) -> AutojudgeOptions:
+        """These options, or a usage error naming the first that is wrong."""
+        if self.limit is not None:
+            require_whole("--limit", self.limit, 1)
+        if self.depth is not None:
+            require_whole("--depth", self.depth, 1)
+        if self.queries is not None and (
+            not self.queries or len(set(self.queries)) != len(self.queries)
+        ):
+            raise UsageError("--queries needs query ids, each once")
+        if self.name is not None and not normal_id(self.name):
+            raise UsageError("--name needs a name")
+        if self.local:
+            return self
+        if not self.endpoint or not re.match(r"https?://[^/\s]+", self.endpoint.strip()):
+            raise UsageError("--endpoint takes the base URL of a chat-completions server: "
+                             "http://localhost:11434/v1")  # fmt: skip
+        if not self.model or not self.model.strip():
+            raise UsageError("--model needs the name of a model the endpoint serves")
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", self.api_key_env):
+            raise UsageError("--api-key-env takes the name of an environment variable")
+        require_whole("--concurrency", self.concurrency, 1, 64)
+        require_finite("--timeout", self.timeout)
+        if not 0 < self.timeout <= 3600:
+            raise UsageError("--timeout takes seconds above 0 and at most 3600")
+        require_whole("--retries", self.retries, 0, 10)
+        require_finite("--backoff", self.backoff)
+        if not 0 <= self.backoff <= 60:
+            raise UsageError("--backoff takes seconds from 0 to 60")
+        require_whole("--body-chars", self.body_chars, 1)
+        check_template(self.prompt_template)
+        return self
+
+    @property
+    def prompt_template(self) -> str:
+        """The template the prompt is made from."""
+        return DEFAULT_TEMPLATE if self.template is None else self.template
+
+    @property
+    def judge_name(self) -> str:
+        """The name the judge's grades are kept under."""
+        return normal_id(self.name or self.model or "")
+
+
+@dataclass
+class AutojudgeSummary:
+    """What a run did: the judge, the ``pairs`` of the pool, those ``cached`` (graded before
+    with the same request, not asked), ``graded`` and ``failed`` of those asked (with the
+    first failure's reason), the extra attempts ``retried``, the tokens used and the seconds
+    it took; ``cancelled`` if it stopped before the end."""
+
+    judge: str
+    pairs: int = 0
+    cached: int = 0
+    graded: int = 0
+    failed: int = 0
+    retried: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    cancelled: bool = False
+    first_failure: str | None = None
+
+    @property
+    def asked(self) -> int:
+        """The pairs answered (graded or failed)."""
+        return self.graded + self.failed
+
+    def sentence(self) -> str:
+        """The run in one line, as the command line and the window say it."""
+        text = (
+            f"judge {quoted(self.judge)}: {self.pairs:,} pairs, {self.cached:,} cached, "
+            f"{self.asked:,} asked: {self.graded:,} graded, {self.failed:,} failed"
+        )
+        if self.retried:
+            text += f" ({self.retried:,} retries)"
+        text += (
+            f"; {self.prompt_tokens:,} prompt + {self.completion_tokens:,} completion tokens; "
+            f"{self.seconds:.1f} s"
+        )
+        if self.cancelled:
+            text += "; cancelled (what was answered is kept)"
+        if self.first_failure:
+            text += f"\nfirst failure: {self.first_failure}"
+        return text
+
+
+@dataclass(frozen=True)
+class _Request:
+    """One question to ask: the pair, its messages and their hash."""
+
+    pair: PoolPair
+    messages: list[dict[str, str]]
+    sha: str
+
+
+def autojudge(
+    database: Database,
+    options: AutojudgeOptions,
+    progress: Progress | None = None,
+    cancelled: Cancelled | None = None,
+) -> AutojudgeSummary:
+    """Grade the pool of ``options`` on ``database`` with the judge it names; ``progress``
+    hears (answered, to ask) after each answer; ``cancelled`` is read between requests."""
+    options = options.checked()
+    if options.local:
+        raise UsageError("--local: the local judge is not part of this version of judge_app")
+    started = time.monotonic()
+    template = options.prompt_template
+    with database.reading() as session:
+        grades = scale(session)
+        pool = pool_settings(session)
+        check_known(options.queries, query_external_ids(session), "query", "--queries",
+                    database.describe())  # fmt: skip
+        pairs = pool_pairs(
+            session,
+            options.depth or pool.depth,
+            runs=pool.runs,
+            queries=options.queries,
+            limit=options.limit,
+            body_chars=options.body_chars,
+        )
+    if not pairs:
+        raise JudgeAppError(f"{database.describe()}: no pooled pair to judge (import a run)")
+    assert options.model is not None and options.endpoint is not None  # checked
+    model, endpoint = options.model.strip(), options.endpoint.strip()
+    judge = database.write(
+        lambda session: add_judge(
+            session,
+            options.judge_name,
+            method="llm",
+            model=model,
+            prompt_version=prompt_version(template, grades, options.body_chars),
+            template=template,
+            endpoint=public_url(endpoint),
+            details={
+                "temperature": 0,
+                "body_chars": options.body_chars,
+                "api_key_env": options.api_key_env,
+            },
+        )
+    )
+    with database.reading() as session:
+        known = cached(session, judge.rater_id)
+    summary = AutojudgeSummary(judge.name, pairs=len(pairs))
+    requests = []
+    for pair in pairs:
+        rendered = messages(template, _prompt_pair(pair), grades, options.body_chars)
+        sha = request_sha(model, rendered)
+        if known.get((pair.query_id, pair.document_id)) == sha:
+            summary.cached += 1
+        else:
+            requests.append(_Request(pair, rendered, sha))
+    settings = ChatSettings(
+        base_url=endpoint,
+        model=model,
+        api_key=os.environ.get(options.api_key_env) or None,
+        timeout=options.timeout,
+        retries=options.retries,
+        backoff=options.backoff,
+    )
+    writer = _BatchWriter(database, judge.rater_id)
+    try:
+        for request, reply in _answers(
+            settings, requests, options.concurrency, progress, cancelled or (lambda: False)
+        ):
+            if reply is not None:
+                writer.add(_grade_of(request, reply, summary))
+        summary.cancelled = summary.asked < len(requests)
+    except EndpointError as error:
+        if error.status in (401, 403) and settings.api_key is None:
+            raise EndpointError(
+                f"{error} (no API key was sent: the environment variable "
+                f"{options.api_key_env} is not set)",
+                error.status,
+            ) from None
+        raise
+    finally:
+        writer.flush()
+        summary.seconds = time.monotonic() - started
+    return summary
+
+
+def _answers(
+    settings: ChatSettings,
+    requests: list[_Request],
+    concurrency: int,
+    progress: Progress | None,
+    cancelled: Cancelled,
+) -> Iterator[tuple[_Request, Reply | None]]:
+    """Each request with its reply as it arrives, ``concurrency`` at a time; once
+    ``cancelled``, no more is sent (a reply cut short by it comes as None)."""
+    stop = threading.Event()
+    waiting = iter(requests)
+    running: dict[Future[Reply], _Request] = {}
+    done = 0
+    if progress is not None:
+        progress(0, len(requests))
+    with (
+        ChatClient(settings, connections=concurrency, stop=stop) as client,
+        ThreadPoolExecutor(concurrency, thread_name_prefix="autojudge") as pool,
+    ):
+        try:
+            while True:
+                if cancelled():
+                    stop.set()
+                while len(running) < concurrency and not stop.is_set():
+                    request = next(waiting, None)
+                    if request is None:
+                        break
+                    running[pool.submit(client.ask, request.messages)] = request
+                if not running:
+                    return
+                finished, _ = wait(running, timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    request = running.pop(future)
+                    reply = future.result()
+                    done += 1
+                    yield request, None if reply.stopped else reply
+                    if progress is not None:
+                        progress(done, len(requests))
+        finally:
+            stop.set()
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _grade_of(request: _Request, reply: Reply, summary: AutojudgeSummary) -> AutoGrade:
+    """The answer to write for ``reply``, counted in ``summary``."""
+    summary.retried += max(0, reply.attempts - 1)
+    summary.prompt_tokens += reply.prompt_tokens or 0
+    summary.completion_tokens += reply.completion_tokens or 0
+    failure = reply.failure
+    grade = None
+    if failure is None:
+        verdict = parse_grade(reply.answer)
+        grade, failure = verdict.grade, verdict.failure
+    if failure is None:
+        summary.graded += 1
+    else:
+        summary.failed += 1
+        summary.first_failure = summary.first_failure or failure
+    return AutoGrade(
+        query_id=request.pair.query_id,
+        document_id=request.pair.document_id,
+        grade=None if grade is None else float(grade),
+        failure=failure,
+        answer=reply.answer,
+        prompt_sha=request.sha,
+        prompt_tokens=reply.prompt_tokens,
+        completion_tokens=reply.completion_tokens,
+        duration_ms=reply.duration_ms,
+    )
+
+
+class _BatchWriter:
+    """Commits a judge's answers every BATCH_ANSWERS answers or BATCH_SECONDS."""
+
+    def __init__(self, database: Database, rater_id: int) -> None:
+        self.database = database
+        self.rater_id = rater_id
+        self.batch: list[AutoGrade] = []
+        self.since = time.monotonic()
+
+    def add(self, grade: AutoGrade) -> None:
+        self.batch.append(grade)
+        if len(self.batch) >= BATCH_ANSWERS or time.monotonic() - self.since >= BATCH_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        batch, self.batch = self.batch, []
+        self.since = time.monotonic()
+        if batch:
+            self.database.write(lambda session: write_grades(session, self.rater_id, batch))
+
+
+def _prompt_pair(pair: PoolPair) -> Pair:
+    return Pair(
+        query_id=pair.query_external_id,
+        query=pair.query_text,
+        description=pair.description,
+        doc_id=pair.doc_external_id,
+        title=pair.title,
+        url=pair.url,
+        body=pair.body,
+    )

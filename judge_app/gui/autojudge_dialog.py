@@ -1,0 +1,187 @@
+"""Lead ▸ Automatic judge…: grade the pooled pairs with an LLM (the ``autojudge`` use case).
+
+The dialog gathers the options (the endpoint, model and key variable are remembered, never
+the key); the work runs off the UI thread with a progress dialog whose Cancel stops asking
+and keeps what was answered; the dialog then shows the run's summary and stays open.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import (
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+)
+
+from judge_app.commands.autojudge import API_KEY_ENV, AutojudgeOptions, AutojudgeSummary, autojudge
+from judge_app.errors import UsageError, in_words
+from judge_app.gui import preferences
+from judge_app.gui.lead import LeadDialog
+from judge_app.gui.workers import Worker
+from judge_app.gui.workspace import Workspace
+from judge_app.judges.prompt import DEFAULT_TEMPLATE, PLACEHOLDERS
+
+DEFAULT_ENDPOINT = "http://localhost:11434/v1"
+"""Ollama's, the usual first local server."""
+
+
+class AutojudgeDialog(LeadDialog):
+    """The automatic judge's options, its prompt template, and the summary of its run;
+    ``judged`` carries the summary when a run ends (cancelled or not)."""
+
+    judged = Signal(object)
+
+    def __init__(self, workspace: Workspace) -> None:
+        super().__init__(
+            workspace,
+            "autojudgeDialog",
+            "Automatic judge",
+            "An LLM grades every pooled pair on the rubric, over the chat-completions protocol "
+            "of Ollama, vLLM, llama.cpp, LM Studio or a hosted service. Its grades are kept "
+            "apart from the raters': no rater sees them and agreement never counts them. A "
+            "pair it graded with the same prompt is not asked again. The API key is read "
+            "from the environment variable named here and never stored.",
+            "Start",
+        )
+        self.setMinimumWidth(760)
+        remembered = preferences.autojudge_settings()
+        self.endpoint = self._line(
+            "autojudgeEndpoint", remembered.get("endpoint", DEFAULT_ENDPOINT)
+        )
+        self.model = self._line("autojudgeModel", remembered.get("model", ""))
+        self.model.setPlaceholderText("qwen2.5:7b-instruct")
+        self.name = self._line("autojudgeName", "")
+        self.name.setPlaceholderText("the model's name")
+        self.api_key_env = self._line(
+            "autojudgeKeyVariable", remembered.get("api_key_env", API_KEY_ENV)
+        )
+        self.concurrency = QSpinBox()
+        self.concurrency.setObjectName("autojudgeConcurrency")
+        self.concurrency.setRange(1, 64)
+        self.concurrency.setValue(AutojudgeOptions.concurrency)
+        self.limit = QSpinBox()
+        self.limit.setObjectName("autojudgeLimit")
+        self.limit.setRange(0, 10_000_000)
+        self.limit.setSpecialValueText("all")
+        self.limit.setToolTip("Only the first N pairs of the pool (all: every pair)")
+        grid = QGridLayout()
+        grid.setHorizontalSpacing(12)
+        grid.setVerticalSpacing(8)
+        rows = (
+            ("Endpoint (base URL)", self.endpoint),
+            ("Model", self.model),
+            ("Judge's name", self.name),
+            ("API key variable", self.api_key_env),
+            ("Requests at once", self.concurrency),
+            ("Pairs", self.limit),
+        )
+        for row, (text, widget) in enumerate(rows):
+            label = QLabel(text)
+            label.setObjectName("fieldLabel")
+            label.setBuddy(widget)
+            grid.addWidget(label, row, 0)
+            grid.addWidget(widget, row, 1)
+        grid.setColumnStretch(1, 1)
+        self.body.addLayout(grid)
+
+        heading = QHBoxLayout()
+        caption = QLabel("Prompt template")
+        caption.setObjectName("fieldLabel")
+        reset = QPushButton("Reset to default")
+        reset.setObjectName("autojudgeResetTemplate")
+        reset.setAutoDefault(False)
+        reset.clicked.connect(self.reset_template)
+        heading.addWidget(caption, 1)
+        heading.addWidget(reset)
+        self.body.addLayout(heading)
+        self.template = QPlainTextEdit(DEFAULT_TEMPLATE)
+        self.template.setObjectName("autojudgeTemplate")
+        self.template.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.template.setMinimumHeight(260)
+        self.body.addWidget(self.template, 1)
+        hint = QLabel(
+            "[system] and [user] lines start the messages. Placeholders: "
+            + ", ".join("{" + name + "}" for name in PLACEHOLDERS)
+            + "; write {{ and }} for braces."
+        )
+        hint.setObjectName("dialogText")
+        hint.setWordWrap(True)
+        self.body.addWidget(hint)
+        self.summary = QLabel()
+        self.summary.setObjectName("autojudgeSummary")
+        self.summary.setWordWrap(True)
+        self.summary.hide()
+        self.body.addWidget(self.summary)
+        self.finish_layout()
+
+    @staticmethod
+    def _line(name: str, text: str) -> QLineEdit:
+        edit = QLineEdit(text)
+        edit.setObjectName(name)
+        return edit
+
+    def reset_template(self) -> None:
+        """Put the default template back in the editor."""
+        self.template.setPlainText(DEFAULT_TEMPLATE)
+
+    def options(self) -> AutojudgeOptions:
+        """The options the dialog shows, checked (a usage error names what is wrong)."""
+        template = self.template.toPlainText()
+        return AutojudgeOptions(
+            endpoint=self.endpoint.text().strip(),
+            model=self.model.text().strip(),
+            name=self.name.text().strip() or None,
+            api_key_env=self.api_key_env.text().strip(),
+            template=None if template == DEFAULT_TEMPLATE else template,
+            limit=self.limit.value() or None,
+            concurrency=self.concurrency.value(),
+        ).checked()
+
+    def save(self) -> None:
+        """Start the run off the UI thread; its progress dialog can cancel it."""
+        try:
+            options = self.options()
+        except UsageError as error:
+            self.show_error(str(error))
+            return
+        database = self.workspace.database
+        if database is None or self.workspace.busy():
+            return
+        preferences.remember_autojudge_settings(
+            {
+                "endpoint": options.endpoint or "",
+                "model": options.model or "",
+                "api_key_env": options.api_key_env,
+            }
+        )
+        self.show_error("")
+        self.summary.hide()
+        handle = database.share()  # the work's own, should the window close its database
+        step = f"asking {options.model}"
+
+        def work(worker: Worker) -> AutojudgeSummary:
+            with handle:
+                return autojudge(
+                    handle,
+                    options,
+                    lambda done, total: worker.signals.progress.emit(step, done, total),
+                    lambda: worker.abort_requested,
+                )
+
+        self.wait_for(self.workspace.run_task("Automatic judge", work, cancellable=True))
+
+    def _succeeded(self, result: object) -> None:
+        assert isinstance(result, AutojudgeSummary)
+        self.summary.setText(result.sentence())
+        self.summary.show()
+        self.workspace.show_message(result.sentence().splitlines()[0])
+        self.judged.emit(result)
+
+    def _failed(self, error: BaseException) -> None:
+        self.show_error(f"Stopped (the answers received are kept): {in_words(error)}")

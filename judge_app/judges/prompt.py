@@ -1,0 +1,224 @@
+"""The automatic judge's prompt: its template, rendered for one (query, document) pair, and
+the parsing of the model's answer into a grade 0–5.
+
+The default template follows UMBRELA (Upadhyay et al. 2024, "UMBRELA: UMbrela is the
+(Open-Source Reproduction of the) Bing RELevance Assessor"): the model weighs how well the
+document matches the intent of the query and how trustworthy it is, then gives a final
+score. UMBRELA's scale is 0–3; ours is the campaign's 0–5 rubric, inserted as ``{rubric}``.
+
+A template is one text: an optional ``[system]`` line starting the system message and a
+``[user]`` line starting the user message (without either, the whole text is the user
+message). Placeholders are ``{name}`` (``PLACEHOLDERS``); ``{{`` and ``}}`` are braces.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import string
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from judge_app.errors import JudgeAppError, UsageError, quoted
+from judge_app.store.settings import GradeLabel
+
+PLACEHOLDERS = {
+    "query": "the query's text (its id when it has no text)",
+    "query_id": "the query's id",
+    "description": "the query's description (empty when it has none)",
+    "doc_id": "the document's id",
+    "title": "the document's title (empty when it has none)",
+    "url": "the document's URL (empty when it has none)",
+    "body": "the document's text, cut to the first body_chars characters",
+    "rubric": "the campaign's grades 0–5 with their labels and descriptions",
+}
+SYSTEM, USER = "[system]", "[user]"
+
+DEFAULT_TEMPLATE = """\
+[system]
+You are a search quality rater evaluating the relevance of web pages and documents. Given a
+query and a document, you must provide a score on an integer scale of 0 to 5 with the
+following meanings:
+{rubric}
+[user]
+Query: {query}
+Description of the searcher's need: {description}
+
+Document title: {title}
+Document URL: {url}
+Document text:
+{body}
+
+Split this problem into steps:
+Consider the underlying intent of the search.
+Measure how well the content matches a likely intent of the query (M).
+Measure how trustworthy the document is (T).
+Consider the aspects above and the relative importance of each, and decide on a final score
+(O) from 0 to 5, as the scale above describes it. The final score must be a whole number.
+Do not provide any code in the result. Give the final score alone on the last line, in the
+form "Final score: N", without any reasoning after it.
+"""
+
+
+@dataclass(frozen=True)
+class Pair:
+    """What the prompt shows of one (query, document) pair (texts may be missing)."""
+
+    query_id: str
+    query: str | None
+    description: str | None
+    doc_id: str
+    title: str | None
+    url: str | None
+    body: str | None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The model's answer read: a ``grade`` 0–5, or None and the ``failure``'s reason."""
+
+    grade: int | None
+    failure: str | None = None
+
+
+def rubric_text(scale: Sequence[GradeLabel]) -> str:
+    """The scale as the prompt lists it: ``0 = Irrelevant: Has nothing to do …``, one a line."""
+    lines = []
+    for step in scale:
+        description = f": {step.description}" if step.description.strip() else ""
+        lines.append(f"{step.grade} = {step.label}{description}")
+    return "\n".join(lines)
+
+
+def read_template(path: Path) -> str:
+    """The template in the file ``path`` (UTF-8), checked; an error naming the file."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise JudgeAppError(f"{path}: not UTF-8 text ({error.reason})") from None
+    try:
+        return check_template(text)
+    except UsageError as error:
+        raise UsageError(f"{path}: {error}") from None
+
+
+def check_template(template: str) -> str:
+    """``template`` if it renders, else a usage error naming the placeholder or brace that is
+    wrong (and the placeholders there are)."""
+    if not template.strip():
+        raise UsageError("the prompt template is empty")
+    for _role, text in _sections(template):
+        _fields(text)
+    if not any(text.strip() for role, text in _sections(template) if role == "user"):
+        raise UsageError(f"the prompt template has no user message (after a {USER} line)")
+    return template
+
+
+def _sections(template: str) -> list[tuple[str, str]]:
+    """(role, text) of the template's messages, in order."""
+    lines = template.splitlines(keepends=True)
+    markers = {SYSTEM: "system", USER: "user"}
+    if not any(line.strip() in markers for line in lines):
+        return [("user", template)]
+    sections: list[tuple[str, list[str]]] = []
+    for line in lines:
+        role = markers.get(line.strip())
+        if role is not None:
+            sections.append((role, []))
+        elif sections:
+            sections[-1][1].append(line)
+        elif line.strip():
+            raise UsageError(
+                f"the prompt template has text before its first {SYSTEM} or {USER} line"
+            )
+    return [(role, "".join(text).strip("\n")) for role, text in sections]
+
+
+def _fields(text: str) -> list[str]:
+    """The placeholders of one message, checked."""
+    try:
+        parsed = list(string.Formatter().parse(text))
+    except ValueError as error:
+        raise UsageError(
+            f"the prompt template has a lone brace ({error}): write {{{{ and }}}} for braces"
+        ) from None
+    names = []
+    for _literal, name, spec, conversion in parsed:
+        if name is None:
+            continue
+        if name not in PLACEHOLDERS or spec or conversion:
+            known = ", ".join("{" + key + "}" for key in PLACEHOLDERS)
+            shown = "{" + name + (f"!{conversion}" if conversion else "")
+            shown += (f":{spec}" if spec else "") + "}"
+            raise UsageError(
+                f"the prompt template has an unknown placeholder {quoted(shown)} "
+                f"(placeholders: {known})"
+            )
+        names.append(name)
+    return names
+
+
+def prompt_version(template: str, scale: Sequence[GradeLabel], body_chars: int) -> str:
+    """The version of a prompt: the first 12 hex digits of the SHA-256 of the template, the
+    rubric and the length the body is cut to (what the model is shown besides the pair)."""
+    text = json.dumps([template, rubric_text(scale), body_chars], ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def messages(
+    template: str, pair: Pair, scale: Sequence[GradeLabel], body_chars: int
+) -> list[dict[str, str]]:
+    """The chat messages of ``pair``: the template's messages with its placeholders filled."""
+    body = pair.body or ""
+    if len(body) > body_chars:
+        body = body[:body_chars].rstrip() + " …"
+    values = {
+        "query": pair.query or pair.query_id,
+        "query_id": pair.query_id,
+        "description": pair.description or "",
+        "doc_id": pair.doc_id,
+        "title": pair.title or "",
+        "url": pair.url or "",
+        "body": body,
+        "rubric": rubric_text(scale),
+    }
+    rendered = []
+    for role, text in _sections(template):
+        _fields(text)
+        rendered.append({"role": role, "content": text.format_map(values)})
+    return rendered
+
+
+def request_sha(model: str, rendered: Sequence[Mapping[str, str]]) -> str:
+    """The SHA-256 of the model and the exact messages: a rerun asking the same question
+    finds its answer by it (the cache key)."""
+    text = json.dumps({"model": model, "messages": list(rendered)}, ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+_THINKING = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+_FINAL = re.compile(
+    r"final[\s_*#]*score[\s*#]*(?:\(\s*O\s*\)[\s*]*)?[:=]?[\s*#]*(-?\d+(?:\.\d+)?)",
+    re.IGNORECASE,
+)
+_LONE = re.compile(r"[\s*#`\"'(\[]*(-?\d+(?:\.\d+)?)[\s*#`\"'.)\]]*")
+
+
+def parse_grade(answer: str | None) -> Verdict:
+    """The grade of an answer: the number after its last "Final score:", else the answer
+    when it is a number alone; a failure when there is none or it is not a whole number 0–5."""
+    text = _THINKING.sub("", answer or "").strip()
+    if not text:
+        return Verdict(None, "the answer is empty")
+    found = _FINAL.findall(text)
+    if found:
+        number = found[-1]
+    elif lone := _LONE.fullmatch(text):
+        number = lone.group(1)
+    else:
+        return Verdict(None, f"no final score in the answer: {quoted(text)}")
+    if not re.fullmatch(r"\d+(?:\.0+)?", number) or not 0 <= float(number) <= 5:
+        return Verdict(None, f"the final score {number} is not a whole number from 0 to 5")
+    return Verdict(int(float(number)))

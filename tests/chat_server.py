@@ -1,0 +1,209 @@
+"""A small chat-completions server on 127.0.0.1 for the automatic judge's tests: it answers
+like Ollama or vLLM would, or misbehaves as scripted (429 or 500 then success, a reply too
+slow for the client's timeout, an answer that is not a grade, a dropped connection).
+
+Behaviour is chosen per request from the user message: ``script[key]`` is a list of actions
+consumed in order by the requests whose user message contains ``key``; a request no script
+matches (or whose script is used up) is answered ``Final score: N`` with N from ``grade_of``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+PROMPT_TOKENS = 100
+COMPLETION_TOKENS = 7
+
+
+@dataclass(frozen=True)
+class Answer:
+    """200 with this content (and usage)."""
+
+    content: str
+
+
+@dataclass(frozen=True)
+class Status:
+    """An error status, with a Retry-After header if given."""
+
+    code: int
+    retry_after: str | None = None
+
+
+@dataclass(frozen=True)
+class Sleep:
+    """Sleep this long, then answer with the default grade (too late for a short timeout)."""
+
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Drop:
+    """Close the connection without a response."""
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A request as received: its path, headers and JSON body."""
+
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+    at: float  # time.monotonic() when it arrived
+
+    @property
+    def user(self) -> str:
+        return next(m["content"] for m in self.body["messages"] if m["role"] == "user")
+
+
+def default_grade(content: str) -> int:
+    """A grade 0–5 fixed by the message, the same every time."""
+    return hashlib.sha256(content.encode()).digest()[0] % 6
+
+
+@dataclass
+class ChatServer:
+    """The server: ``url`` is its base URL (``http://127.0.0.1:PORT/v1``), ``seen`` every
+    request received, ``script`` the scripted behaviours, ``pause`` a delay before every
+    answer (to let a test cancel midway)."""
+
+    script: dict[str, list[Any]] = field(default_factory=dict)
+    grade_of: Callable[[str], int] = default_grade
+    pause: float = 0.0
+    seen: list[Seen] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def start(self) -> ChatServer:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body are two writes
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", 0))
+                body = json.loads(self.rfile.read(length))
+                headers = {key.lower(): value for key, value in self.headers.items()}
+                seen = Seen(self.path, headers, body, time.monotonic())
+                action = server.record(seen)
+                if server.pause:
+                    time.sleep(server.pause)
+                if isinstance(action, Drop):
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                if isinstance(action, Status):
+                    headers = {"Retry-After": action.retry_after} if action.retry_after else {}
+                    self.reply(
+                        action.code, {"error": {"message": f"scripted {action.code}"}}, headers
+                    )
+                    return
+                if isinstance(action, Sleep):
+                    time.sleep(action.seconds)
+                    action = None
+                content = (
+                    action.content
+                    if isinstance(action, Answer)
+                    else f"The page matches the intent.\nFinal score: {server.grade_of(seen.user)}"
+                )
+                self.reply(
+                    200,
+                    {
+                        "id": "chatcmpl-test",
+                        "object": "chat.completion",
+                        "model": body["model"],
+                        "choices": [
+                            {
+                                "index": 0,
+                                "message": {"role": "assistant", "content": content},
+                                "finish_reason": "stop",
+                            }
+                        ],
+                        "usage": {
+                            "prompt_tokens": PROMPT_TOKENS,
+                            "completion_tokens": COMPLETION_TOKENS,
+                            "total_tokens": PROMPT_TOKENS + COMPLETION_TOKENS,
+                        },
+                    },
+                )
+
+            def reply(
+                self, code: int, payload: dict, headers: dict[str, str] | None = None
+            ) -> None:
+                data = json.dumps(payload).encode()
+                try:
+                    self.send_response(code)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    for key, value in (headers or {}).items():
+                        self.send_header(key, value)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except OSError:  # the client gave up (its timeout)
+                    pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+        self.thread.start()
+        return self
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def record(self, seen: Seen) -> Any:
+        """Note the request; the scripted action for it, or None."""
+        with self.lock:
+            self.seen.append(seen)
+            for key, actions in self.script.items():
+                if key in seen.user and actions:
+                    return actions.pop(0)
+        return None
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(5)
+
+
+@pytest.fixture(autouse=True)
+def loopback_only(monkeypatch):
+    """Nothing a test does connects anywhere but this machine: a connection to another
+    address fails the test, and no proxy from the environment is used."""
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
+                 "all_proxy"):  # fmt: skip
+        monkeypatch.delenv(name, raising=False)
+    connect = socket.socket.connect
+
+    def loopback_connect(sock: socket.socket, address: Any) -> None:
+        if sock.family in (socket.AF_INET, socket.AF_INET6):
+            host = address[0]
+            assert ipaddress.ip_address(host).is_loopback, f"a test connected to {host}"
+        connect(sock, address)
+
+    monkeypatch.setattr(socket.socket, "connect", loopback_connect)
+
+
+@pytest.fixture
+def chat_server():
+    """A chat-completions server on 127.0.0.1 for the test, stopped after it."""
+    server = ChatServer().start()
+    yield server
+    server.stop()

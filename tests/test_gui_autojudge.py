@@ -1,0 +1,85 @@
+"""Lead ▸ Automatic judge…: the dialog runs the LLM judge off the UI thread against a
+chat-completions server on 127.0.0.1, shows its progress, can cancel it, and reports the
+summary; the template editor's mistakes are named before anything is asked."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from chat_server import chat_server, loopback_only
+from gui_support import demo_db, demo_template, fresh_settings, open_window
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QPushButton
+
+from judge_app.gui import preferences
+from judge_app.judges.prompt import DEFAULT_TEMPLATE
+
+__all__ = [
+    "chat_server",
+    "demo_db",
+    "demo_template",
+    "fresh_settings",
+    "loopback_only",
+    "open_window",
+]  # fixtures
+
+
+def auto_grades(path) -> int:
+    connection = sqlite3.connect(path)
+    try:
+        return connection.execute("SELECT COUNT(*) FROM auto_judgment").fetchone()[0]
+    finally:
+        connection.close()
+
+
+def opened_dialog(window, server):
+    window.lead_actions["autojudge"].trigger()
+    dialog = window.lead_dialog
+    assert dialog.objectName() == "autojudgeDialog" and dialog.isVisible()
+    dialog.endpoint.setText(server.url)
+    dialog.model.setText("judge-model")
+    return dialog
+
+
+def test_the_dialog_judges_and_reports_the_summary(qtbot, open_window, demo_db, chat_server):
+    window = open_window(demo_db)
+    dialog = opened_dialog(window, chat_server)
+    assert dialog.template.toPlainText() == DEFAULT_TEMPLATE
+    dialog.template.setPlainText("[user]\n{query} {queri}")
+    qtbot.mouseClick(dialog.accept_button, Qt.MouseButton.LeftButton)
+    assert dialog.error.isVisible() and "'{queri}'" in dialog.error.text()
+    assert chat_server.seen == [] and window.workspace.task is None
+    reset = dialog.findChild(QPushButton, "autojudgeResetTemplate")
+    qtbot.mouseClick(reset, Qt.MouseButton.LeftButton)
+    assert dialog.template.toPlainText() == DEFAULT_TEMPLATE
+    dialog.limit.setValue(6)
+    with qtbot.waitSignal(dialog.judged, timeout=30_000) as judged:
+        qtbot.mouseClick(dialog.accept_button, Qt.MouseButton.LeftButton)
+        assert not dialog.isEnabled()  # the dialog waits for its work
+    summary = judged.args[0]
+    assert (summary.pairs, summary.graded, summary.cancelled) == (6, 6, False)
+    assert len(chat_server.seen) == 6 and auto_grades(demo_db) == 6
+    qtbot.waitUntil(dialog.isEnabled)
+    assert dialog.isVisible() and dialog.summary.text().startswith(
+        "judge 'judge-model': 6 pairs, 0 cached, 6 asked: 6 graded, 0 failed"
+    )
+    assert not dialog.error.isVisible()
+    assert preferences.autojudge_settings()["endpoint"] == chat_server.url
+
+
+def test_cancel_in_the_progress_dialog_keeps_the_answers(qtbot, open_window, demo_db, chat_server):
+    chat_server.pause = 0.05
+    window = open_window(demo_db)
+    dialog = opened_dialog(window, chat_server)
+    dialog.concurrency.setValue(1)
+    with qtbot.waitSignal(dialog.judged, timeout=30_000) as judged:
+        qtbot.mouseClick(dialog.accept_button, Qt.MouseButton.LeftButton)
+        task = window.workspace.task
+        qtbot.waitUntil(lambda: task.dialog is not None and task.dialog.isVisible(), timeout=10_000)
+        assert "asking judge-model" in task.dialog.labelText()
+        qtbot.mouseClick(task.dialog.findChild(QPushButton), Qt.MouseButton.LeftButton)
+    summary = judged.args[0]
+    assert summary.cancelled and 0 < summary.asked < summary.pairs
+    assert auto_grades(demo_db) == summary.asked == len(chat_server.seen)
+    qtbot.waitUntil(dialog.isEnabled)
+    assert "cancelled (what was answered is kept)" in dialog.summary.text()

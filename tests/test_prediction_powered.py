@@ -1,0 +1,155 @@
+"""``eval --judge``: each run's mean by humans corrected by an automatic judge, checked against
+``ppi-python`` on the per-query values the evaluation itself reports, and what it refuses."""
+
+from __future__ import annotations
+
+import json
+from contextlib import redirect_stdout
+from io import StringIO
+
+import numpy as np
+import pytest
+from campaign_support import judged_by_machine
+
+from judge_app.cli import main as cli
+
+__all__ = ["campaign"]  # fixtures
+
+ppi_py = pytest.importorskip("ppi_py")
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("judged")
+    return judged_by_machine(folder / "judged.sqlite", folder)
+
+
+def _json(*args: str) -> dict:
+    out = StringIO()
+    with redirect_stdout(out):
+        assert cli(["eval", *args, "--format", "json"]) == 0
+    return json.loads(out.getvalue())
+
+
+def _per_query(document: dict, measure: str = "ndcg@10") -> dict[str, dict[str, float]]:
+    return {
+        run["run"]: {row["query_id"]: row[measure] for row in run["queries"]}
+        for run in document["runs"]
+    }
+
+
+def test_each_run_and_difference_is_ppi_pythons_estimate_from_the_evaluations_own_values(campaign):
+    corrected = _json("--db", str(campaign), "--judge", "lenient")
+    humans = _per_query(_json("--db", str(campaign)))
+    judge = _per_query(_json("--db", str(campaign), "--judge", "lenient", "--grades", "automatic"))
+    assert corrected["judge"]["labelled_queries"] == 30 and corrected["judge"]["queries"] == 120
+    for run in corrected["runs"]:
+        name = run["run"]
+        shared = sorted(humans[name])  # ana judged these queries completely
+        others = sorted(set(judge[name]) - set(shared))
+        y = np.array([humans[name][q] for q in shared])
+        yhat = np.array([judge[name][q] for q in shared])
+        unlabeled = np.array([judge[name][q] for q in others])
+        low, high = ppi_py.ppi_mean_ci(y, yhat, unlabeled, alpha=0.05)
+        point = ppi_py.ppi_mean_pointestimate(y, yhat, unlabeled)
+        assert run["ppi_mean"] == pytest.approx(float(np.squeeze(point)), abs=1e-12)
+        assert run["ppi_interval"] == pytest.approx([float(low[0]), float(high[0])], abs=1e-12)
+        assert run["estimates"]["interval"] == pytest.approx(
+            list(ppi_py.classical_mean_ci(y, alpha=0.05)), abs=1e-12
+        )
+        assert run["estimates"]["mean"] == pytest.approx(run["mean"]["ndcg@10"], abs=1e-12)
+        assert run["estimates"]["automatic_mean"] == pytest.approx(
+            np.mean(list(judge[name].values())), abs=1e-12
+        )
+        width = run["ppi_interval"][1] - run["ppi_interval"][0]
+        humans_width = run["estimates"]["interval"][1] - run["estimates"]["interval"][0]
+        assert width < humans_width  # the judge's grades of 90 more queries narrow it
+        assert run["estimates"]["grades_saved"] > 0
+    first, *rest = [run["run"] for run in corrected["runs"]]
+    for other, difference in zip(rest, corrected["judge"]["differences"]):
+        assert difference["runs"] == f"{other} − {first}"
+        shared = sorted(humans[first])
+        others = sorted(set(judge[first]) - set(shared))
+        y = np.array([humans[other][q] - humans[first][q] for q in shared])
+        yhat = np.array([judge[other][q] - judge[first][q] for q in shared])
+        unlabeled = np.array([judge[other][q] - judge[first][q] for q in others])
+        low, high = ppi_py.ppi_mean_ci(y, yhat, unlabeled, alpha=0.05)
+        assert difference["ppi_interval"] == pytest.approx([low[0], high[0]], abs=1e-12)
+
+
+def test_the_judges_grades_change_no_humans_number(campaign):
+    """Evaluating humans' grades reads no automatic grade: the document is the same but
+    for the options it states."""
+    humans = _json("--db", str(campaign))
+    corrected = _json("--db", str(campaign), "--judge", "lenient")
+    for plain, judged in zip(humans["runs"], corrected["runs"]):
+        assert plain["mean"] == judged["mean"] and plain["queries"] == judged["queries"]
+    assert humans["settings"]["grades"] == "humans" and humans["settings"]["judge"] is None
+    assert corrected["settings"]["grades"] == "corrected"
+
+
+def test_the_table_and_csv_say_the_same(campaign):
+    document = _json("--db", str(campaign), "--judge", "lenient")
+    out = StringIO()
+    with redirect_stdout(out):
+        assert cli(["eval", "--db", str(campaign), "--judge", "lenient", "--format", "csv"]) == 0
+    import pandas as pd
+
+    table = pd.read_csv(StringIO(out.getvalue()))
+    for run in document["runs"]:
+        row = table[table["run"] == run["run"]].iloc[0]
+        assert [row["ppi_low"], row["ppi_high"]] == run["ppi_interval"]
+        assert row["ppi_mean"] == run["ppi_mean"]
+    out = StringIO()
+    with redirect_stdout(out):
+        assert cli(["eval", "--db", str(campaign), "--judge", "lenient"]) == 0
+    text = out.getvalue()
+    assert "30 of 120 queries judged completely by humans" in text
+    assert "random sample" in text  # what the interval assumes
+    good = next(run for run in document["runs"] if run["run"] == "good")
+    low, high = good["ppi_interval"]
+    assert f"[{low:.4f}, {high:.4f}]" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--judge", "nobody"], "has no automatic judge 'nobody' (lenient)"),
+        (["--grades", "corrected"], "--grades corrected needs an automatic judge"),
+        (["--grades", "automatic"], "--grades automatic needs an automatic judge"),
+        (["--grades", "everyone"], "--grades: use humans, automatic, corrected"),
+        (["--judge", "lenient", "--grades", "humans"], "--grades humans reads none"),
+        (["--judge", "lenient", "--grades", "automatic", "--raters", "ana"], "--raters chooses"),
+        (["--judge", "lenient", "--grades", "automatic", "--per-rater"], "--per-rater is of"),
+    ],
+)
+def test_wrong_choices_are_refused_in_words(campaign, capsys, args, message):
+    assert cli(["eval", "--db", str(campaign), *args]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_person_cannot_judge_or_be_imported_as_the_automatic_judge(campaign, tmp_path, capsys):
+    from judge_app.store import open_database
+    from judge_app.store.errors import StoreError
+    from judge_app.store.people import named_rater
+
+    with open_database(campaign) as database, database.reading() as session:
+        with pytest.raises(StoreError, match="'lenient' is an automatic judge, not a person"):
+            named_rater(session, " Lenient ")
+    file = tmp_path / "judgments.csv"
+    file.write_text("query_id,doc_id,rater,grade\nq1,d1,lenient,3\n", encoding="utf-8")
+    assert cli(["import", str(campaign), "--judgments", str(file)]) != 0
+    err = capsys.readouterr().err
+    assert "judgments.csv" in err and "line 2" in err and "automatic judge" in err
+
+
+def test_the_report_shows_the_numbers_eval_gives(campaign, tmp_path):
+    document = _json("--db", str(campaign), "--judge", "lenient")
+    out = tmp_path / "report.html"
+    with redirect_stdout(StringIO()):
+        assert cli(["report", str(campaign), "--judge", "lenient", "--out", str(out)]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert "humans corrected by lenient" in html and "random sample" in html
+    for run in document["runs"]:
+        low, high = run["ppi_interval"]
+        assert f"{low:.4f} – {high:.4f}" in html
