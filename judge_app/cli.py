@@ -161,6 +161,7 @@ def _parser() -> argparse.ArgumentParser:
         "(judge-app trec-eval -h)",
     )
     _add_plan_parser(commands)
+    _add_calibrate_parser(commands)
     _add_autojudge_parser(commands)
     return parser
 
@@ -502,6 +503,48 @@ def _add_plan_parser(commands: argparse._SubParsersAction) -> None:
         help="raters judging each query (default: the campaign's mean)",
     )
     plan.add_argument("--format", choices=["table", "csv", "json"], default="table")
+
+
+def _add_calibrate_parser(commands: argparse._SubParsersAction) -> None:
+    calibrate = commands.add_parser(
+        "calibrate",
+        help="how far an automatic judge agrees with the human raters, and ranks runs as they do",
+        description="On the (query, document) pairs both the human raters (their grades "
+        "combined per pair as eval --aggregate combines them) and the automatic judge graded, "
+        "grades rounded half up: Cohen's quadratic kappa and Krippendorff's ordinal alpha with "
+        "95%% bootstrap intervals over queries, the confusion matrix, the judge's bias "
+        "(judge − human: above 0, lenient) per human grade; the runs ranked by mean NDCG@k "
+        "with the humans' grades and with the judge's on the same queries, Kendall's tau-b "
+        "between the two orders over all runs and among the best half; the queries whose "
+        "grades differ most.",
+    )
+    calibrate.add_argument("db", metavar="DB")
+    calibrate.add_argument("--judge", required=True, metavar="NAME", help="an automatic judge")
+    calibrate.add_argument(
+        "--k", default="10", metavar="K", help="NDCG cut-off: 10 (default) or all"
+    )
+    calibrate.add_argument(
+        "--top", type=int, default=10, metavar="N", help="queries that disagree most (10)"
+    )
+    calibrate.add_argument(
+        "--aggregate",
+        default="mean",
+        metavar="METHOD",
+        help="the humans' grades of a pair combined: mean (default), median, majority, max, "
+        "min or rater:NAME",
+    )
+    calibrate.add_argument(
+        "--adjudicated", choices=["prefer", "ignore"], default="prefer", help=ADJUDICATED_HELP
+    )
+    calibrate.add_argument(
+        "--bootstrap",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="resamples of the queries for the 95%% intervals (default 1,000; 0: none)",
+    )
+    calibrate.add_argument("--seed", type=int, default=0, help="of the bootstrap (default 0)")
+    calibrate.add_argument("--format", choices=["table", "csv", "json"], default="table")
 
 
 def _add_autojudge_parser(commands: argparse._SubParsersAction) -> None:
@@ -896,6 +939,26 @@ def _plan(args: argparse.Namespace) -> str:
     return plan_of(args.db, options).as_text(args.format)
 
 
+def _calibrate(args: argparse.Namespace) -> str:
+    from judge_app.commands.calibrate import CalibrationOptions, calibrate_of
+    from judge_app.commands.options import parse_ks
+    from judge_app.names import normal_id
+
+    ks = parse_ks([args.k])
+    if len(ks) != 1:
+        raise UsageError("--k takes one cut-off: a whole number from 1, or all")
+    options = CalibrationOptions(
+        judge=normal_id(args.judge),
+        k=ks[0],
+        aggregate=args.aggregate,
+        adjudicated=args.adjudicated == "prefer",
+        top=args.top,
+        bootstrap=args.bootstrap,
+        seed=args.seed,
+    ).checked()
+    return calibrate_of(args.db, options).as_text(args.format)
+
+
 def _autojudge(args: argparse.Namespace) -> str | int:
     """``judge-app autojudge``: the summary line; Ctrl+C stops asking, keeps what was
     answered and exits with 130 after the summary."""
@@ -995,6 +1058,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], str | int]] = {
     "raters": _raters,
     "report": _report,
     "plan": _plan,
+    "calibrate": _calibrate,
     "autojudge": _autojudge,
 }
 

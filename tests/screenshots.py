@@ -6,8 +6,9 @@ Builds the demo database in a temporary folder and saves: the start page (with r
 databases and with an error), the rater chooser, the judging screen after a few grades from
 the keyboard, the shortcut overlay, the import dialog listing a refused file's problems, the
 export dialog, the lead's dialogs (assign, rubric, pooling, quality checks), the evaluation
-page with a query's drill-down, the agreement page, and the raters page on a campaign with
-planted raters (one too fast, one inconsistent, one biased: tests/test_rater_quality.py). A
+page with a query's drill-down, the agreement page, the raters page on a campaign with
+planted raters (one too fast, one inconsistent, one biased: tests/test_rater_quality.py), and
+the automatic judges page on a campaign with a lenient judge (tests/test_calibrate.py). A
 dialog is shown over its window, as a user sees it. The light drill-down is also saved in
 docs/ (the other pages: tests/screenshots_window.py, in a real window).
 """
@@ -117,6 +118,7 @@ def take(folder: Path) -> list[Path]:
             window.close()
             window.database.close()
             saved += _raters_page(folder_of_theme, folder, theme)
+            saved += _calibration_page(folder_of_theme, folder, theme)
     return saved
 
 
@@ -156,6 +158,22 @@ def _raters_page(scratch: Path, folder: Path, theme: str) -> list[Path]:
     _finish(window)
     window.analysis.raters_view.choose_rater("ben")
     shot = _save(window, folder / f"raters-{theme}.png")
+    window.close()
+    window.database.close()
+    return [shot]
+
+
+def _calibration_page(scratch: Path, folder: Path, theme: str) -> list[Path]:
+    """The automatic judges page with a judge 0.6 grades more lenient than the humans."""
+    from test_calibrate import lenient_campaign
+
+    from judge_app.gui import create_main_window
+
+    path, _judgments, _grades = lenient_campaign(scratch)
+    window = _shown(create_main_window(path), theme)
+    window.analysis.show_calibration()
+    _finish(window)
+    shot = _save(window, folder / f"calibration-{theme}.png")
     window.close()
     window.database.close()
     return [shot]

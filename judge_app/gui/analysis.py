@@ -1,4 +1,5 @@
-"""The window's evaluation, agreement and raters pages: the campaign loaded off the UI thread,
+"""The window's evaluation, agreement, raters and automatic judges pages: the campaign loaded
+off the UI thread,
 numbers computed there too, each refreshed when judgments change (the database is polled while
 a page is shown), and File ▸ Export report….
 
@@ -23,10 +24,12 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from judge_app.agreement.report import AgreementReport
+    from judge_app.commands.calibrate import Overview
     from judge_app.commands.evaluate import Campaign, EvaluationResult, Stamp
     from judge_app.commands.rater_quality import RatersReport
     from judge_app.commands.report import RenderedReport
     from judge_app.gui.agreement_view import AgreementView
+    from judge_app.gui.calibration_view import CalibrationView
     from judge_app.gui.evaluation_view import EvaluationView
     from judge_app.gui.raters_view import RatersView
 
@@ -45,6 +48,7 @@ class Analysis(QObject):
 
     adjudicate = Signal(str, str)  # the agreement page's choice: query id, document id
     qualitySettingsRequested = Signal()  # the raters page's Settings…
+    gradeWithJudgeRequested = Signal()  # the automatic judges page's "Grade with a judge…"
 
     def __init__(self, workspace: Workspace, pages: QStackedWidget) -> None:
         super().__init__(workspace)
@@ -53,10 +57,12 @@ class Analysis(QObject):
         self._evaluation_view: EvaluationView | None = None  # built when first asked for
         self._agreement_view: AgreementView | None = None
         self._raters_view: RatersView | None = None
+        self._calibration_view: CalibrationView | None = None
         self.campaign: Campaign | None = None
         self.agreement_stamp: Stamp | None = None
         self.report: AgreementReport | None = None  # the one shown, for the adjudication list
         self.raters_stamp: Stamp | None = None  # of the judgments the raters page shows
+        self.calibration_stamp: tuple[object, ...] | None = None  # of what that page shows
         self.poll = QTimer(self)
         self.poll.setInterval(POLL_MS)
         self.poll.timeout.connect(self._poll)
@@ -103,6 +109,18 @@ class Analysis(QObject):
             self._raters_view = self._added(view)
         return self._raters_view
 
+    @property
+    def calibration_view(self) -> CalibrationView:
+        """The automatic judges page, built the first time it is asked for."""
+        if self._calibration_view is None:
+            from judge_app.gui.calibration_view import CalibrationView
+
+            view = CalibrationView()
+            view.judgeChosen.connect(lambda _name: self.refresh_calibration())
+            view.gradeRequested.connect(self.gradeWithJudgeRequested)
+            self._calibration_view = self._added(view)
+        return self._calibration_view
+
     def _added(self, page: AnyPage) -> AnyPage:
         """``page`` in the window's pages, taking no input while background work runs."""
         page.setEnabled(self.workspace.task is None)
@@ -110,8 +128,8 @@ class Analysis(QObject):
         return page
 
     def shown_page(self) -> str | None:
-        """``"evaluation"``, ``"agreement"`` or ``"raters"`` when that page is the one shown,
-        else None."""
+        """``"evaluation"``, ``"agreement"``, ``"raters"`` or ``"automatic judges"`` when that
+        page is the one shown, else None."""
         current = self.pages.currentWidget()
         if current is None:
             return None
@@ -121,6 +139,8 @@ class Analysis(QObject):
             return "agreement"
         if current is self._raters_view:
             return "raters"
+        if current is self._calibration_view:
+            return "automatic judges"
         return None
 
     def show_evaluation(self) -> None:
@@ -149,6 +169,17 @@ class Analysis(QObject):
             "Raters: choose a rater to see their drift and their judgments made too fast"
         )
 
+    def show_calibration(self) -> None:
+        """Show the automatic judges page, computed afresh if judgments or automatic grades
+        changed."""
+        self.pages.setCurrentWidget(self.calibration_view)
+        self.poll.start()
+        if self.calibration_stamp is None or self.calibration_stamp != self._calibration_stamp():
+            self.refresh_calibration()
+        self.workspace.show_message(
+            "Automatic judges: how far a judge agrees with the humans, and ranks runs as they do"
+        )
+
     def forget(self) -> None:
         """The database was closed or changed: nothing shown belongs to the next one."""
         self.poll.stop()
@@ -156,10 +187,17 @@ class Analysis(QObject):
         self.agreement_stamp = None
         self.report = None
         self.raters_stamp = None
+        self.calibration_stamp = None
 
     def _set_enabled(self, enabled: bool) -> None:
         """The pages take no input while background work runs."""
-        for page in (self._evaluation_view, self._agreement_view, self._raters_view):
+        pages = (
+            self._evaluation_view,
+            self._agreement_view,
+            self._raters_view,
+            self._calibration_view,
+        )
+        for page in pages:
             if page is not None:
                 page.setEnabled(enabled)
 
@@ -196,6 +234,17 @@ class Analysis(QObject):
             self.refresh_agreement()
         elif shown == "raters" and self.raters_stamp not in (None, stamp):
             self.refresh_raters()
+        elif shown == "automatic judges" and self.calibration_stamp is not None:
+            if self.calibration_stamp != self._calibration_stamp():
+                self.refresh_calibration()
+
+    def _calibration_stamp(self) -> tuple[object, ...] | None:
+        from judge_app.commands.calibrate import calibration_stamp
+
+        if self.workspace.database is None:
+            return None
+        with self.workspace.reading() as session:
+            return calibration_stamp(session)
 
     # evaluation --------------------------------------------------------------------------------
 
@@ -325,6 +374,36 @@ class Analysis(QObject):
     def _raters_failed(self, error: BaseException, stamp: Stamp | None) -> None:
         self.raters_stamp = stamp
         self.raters_view.show_error(in_words(error))
+
+    # automatic judges ----------------------------------------------------------------------------
+
+    def refresh_calibration(self) -> Task | None:
+        """Compare the judge chosen on the automatic judges page (the first, at first) with
+        the humans off the UI thread."""
+        from judge_app.commands.calibrate import CalibrationOptions, overview_of
+
+        if not self.workspace.ready():
+            return None
+        stamp = self._calibration_stamp()
+        url = self.workspace.database_url()
+        options = CalibrationOptions(judge=self.calibration_view.chosen_judge())
+        task = self.workspace.run_task(
+            "Comparing the judge with the humans",
+            lambda _worker: overview_of(url, options),
+            inline=True,
+        )
+        self.calibration_view.show_busy("Comparing the judge with the humans…")  # one step
+        task.returned.connect(lambda overview: self._calibrated(overview, stamp))
+        task.errored.connect(lambda error: self._calibration_failed(error, stamp))
+        return task
+
+    def _calibrated(self, overview: Overview, stamp: tuple[object, ...] | None) -> None:
+        self.calibration_stamp = stamp
+        self.calibration_view.show_overview(overview, self._database_name())
+
+    def _calibration_failed(self, error: BaseException, stamp: tuple[object, ...] | None) -> None:
+        self.calibration_stamp = stamp
+        self.calibration_view.show_error(in_words(error))
 
     def _campaign_changed(self) -> None:
         """A lead changed the campaign (the quality settings among it): the raters' figures

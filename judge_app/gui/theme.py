@@ -251,9 +251,12 @@ QListWidget#assignRaters::item, QListWidget#poolRuns::item {{ padding: 3px 2px; 
 #analysisStatus {{ color: {muted}; }}
 #analysisStatus[error="true"] {{ color: {"#ff8f8f" if dark else "#b42318"}; font-weight: 600; }}
 #tableHint, #tableCount, #statNote {{ color: {muted}; font-size: 9pt; }}
-#agreementHeader, #ratersHeader {{ background: {header}; border-bottom: 1px solid {border}; }}
-#agreementTitle, #ratersTitle {{ font-size: 15pt; font-weight: 600; color: {text}; }}
-#agreementSource, #ratersSource, #busyLabel {{ color: {muted}; font-size: 9.5pt; }}
+#agreementHeader, #ratersHeader, #calibrationHeader {{
+    background: {header}; border-bottom: 1px solid {border}; }}
+#agreementTitle, #ratersTitle, #calibrationTitle {{
+    font-size: 15pt; font-weight: 600; color: {text}; }}
+#agreementSource, #ratersSource, #calibrationSource, #busyLabel, #judgeLine {{
+    color: {muted}; font-size: 9.5pt; }}
 #ratersBanner {{ border-radius: 6px; }}
 #ratersBanner QLabel {{ font-size: 9.5pt; background: transparent; }}
 #ratersBanner QLabel#ratersBannerHeading {{ font-weight: 600; }}
@@ -261,6 +264,12 @@ QListWidget#assignRaters::item, QListWidget#poolRuns::item {{ padding: 3px 2px; 
 #ratersBanner[level="good"] QLabel {{ color: {"#9fe0b8" if dark else "#1e6b41"}; }}
 #ratersBanner[level="warning"] {{ background: {"#3d3113" if dark else "#fdf3dc"}; }}
 #ratersBanner[level="warning"] QLabel {{ color: {"#f5cf7a" if dark else "#6b4500"}; }}
+#calibrationFindings {{ border-radius: 6px; }}
+#calibrationFindings QLabel {{ font-size: 9.5pt; background: transparent; }}
+#calibrationFindings[level="good"] {{ background: {"#173b27" if dark else "#e6f4ec"}; }}
+#calibrationFindings[level="good"] QLabel {{ color: {"#9fe0b8" if dark else "#1e6b41"}; }}
+#calibrationFindings[level="warning"] {{ background: {"#3d3113" if dark else "#fdf3dc"}; }}
+#calibrationFindings[level="warning"] QLabel {{ color: {"#f5cf7a" if dark else "#6b4500"}; }}
 QPushButton[class="segment"] {{
     background: {base}; border: 1px solid {border}; border-radius: 5px; color: {muted};
     padding: 3px 10px; font-size: 9pt; }}
@@ -284,18 +293,24 @@ QProgressBar#busyProgress::chunk {{ background: {accent}; border-radius: 3px; }}
 #statCard {{ background: {base}; border: 1px solid {border}; border-radius: 8px; }}
 #statCaption {{ color: {muted}; font-size: 8.5pt; font-weight: 600; }}
 #statValue {{ color: {text}; font-size: 15pt; font-weight: 600; }}
-#agreementMessageCard, #ratersMessageCard {{
+#agreementMessageCard, #ratersMessageCard, #calibrationMessageCard {{
     background: {header}; border: 1px solid {border}; border-radius: 12px; }}
-#agreementMessage, #ratersMessage {{ color: {muted}; font-size: 10.5pt; }}
-#agreementMessage[error="true"], #ratersMessage[error="true"] {{
+#agreementMessage, #ratersMessage, #calibrationMessage {{ color: {muted}; font-size: 10.5pt; }}
+#agreementMessage[error="true"], #ratersMessage[error="true"],
+#calibrationMessage[error="true"] {{
     color: {"#ff8f8f" if dark else "#b42318"}; }}
 QTableView#pairTable, QTableView#raterTable, QTableView#queryTable,
-QTableView#adjudicationTable, QTableView#ratersTable, QTableView#tooFastTable {{
+QTableView#adjudicationTable, QTableView#ratersTable, QTableView#tooFastTable,
+QTableView#biasTable, QTableView#judgeRankingTable, QTableView#disagreeingQueries {{
     background: {base}; border: 1px solid {border}; border-radius: 6px;
     alternate-background-color: {colours[QPalette.ColorRole.AlternateBase]}; }}
 QTableView#pairTable::item, QTableView#raterTable::item, QTableView#queryTable::item,
 QTableView#adjudicationTable::item, QTableView#ratersTable::item,
-QTableView#tooFastTable::item {{ padding: 0 8px; }}
+QTableView#tooFastTable::item, QTableView#biasTable::item, QTableView#judgeRankingTable::item,
+QTableView#disagreeingQueries::item {{ padding: 0 8px; }}
+QTableView#confusionMatrix {{
+    background: {base}; border: 1px solid {border}; border-radius: 6px; gridline-color: {border}; }}
+#calibrationView QTableView#confusionMatrix QHeaderView::section {{ padding: 4px 6px; }}
 #agreementTabs::pane {{ border: none; }}
 #agreementTabs QTabBar::tab {{
     background: transparent; border: none; border-bottom: 2px solid transparent;
@@ -304,7 +319,8 @@ QTableView#tooFastTable::item {{ padding: 0 8px; }}
 #agreementTabs QTabBar::tab:hover {{ color: {text}; }}
 #kappaHeatmap, #gradesChart, #driftChart {{
     background: {base}; border: 1px solid {border}; border-radius: 6px; }}
-#agreementView QHeaderView::section, #evaluationView QHeaderView::section {{
+#agreementView QHeaderView::section, #evaluationView QHeaderView::section,
+#calibrationView QHeaderView::section {{
     padding-right: 20px; }}
 #drillDown QHeaderView::section {{ padding: 5px 6px; }}
 #drillFormula {{ font-size: 12pt; font-weight: 600; color: {text}; padding: 4px 0; }}

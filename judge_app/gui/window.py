@@ -127,6 +127,7 @@ class MainWindow(QMainWindow):
         self.judging.outOfStep.connect(self._caught_up)
         self.analysis.adjudicate.connect(self.adjudicate)
         self.analysis.qualitySettingsRequested.connect(self.show_quality_dialog)
+        self.analysis.gradeWithJudgeRequested.connect(self.show_autojudge_dialog)
 
     def splitters(self) -> dict[str, QSplitter]:
         """The splitters whose sizes are remembered with the window's place, by name."""
@@ -224,6 +225,9 @@ class MainWindow(QMainWindow):
             ),
             "agreement": self._add(view, "&Agreement", self.analysis.show_agreement, "Ctrl+3"),
             "raters": self._add(view, "&Raters", self.analysis.show_raters, "Ctrl+4"),
+            "calibration": self._add(
+                view, "A&utomatic judges", self.analysis.show_calibration, "Ctrl+5"
+            ),
         }
         view.addSeparator()
         self.queue_action = self._toggle(view, "&Queue pane", "show_queue", self.show_queue)
