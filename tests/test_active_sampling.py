@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from automatic_support import grade_automatically
 from sqlalchemy import select
 
 from judge_app.cli import main as cli
@@ -23,7 +24,7 @@ from judge_app.commands.prediction_powered import ASSIGNED_ORDER, RANDOM_SAMPLE
 from judge_app.metrics import active_order, ppi
 from judge_app.store import StoreError, automatic, open_database
 from judge_app.store.active_sample import active_sample_frame
-from judge_app.store.models import ActiveSample, Judgment, Query, Result
+from judge_app.store.models import ActiveSample, Query
 from judge_app.store.people import assigned_queries, find_rater
 from judge_app.store.queue import (
     Item,
@@ -40,29 +41,6 @@ def _run(*args: object) -> tuple[int, str, str]:
     with redirect_stdout(out), redirect_stderr(err):
         code = cli([str(arg) for arg in args])
     return code, out.getvalue(), err.getvalue()
-
-
-def grade_automatically(path: Path, name: str, seed: int) -> None:
-    """An automatic judge ``name`` grading every pooled pair: the raters' mean grade with
-    noise, small where they found the document irrelevant."""
-    rng = np.random.default_rng(seed)
-    with open_database(path) as database, database.transaction() as session:
-        judge = automatic.add_judge(session, name, method="local", model="noisy")
-        human: dict[tuple[int, int], list[int]] = {}
-        for query, document, grade in session.execute(
-            select(Judgment.query_id, Judgment.document_id, Judgment.grade)
-        ):
-            if grade is not None:
-                human.setdefault((query, document), []).append(grade)
-        pairs = sorted(
-            {(q, d) for q, d in session.execute(select(Result.query_id, Result.document_id))}
-        )
-        grades = []
-        for query, document in pairs:
-            mean = float(np.mean(human.get((query, document), [2])))
-            noise = rng.normal() * (0.3 if mean < 1 else 1.2)
-            grades.append(automatic.AutoGrade(query, document, float(np.clip(mean + noise, 0, 5))))
-        automatic.write_grades(session, judge.rater_id, grades)
 
 
 @pytest.fixture(scope="module")

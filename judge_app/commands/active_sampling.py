@@ -24,7 +24,7 @@ import numpy as np
 from judge_app.commands.options import EvaluationOptions, require_whole
 from judge_app.errors import UsageError
 from judge_app.metrics import active_order
-from judge_app.metrics.ranking import k_label
+from judge_app.metrics.ranking import Evaluation, k_label
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -255,7 +255,7 @@ def draw(campaign: Campaign, options: ActiveSamplingOptions, pool: PoolSettings)
     )
 
 
-def _judge_variance(automatic: dict, measure: str) -> tuple[float, int]:
+def _judge_variance(automatic: dict[str, Evaluation], measure: str) -> tuple[float, int]:
     """The variance over queries of the judge's values of each run and of each difference
     of two runs, summed, and how many of them there are."""
     values = {

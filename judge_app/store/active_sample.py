@@ -83,3 +83,9 @@ def active_sample_frame(session: Session) -> pd.DataFrame:
     for column in ("scale", "key"):
         frame[column] = frame[column].astype(np.float64)
     return frame
+
+
+def sample_judge(session: Session) -> str | None:
+    """The name of the judge the active sample was drawn for (None: none drawn)."""
+    statement = select(Rater.name).join(ActiveSample, ActiveSample.judge_id == Rater.id).limit(1)
+    return session.scalar(statement)
