@@ -163,6 +163,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_plan_parser(commands)
     _add_calibrate_parser(commands)
     _add_autojudge_parser(commands)
+    _add_sample_parser(commands)
     return parser
 
 
@@ -617,6 +618,36 @@ def _add_autojudge_parser(commands: argparse._SubParsersAction) -> None:
     )
 
 
+def _add_sample_parser(commands: argparse._SubParsersAction) -> None:
+    sample = commands.add_parser(
+        "sample",
+        help="what to judge next: an order of queries for raters that narrows the intervals of "
+        "eval --judge fastest",
+        description="Draw an active sample of DB's queries for the automatic judge NAME and make "
+        "it the order raters take their assigned queries in: queries where the judge is least "
+        "certain of the grades that count, or where the runs differ, come first (sequential "
+        "Poisson sampling, probability proportional to each query's predicted residual scale). "
+        "eval --judge NAME then weights the queries judged completely, in that order, by the "
+        "inverse of their inclusion probabilities. Prints the 95%% half-width expected at a few "
+        "budgets, beside a uniform random sample's.",
+    )
+    sample.add_argument("db", metavar="DB")
+    sample.add_argument("--judge", metavar="NAME", help="the automatic judge (judge-app autojudge)")
+    sample.add_argument("--seed", type=int, default=0, help="the draw's seed (default 0)")
+    sample.add_argument("--k", default="10", metavar="K", help="NDCG cut-off: 10 (default) or all")
+    sample.add_argument(
+        "--budget",
+        type=int,
+        action="append",
+        metavar="N",
+        help="show the expected half-width at N queries (default: 10%%, 25%%, 50%% of them)",
+    )
+    sample.add_argument(
+        "--off", action="store_true", help="back to the order queries were assigned in"
+    )
+    sample.add_argument("--format", choices=["table", "json"], default="table")
+
+
 def _add_packet_parser(commands: argparse._SubParsersAction) -> None:
     packet = commands.add_parser(
         "packet",
@@ -1035,6 +1066,23 @@ def _count_bar(title: str) -> Iterator[Callable[[int, int], None] | None]:
             shown.close()
 
 
+def _sample(args: argparse.Namespace) -> str:
+    from judge_app.commands.active_sampling import ActiveSamplingOptions, active_sampling
+    from judge_app.commands.options import parse_ks
+
+    ks = parse_ks([args.k])
+    if len(ks) != 1:
+        raise UsageError("--k takes one cut-off: a whole number from 1, or all")
+    options = ActiveSamplingOptions(
+        judge=args.judge,
+        seed=args.seed,
+        k=ks[0],
+        budgets=tuple(args.budget or ()),
+        off=args.off,
+    ).checked()
+    return active_sampling(args.db, options, args.format)
+
+
 def _packet(args: argparse.Namespace) -> str:
     from judge_app.commands import packets
 
@@ -1060,6 +1108,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], str | int]] = {
     "plan": _plan,
     "calibrate": _calibrate,
     "autojudge": _autojudge,
+    "sample": _sample,
 }
 
 

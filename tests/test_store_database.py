@@ -146,6 +146,7 @@ ROWS = {
         "INSERT INTO auto_judgment VALUES (2, 1, 1, 2.0, NULL, '2', 'f00', 30, 1, 120, "
         "'2026-01-04 00:00:00')",
     ],
+    "0005": ["INSERT INTO active_sample VALUES (1, 2, 0.25, 1.5, '2026-01-05 00:00:00')"],
 }
 """Rows in every table of each revision (what it adds), in an order foreign keys allow."""
 

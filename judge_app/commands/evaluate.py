@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
+from judge_app.commands import prediction_powered
 from judge_app.commands.options import EvaluationOptions, check_known
 from judge_app.commands.prediction_powered import PredictionPowered
 from judge_app.commands.significance import SignificanceOptions, compare_evaluations
@@ -65,6 +66,8 @@ class Campaign:
     stamp: Stamp
     judges: tuple[str, ...] = ()  # the automatic judges, by name
     automatic: pd.DataFrame | None = None  # their grades: ``query_id, doc_id, rater, grade``
+    active: pd.DataFrame | None = None  # the active sample raters follow: ``query_id, judge,
+    # scale, key`` in ascending key (``store.active_sample``); None in the assigned order
 
     def automatic_grades(self, judge: str) -> pd.DataFrame:
         """``query_id, doc_id, grade``: the automatic ``judge``'s grades; a usage error naming
@@ -135,7 +138,8 @@ def load_campaign(database: Database, queries: bool = True) -> Campaign:
 
 def campaign_of(session: Session, source: str, queries: bool = True) -> Campaign:
     """``load_campaign`` within a reading ``session`` of the database ``source``."""
-    from judge_app.store import automatic, reads
+    from judge_app.store import active_sample, automatic, reads
+    from judge_app.store.queue import pool_settings
 
     stamp = change_stamp(session)
     graded, results, names = reads.campaign_codes(session)
@@ -159,6 +163,9 @@ def campaign_of(session: Session, source: str, queries: bool = True) -> Campaign
         stamp=stamp,
         judges=judges,
         automatic=reads.automatic_grades_frame(session) if judges else None,
+        active=active_sample.active_sample_frame(session)
+        if judges and pool_settings(session).query_order == "active"
+        else None,
     )
 
 
@@ -413,15 +420,32 @@ def _prediction_powered(
 ) -> PredictionPowered:
     """``result`` (on the human grades ``graded``) corrected by the options' judge
     (``prediction_powered``)."""
-    from judge_app.commands import prediction_powered
-
     options = result.options
     judge = replace(options, grades="automatic")
     automatic = _judge_evaluation(judge, campaign, source, compare=False)
     counts = np.bincount(graded.query, minlength=len(graded.queries))
     grades_per_query = {str(name): int(count) for name, count in zip(graded.queries, counts)}
     return prediction_powered.estimate(
-        options, result.evaluations, automatic.evaluations, grades_per_query
+        options,
+        result.evaluations,
+        automatic.evaluations,
+        grades_per_query,
+        _design(campaign, options.judge),
+    )
+
+
+def _design(campaign: Campaign, judge: str | None) -> prediction_powered.Design | None:
+    """The active sample raters follow, if it was drawn for ``judge`` (else None: the
+    queries were judged in their assigned order)."""
+    from judge_app.names import known_name
+
+    sample = campaign.active
+    if sample is None or not len(sample) or judge is None:
+        return None
+    if not (sample["judge"] == known_name(judge, campaign.judges)).all():
+        return None
+    return prediction_powered.Design(
+        tuple(sample["query_id"].astype(str)), tuple(sample["scale"].astype(float))
     )
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from judge_app.metrics import ppi
+from judge_app.metrics import active_order, ppi
 from judge_app.metrics.ranking import Evaluation, k_label
 
 if TYPE_CHECKING:
@@ -34,6 +34,37 @@ RANDOM_SAMPLE = (
     "is weighted by the inverse of the probability it had to be drawn, which keeps the "
     "estimate unbiased."
 )
+
+
+@dataclass(frozen=True)
+class Design:
+    """The active sample raters follow (``judge-app sample``): its query ids in queue order
+    (ascending key) and each one's scale."""
+
+    order: tuple[str, ...]
+    scales: tuple[float, ...]
+
+    def drawn(self, labelled: set[str]) -> tuple[dict[str, float], int]:
+        """The sample the ``labelled`` queries make: the longest start of the order whose
+        queries are all labelled, each with its inclusion probability at that size; and how
+        many labelled queries after it are left out."""
+        size = 0
+        while size < len(self.order) and self.order[size] in labelled:
+            size += 1
+        probability = active_order.inclusion_probabilities(np.asarray(self.scales), size)
+        drawn = dict(zip(self.order[:size], probability[:size].tolist()))
+        return drawn, len(labelled - set(drawn))
+
+
+def sample_assumption(left_out: int) -> str:
+    """``RANDOM_SAMPLE``, saying how many labelled queries outside the sample were left out."""
+    if not left_out:
+        return RANDOM_SAMPLE
+    queries = "query" if left_out == 1 else "queries"
+    return (
+        f"{RANDOM_SAMPLE} {left_out} more {queries} judged completely, after the first one "
+        "of the order not yet judged, are left out of the estimate."
+    )
 
 
 @dataclass(frozen=True)
@@ -182,19 +213,29 @@ def estimate(
     humans: dict[str, Evaluation],
     automatic: dict[str, Evaluation],
     grades_per_query: dict[str, int],
+    design: Design | None = None,
 ) -> PredictionPowered:
     """The prediction-powered estimates of every run of ``humans`` (evaluated on human
     grades) given ``automatic`` (the same runs evaluated on the judge's grades), on the
-    options' leading measure; ``grades_per_query`` counts the human grades of each query."""
+    options' leading measure; ``grades_per_query`` counts the human grades of each query.
+    With the active ``design`` raters followed for this judge, the labelled queries are its
+    sample (``Design.drawn``), each weighted by the inverse of its inclusion probability
+    (``ppi.active_estimate``: with the judge, λ = 1; humans alone, Horvitz–Thompson)."""
     assert options.judge is not None
     measure = options.measure
     labelled = labelled_queries(humans, options.k) & _queries(automatic)
+    probability: dict[str, float] | None = None
+    assumption = ASSIGNED_ORDER
+    if design is not None:
+        probability, left_out = design.drawn(labelled)
+        labelled = set(probability)
+        assumption = sample_assumption(left_out)
     human_values = {run: _values(evaluation, measure) for run, evaluation in humans.items()}
     judge_values = {run: _values(evaluation, measure) for run, evaluation in automatic.items()}
     counted = [grades_per_query.get(query, 0) for query in labelled]
     per_query = float(np.mean(counted)) if counted else float("nan")
     runs = {
-        run: _corrected(run, human_values[run], judge_values[run], labelled, per_query)
+        run: _corrected(run, human_values[run], judge_values[run], labelled, per_query, probability)
         for run in humans
     }
     differences = []
@@ -208,6 +249,7 @@ def estimate(
                 _minus(judge_values[other], judge_values[first]),
                 labelled,
                 per_query,
+                probability,
             )
         )
     everything = _queries(automatic) | {q for e in humans.values() for q in e.query_ids}
@@ -219,6 +261,7 @@ def estimate(
         labelled=sorted(labelled),
         queries=len(everything),
         grades_per_query=per_query,
+        assumption=assumption,
     )
 
 
@@ -228,8 +271,16 @@ def _corrected(
     judge: dict[str, float],
     labelled: set[str],
     grades_per_query: float,
+    probability: dict[str, float] | None = None,
 ) -> Corrected:
-    """``name``'s three estimates from per-query values by humans and by the judge."""
+    """``name``'s three estimates from per-query values by humans and by the judge; with
+    the ``probability`` of each labelled query (an active sample), design-weighted."""
+    automatic = ppi.classical(np.array(list(judge.values()), dtype=np.float64))
+    if probability is not None:
+        human_only, corrected = _weighted(humans, judge, probability)
+        equivalent = ppi.equivalent_labels(human_only, corrected)
+        saved = (equivalent - human_only.n) * grades_per_query
+        return Corrected(name, human_only, automatic, corrected, equivalent, saved)
     shared = sorted(query for query in labelled if query in humans and query in judge)
     others = sorted(query for query in judge if query not in labelled)
     y = np.array([humans[query] for query in shared], dtype=np.float64)
@@ -237,10 +288,25 @@ def _corrected(
     yhat_unlabeled = np.array([judge[query] for query in others], dtype=np.float64)
     human_only = ppi.classical(y)
     corrected = ppi.prediction_powered(y, yhat, yhat_unlabeled)
-    automatic = ppi.classical(np.array(list(judge.values()), dtype=np.float64))
     equivalent = ppi.equivalent_labels(human_only, corrected)
     saved = (equivalent - human_only.n) * grades_per_query
     return Corrected(name, human_only, automatic, corrected, equivalent, saved)
+
+
+def _weighted(
+    humans: dict[str, float], judge: dict[str, float], probability: dict[str, float]
+) -> tuple[ppi.Estimate, ppi.Estimate]:
+    """Humans alone (Horvitz–Thompson) and corrected by the judge (λ = 1) over every query
+    the judge has a value for, the sampled ones labelled."""
+    units = sorted(judge)
+    labelled = np.array([query in probability and query in humans for query in units])
+    yhat_all = np.array([judge[query] for query in units], dtype=np.float64)
+    weights = np.array([probability.get(query, 1.0) for query in units], dtype=np.float64)
+    y = np.array([humans[query] for query in np.array(units)[labelled]], dtype=np.float64)
+    return (
+        ppi.active_estimate(y, yhat_all, labelled, weights, lam=0.0),
+        ppi.active_estimate(y, yhat_all, labelled, weights),
+    )
 
 
 def _values(evaluation: Evaluation, measure: str) -> dict[str, float]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -37,6 +37,12 @@ from PySide6.QtWidgets import (
 )
 from sqlalchemy.orm import Session
 
+from judge_app.commands.active_sampling import (
+    ActiveSample,
+    ActiveSamplingOptions,
+    apply,
+    preview,
+)
 from judge_app.commands.assign import (
     MIN_GAP,
     Assigned,
@@ -49,11 +55,13 @@ from judge_app.commands.assign import (
 )
 from judge_app.errors import JudgeAppError
 from judge_app.gui.theme import grade_colour, text_on
-from judge_app.gui.workers import TaskDialog, Worker
+from judge_app.gui.workers import Task, TaskDialog, Worker
 from judge_app.gui.workspace import Workspace
 from judge_app.names import known_name, normal_id, similar_name, similar_reason
 from judge_app.store import Database
+from judge_app.store.active_sample import sample_judge
 from judge_app.store.assignments import AssignmentPlan, current_assignments
+from judge_app.store.automatic import judge_names
 from judge_app.store.people import all_query_ids, campaign_raters, named_rater, new_rater_name
 from judge_app.store.queue import (
     PoolSettings,
@@ -623,7 +631,12 @@ class RubricDialog(LeadDialog):
 
 
 class PoolDialog(LeadDialog):
-    """Which results raters judge: the top d of the chosen runs, in a run's order or shuffled."""
+    """Which results raters judge: the top d of the chosen runs, in a run's order or shuffled;
+    and the order raters take their queries in: as assigned, or the active sample drawn for an
+    automatic judge, with the interval width it is expected to give (computed off the UI
+    thread: ``expected`` carries the line shown)."""
+
+    expected = Signal(str)
 
     def __init__(self, workspace: Workspace) -> None:
         super().__init__(
@@ -637,7 +650,10 @@ class PoolDialog(LeadDialog):
         self.setMinimumWidth(640)
         with workspace.reading() as session:
             pool, runs = pool_settings(session), run_names(session)
+            judges, sampled = judge_names(session), sample_judge(session)
         self._all_runs = runs
+        self._task: Task | None = None
+        self._again = False
         grid = QGridLayout()
         grid.setHorizontalSpacing(14)
         grid.setVerticalSpacing(10)
@@ -687,6 +703,8 @@ class PoolDialog(LeadDialog):
         group.addButton(self.shuffled)
         (self.shuffled if pool.order == "shuffle" else self.in_run_order).setChecked(True)
         grid.addLayout(order, 2, 1)
+        grid.addWidget(_field("Query order"), 3, 0, Qt.AlignmentFlag.AlignTop)
+        grid.addLayout(self._query_order(pool, judges, sampled), 3, 1)
         grid.setColumnStretch(1, 1)
         self.body.addLayout(grid)
         self.summary = QLabel()
@@ -697,7 +715,97 @@ class PoolDialog(LeadDialog):
         self.depth_box.valueChanged.connect(lambda _value: self._update())
         self.runs.itemChanged.connect(lambda _item: self._update())
         self.in_run_order.toggled.connect(lambda _on: self._update())
+        self.active_order.toggled.connect(lambda _on: self._update())
+        self.active_judge.currentIndexChanged.connect(lambda _index: self._update())
         self._update()
+
+    def _query_order(
+        self, pool: PoolSettings, judges: list[str], sampled: str | None
+    ) -> QVBoxLayout:
+        """As assigned, or the active sample for a judge with its expected width."""
+        layout = QVBoxLayout()
+        layout.setSpacing(6)
+        self.assigned_order = QRadioButton("As assigned")
+        self.assigned_order.setObjectName("poolAssignedOrder")
+        self.active_order = QRadioButton("Active sampling for judge")
+        self.active_order.setObjectName("poolActiveOrder")
+        self.active_judge = QComboBox()
+        self.active_judge.setObjectName("poolActiveJudge")
+        self.active_judge.addItems(judges)
+        if sampled in judges:
+            self.active_judge.setCurrentText(sampled)
+        active = QHBoxLayout()
+        active.addWidget(self.active_order)
+        active.addWidget(self.active_judge)
+        active.addStretch(1)
+        group = QButtonGroup(self)
+        group.addButton(self.assigned_order)
+        group.addButton(self.active_order)
+        self.active_order.setEnabled(bool(judges))
+        on = pool.query_order == "active" and bool(judges)
+        (self.active_order if on else self.assigned_order).setChecked(True)
+        self.expected_line = QLabel()
+        self.expected_line.setObjectName("poolActiveExpected")
+        self.expected_line.setWordWrap(True)
+        layout.addWidget(self.assigned_order)
+        layout.addLayout(active)
+        layout.addWidget(
+            _note(
+                "queries where the judge is least sure, or the runs differ, first: eval "
+                "--judge then weights each by the chance it had to come first"
+                if judges
+                else "no automatic judge yet: grade with one first (judge-app autojudge)"
+            )
+        )
+        layout.addWidget(self.expected_line)
+        return layout
+
+    def sampling(self) -> ActiveSamplingOptions | None:
+        """The active sample asked for (None: the assigned order)."""
+        if not self.active_order.isChecked() or not self.active_judge.currentText():
+            return None
+        return ActiveSamplingOptions(judge=self.active_judge.currentText())
+
+    def _expect(self) -> None:
+        """Compute the expected width of the sample asked for off the UI thread (after the
+        computation under way, if one is)."""
+        options, database = self.sampling(), self.workspace.database
+        self.active_judge.setEnabled(self.active_order.isChecked())
+        if options is None or database is None or not _checked(self.runs):
+            self.expected_line.setText("")
+            return
+        if self._task is not None:
+            self._again = True
+            return
+        handle, pool = database.share(), self.settings()
+
+        def work(_worker: Worker) -> ActiveSample:
+            with handle:
+                return preview(handle, options, pool)
+
+        self.expected_line.setText("Expected width: computing…")
+        self._task = Task(self, "Active sample", work, dialog=False).start()
+        self._task.returned.connect(self._show_expected)
+        self._task.errored.connect(self._expected_failed)
+        self._task.finished.connect(self._expected_done)
+
+    def _show_expected(self, sample: ActiveSample) -> None:
+        if not self._again:
+            self._say_expected(sample.sentence(sample.default_budget))
+
+    def _expected_failed(self, error: BaseException) -> None:
+        if not self._again:
+            self._say_expected(f"No active sample: {error}")
+
+    def _say_expected(self, text: str) -> None:
+        self.expected_line.setText(text)
+        self.expected.emit(text)
+
+    def _expected_done(self) -> None:
+        self._task = None
+        if self._again:
+            self._again = False
+            self._expect()
 
     def settings(self) -> PoolSettings:
         runs = _checked(self.runs)
@@ -712,6 +820,7 @@ class PoolDialog(LeadDialog):
     def _update(self) -> None:
         self.order_run.setEnabled(self.in_run_order.isChecked())
         self.seed.setEnabled(self.shuffled.isChecked())
+        self._expect()
         database = self.workspace.database
         if not self._all_runs:
             self.summary.setText("There are no runs yet: import one first.")
@@ -728,7 +837,10 @@ class PoolDialog(LeadDialog):
             self.summary.setText(f"A rater who judges every query has {pairs:,} results to judge.")
 
     def save(self) -> None:
-        settings = self.settings()
+        settings, sampling = self.settings(), self.sampling()
+        if sampling is not None:
+            self.run("Saving the pooling", lambda database: apply(database, sampling, settings))
+            return
         self.write("Saving the pooling", lambda session: set_pool_settings(session, settings))
 
     def _succeeded(self, _result: object) -> None:

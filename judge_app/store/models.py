@@ -300,3 +300,19 @@ class AutoJudgment(Base):
     completion_tokens: Mapped[int | None] = mapped_column(Integer)
     duration_ms: Mapped[int | None] = mapped_column(Integer)
     judged_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class ActiveSample(Base):
+    """A query's place in the active sample drawn for an automatic judge: its predicted
+    residual ``scale`` (u_q) and sequential Poisson ``key`` (U_q / u_q). With the pool's query
+    order ``active`` raters take their queries in ascending key; no rater reads the scale or
+    the key (``store.active_sample``)."""
+
+    __tablename__ = "active_sample"
+    __table_args__ = (CheckConstraint("scale > 0", name="scale_positive"),)
+
+    query_id: Mapped[int] = mapped_column(ForeignKey("query.id"), primary_key=True)
+    judge_id: Mapped[int] = mapped_column(ForeignKey("rater.id"))
+    scale: Mapped[float] = mapped_column(Float)
+    key: Mapped[float] = mapped_column(Float)
+    drawn_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

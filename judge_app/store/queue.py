@@ -18,6 +18,7 @@ from typing import Literal
 from sqlalchemy import Row, Select, and_, case, func, select
 from sqlalchemy.orm import Session
 
+from judge_app.store.active_sample import has_active_sample, keys_of
 from judge_app.store.errors import StoreError
 from judge_app.store.judgments import open_repeat
 from judge_app.store.models import (
@@ -35,19 +36,23 @@ from judge_app.store.settings import get_setting, set_setting
 
 DEFAULT_DEPTH = 10
 Order = Literal["run", "shuffle"]
+QueryOrder = Literal["assigned", "active"]
+QUERY_ORDERS: tuple[QueryOrder, ...] = ("assigned", "active")
 
 
 @dataclass(frozen=True)
 class PoolSettings:
     """Which results a rater judges: the top ``depth`` of ``runs`` (None: every run), each
     document once, in the order of ``order_run`` (None: the first run by name) or shuffled
-    per rater and query with ``seed``."""
+    per rater and query with ``seed``. Each rater takes their queries in the order they were
+    assigned, or (``query_order`` ``active``) in the active sample's order."""
 
     depth: int = DEFAULT_DEPTH
     runs: tuple[str, ...] | None = None
     order: Order = "run"
     order_run: str | None = None
     seed: int = 0
+    query_order: QueryOrder = "assigned"
 
 
 @dataclass(frozen=True)
@@ -109,13 +114,21 @@ def pool_settings(session: Session) -> PoolSettings:
         order="shuffle" if order == "shuffle" else "run",
         order_run=get_setting(session, "pool.order_run") or None,
         seed=int(get_setting(session, "pool.seed", "0") or 0),
+        query_order="active"
+        if get_setting(session, "pool.query_order") == "active"
+        else "assigned",
     )
 
 
 def set_pool_settings(session: Session, pool: PoolSettings) -> None:
-    """Store the pooling settings; StoreError for a depth below 1 or a run that does not exist."""
+    """Store the pooling settings; StoreError for a depth below 1, a run that does not exist,
+    or the active query order without an active sample (``judge-app sample``)."""
     if pool.depth < 1:
         raise StoreError(f"the pool depth must be at least 1, not {pool.depth}")
+    if pool.query_order not in QUERY_ORDERS:
+        raise StoreError(f"the query order is one of {', '.join(QUERY_ORDERS)}")
+    if pool.query_order == "active" and not has_active_sample(session):
+        raise StoreError("no active sample is drawn yet: judge-app sample DB --judge NAME")
     known = set(session.scalars(select(Run.name)))
     named = set(pool.runs or ()) | ({pool.order_run} if pool.order_run else set())
     if unknown := sorted(named - known):
@@ -125,6 +138,7 @@ def set_pool_settings(session: Session, pool: PoolSettings) -> None:
     set_setting(session, "pool.order", pool.order)
     set_setting(session, "pool.order_run", pool.order_run or "")
     set_setting(session, "pool.seed", str(pool.seed))
+    set_setting(session, "pool.query_order", pool.query_order)
 
 
 def run_names(session: Session) -> list[str]:
@@ -151,8 +165,16 @@ def all_rater_names(session: Session) -> list[str]:
 
 
 def rater_queue(session: Session, rater_id: int) -> list[QueueQuery]:
-    """The rater's queries in order: their assignment, or every query when there is none."""
+    """The rater's queries in order: their assignment, or every query when there is none;
+    with the pool's query order ``active``, those in the active sample first by ascending key,
+    then the others as assigned. Nothing of the sample (scale, key) is returned."""
     ids = assigned_queries(session, rater_id)
+    if pool_settings(session).query_order == "active":
+        keys = keys_of(session, ids)
+        place = {query_id: index for index, query_id in enumerate(ids)}
+        ids.sort(
+            key=lambda query_id: (query_id not in keys, keys.get(query_id, 0.0), place[query_id])
+        )
     rows = {
         row.id: row
         for row in session.execute(

@@ -1,0 +1,91 @@
+"""The active sample drawn for an automatic judge (``commands.active_sampling``): each query's
+predicted residual scale and sequential Poisson key.
+
+Only the queue's order (``store.queue.rater_queue``) and the evaluation read it: nothing a
+rater sees carries a scale or a key. Every function takes a Session and does not commit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
+
+from judge_app.store.models import ActiveSample, Query, Rater, utcnow
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """One query of a sample (the database's query id)."""
+
+    query_id: int
+    scale: float
+    key: float
+
+
+def replace_active_sample(session: Session, judge_id: int, drawn: Iterable[Drawn]) -> int:
+    """Make ``drawn`` the active sample (of the judge ``judge_id``), in place of any earlier
+    one; returns how many queries it holds."""
+    session.execute(delete(ActiveSample))
+    now = utcnow()
+    rows = [
+        {
+            "query_id": item.query_id,
+            "judge_id": judge_id,
+            "scale": float(item.scale),
+            "key": float(item.key),
+            "drawn_at": now,
+        }
+        for item in drawn
+    ]
+    if rows:
+        session.execute(ActiveSample.__table__.insert(), rows)
+    session.flush()
+    return len(rows)
+
+
+def has_active_sample(session: Session) -> bool:
+    """Whether a sample has been drawn."""
+    return session.scalar(select(ActiveSample.query_id).limit(1)) is not None
+
+
+def keys_of(session: Session, query_ids: Iterable[int]) -> dict[int, float]:
+    """Query id → its key, for the queries of ``query_ids`` in the sample."""
+    ids = list(query_ids)
+    keys: dict[int, float] = {}
+    for start in range(0, len(ids), 500):
+        statement = select(ActiveSample.query_id, ActiveSample.key).where(
+            ActiveSample.query_id.in_(ids[start : start + 500])
+        )
+        keys.update({query_id: float(key) for query_id, key in session.execute(statement)})
+    return keys
+
+
+def active_sample_frame(session: Session) -> pd.DataFrame:
+    """The sample as ``query_id, judge, scale, key`` (external query id, the judge's name),
+    in ascending key."""
+    statement = (
+        select(
+            Query.external_id.label("query_id"),
+            Rater.name.label("judge"),
+            ActiveSample.scale,
+            ActiveSample.key,
+        )
+        .join(Query, Query.id == ActiveSample.query_id)
+        .join(Rater, Rater.id == ActiveSample.judge_id)
+        .order_by(ActiveSample.key, Query.external_id)
+    )
+    frame = pd.read_sql(statement, session.connection())
+    for column in ("scale", "key"):
+        frame[column] = frame[column].astype(np.float64)
+    return frame
+
+
+def sample_judge(session: Session) -> str | None:
+    """The name of the judge the active sample was drawn for (None: none drawn)."""
+    statement = select(Rater.name).join(ActiveSample, ActiveSample.judge_id == Rater.id).limit(1)
+    return session.scalar(statement)
