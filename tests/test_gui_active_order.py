@@ -44,6 +44,7 @@ def test_the_active_order_shows_its_width_and_is_saved(qtbot, open_window, demo_
         assert sample_judge(session) == "llm"
         queue = [query.external_id for query in rater_queue(session, find_rater(session, "dan").id)]
     assert queue == list(sample.order)
+    qtbot.waitUntil(window.workspace.ready, timeout=30_000)  # the rater's queue is read again
     assert [query.external_id for query in window.judging.session.queue] == queue
     dialog = window.show_pool_dialog()
     assert dialog.active_order.isChecked()

@@ -31,7 +31,6 @@ from judge_app.numbers import MISSING, score_text, share_text, signed_text
 
 if TYPE_CHECKING:
     import pandas as pd
-    from sqlalchemy.orm import Session
 
     from judge_app.commands.evaluate import Campaign
     from judge_app.store import Database
@@ -557,27 +556,6 @@ def _grid(header: list[str], rows: list[list[str]]) -> list[str]:
 def rounded(grades: np.ndarray) -> np.ndarray:
     """Grades 0–5 rounded half up to whole grades (``ROUNDING``)."""
     return np.clip(np.floor(np.asarray(grades, dtype=np.float64) + 0.5), 0, 5).astype(np.int64)
-
-
-def calibration_stamp(session: Session) -> tuple[object, ...]:
-    """Values that change whenever a judgment, a result, an automatic judge or one of its
-    grades does (the evaluation's stamp; the automatic judges, their answers, the sum of
-    their grades and the time of the latest)."""
-    from sqlalchemy import func, select
-
-    from judge_app.commands.evaluate import change_stamp
-    from judge_app.store.models import AutoJudgment, AutomaticJudge
-
-    automatic = session.execute(
-        select(
-            func.count(),
-            func.count(AutoJudgment.grade),
-            func.sum(AutoJudgment.grade),
-            func.max(AutoJudgment.judged_at),
-            select(func.count()).select_from(AutomaticJudge).scalar_subquery(),
-        ).select_from(AutoJudgment)
-    ).one()
-    return (*change_stamp(session), *automatic)
 
 
 def calibrate(database: Database, options: CalibrationOptions) -> Calibration:

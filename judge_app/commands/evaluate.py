@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -51,7 +52,7 @@ if TYPE_CHECKING:
 
     from judge_app.store import Database
 
-Stamp = tuple[int, ...]
+Stamp = tuple[object, ...]
 
 
 @dataclass(frozen=True)
@@ -117,16 +118,22 @@ class Campaign:
 
 
 def change_stamp(session: Session) -> Stamp:
-    """Numbers that change whenever a judgment or a result does, read from the primary keys'
-    indexes alone (cheap enough to poll): a judgment added gets a new id, every change of one
-    is a history event, and a run imported again gets new result rows."""
+    """Values that change whenever a judgment, a result, an automatic judge's answer or the
+    active sample does, cheap enough to poll: a judgment added gets a new id, every change of
+    one is a history event, a run imported again gets new result rows; automatic answers have
+    no id, so their counts, the sum of their grades and the latest time stand for them, and
+    the active sample's size, time and whether raters follow it."""
     row = session.connection().exec_driver_sql(
         "SELECT (SELECT coalesce(max(id), 0) FROM judgment), "
         "(SELECT coalesce(max(id), 0) FROM judgment_event), "
         "(SELECT coalesce(max(id), 0) FROM result), (SELECT count(*) FROM run), "
-        "(SELECT count(grade) FROM auto_judgment), (SELECT count(*) FROM automatic_judge)"
+        "(SELECT count(*) FROM automatic_judge), (SELECT count(*) FROM auto_judgment), "
+        "(SELECT count(grade) FROM auto_judgment), (SELECT sum(grade) FROM auto_judgment), "
+        "(SELECT max(judged_at) FROM auto_judgment), (SELECT count(*) FROM active_sample), "
+        "(SELECT max(drawn_at) FROM active_sample), "
+        "(SELECT max(value) FROM setting WHERE key = 'pool.query_order')"
     )
-    return tuple(int(value) for value in row.one())
+    return tuple(str(value) if isinstance(value, datetime) else value for value in row.one())
 
 
 def load_campaign(database: Database, queries: bool = True) -> Campaign:

@@ -62,7 +62,7 @@ class Analysis(QObject):
         self.agreement_stamp: Stamp | None = None
         self.report: AgreementReport | None = None  # the one shown, for the adjudication list
         self.raters_stamp: Stamp | None = None  # of the judgments the raters page shows
-        self.calibration_stamp: tuple[object, ...] | None = None  # of what that page shows
+        self.calibration_stamp: Stamp | None = None  # of what that page shows
         self.poll = QTimer(self)
         self.poll.setInterval(POLL_MS)
         self.poll.timeout.connect(self._poll)
@@ -174,7 +174,7 @@ class Analysis(QObject):
         changed."""
         self.pages.setCurrentWidget(self.calibration_view)
         self.poll.start()
-        if self.calibration_stamp is None or self.calibration_stamp != self._calibration_stamp():
+        if self.calibration_stamp is None or self.calibration_stamp != self._stamp():
             self.refresh_calibration()
         self.workspace.show_message(
             "Automatic judges: how far a judge agrees with the humans, and ranks runs as they do"
@@ -235,16 +235,8 @@ class Analysis(QObject):
         elif shown == "raters" and self.raters_stamp not in (None, stamp):
             self.refresh_raters()
         elif shown == "automatic judges" and self.calibration_stamp is not None:
-            if self.calibration_stamp != self._calibration_stamp():
+            if self.calibration_stamp != self._stamp():
                 self.refresh_calibration()
-
-    def _calibration_stamp(self) -> tuple[object, ...] | None:
-        from judge_app.commands.calibrate import calibration_stamp
-
-        if self.workspace.database is None:
-            return None
-        with self.workspace.reading() as session:
-            return calibration_stamp(session)
 
     # evaluation --------------------------------------------------------------------------------
 
@@ -384,7 +376,7 @@ class Analysis(QObject):
 
         if not self.workspace.ready():
             return None
-        stamp = self._calibration_stamp()
+        stamp = self._stamp()
         url = self.workspace.database_url()
         options = CalibrationOptions(judge=self.calibration_view.chosen_judge())
         task = self.workspace.run_task(

@@ -278,4 +278,3 @@ def auto_grades_frame(
     frame = pd.read_sql(statement, session.connection())
     frame["grade"] = frame["grade"].astype(np.float64)
     return frame
-
