@@ -109,7 +109,10 @@ def bm25(
     scores = np.asarray(asked[query].multiply(weights[document]).sum(axis=1)).ravel()
     terms = (asked > 0).astype(np.float64)
     found = np.asarray(terms[query].multiply(weights[document] > 0).sum(axis=1)).ravel()
-    asked_terms = np.asarray(terms.sum(axis=1)).ravel()[query]
+    # of all the query's terms, those no document holds too (a loop over queries, not pairs)
+    analyze = vectorizer.build_analyzer()
+    distinct = np.array([len(set(analyze(text))) for text in query_texts], dtype=np.float64)
+    asked_terms = distinct[query]
     coverage = np.divide(found, asked_terms, out=np.zeros(len(query)), where=asked_terms > 0)
     return scores, coverage
 
@@ -120,6 +123,7 @@ def cosine(
     """Each pair's cosine similarity of its query's and its document's embeddings (rows)."""
 
     def unit(vectors: np.ndarray) -> np.ndarray:
+        vectors = vectors.astype(np.result_type(vectors, np.float32))  # integers: float64
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
 
