@@ -22,7 +22,7 @@ for name in sys.argv[1:]:
     importlib.import_module(name)
 """
 PACKAGE = Path(judge_app.__file__).parent
-CORE_PACKAGES = ["store", "io", "metrics", "agreement", "reports", "judging", "trec_eval"]
+CORE_PACKAGES = ["store", "io", "metrics", "agreement", "reports", "judging", "trec_eval", "judges"]
 """Below every front end: none of their modules may import Qt or judge_app.gui, anywhere."""
 
 
