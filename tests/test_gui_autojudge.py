@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QPushButton
 
 from judge_app.gui import preferences
 from judge_app.judges.prompt import DEFAULT_TEMPLATE
+from judge_app.store import automatic, open_database
 
 __all__ = [
     "chat_server",
@@ -83,3 +84,20 @@ def test_cancel_in_the_progress_dialog_keeps_the_answers(qtbot, open_window, dem
     assert auto_grades(demo_db) == summary.asked == len(chat_server.seen)
     qtbot.waitUntil(dialog.isEnabled)
     assert "cancelled (what was answered is kept)" in dialog.summary.text()
+
+
+def test_the_local_model_learns_from_the_raters_grades_in_the_window(qtbot, open_window, demo_db):
+    """Choosing the local model greys the LLM's fields out and grades the pool, with no
+    server, off the UI thread; the summary is the command line's."""
+    window = open_window(demo_db)
+    dialog = window.show_autojudge_dialog()
+    dialog.with_local.setChecked(True)
+    assert not dialog.endpoint.isEnabled() and not dialog.template.isEnabled()
+    assert dialog.name.isEnabled()
+    with qtbot.waitSignal(dialog.judged, timeout=60_000) as judged:
+        dialog.accept_button.click()
+    report = judged.args[0]
+    assert report.written == 161 and report.quality.kappa > 0.5
+    assert "held out: quadratic kappa" in dialog.summary.text()
+    with open_database(demo_db) as database, database.reading() as session:
+        assert automatic.judge(session, "local model").graded == 161

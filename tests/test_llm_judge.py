@@ -411,7 +411,7 @@ def test_answers_are_committed_in_batches_as_they_arrive(db, chat_server, monkey
         ({"limit": 0}, "--limit takes a whole number from 1"),
         ({"api_key_env": "MY-KEY"}, "--api-key-env takes the name"),
         ({"template": "[user]\n{query} {queri}"}, "unknown placeholder '{queri}'"),
-        ({"local": True}, "--local: the local judge is not part"),
+        ({"local": True}, "--endpoint is of an LLM judge: --local learns from the human"),
     ],
 )
 def test_options_are_checked_before_anything_is_asked(db, chat_server, changes, message):

@@ -153,3 +153,25 @@ def test_the_report_shows_the_numbers_eval_gives(campaign, tmp_path):
     for run in document["runs"]:
         low, high = run["ppi_interval"]
         assert f"{low:.4f} – {high:.4f}" in html
+
+
+def test_the_local_judge_end_to_end_narrows_the_interval(campaign, tmp_path, capsys):
+    """``autojudge --local`` learns from ana's 30 queries (no text: ranks alone) and grades
+    all 120: its held-out kappa is reported; no corrected interval is wider than the
+    humans-only one, and most are narrower."""
+    path = tmp_path / "local.sqlite"
+    path.write_bytes(campaign.read_bytes())
+    assert cli(["autojudge", str(path), "--local"]) == 0
+    said = capsys.readouterr().out
+    assert "held out: quadratic kappa" in said and "local model" in said
+    document = _json("--db", str(path), "--judge", "local model")
+    assert document["judge"]["labelled_queries"] == 30 and document["judge"]["queries"] == 120
+    narrower = 0
+    for run in document["runs"]:
+        estimates = run["estimates"]
+        low, high = run["ppi_interval"]
+        humans_low, humans_high = estimates["interval"]
+        assert high - low <= humans_high - humans_low + 1e-12  # power tuning: never wider
+        narrower += high - low < 0.95 * (humans_high - humans_low)
+        assert low < estimates["mean"] < high
+    assert narrower >= 2  # where the judge's values follow the humans' (not the good run's)

@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from judge_app.commands.options import check_known, require_finite, require_whole
 from judge_app.errors import JudgeAppError, UsageError, quoted
@@ -40,6 +41,9 @@ from judge_app.store.automatic import AutoGrade, add_judge, cached, write_grades
 from judge_app.store.judge_pairs import PoolPair, pool_pairs, query_external_ids
 from judge_app.store.queue import pool_settings
 from judge_app.store.settings import scale
+
+if TYPE_CHECKING:
+    from judge_app.judges.local import LocalReport
 
 API_KEY_ENV = "JUDGE_APP_API_KEY"
 BATCH_ANSWERS = 25
@@ -90,6 +94,16 @@ class AutojudgeOptions:
         if self.name is not None and not normal_id(self.name):
             raise UsageError("--name needs a name")
         if self.local:
+            for option, given in (
+                ("--endpoint", self.endpoint),
+                ("--model", self.model),
+                ("--template", self.template),
+                ("--queries", self.queries),
+                ("--limit", self.limit),
+            ):
+                if given is not None:
+                    raise UsageError(f"{option} is of an LLM judge: --local learns from the "
+                                     "human grades and grades the whole pool")  # fmt: skip
             return self
         if not self.endpoint or not re.match(r"https?://[^/\s]+", self.endpoint.strip()):
             raise UsageError("--endpoint takes the base URL of a chat-completions server: "
@@ -178,12 +192,16 @@ def autojudge(
     options: AutojudgeOptions,
     progress: Progress | None = None,
     cancelled: Cancelled | None = None,
-) -> AutojudgeSummary:
+) -> AutojudgeSummary | LocalReport:
     """Grade the pool of ``options`` on ``database`` with the judge it names; ``progress``
-    hears (answered, to ask) after each answer; ``cancelled`` is read between requests."""
+    hears (answered, to ask) after each answer; ``cancelled`` is read between requests. With
+    ``local``, the local model learned from the human grades grades the pool instead
+    (``judges.local.judge_locally``: its report)."""
     options = options.checked()
     if options.local:
-        raise UsageError("--local: the local judge is not part of this version of judge_app")
+        from judge_app.judges.local import judge_locally
+
+        return judge_locally(database, options.name, options.depth, 0, progress, cancelled)
     started = time.monotonic()
     template = options.prompt_template
     with database.reading() as session:

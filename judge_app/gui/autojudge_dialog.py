@@ -16,7 +16,9 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QRadioButton,
     QSpinBox,
+    QWidget,
 )
 
 from judge_app.commands.autojudge import API_KEY_ENV, AutojudgeOptions, AutojudgeSummary, autojudge
@@ -25,6 +27,7 @@ from judge_app.gui import preferences
 from judge_app.gui.lead import LeadDialog
 from judge_app.gui.workers import Worker
 from judge_app.gui.workspace import Workspace
+from judge_app.judges.local import LocalReport
 from judge_app.judges.prompt import DEFAULT_TEMPLATE, PLACEHOLDERS
 
 DEFAULT_ENDPOINT = "http://localhost:11434/v1"
@@ -43,10 +46,11 @@ class AutojudgeDialog(LeadDialog):
             "autojudgeDialog",
             "Automatic judge",
             "An LLM grades every pooled pair on the rubric, over the chat-completions protocol "
-            "of Ollama, vLLM, llama.cpp, LM Studio or a hosted service. Its grades are kept "
-            "apart from the raters': no rater sees them and agreement never counts them. A "
-            "pair it graded with the same prompt is not asked again. The API key is read "
-            "from the environment variable named here and never stored.",
+            "of Ollama, vLLM, llama.cpp, LM Studio or a hosted service; or a local model, "
+            "learned from the raters' grades, grades them without a server. Its grades are "
+            "kept apart from the raters': no rater sees them and agreement never counts them. "
+            "A pair an LLM graded with the same prompt is not asked again. The API key is "
+            "read from the environment variable named here and never stored.",
             "Start",
         )
         self.setMinimumWidth(760)
@@ -70,6 +74,18 @@ class AutojudgeDialog(LeadDialog):
         self.limit.setRange(0, 10_000_000)
         self.limit.setSpecialValueText("all")
         self.limit.setToolTip("Only the first N pairs of the pool (all: every pair)")
+        self.with_llm = QRadioButton("An LLM at an endpoint")
+        self.with_llm.setObjectName("autojudgeWithLlm")
+        self.with_llm.setChecked(True)
+        self.with_local = QRadioButton(
+            "A local model learned from the raters' grades (no server, no download)"
+        )
+        self.with_local.setObjectName("autojudgeWithLocal")
+        choice = QHBoxLayout()
+        choice.addWidget(self.with_llm)
+        choice.addWidget(self.with_local, 1)
+        self.body.addLayout(choice)
+        self.with_local.toggled.connect(self._method_chosen)
         grid = QGridLayout()
         grid.setHorizontalSpacing(12)
         grid.setVerticalSpacing(8)
@@ -99,12 +115,16 @@ class AutojudgeDialog(LeadDialog):
         reset.clicked.connect(self.reset_template)
         heading.addWidget(caption, 1)
         heading.addWidget(reset)
+        self.llm_only: list[QWidget] = [
+            self.endpoint, self.model, self.api_key_env, self.concurrency, self.limit, reset
+        ]  # fmt: skip
         self.body.addLayout(heading)
         self.template = QPlainTextEdit(DEFAULT_TEMPLATE)
         self.template.setObjectName("autojudgeTemplate")
         self.template.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.template.setMinimumHeight(260)
         self.body.addWidget(self.template, 1)
+        self.llm_only.append(self.template)
         hint = QLabel(
             "[system] and [user] lines start the messages. Placeholders: "
             + ", ".join("{" + name + "}" for name in PLACEHOLDERS)
@@ -126,12 +146,20 @@ class AutojudgeDialog(LeadDialog):
         edit.setObjectName(name)
         return edit
 
+    def _method_chosen(self, local: bool) -> None:
+        """The LLM's fields only for an LLM."""
+        for widget in self.llm_only:
+            widget.setEnabled(not local)
+        self.name.setPlaceholderText("local model" if local else "the model's name")
+
     def reset_template(self) -> None:
         """Put the default template back in the editor."""
         self.template.setPlainText(DEFAULT_TEMPLATE)
 
     def options(self) -> AutojudgeOptions:
         """The options the dialog shows, checked (a usage error names what is wrong)."""
+        if self.with_local.isChecked():
+            return AutojudgeOptions(name=self.name.text().strip() or None, local=True).checked()
         template = self.template.toPlainText()
         return AutojudgeOptions(
             endpoint=self.endpoint.text().strip(),
@@ -153,19 +181,20 @@ class AutojudgeDialog(LeadDialog):
         database = self.workspace.database
         if database is None or self.workspace.busy():
             return
-        preferences.remember_autojudge_settings(
-            {
-                "endpoint": options.endpoint or "",
-                "model": options.model or "",
-                "api_key_env": options.api_key_env,
-            }
-        )
+        if not options.local:
+            preferences.remember_autojudge_settings(
+                {
+                    "endpoint": options.endpoint or "",
+                    "model": options.model or "",
+                    "api_key_env": options.api_key_env,
+                }
+            )
         self.show_error("")
         self.summary.hide()
         handle = database.share()  # the work's own, should the window close its database
-        step = f"asking {options.model}"
+        step = "learning from the raters' grades" if options.local else f"asking {options.model}"
 
-        def work(worker: Worker) -> AutojudgeSummary:
+        def work(worker: Worker) -> AutojudgeSummary | LocalReport:
             with handle:
                 return autojudge(
                     handle,
@@ -177,7 +206,7 @@ class AutojudgeDialog(LeadDialog):
         self.wait_for(self.workspace.run_task("Automatic judge", work, cancellable=True))
 
     def _succeeded(self, result: object) -> None:
-        assert isinstance(result, AutojudgeSummary)
+        assert isinstance(result, (AutojudgeSummary, LocalReport))
         self.summary.setText(result.sentence())
         self.summary.show()
         self.workspace.show_message(result.sentence().splitlines()[0])

@@ -1,2 +1,3 @@
 """Automatic judges: a prompt and its parsing (``prompt``), a chat-completions client
-(``llm``). No Qt, no SQL: the ``autojudge`` use case reads the pairs and writes the grades."""
+(``llm``), a model learned from the campaign's human grades (``local``, ``local_model``,
+``features``, ``embeddings``). No Qt: the ``autojudge`` use case runs them."""
