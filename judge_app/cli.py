@@ -628,7 +628,7 @@ def _add_sample_parser(commands: argparse._SubParsersAction) -> None:
         "certain of the grades that count, or where the runs differ, come first (sequential "
         "Poisson sampling, probability proportional to each query's predicted residual scale). "
         "eval --judge NAME then weights the queries judged completely, in that order, by the "
-        "inverse of their inclusion probabilities. Prints the 95%% half-width expected at a few "
+        "inverse of their inclusion probabilities. Prints the 95% half-width expected at a few "
         "budgets, beside a uniform random sample's.",
     )
     sample.add_argument("db", metavar="DB")
