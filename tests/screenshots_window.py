@@ -1,6 +1,8 @@
 """Screenshots of the real window under a window manager, as a user sees it: the judging,
-adjudication, evaluation, agreement and raters screens at 1024×768, 1280×800 and 1920×1080,
-at 100% and 150% scaling, light and dark (60 PNGs of the whole screen).
+adjudication, evaluation, agreement and raters screens, and on a campaign with a lenient
+automatic judge (``campaign_support.judged_by_machine``) the evaluation corrected by it and the
+automatic judges page, at 1024×768, 1280×800 and 1920×1080, at 100% and 150% scaling, light
+and dark (84 PNGs of the whole screen).
 
     python tests/screenshots_window.py [FOLDER]   (default /tmp/judge_app_window)
 
@@ -36,6 +38,8 @@ DOCS_SHOTS = {  # shot: its name in docs/ (the README shows them)
     "1280x800-100-light-raters.png": "raters.png",
     "1280x800-100-dark-raters.png": "raters-dark.png",
     "1024x768-100-dark-judging.png": "judging-1024-dark.png",
+    "1280x800-100-light-evaluation-corrected.png": "evaluation-corrected.png",
+    "1280x800-100-light-automatic-judges.png": "automatic-judges.png",
 }
 
 
@@ -50,13 +54,17 @@ def main(folder: Path) -> None:
 
         with redirect_stdout(StringIO()):
             cli(["demo", str(template)])
-        _take(folder, template, Path(scratch))
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from campaign_support import judged_by_machine
+
+        judged = judged_by_machine(Path(scratch) / "judged.sqlite", Path(scratch))
+        _take(folder, template, judged, Path(scratch))
     for name, docs_name in DOCS_SHOTS.items():
         _crop_to_window(folder / name, DOCS / docs_name)
         print(f"saved {DOCS / docs_name}")
 
 
-def _take(folder: Path, template: Path, scratch: Path) -> None:
+def _take(folder: Path, template: Path, judged: Path, scratch: Path) -> None:
     """Every (screen, scale, theme): an X server per screen size, a process per window."""
     for number, (width, height) in enumerate(SCREENS, start=FIRST_DISPLAY):
         display = f":{number}"
@@ -75,6 +83,8 @@ def _take(folder: Path, template: Path, scratch: Path) -> None:
                     name = f"{width}x{height}-{round(float(scale) * 100)}-{theme}"
                     database = scratch / f"{name}.sqlite"
                     shutil.copy(template, database)
+                    judged_copy = scratch / f"{name}-judged.sqlite"
+                    shutil.copy(judged, judged_copy)
                     environment = {
                         **os.environ,
                         "DISPLAY": display,
@@ -83,7 +93,7 @@ def _take(folder: Path, template: Path, scratch: Path) -> None:
                         "JUDGE_APP_SETTINGS": str(scratch / f"{name}.ini"),
                     }
                     command = [sys.executable, __file__, "--one", str(database), theme,
-                               str(folder / name)]  # fmt: skip
+                               str(folder / name), str(judged_copy)]  # fmt: skip
                     subprocess.run(command, env=environment, check=True)
                     print(f"saved {folder / name}-*.png")
         finally:
@@ -104,8 +114,9 @@ def _crop_to_window(shot: Path, saved: Path) -> None:
     )
 
 
-def one(database: str, theme: str, prefix: str) -> None:
-    """In this process: the window on ``database``, each screen saved as ``prefix-NAME.png``."""
+def one(database: str, theme: str, prefix: str, judged: str) -> None:
+    """In this process: the window on ``database``, then on ``judged`` (a campaign with the
+    automatic judge ``lenient``), each screen saved as ``prefix-NAME.png``."""
     from PySide6.QtCore import Qt, QThreadPool
     from PySide6.QtGui import QGuiApplication
     from PySide6.QtTest import QTest
@@ -162,6 +173,22 @@ def one(database: str, theme: str, prefix: str) -> None:
     settle()
     save("raters")
     window.close()
+    window = create_main_window(judged, "ana")
+    window.set_theme(theme)
+    window.show()
+    window.raise_()
+    window.activateWindow()
+    QTest.qWait(800)
+    window.analysis.show_evaluation()
+    settle()
+    grades = window.analysis.evaluation_view.grades
+    grades.setCurrentIndex(grades.findData("corrected:lenient"))
+    settle(lambda: window.analysis.evaluation_view.evaluation.corrected is not None)
+    save("evaluation-corrected")
+    window.analysis.show_calibration()
+    settle()
+    save("automatic-judges")
+    window.close()
 
 
 if __name__ == "__main__":
@@ -169,6 +196,6 @@ if __name__ == "__main__":
         from judge_app.gui.app import application
 
         application()
-        one(*sys.argv[2:5])
+        one(*sys.argv[2:6])
     else:
         main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("/tmp/judge_app_window"))

@@ -18,7 +18,7 @@ from judge_app.commands.evaluate import change_stamp, evaluate_campaign, load_ca
 from judge_app.commands.explain import explain_query
 from judge_app.commands.options import EvaluationOptions
 from judge_app.metrics.aggregation import aggregate_grades, majority_tie
-from judge_app.store import open_database
+from judge_app.store import automatic, open_database
 
 __all__ = ["demo", "generated"]  # fixtures
 
@@ -193,7 +193,14 @@ def test_change_stamp_moves_with_every_grade(demo, tmp_path):
         )  # fmt: skip
         with store.reading() as session:
             after = change_stamp(session)
-    assert after != before and not any(math.isnan(value) for value in after)
+            assert change_stamp(session) == after  # read again, the same
+        with store.transaction() as session:  # an automatic judge's answer moves it too
+            judge = automatic.add_judge(session, "llm", method="llm", model="m")
+            automatic.write_grades(session, judge.rater_id, [automatic.AutoGrade(1, 1, 2.5)])
+        with store.reading() as session:
+            judged = change_stamp(session)
+    assert before != after != judged
+    assert not any(isinstance(value, float) and math.isnan(value) for value in judged)
 
 
 def test_a_majority_tie_says_how_it_was_broken(tmp_path):

@@ -133,7 +133,15 @@ def change_stamp(session: Session) -> Stamp:
         "(SELECT max(drawn_at) FROM active_sample), "
         "(SELECT max(value) FROM setting WHERE key = 'pool.query_order')"
     )
-    return tuple(str(value) if isinstance(value, datetime) else value for value in row.one())
+    return tuple(_stamp_value(value) for value in row.one())
+
+
+def _stamp_value(value: object) -> object:
+    """A stamp's value the same however the database returns it: a time as text, nothing
+    (an empty table's sum or time) as 0."""
+    if value is None:
+        return 0
+    return value.isoformat(sep=" ") if isinstance(value, datetime) else value
 
 
 def load_campaign(database: Database, queries: bool = True) -> Campaign:

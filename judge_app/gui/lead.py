@@ -10,6 +10,7 @@ Nothing here shows a rater's grades: a lead sees counts, not judgments.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QKeyEvent
@@ -37,12 +38,9 @@ from PySide6.QtWidgets import (
 )
 from sqlalchemy.orm import Session
 
-from judge_app.commands.active_sampling import (
-    ActiveSample,
-    ActiveSamplingOptions,
-    apply,
-    preview,
-)
+if TYPE_CHECKING:
+    from judge_app.commands.active_sampling import ActiveSample, ActiveSamplingOptions
+
 from judge_app.commands.assign import (
     MIN_GAP,
     Assigned,
@@ -764,6 +762,8 @@ class PoolDialog(LeadDialog):
         """The active sample asked for (None: the assigned order)."""
         if not self.active_order.isChecked() or not self.active_judge.currentText():
             return None
+        from judge_app.commands.active_sampling import ActiveSamplingOptions  # numpy: not at start
+
         return ActiveSamplingOptions(judge=self.active_judge.currentText())
 
     def _expect(self) -> None:
@@ -780,6 +780,8 @@ class PoolDialog(LeadDialog):
         handle, pool = database.share(), self.settings()
 
         def work(_worker: Worker) -> ActiveSample:
+            from judge_app.commands.active_sampling import preview
+
             with handle:
                 return preview(handle, options, pool)
 
@@ -839,6 +841,8 @@ class PoolDialog(LeadDialog):
     def save(self) -> None:
         settings, sampling = self.settings(), self.sampling()
         if sampling is not None:
+            from judge_app.commands.active_sampling import apply
+
             self.run("Saving the pooling", lambda database: apply(database, sampling, settings))
             return
         self.write("Saving the pooling", lambda session: set_pool_settings(session, settings))

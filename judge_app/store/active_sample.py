@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-import pandas as pd
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from judge_app.store.models import ActiveSample, Query, Rater, utcnow
+
+if TYPE_CHECKING:  # the judging window reads the order, never a frame: no pandas at its start
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,9 @@ def active_sample_frame(session: Session) -> pd.DataFrame:
         .join(Rater, Rater.id == ActiveSample.judge_id)
         .order_by(ActiveSample.key, Query.external_id)
     )
+    import numpy as np
+    import pandas as pd
+
     frame = pd.read_sql(statement, session.connection())
     for column in ("scale", "key"):
         frame[column] = frame[column].astype(np.float64)

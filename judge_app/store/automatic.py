@@ -13,10 +13,8 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
 from sqlalchemy import delete, func, select, tuple_
 from sqlalchemy.orm import Session
 
@@ -32,6 +30,9 @@ from judge_app.store.models import (
     utcnow,
 )
 from judge_app.store.people import find_rater, new_rater_name
+
+if TYPE_CHECKING:  # the judging window lists judges, never a frame: no pandas at its start
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -256,6 +257,9 @@ def auto_grades_frame(
     """The judge's grades: ``query_id, doc_id, grade`` (external ids, grade a float), in
     order of query and document; with ``failures``, its failed pairs too (grade NaN) and a
     ``failure`` column; with ``usage``, ``prompt_tokens, completion_tokens, duration_ms``."""
+    import numpy as np
+    import pandas as pd
+
     columns: list[Any] = [Query.external_id.label("query_id"), Document.external_id.label("doc_id")]
     columns.append(AutoJudgment.grade)
     if failures:
