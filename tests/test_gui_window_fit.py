@@ -75,7 +75,8 @@ def test_every_page_fits_a_900_by_640_window(qtbot, open_window, demo_db):
     window = open_window(demo_db)
     window.resize(900, 640)
     analysis = window.analysis
-    for show in (analysis.show_evaluation, analysis.show_agreement, analysis.show_raters):
+    pages = (analysis.show_evaluation, analysis.show_agreement, analysis.show_raters)
+    for show in (*pages, analysis.show_calibration):
         show()
         qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
         minimum = window.minimumSizeHint()

@@ -336,7 +336,7 @@ class CalibrationView(FigurePage):
         layout = QVBoxLayout(pane)
         layout.setContentsMargins(0, 0, 8, 0)
         layout.setSpacing(8)
-        caption = "CONFUSION · ROWS: HUMANS' GRADE · COLUMNS: JUDGE'S GRADE · BIAS"
+        caption = "HUMANS' GRADE (ROWS) × JUDGE'S (COLUMNS)"  # the note below says the rest
         layout.addWidget(named_label(caption, "paneCaption"))
         self.confusion_model = ConfusionModel(self)
         self.confusion = QTableView()
@@ -397,7 +397,7 @@ class CalibrationView(FigurePage):
             stretch=0,
         )
         self.queries = TablePane(
-            "Queries that disagree most",
+            "Disagreeing queries",
             "disagreeingQueries",
             "judge-disagreeing-queries.csv",
             headers=QUERY_COLUMNS,
@@ -595,7 +595,6 @@ class CalibrationView(FigurePage):
 
     def _show_queries(self, calibration: Calibration) -> None:
         label = calibration.label
-        self.queries.caption.setText(f"QUERIES THAT DISAGREE MOST · {label.upper()}")
         rows = calibration.disagreeing
         frame = pd.DataFrame(
             {
@@ -610,7 +609,7 @@ class CalibrationView(FigurePage):
             }
         )
         best = calibration.best_run
-        note = f"NDCG of the best run by the humans ({best})." if best else ""
+        note = f"{label} of the best run by the humans ({best})." if best else ""
         self.queries.set_frame(frame, f"Largest mean |judge − humans| first. {note}".strip())
 
     def _show_nothing(self, reason: str) -> None:
