@@ -74,6 +74,8 @@ HINT = "Double-click or press Enter on a query to see how its NDCG adds up."
 SUMS = (" DCG", " IDCG")
 SUMMARY_SHARE = 0.3
 """The most of the page's height the summary takes before it scrolls."""
+CORRECTED_SHARE = 0.45
+"""The same with a judge's correction: its table of estimates is what the lead asked for."""
 SUMMARY_MINIMUM = 60
 CHARTS_MINIMUM = 200
 """Columns (after a run's name) shown on asking (the header's menu): the drill-down has them."""
@@ -535,13 +537,15 @@ class EvaluationView(QWidget):
         self._fit_summary()
 
     def _fit_summary(self) -> None:
-        """The summary as tall as its text, up to SUMMARY_SHARE of the page's height, and less
-        (down to SUMMARY_MINIMUM) where the page is short: then it scrolls."""
+        """The summary as tall as its text, up to SUMMARY_SHARE (CORRECTED_SHARE) of the page's
+        height, and less (down to SUMMARY_MINIMUM) where the page is short: then it scrolls."""
         area = self.summary_area
         needed = self.summary.heightForWidth(area.viewport().width() or area.width())
         if needed < 0:  # no width to wrap in yet
             needed = self.summary.sizeHint().height()
-        cap = max(SUMMARY_MINIMUM, int(self.height() * SUMMARY_SHARE))
+        corrected = self.evaluation is not None and self.evaluation.corrected is not None
+        share = CORRECTED_SHARE if corrected else SUMMARY_SHARE
+        cap = max(SUMMARY_MINIMUM, int(self.height() * share))
         area.fit(min(needed, cap), SUMMARY_MINIMUM)
 
     def _hide_sums(self) -> None:
