@@ -95,11 +95,16 @@ class Coverage:
 
 
 def simulate(
-    repetitions: int, queries: int = 300, labelled: int = 40, seed: int = 7
+    repetitions: int,
+    queries: int = 300,
+    labelled: int = 40,
+    seed: int = 7,
+    population: int = 100_000,
 ) -> dict[str, Coverage]:
-    """Per run: how often each interval covered the true mean over ``repetitions``
-    campaigns of ``queries`` queries, ``labelled`` of them judged by humans."""
-    truth = true_means()
+    """Per run: how often each interval covered the true mean (over ``population``
+    queries) over ``repetitions`` campaigns of ``queries`` queries, ``labelled`` of them
+    judged by humans."""
+    truth = true_means(population)
     generator = np.random.default_rng(seed)
     found = {name: Coverage() for name in RUN_NOISE}
     for _ in range(repetitions):
