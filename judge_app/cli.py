@@ -871,7 +871,9 @@ def _eval(args: argparse.Namespace) -> str:
     if args.db is not None:
         if args.qrels or args.run_file:
             raise UsageError("give either --db or --qrels with --run-file, not both")
-        campaign = evaluate.read_campaign(args.db, queries=False)
+        campaign = evaluate.read_campaign(
+            args.db, queries=False, automatic=options.judge is not None
+        )
         result = evaluate.evaluate_coded(options, campaign, source=args.db, **asked)
         _check_compare(args.compare, len(result.evaluations))
     elif args.qrels and args.run_file:
@@ -952,17 +954,14 @@ def _raters(args: argparse.Namespace) -> str:
 
 
 def _plan(args: argparse.Namespace) -> str:
-    from judge_app.commands.options import names, parse_ks
+    from judge_app.commands.options import names, parse_k
     from judge_app.commands.plan import PlanOptions, plan_of
 
-    ks = parse_ks([args.k])
-    if len(ks) != 1:
-        raise UsageError("--k takes one cut-off: a whole number from 1, or all")
     options = PlanOptions(
         delta=args.delta,
         power=args.power,
         alpha=args.alpha,
-        k=ks[0],
+        k=parse_k(args.k),
         runs=names(",".join(args.run), "--run", "run") if args.run else None,
         pool_depth=args.pool_depth,
         raters_per_query=args.raters_per_query,
@@ -972,15 +971,12 @@ def _plan(args: argparse.Namespace) -> str:
 
 def _calibrate(args: argparse.Namespace) -> str:
     from judge_app.commands.calibrate import CalibrationOptions, calibrate_of
-    from judge_app.commands.options import parse_ks
+    from judge_app.commands.options import parse_k
     from judge_app.names import normal_id
 
-    ks = parse_ks([args.k])
-    if len(ks) != 1:
-        raise UsageError("--k takes one cut-off: a whole number from 1, or all")
     options = CalibrationOptions(
         judge=normal_id(args.judge),
-        k=ks[0],
+        k=parse_k(args.k),
         aggregate=args.aggregate,
         adjudicated=args.adjudicated == "prefer",
         top=args.top,
@@ -1068,15 +1064,12 @@ def _count_bar(title: str) -> Iterator[Callable[[int, int], None] | None]:
 
 def _sample(args: argparse.Namespace) -> str:
     from judge_app.commands.active_sampling import ActiveSamplingOptions, active_sampling
-    from judge_app.commands.options import parse_ks
+    from judge_app.commands.options import parse_k
 
-    ks = parse_ks([args.k])
-    if len(ks) != 1:
-        raise UsageError("--k takes one cut-off: a whole number from 1, or all")
     options = ActiveSamplingOptions(
         judge=args.judge,
         seed=args.seed,
-        k=ks[0],
+        k=parse_k(args.k),
         budgets=tuple(args.budget or ()),
         off=args.off,
     ).checked()

@@ -75,7 +75,9 @@ def read_disputes(database: Database) -> Disputes:
     from judge_app.store import reads
 
     with database.reading() as session:
-        listed = disputed(campaign_of(session, database.describe(), queries=False).graded)
+        listed = disputed(
+            campaign_of(session, database.describe(), queries=False, automatic=False).graded
+        )
         pairs = [(query_id, item.doc_id) for query_id, item in listed]
         judgments = reads.pair_judgments(session, pairs)
         labels = scale(session)

@@ -76,7 +76,7 @@ def agreement_of_database(options: AgreementOptions, db: str) -> AgreementReport
     from judge_app.commands.evaluate import read_campaign
 
     options.checked()
-    campaign = read_campaign(db, queries=False)
+    campaign = read_campaign(db, queries=False, automatic=False)
     return coded_agreement(options, campaign.graded, campaign.coded_results, db)
 
 

@@ -268,7 +268,7 @@ def _survey(session: Session, source: str, rater_ids: Sequence[int] | None = Non
     from judge_app.commands.evaluate import campaign_of
     from judge_app.store.bulk import query_ids
 
-    campaign = campaign_of(session, source, queries=False)
+    campaign = campaign_of(session, source, queries=False, automatic=False)
     disputes = query_disputes(campaign.graded)
     return Survey(
         campaign.stamp,

@@ -612,7 +612,7 @@ def _read(database: Database, options: CalibrationOptions, first_if_gone: bool =
             except StoreError as error:
                 return Overview(judges, None, str(error))
         grades = automatic.auto_grades_frame(session, chosen.rater_id)
-        campaign = campaign_of(session, source)
+        campaign = campaign_of(session, source, automatic=False)  # its grades: read above
     options = replace(options, judge=chosen.name)
     try:
         return Overview(judges, calibration_of(campaign, chosen, grades, options), None)

@@ -80,7 +80,8 @@ class Campaign:
             names = ", ".join(self.judges) or "none yet: grade with judge-app autojudge"
             raise UsageError(f"--judge: {self.source} has no automatic judge {judge!r} ({names})")
         grades = self.automatic
-        if grades is None or not (grades["rater"] == name).any():
+        assert grades is not None, "a campaign read without its automatic grades"
+        if not (grades["rater"] == name).any():
             raise UsageError(f"--judge: the automatic judge {name!r} has graded nothing yet")
         return grades.loc[grades["rater"] == name, ["query_id", "doc_id", "grade"]]
 
@@ -144,22 +145,28 @@ def _stamp_value(value: object) -> object:
     return value.isoformat(sep=" ") if isinstance(value, datetime) else value
 
 
-def load_campaign(database: Database, queries: bool = True) -> Campaign:
-    """Read the graded judgments, the results and (``queries``) the queries' texts of
-    ``database``, in one snapshot."""
+def load_campaign(database: Database, queries: bool = True, automatic: bool = True) -> Campaign:
+    """Read the graded judgments, the results, (``queries``) the queries' texts and
+    (``automatic``) the automatic judges' grades and the active sample of ``database``, in one
+    snapshot; the judges' names always. Readers that never evaluate a judge's grades (agreement,
+    assignment, planning) leave ``automatic`` out."""
     with database.reading() as session:
-        return campaign_of(session, database.describe(), queries)
+        return campaign_of(session, database.describe(), queries, automatic)
 
 
-def campaign_of(session: Session, source: str, queries: bool = True) -> Campaign:
+def campaign_of(
+    session: Session, source: str, queries: bool = True, automatic: bool = True
+) -> Campaign:
     """``load_campaign`` within a reading ``session`` of the database ``source``."""
-    from judge_app.store import active_sample, automatic, reads
+    from judge_app.store import active_sample, reads
+    from judge_app.store.automatic import judge_names
     from judge_app.store.queue import pool_settings
 
     stamp = change_stamp(session)
     graded, results, names = reads.campaign_codes(session)
     texts = reads.queries_frame(session) if queries else None
-    judges = tuple(automatic.judge_names(session))
+    judges = tuple(judge_names(session))
+    automatic = automatic and bool(judges)
     return Campaign(
         source=source,
         graded=Graded(
@@ -177,19 +184,19 @@ def campaign_of(session: Session, source: str, queries: bool = True) -> Campaign
         queries={} if texts is None else dict(zip(texts["query_id"], texts["text"].fillna(""))),
         stamp=stamp,
         judges=judges,
-        automatic=reads.automatic_grades_frame(session) if judges else None,
+        automatic=reads.automatic_grades_frame(session) if automatic else None,
         active=active_sample.active_sample_frame(session)
-        if judges and pool_settings(session).query_order == "active"
+        if automatic and pool_settings(session).query_order == "active"
         else None,
     )
 
 
-def read_campaign(db: str, queries: bool = True) -> Campaign:
+def read_campaign(db: str, queries: bool = True, automatic: bool = True) -> Campaign:
     """``load_campaign`` of the database ``db`` (a path or URL), opened read-only."""
     from judge_app.store import open_database
 
     with open_database(db, read_only=True) as database:
-        return load_campaign(database, queries)
+        return load_campaign(database, queries, automatic)
 
 
 @dataclass

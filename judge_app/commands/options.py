@@ -82,6 +82,14 @@ def parse_ks(values: Iterable[str]) -> tuple[int | None, ...]:
     return tuple(ks)
 
 
+def parse_k(value: str) -> int | None:
+    """One cut-off as ``--k`` gives it (``10`` or ``all``); a usage error for more than one."""
+    ks = parse_ks([value])
+    if len(ks) != 1:
+        raise UsageError("--k takes one cut-off: a whole number from 1, or all")
+    return ks[0]
+
+
 def require_whole(
     option: str, value: int, low: int, high: int | None = None, note: str = ""
 ) -> None:

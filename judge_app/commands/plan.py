@@ -422,7 +422,7 @@ def plan_of(db: str, options: PlanOptions) -> Plan:
 
     options.checked()
     with open_database(db, read_only=True) as database, database.reading() as session:
-        campaign = campaign_of(session, database.describe(), queries=False)
+        campaign = campaign_of(session, database.describe(), queries=False, automatic=False)
         evaluation = evaluate_coded(options.evaluation(), campaign, compare=False, source=db)
         cost = judging_cost(session, options.depth, list(evaluation.evaluations))
     return plan(options, evaluation, cost, db)

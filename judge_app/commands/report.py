@@ -110,7 +110,9 @@ def gather(db: str, options: ReportOptions) -> ReportData:
     from judge_app.store import open_database, reads
 
     with open_database(db, read_only=True) as database, database.reading() as session:
-        campaign = campaign_of(session, database.describe())
+        campaign = campaign_of(
+            session, database.describe(), automatic=options.evaluation.judge is not None
+        )
         # the raters agreement counts: who graded something, never a lead nor adjudications
         counts = reads.table_counts(session) | {"raters": len(campaign.raters)}
         coverage = reads.coverage_frame(session).to_dict("records")

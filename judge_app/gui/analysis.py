@@ -250,6 +250,8 @@ class Analysis(QObject):
         if self.campaign is None:  # the first evaluation of this database: as last left
             self.evaluation_view.restore(preferences.evaluation_settings(self._database_name()))
         options = self.evaluation_view.options()
+        if campaign is not None and options.judge is not None and campaign.automatic is None:
+            campaign = None  # read before a judge was chosen: read again with its grades
         url = self.workspace.database_url()
 
         from judge_app.commands.evaluate import evaluate_campaign, read_campaign
@@ -259,7 +261,7 @@ class Analysis(QObject):
             loaded = campaign
             if loaded is None:
                 worker.report("reading judgments and results", 0, 0)
-                loaded = read_campaign(url)
+                loaded = read_campaign(url, automatic=options.judge is not None)
                 worker.check()
             worker.report("computing NDCG", 0, 0)
             evaluation = evaluate_campaign(loaded, options)
