@@ -623,13 +623,14 @@ def _add_sample_parser(commands: argparse._SubParsersAction) -> None:
         "sample",
         help="what to judge next: an order of queries for raters that narrows the intervals of "
         "eval --judge fastest",
-        description="Draw an active sample of DB's queries for the automatic judge NAME and make "
-        "it the order raters take their assigned queries in: queries where the judge is least "
-        "certain of the grades that count, or where the runs differ, come first (sequential "
-        "Poisson sampling, probability proportional to each query's predicted residual scale). "
-        "eval --judge NAME then weights the queries judged completely, in that order, by the "
-        "inverse of their inclusion probabilities. Prints the 95% half-width expected at a few "
-        "budgets, beside a uniform random sample's.",
+        description="Draw an active sample of DB's queries for the automatic judge NAME and show "
+        "it: an order of queries where those the judge is least certain of the grades that "
+        "count, or where the runs differ, come first (sequential Poisson sampling, probability "
+        "proportional to each query's predicted residual scale), with the 95% half-width "
+        "expected at a few budgets beside a uniform random sample's. Nothing is stored unless "
+        "--apply is given: it makes the order the one raters take their assigned queries in, "
+        "and eval --judge NAME then weights the longest start of that order judged completely "
+        "by the inverse of its queries' inclusion probabilities.",
     )
     sample.add_argument("db", metavar="DB")
     sample.add_argument("--judge", metavar="NAME", help="the automatic judge (judge-app autojudge)")
@@ -641,6 +642,12 @@ def _add_sample_parser(commands: argparse._SubParsersAction) -> None:
         action="append",
         metavar="N",
         help="show the expected half-width at N queries (default: 10%%, 25%%, 50%% of them)",
+    )
+    sample.add_argument(
+        "--apply",
+        action="store_true",
+        help="store the sample and make it the raters' query order (the same options and seed "
+        "give the same order as without it)",
     )
     sample.add_argument(
         "--off", action="store_true", help="back to the order queries were assigned in"
@@ -1071,6 +1078,7 @@ def _sample(args: argparse.Namespace) -> str:
         seed=args.seed,
         k=parse_k(args.k),
         budgets=tuple(args.budget or ()),
+        apply=args.apply,
         off=args.off,
     ).checked()
     return active_sampling(args.db, options, args.format)

@@ -1,10 +1,11 @@
-"""``judge-app sample``: the active sample stored and made the raters' query order (blind: no
-scale or key reaches a rater's queue or items), and ``eval --judge`` weighting the sample's
-judged start by its inclusion probabilities."""
+"""``judge-app sample``: the active sample shown, changing nothing, or (``--apply``) stored and
+made the raters' query order (blind: no scale or key reaches a rater's queue or items), and
+``eval --judge`` weighting the sample's judged start by its inclusion probabilities."""
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import shutil
 import sqlite3
@@ -18,12 +19,13 @@ from automatic_support import grade_automatically
 from sqlalchemy import select
 
 from judge_app.cli import main as cli
+from judge_app.commands.active_sampling import ActiveSamplingOptions, draw
 from judge_app.commands.evaluate import evaluate_coded, read_campaign
 from judge_app.commands.options import EvaluationOptions
 from judge_app.commands.prediction_powered import ASSIGNED_ORDER, RANDOM_SAMPLE
 from judge_app.metrics import active_order, ppi
 from judge_app.store import StoreError, automatic, open_database
-from judge_app.store.active_sample import active_sample_frame
+from judge_app.store.active_sample import active_sample_frame, has_active_sample
 from judge_app.store.models import ActiveSample, Query
 from judge_app.store.people import assigned_queries, find_rater
 from judge_app.store.queue import (
@@ -62,10 +64,10 @@ def judged(judged_template, tmp_path) -> Path:
 
 def test_sample_stores_a_seeded_order_and_makes_it_the_raters(judged):
     code, out, err = _run("sample", judged, "--judge", "LLM", "--seed", 7, "--budget", 4,
-                          "--budget", 8, "--format", "json")  # fmt: skip
+                          "--budget", 8, "--format", "json", "--apply")  # fmt: skip
     assert (code, err) == (0, "")
     document = json.loads(out)
-    assert document["judge"] == "llm" and document["queries"] == 16
+    assert document["judge"] == "llm" and document["queries"] == 16 and document["applied"]
     assert [budget["queries"] for budget in document["budgets"]] == [4, 8]
     for budget in document["budgets"]:
         assert 0 < budget["half_width"] <= budget["uniform_half_width"]
@@ -91,7 +93,8 @@ def test_the_table_says_the_expected_widths_at_a_tenth_a_quarter_and_half(judged
     assert "Active sample for llm (seed 0): 16 queries of bm25, neural" in out
     lines = out.splitlines()
     head = next(place for place, line in enumerate(lines) if line.startswith("queries"))
-    rows = [line.split() for line in lines[head + 1 :]]
+    rows = [line.split() for line in lines[head + 1 : head + 4]]
+    assert lines[head + 4].startswith("Order raters would take their assigned queries in: ")
     assert [row[0] for row in rows] == ["2", "4", "8"]
     assert all(row[1] == "0" for row in rows)  # the demo's queries are all judged already
 
@@ -102,6 +105,7 @@ def test_the_table_says_the_expected_widths_at_a_tenth_a_quarter_and_half(judged
         ([], "--judge NAME: the automatic judge to sample for (or --off)"),
         (["--judge", "nobody"], "has no automatic judge 'nobody'"),
         (["--off", "--judge", "llm"], "--off returns to the assigned order"),
+        (["--off", "--apply"], "--off returns to the assigned order"),
         (["--judge", "llm", "--budget", "0"], "--budget takes a whole number from 1"),
         (["--judge", "llm", "--k", "0"], "--k"),
     ],
@@ -122,7 +126,7 @@ def test_the_active_order_needs_a_sample(judged):
 
 
 def test_raters_take_their_queries_by_key_then_the_unsampled_as_assigned(judged):
-    assert _run("sample", judged, "--judge", "llm", "--seed", 3)[0] == 0
+    assert _run("sample", judged, "--judge", "llm", "--seed", 3, "--apply")[0] == 0
     with open_database(judged) as database:
         with database.transaction() as session:
             ana = find_rater(session, "ana").id
@@ -144,7 +148,7 @@ def test_raters_take_their_queries_by_key_then_the_unsampled_as_assigned(judged)
 
 
 def test_nothing_a_rater_sees_carries_a_scale_or_a_key(judged):
-    assert _run("sample", judged, "--judge", "llm")[0] == 0
+    assert _run("sample", judged, "--judge", "llm", "--apply")[0] == 0
     for shown in (QueueQuery, Item):
         names = {field.name for field in dataclasses.fields(shown)}
         assert not names & {"scale", "key", "probability", "judge", "auto_grade"}
@@ -181,7 +185,7 @@ def _labelled_start(path: Path, keep: int) -> tuple[list[str], list[float]]:
 
 
 def test_eval_weights_the_samples_judged_start_by_its_inclusion_probabilities(judged):
-    assert _run("sample", judged, "--judge", "llm", "--seed", 5)[0] == 0
+    assert _run("sample", judged, "--judge", "llm", "--seed", 5, "--apply")[0] == 0
     order, scales = _labelled_start(judged, 5)
     campaign = read_campaign(str(judged), queries=False)
     options = EvaluationOptions(ks=(10,), judge="llm")
@@ -225,7 +229,7 @@ def test_eval_weights_the_samples_judged_start_by_its_inclusion_probabilities(ju
 
 
 def test_eval_with_another_judge_or_the_assigned_order_assumes_the_assigned_order(judged):
-    assert _run("sample", judged, "--judge", "llm")[0] == 0
+    assert _run("sample", judged, "--judge", "llm", "--apply")[0] == 0
     code, out, _ = _run("eval", "--db", judged, "--judge", "other", "--format", "json")
     assert code == 0 and json.loads(out)["judge"]["assumption"] == ASSIGNED_ORDER
     code, out, _ = _run("eval", "--db", judged, "--judge", "llm", "--format", "json")
@@ -236,8 +240,86 @@ def test_eval_with_another_judge_or_the_assigned_order_assumes_the_assigned_orde
 
 
 def test_query_ids_of_the_store_match_the_sample(judged):
-    assert _run("sample", judged, "--judge", "llm")[0] == 0
+    assert _run("sample", judged, "--judge", "llm", "--apply")[0] == 0
     with open_database(judged) as database, database.reading() as session:
         stored = set(session.scalars(select(Query.external_id).join(ActiveSample)))
         everything = set(session.scalars(select(Query.external_id)))
     assert stored == everything
+
+
+def _five_labelled(path: Path) -> set[str]:
+    """Leave five queries judged completely by humans, with a query not judged fourth in the
+    demo's active order for ``llm`` (seed 5): the labelled queries."""
+    with open_database(path, read_only=True) as database, database.reading() as session:
+        pool = pool_settings(session)
+    options = ActiveSamplingOptions(judge="llm", seed=5)
+    order = draw(read_campaign(str(path), queries=False), options, pool).order
+    with sqlite3.connect(path) as connection:
+        for query in [order[3], *order[6:]]:
+            connection.execute(
+                "DELETE FROM judgment WHERE query_id = (SELECT id FROM query WHERE external_id = ?)",
+                (query,),
+            )
+    return {*order[:3], *order[4:6]}
+
+
+def _judged_start(order: list[str], labelled: set[str]) -> int:
+    """How long the start of ``order`` is whose queries are all ``labelled``."""
+    return next((place for place, query in enumerate(order) if query not in labelled), len(order))
+
+
+def _what_eval_reads(path: Path) -> tuple[str, bool, str, str]:
+    """The pool's query order, whether a sample is stored, what ``eval --judge llm --format
+    json`` prints and the database file's SHA-256."""
+    code, out, err = _run("eval", "--db", path, "--judge", "llm", "--format", "json")
+    assert (code, err) == (0, "")
+    with open_database(path, read_only=True) as database, database.reading() as session:
+        order, stored = pool_settings(session).query_order, has_active_sample(session)
+    return order, stored, out, hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_sample_without_apply_shows_the_order_and_changes_nothing(judged):
+    labelled = _five_labelled(judged)
+    before = _what_eval_reads(judged)
+    assert before[:2] == ("assigned", False)
+    assert json.loads(before[2])["judge"]["labelled_queries"] == 5
+    code, table, err = _run("sample", judged, "--judge", "llm", "--seed", 5)
+    assert (code, err) == (0, "")
+    code, out, err = _run("sample", judged, "--judge", "llm", "--seed", 5, "--format", "json")
+    assert (code, err) == (0, "")
+    assert _what_eval_reads(judged) == before
+    document = json.loads(out)
+    order = [row["query_id"] for row in document["order"]]
+    start = _judged_start(order, labelled)
+    assert start == 3 and not document["applied"]
+    assert (document["labelled_queries"], document["judged_start"]) == (5, start)
+    assert f"Order raters would take their assigned queries in: {', '.join(order)}." in table
+    assert (
+        "Nothing was stored: to make this the raters' order, run the same command with "
+        "--apply.\nApplied, eval --judge llm would weight the longest start of this order "
+        "judged completely: 3 of the 5 queries judged completely so far" in table
+    )
+
+
+def test_sample_with_apply_stores_the_order_shown_and_eval_weights_its_judged_start(judged):
+    labelled = _five_labelled(judged)
+    _, shown, _ = _run("sample", judged, "--judge", "llm", "--seed", 5, "--format", "json")
+    code, out, err = _run("sample", judged, "--judge", "llm", "--seed", 5, "--format", "json",
+                          "--apply")  # fmt: skip
+    assert (code, err) == (0, "")
+    document = json.loads(out)
+    assert document["applied"] and document["order"] == json.loads(shown)["order"]
+    order = [row["query_id"] for row in document["order"]]
+    query_order, stored, evaluated, _ = _what_eval_reads(judged)
+    assert (query_order, stored) == ("active", True)
+    with open_database(judged, read_only=True) as database, database.reading() as session:
+        assert list(active_sample_frame(session)["query_id"]) == order
+    assert json.loads(evaluated)["judge"]["labelled_queries"] == _judged_start(order, labelled) == 3
+    assert _run("sample", judged, "--off")[0] == 0
+    code, table, _ = _run("sample", judged, "--judge", "llm", "--seed", 5, "--apply")
+    assert code == 0
+    assert (
+        "Stored: raters now take their assigned queries in this order, and eval --judge llm "
+        "weights the longest start of it judged completely: 3 of the 5 queries judged "
+        "completely so far" in table
+    )

@@ -1,5 +1,6 @@
 """The Pooling dialog's query order: the active sample for a judge, its expected width computed
-off the UI thread, saved with the dialog; the judging screen then follows the sample's order."""
+off the UI thread (storing nothing), saved with the dialog; the judging screen then follows the
+sample's order."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ import re
 from automatic_support import grade_automatically
 from gui_support import demo_db, demo_template, fresh_settings, open_window
 
-from judge_app.commands.active_sampling import ActiveSamplingOptions, preview
+from judge_app.commands.active_sampling import ActiveSamplingOptions, sample_queries
 from judge_app.store import open_database
-from judge_app.store.active_sample import sample_judge
+from judge_app.store.active_sample import has_active_sample, sample_judge
 from judge_app.store.people import find_rater
 from judge_app.store.queue import pool_settings, rater_queue
 
@@ -35,7 +36,11 @@ def test_the_active_order_shows_its_width_and_is_saved(qtbot, open_window, demo_
         dialog.active_order.setChecked(True)
     assert EXPECTED.fullmatch(shown.args[0]), shown.args[0]
     with open_database(demo_db) as database:
-        sample = preview(database, ActiveSamplingOptions(judge="llm"), dialog.settings())
+        sample = sample_queries(database, ActiveSamplingOptions(judge="llm"), dialog.settings())
+        with database.reading() as session:  # shown, not stored until Save
+            assert pool_settings(session).query_order == "assigned"
+            assert not has_active_sample(session)
+    assert sample is not None and not sample.applied
     assert shown.args[0] == sample.sentence(4) == dialog.expected_line.text()
     with qtbot.waitSignal(dialog.finished, timeout=30_000):
         dialog.accept_button.click()

@@ -1,7 +1,7 @@
 """What to judge next (``judge-app sample``, the Pooling dialog's query order): an active
-sample of queries for an automatic judge (``metrics.active_order``), stored as the order raters
-take their queries in, with the interval width it is expected to give beside a uniform random
-sample's.
+sample of queries for an automatic judge (``metrics.active_order``), with the interval width it
+is expected to give beside a uniform random sample's; shown only, or (``apply``) stored as the
+order raters take their queries in.
 
 Each query's scale comes from the judge's grades of the pooled runs' top k, how much human
 grades varied given the judge's on the pairs both graded (humans' aggregated by the mean, an
@@ -36,25 +36,31 @@ if TYPE_CHECKING:
 BUDGET_SHARES = (0.1, 0.25, 0.5)
 """The budgets shown when none is asked for, as shares of the queries."""
 
+ORDER_SHOWN = 20
+"""How many queries of the order the table names."""
+
 
 @dataclass(frozen=True)
 class ActiveSamplingOptions:
     """An active sample for the automatic ``judge``, drawn with ``seed`` for NDCG@``k``
     (None: all), with the expected interval at ``budgets`` queries (none: 10%, 25% and 50% of
-    the queries); ``off``: back to the order queries were assigned in."""
+    the queries); ``apply``: store it as the raters' query order (else it is only shown);
+    ``off``: back to the order queries were assigned in."""
 
     judge: str | None = None
     seed: int = 0
     k: int | None = 10
     budgets: tuple[int, ...] = ()
+    apply: bool = False
     off: bool = False
 
     def checked(self) -> ActiveSamplingOptions:
         """These options, or a usage error naming the first that is wrong."""
         if self.off:
-            if self.judge is not None or self.budgets:
+            if self.judge is not None or self.budgets or self.apply:
                 raise UsageError(
-                    "--off returns to the assigned order: it takes no --judge or --budget"
+                    "--off returns to the assigned order at once: it takes no --judge, "
+                    "--budget or --apply"
                 )
             return self
         if self.judge is None or not self.judge.strip():
@@ -82,7 +88,8 @@ class Budget:
 class ActiveSample:
     """A drawn sample: the ``judge`` it is for, the query ids in queue ``order`` with their
     ``scales`` and ``keys``, the ``labelled`` queries (judged completely by humans already),
-    the ``variance`` of human grades given the judge's and the expected widths (``design``)."""
+    the ``variance`` of human grades given the judge's and the expected widths (``design``);
+    ``applied`` once stored as the raters' order."""
 
     judge: str
     seed: int
@@ -94,6 +101,16 @@ class ActiveSample:
     labelled: frozenset[str]
     variance: active_order.GradeVariance
     design: active_order.ActiveDesign
+    applied: bool = False
+
+    @property
+    def judged_start(self) -> int:
+        """How many queries the longest start of the order judged completely holds: those
+        ``eval --judge`` weights once the sample is the raters' order."""
+        from judge_app.commands.prediction_powered import Design
+
+        drawn, _ = Design(self.order, self.scales).drawn(set(self.labelled))
+        return len(drawn)
 
     def budgets(self, asked: tuple[int, ...] = ()) -> list[Budget]:
         """The expected widths at ``asked`` queries (none: ``BUDGET_SHARES`` of them)."""
@@ -136,6 +153,8 @@ class ActiveSample:
                 "runs": list(self.runs),
                 "queries": len(self.order),
                 "labelled_queries": len(self.labelled),
+                "judged_start": self.judged_start,
+                "applied": self.applied,
                 "shared_pairs": self.variance.shared,
                 "variance_by_judge_grade": list(self.variance.by_grade),
                 "budgets": [
@@ -166,13 +185,47 @@ class ActiveSample:
         ]
         head = (
             f"Active sample for {self.judge} (seed {self.seed}): {len(self.order):,} queries of "
-            f"{', '.join(self.runs)} in a new order for raters, NDCG@{k_label(self.k)}; "
-            f"{len(self.labelled):,} judged completely already; human grades given the "
-            f"judge's from {self.variance.shared:,} pairs both graded."
+            f"{', '.join(self.runs)}, NDCG@{k_label(self.k)}; {len(self.labelled):,} judged "
+            f"completely already; human grades given the judge's from "
+            f"{self.variance.shared:,} pairs both graded."
         )
         return (
             f"{head}\nExpected 95% half-width of each run's mean and difference (root mean "
             f"square) by prediction-powered inference:\n{text_table(rows)}\n"
+            f"{self._order_line()}\n{self._consequence()}\n"
+        )
+
+    def _order_line(self) -> str:
+        """The order, its first ``ORDER_SHOWN`` queries at most."""
+        shown = ", ".join(self.order[:ORDER_SHOWN])
+        more = len(self.order) - ORDER_SHOWN
+        if more > 0:
+            shown += f" and {more:,} more (--format json lists them all)"
+        verb = "take" if self.applied else "would take"
+        return f"Order raters {verb} their assigned queries in: {shown}."
+
+    def _consequence(self) -> str:
+        """What was stored, or how to store it, and what ``eval --judge`` weights then."""
+        start, labelled = self.judged_start, len(self.labelled)
+        if not labelled:
+            counted = "no query is judged completely yet"
+        elif start == labelled:
+            counted = f"all {labelled:,} queries judged completely so far"
+        else:
+            counted = (
+                f"{start:,} of the {labelled:,} queries judged completely so far; the other "
+                f"{labelled - start:,} come after a query not yet judged"
+            )
+        if self.applied:
+            return (
+                "Stored: raters now take their assigned queries in this order, and eval "
+                f"--judge {self.judge} weights the longest start of it judged completely: "
+                f"{counted}."
+            )
+        return (
+            "Nothing was stored: to make this the raters' order, run the same command with "
+            f"--apply.\nApplied, eval --judge {self.judge} would weight the longest start of "
+            f"this order judged completely: {counted}."
         )
 
 
@@ -287,12 +340,13 @@ def store(session: Session, sample: ActiveSample, pool: PoolSettings) -> None:
     set_pool_settings(session, replace(pool, query_order="active"))
 
 
-def apply(
+def sample_queries(
     database: Database, options: ActiveSamplingOptions, pool: PoolSettings | None = None
 ) -> ActiveSample | None:
-    """Draw the options' sample and make it the raters' order, with ``pool`` (None: the
-    stored pooling) saved in the same unit of work; with ``off``, save the pooling with the
-    assigned order instead (None)."""
+    """Draw the options' sample over the runs ``pool`` chooses (None: the stored pooling);
+    with ``apply``, store it and make it the raters' order, ``pool`` saved in the same unit of
+    work (else nothing is written); with ``off``, save the pooling with the assigned order
+    instead (None)."""
     from judge_app.commands.evaluate import load_campaign
     from judge_app.store.queue import pool_settings, set_pool_settings
 
@@ -305,25 +359,22 @@ def apply(
         database.write(lambda session: set_pool_settings(session, assigned))
         return None
     sample = draw(load_campaign(database, queries=False), options, pool)
+    if not options.apply:
+        return sample
     database.write(lambda session: store(session, sample, pool))
-    return sample
-
-
-def preview(database: Database, options: ActiveSamplingOptions, pool: PoolSettings) -> ActiveSample:
-    """The sample ``apply`` would draw with ``pool``, written nowhere (the Pooling dialog's)."""
-    from judge_app.commands.evaluate import load_campaign
-
-    return draw(load_campaign(database, queries=False), options, pool)
+    return replace(sample, applied=True)
 
 
 def active_sampling(db: str, options: ActiveSamplingOptions, output: str = "table") -> str:
-    """``judge-app sample``: draw and store the sample in the database ``db`` and say what it
-    is expected to give (or, ``off``, return to the assigned order)."""
+    """``judge-app sample``: draw the sample of the database ``db`` and say what it is expected
+    to give, opening ``db`` read-only unless it is to be stored (``apply``) or the raters are to
+    return to the assigned order (``off``)."""
     from judge_app.store import open_database
 
     options = options.checked()
-    with open_database(db, create=False) as database:
-        sample = apply(database, options)
+    writes = options.apply or options.off
+    with open_database(db, create=False, read_only=not writes) as database:
+        sample = sample_queries(database, options)
     if sample is None:
         return "Raters take their queries in the order they were assigned again.\n"
     return sample.as_text(output, options.budgets)

@@ -758,13 +758,13 @@ class PoolDialog(LeadDialog):
         layout.addWidget(self.expected_line)
         return layout
 
-    def sampling(self) -> ActiveSamplingOptions | None:
-        """The active sample asked for (None: the assigned order)."""
+    def sampling(self, apply: bool = False) -> ActiveSamplingOptions | None:
+        """The active sample asked for, to be stored if ``apply`` (None: the assigned order)."""
         if not self.active_order.isChecked() or not self.active_judge.currentText():
             return None
         from judge_app.commands.active_sampling import ActiveSamplingOptions  # numpy: not at start
 
-        return ActiveSamplingOptions(judge=self.active_judge.currentText())
+        return ActiveSamplingOptions(judge=self.active_judge.currentText(), apply=apply)
 
     def _expect(self) -> None:
         """Compute the expected width of the sample asked for off the UI thread (after the
@@ -779,11 +779,11 @@ class PoolDialog(LeadDialog):
             return
         handle, pool = database.share(), self.settings()
 
-        def work(_worker: Worker) -> ActiveSample:
-            from judge_app.commands.active_sampling import preview
+        def work(_worker: Worker) -> ActiveSample | None:
+            from judge_app.commands.active_sampling import sample_queries
 
             with handle:
-                return preview(handle, options, pool)
+                return sample_queries(handle, options, pool)  # shown only: nothing is stored
 
         self.expected_line.setText("Expected width: computing…")
         self._task = Task(self, "Active sample", work, dialog=False).start()
@@ -839,11 +839,14 @@ class PoolDialog(LeadDialog):
             self.summary.setText(f"A rater who judges every query has {pairs:,} results to judge.")
 
     def save(self) -> None:
-        settings, sampling = self.settings(), self.sampling()
+        settings, sampling = self.settings(), self.sampling(apply=True)
         if sampling is not None:
-            from judge_app.commands.active_sampling import apply
+            from judge_app.commands.active_sampling import sample_queries
 
-            self.run("Saving the pooling", lambda database: apply(database, sampling, settings))
+            self.run(
+                "Saving the pooling",
+                lambda database: sample_queries(database, sampling, settings),
+            )
             return
         self.write("Saving the pooling", lambda session: set_pool_settings(session, settings))
 
