@@ -1,13 +1,17 @@
-"""The core runs without Qt: every module outside judge_app.gui imports with PySide6 blocked,
-and the packages below the front ends do not even ask for Qt or the GUI inside a function."""
+"""The layers of DESIGN section 1 hold: the import contracts of pyproject.toml
+(``[tool.importlinter]``: each package imports only the packages below it, no cycle between
+them, Qt in the gui only, even inside a function) are kept, and the core runs without Qt: every
+module outside judge_app.gui imports with PySide6 blocked."""
 
 from __future__ import annotations
 
-import ast
 import pkgutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+
+import pytest
 
 import judge_app
 
@@ -21,9 +25,16 @@ sys.meta_path.insert(0, Block())
 for name in sys.argv[1:]:
     importlib.import_module(name)
 """
-PACKAGE = Path(judge_app.__file__).parent
-CORE_PACKAGES = ["store", "io", "metrics", "agreement", "reports", "judging", "judges", "trec_eval"]
-"""Below every front end: none of their modules may import Qt or judge_app.gui, anywhere."""
+PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
+CONTRACTS = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["tool"]["importlinter"][
+    "contracts"
+]
+LINT = """
+import sys
+from importlinter.cli import lint_imports
+config, contract = sys.argv[1:]
+sys.exit(lint_imports(config_filename=config, limit_to_contracts=(contract,), no_cache=True))
+"""
 
 
 def core_modules() -> list[str]:
@@ -60,21 +71,15 @@ def test_the_logic_the_gui_shows_imports_without_qt():
     assert result.returncode == 0, result.stderr
 
 
-def test_core_packages_never_import_qt_or_the_gui_even_late():
-    """An import inside a function escapes the import test above: read the source too."""
-    found = []
-    for package in CORE_PACKAGES:
-        for path in sorted((PACKAGE / package).rglob("*.py")):
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                if isinstance(node, ast.Import):
-                    names = [alias.name for alias in node.names]
-                elif isinstance(node, ast.ImportFrom):
-                    names = [node.module or ""]
-                else:
-                    continue
-                for name in names:
-                    if name.split(".")[0] in ("PySide6", "shiboken6") or (
-                        name == "judge_app.gui" or name.startswith("judge_app.gui.")
-                    ):
-                        found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {name}")
-    assert found == []
+@pytest.mark.parametrize("contract", [contract["id"] for contract in CONTRACTS])
+def test_import_contract_is_kept(contract):
+    """import-linter reads every import, inside functions and under ``TYPE_CHECKING`` too; its
+    report names the imports that break the contract."""
+    result = subprocess.run(
+        [sys.executable, "-c", LINT, str(PYPROJECT), contract],
+        capture_output=True,
+        text=True,
+        cwd=PYPROJECT.parent,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr

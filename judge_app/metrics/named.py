@@ -18,9 +18,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from judge_app.arrow_columns import from_numpy, to_numpy
 from judge_app.metrics.measure_names import MeasureName
 from judge_app.metrics.ranking import Frame, Settings, evaluate, k_label, table_of
-from judge_app.metrics.tables import from_numpy, to_numpy
 
 if TYPE_CHECKING:
     from judge_app.trec_eval import Ranked

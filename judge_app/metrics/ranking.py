@@ -8,9 +8,9 @@ negative grade means "in the pool, not judged": gain 0 and never in the ideal or
 Unlike trec_eval, real-valued grades (a mean of raters) are used as they are, not truncated.
 
 Everything is vectorised over queries, with no Python loop per query: ids are coded and rows
-ordered by Arrow's kernels (``metrics.tables``; they run without the GIL, so two of them share
-the work), sums per query are numpy's. Nothing here imports pandas unless a DataFrame is
-asked for: evaluating files starts without it.
+ordered by Arrow's kernels (``judge_app.arrow_columns``; they run without the GIL, so two of
+them share the work), sums per query are numpy's. Nothing here imports pandas unless a
+DataFrame is asked for: evaluating files starts without it.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from judge_app.metrics.tables import first_repeat, grades_of, sorted_ids, to_numpy, trec_order
+from judge_app.arrow_columns import first_repeat, grades_of, sorted_ids, to_numpy, trec_order
 
 if TYPE_CHECKING:
     import pandas as pd

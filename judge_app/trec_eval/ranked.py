@@ -29,7 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from judge_app.metrics.tables import (
+from judge_app.arrow_columns import (
     first_repeat,
     from_numpy,
     grades_of,

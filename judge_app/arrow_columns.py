@@ -2,7 +2,8 @@
 numpy and back, query ids coded in string order, trec_eval's order of a run, the grade of
 each row of a run (a hash join) and the first document repeated within a query.
 
-Shared by the ranking metrics (``judge-app eval``) and ``judge_app.trec_eval``. Arrow's
+Shared by the ranking metrics (``judge-app eval``) and ``judge_app.trec_eval``, below both (a
+module of its own, so that ``judge-app eval`` does not load trec_eval's engine). Arrow's
 kernels run without the GIL, so a caller may run two of them at once on two cores. Only
 Arrow objects are passed to pyarrow on the way: pyarrow imports pandas the first time it
 converts a Python or numpy value, a third of a second the file path can spare.
