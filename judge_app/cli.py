@@ -420,7 +420,8 @@ def _add_agreement_parser(commands: argparse._SubParsersAction) -> None:
         "(query_id,doc_id,rater,grade) or a database: percent agreement, Cohen's, Fleiss' and "
         "Krippendorff's coefficients, Gwet's AC1/AC2, each rater's contribution to ordinal "
         "alpha (alpha of all minus alpha without the rater), each query's alpha and the "
-        "documents whose grades differ by two or more; with --db and two or more runs, how "
+        "documents whose grades differ by two or more (those a lead decided apart from those "
+        "that await adjudication); with --db and two or more runs, how "
         "the run ranking by NDCG@k changes with the rater. Undefined values are shown as "
         "missing with the reason, never invented.",
     )

@@ -4,14 +4,23 @@ rater's; progress, the next undecided one, undo."""
 
 from __future__ import annotations
 
+import json
+import shutil
+from contextlib import redirect_stdout
+from io import StringIO
+
+import pandas as pd
 import pytest
+from campaign_support import demo
 
 from judge_app.agreement.tables import adjudication_frame
+from judge_app.cli import main as cli
 from judge_app.commands.adjudicate import Adjudication, read_disputes
 from judge_app.commands.agree import AgreementOptions, agreement_of_database
+from judge_app.commands.report import ReportOptions, render_report
 from judge_app.metrics.aggregation import ADJUDICATED
 from judge_app.reports.document import _agreement  # the report's agreement section
-from judge_app.store import reads
+from judge_app.store import open_database, reads
 from judge_app.store.bulk import document_ids, query_ids
 from judge_app.store.judgments import set_grade, set_note, skip
 from judge_app.store.people import add_rater
@@ -24,6 +33,7 @@ GRADES = {
     ("q2", "d4"): (5, 4, 4),
 }
 RATERS = ("ana", "ben", "chloe")
+__all__ = ["demo"]  # a fixture
 
 
 @pytest.fixture
@@ -124,3 +134,50 @@ def test_nothing_to_adjudicate(db):
     adjudication = Adjudication(disputes)
     assert disputes.items == [] and not adjudication.done()
     assert adjudication.progress_text() == "0 of 0 decided"
+
+
+def printed_agreement(path, output: str) -> str:
+    out = StringIO()
+    with redirect_stdout(out):
+        assert cli(["agreement", "--db", str(path), "--bootstrap", "0", "--format", output]) == 0
+    return out.getvalue()
+
+
+def test_a_decided_document_is_counted_decided_alike_by_agreement_and_the_report(demo, tmp_path):
+    path = tmp_path / "demo.sqlite"
+    shutil.copy(demo, path)
+    with open_database(path) as database:
+        adjudication = Adjudication(read_disputes(database))  # the adjudication screen's list
+        disputed = len(adjudication.items)
+        decision = adjudication.accept(0, 1)  # the first rater's grade, as key 1 takes it
+        assert decision is not None
+        database.write(decision.write)
+    item = adjudication.items[0]
+    assert disputed == 4  # the demo's documents graded two or more apart
+    counts = {"disputed": disputed, "decided": 1, "awaiting": disputed - 1}
+    said = (
+        f"{disputed} documents are graded two or more apart; a lead decided 1; "
+        f"{disputed - 1} await adjudication"
+    )
+
+    table = printed_agreement(path, "table")
+    assert f"\nTo adjudicate ({said})\n" in table
+    listed = table.split(f"To adjudicate ({said})\n")[1].split("\n\n")[0].splitlines()
+    assert len(listed) == disputed - 1
+    assert not any(line.startswith(f"  {item.query_id} {item.doc_id}:") for line in listed)
+
+    record = json.loads(printed_agreement(path, "json"))
+    assert record["adjudication"] == counts
+    queries = record["per_query"]
+    awaiting = [(q["query_id"], unit["doc_id"]) for q in queries for unit in q["adjudicate"]]
+    decided = [(q["query_id"], unit["doc_id"], unit["decided"]) for q in queries
+               for unit in q["decided"]]  # fmt: skip
+    assert len(awaiting) == disputed - 1 and (item.query_id, item.doc_id) not in awaiting
+    assert decided == [(item.query_id, item.doc_id, item.opinions[0].grade)]
+
+    rows = pd.read_csv(StringIO(printed_agreement(path, "csv")))
+    overall = rows[rows["section"] == "overall"].set_index("statistic")["value"]
+    assert {key: int(overall[f"adjudication.{key}"]) for key in counts} == counts
+
+    html = render_report(str(path), tmp_path / "report.html", ReportOptions(bootstrap=0)).html
+    assert f"<p>{said}.</p>" in html

@@ -305,3 +305,65 @@ def test_a_local_judge_is_described_with_its_held_out_report(campaign, tmp_path)
     assert "  held out:\n    pairs: 120\n    mae: 0.4100\n  features: bm25, length\n" in out
     code, out, _ = printed(str(copy), "--judge", "local", "--format", "json")
     assert json.loads(out)["judge"]["details"] == details
+
+
+def few_runs_campaign(folder: Path, runs: int) -> Path:
+    """8 queries of 10 documents graded by ana and ben, ``runs`` runs of the 10 in orders
+    from nearly right to nearly reversed, and a local judge (no prompt, an absent embedding
+    model in its report) grading each pair the humans' mean plus noise."""
+    rng = np.random.default_rng(runs)
+    queries = [f"q{q}" for q in range(8)]
+    truth = {q: rng.integers(0, 6, size=10) for q in queries}
+    docs = {q: [f"{q}-d{d}" for d in range(10)] for q in queries}
+    frames: dict[str, pd.DataFrame] = {}
+    for r in range(runs):
+        rows = []
+        for q in queries:
+            noisy = truth[q] + rng.normal(0, 0.5 + 1.5 * r, size=10)
+            for rank, doc in enumerate(np.argsort(-noisy, kind="stable")):
+                rows.append((q, docs[q][doc], rank + 1))
+        frames[f"run_r{r}"] = pd.DataFrame(rows, columns=["query_id", "doc_id", "rank"])
+    rows = [
+        (q, doc, rater, int(np.clip(grade + rng.integers(-1, 2), 0, 5)))
+        for q in queries
+        for doc, grade in zip(docs[q], truth[q])
+        for rater in ("ana", "ben")
+    ]
+    judgments = pd.DataFrame(rows, columns=["query_id", "doc_id", "rater", "grade"])
+    path = folder / f"runs{runs}.sqlite"
+    import_frames(path, folder, judgments=judgments, **frames)
+    mean = judgments.groupby(["query_id", "doc_id"], as_index=False)["grade"].mean()
+    grades = mean.assign(grade=np.clip(mean["grade"] + rng.normal(0, 0.8, len(mean)), 0, 5))
+    details = {"embeddings": {"used": False, "model": None, "note": "no embedding similarity"}}
+    local = {"method": "local", "model": "HistGradientBoostingRegressor", "prompt_version": None}
+    add_automatic_grades(path, "local", grades, **local, details=details)
+    return path
+
+
+@pytest.mark.parametrize("runs", [1, 2, 3, 4, 6])
+def test_the_best_half_line_counts_the_runs_and_says_why_it_has_no_tau(tmp_path, runs):
+    path = few_runs_campaign(tmp_path, runs)
+    code, out, _ = printed(str(path), "--judge", "local", "--bootstrap", "0")
+    assert code == 0
+    assert "None" not in out and "False" not in out
+    assert "    used: no\n    model: –\n" in out  # the report's absent embedding model
+    record = json.loads(printed(str(path), "--judge", "local", "--format", "json")[1])
+    assert record["judge"]["details"]["embeddings"]["model"] is None  # null for machines
+    ranking = record["ranking"]
+    assert len(ranking["runs"]) == runs
+    [line] = [line for line in out.splitlines() if line.startswith("Kendall's τ-b among")]
+    if runs < 3:  # the best half holds one run: no tau among them
+        there = "there is one" if runs == 1 else "there are 2"
+        assert line == (
+            "Kendall's τ-b among the best half of the runs: – (needs three or more runs, two in "
+            f"the best half; {there})"
+        )
+        assert ranking["top_kendall_tau"] is None
+        return
+    best = (runs + 1) // 2
+    human = [run["human"] for run in ranking["runs"][:best]]
+    judge = [run["judge"] for run in ranking["runs"][:best]]
+    tau = kendalltau(human, judge).statistic
+    assert ranking["top_runs"] == best
+    assert ranking["top_kendall_tau"] == pytest.approx(tau, abs=1e-12)
+    assert line == f"Kendall's τ-b among the best {best} of the {runs} runs: {tau:.4f}"

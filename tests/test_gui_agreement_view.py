@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QApplication, QMainWindow
 from judge_app.agreement.report import Ratings, build_report
 from judge_app.agreement.tables import kappa_matrix
 from judge_app.cli import main as cli
+from judge_app.commands.adjudicate import Adjudication, read_disputes
 from judge_app.commands.agree import AgreementOptions, agreement_of_database
 from judge_app.commands.report import ReportOptions, gather
 from judge_app.gui import theme
@@ -27,6 +28,7 @@ from judge_app.gui.agreement_view import PAIR_COLUMNS, AgreementView
 from judge_app.gui.tables import SORT_ROLE
 from judge_app.numbers import share_text
 from judge_app.reports.document import render_html
+from judge_app.store import open_database
 
 __all__ = ["demo_db", "demo_template", "fresh_settings"]  # fixtures
 
@@ -132,6 +134,25 @@ def test_the_numbers_shown_are_those_of_the_agreement_command(view, cli_record, 
             assert shown(view.adjudication, rater)[row] == (
                 "–" if expected is None else str(expected)
             )
+
+
+def test_a_decided_document_is_counted_as_the_agreement_command_counts_it(qtbot, demo_db):
+    with open_database(demo_db) as database:
+        adjudication = Adjudication(read_disputes(database))
+        database.write(adjudication.decide(0, 2).write)
+    out = StringIO()
+    with redirect_stdout(out):
+        assert cli(["agreement", "--db", str(demo_db), "--bootstrap", "0", "--format", "json"]) == 0
+    counts = json.loads(out.getvalue())["adjudication"]
+    assert counts == {"disputed": 4, "decided": 1, "awaiting": 3}
+    view = AgreementView()
+    qtbot.addWidget(view)
+    view.show_report(agreement_of_database(AgreementOptions(bootstrap=0), str(demo_db)), "demo")
+    card = view.cards["to_adjudicate"]
+    assert (card.value.text(), card.note.text()) == ("3", "left of 4 · grades ≥ 2 apart")
+    assert sum(map(int, shown(view.queries, "to_adjudicate"))) == counts["awaiting"]
+    assert view.adjudication.proxy.rowCount() == counts["disputed"]
+    assert view.adjudication.note.text().startswith("1 of 4 decided.")
 
 
 def test_every_table_model_passes_the_model_tester(view, qtmodeltester):

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from gui_support import demo_db, demo_template, fresh_settings, open_window
 from PySide6.QtCore import Qt
-from test_calibrate import JUDGE, add_automatic_grades, lenient_campaign
+from test_calibrate import JUDGE, add_automatic_grades, few_runs_campaign, lenient_campaign
 
 from judge_app.cli import main as cli
 from judge_app.gui.autojudge_dialog import AutojudgeDialog
@@ -85,6 +85,8 @@ def test_the_page_shows_the_command_figures(qtbot, open_window, lenient):
     assert higher is not None and same is not None and higher.color() != same.color()
     shown_runs = view.ranking.model.frame
     assert list(shown_runs["run"]) == [run["run"] for run in ranking["runs"]]
+    best = f"among the best 3 of the 6 runs: {score_text(ranking['top_kendall_tau'])}"
+    assert f"; {best}" in view.ranking.note.text()  # the words of calibrate's table
     assert list(shown_runs["judge_rank"]) == [run["judge_rank"] for run in ranking["runs"]]
     queries = view.queries.model.frame
     expected = record["disagreeing_queries"]
@@ -112,6 +114,19 @@ def test_a_new_judge_appears_and_can_be_chosen(qtbot, open_window, lenient, leni
     record = calibrated(lenient, "strict-model")
     assert view.cards["kappa"].value.text() == score_text(record["cohen_kappa_quadratic"]["value"])
     assert "lower than humans on average — strict" in view.finding_texts()[0]
+
+
+def test_with_two_runs_the_page_says_why_the_best_half_has_no_tau(qtbot, open_window, tmp_path):
+    path = few_runs_campaign(tmp_path, 2)
+    window = open_window(path, rater=None)
+    view = shown(qtbot, window)
+    assert view.chosen_judge() == "local"
+    assert view.ranking.note.text().endswith(
+        "; among the best half of the runs: – (needs three or more runs, two in the best half; "
+        "there are 2)."
+    )
+    assert "None" not in view.judge_line.toolTip()
+    assert "model: –" in view.judge_line.toolTip()
 
 
 def test_without_a_judge_the_page_says_what_to_do(qtbot, open_window, demo_db):

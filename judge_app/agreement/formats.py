@@ -2,7 +2,9 @@
 
 JSON has null (never NaN) where a statistic is undefined and says why under ``reasons``; every
 pair, rater and query entry has its own ``reasons``. CSV is long: one statistic a row, with
-the columns that say what it is about.
+the columns that say what it is about. Each lists the documents graded two or more apart as
+``adjudicate`` (awaiting adjudication) or ``decided`` (with the lead's grade), and counts them
+(``adjudication``), as :func:`~judge_app.agreement.report.adjudications` splits them.
 """
 
 from __future__ import annotations
@@ -13,11 +15,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from judge_app.agreement.coefficients import GRADES, LEVELS
+from judge_app.agreement.report import adjudications
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from judge_app.agreement.report import AgreementReport
+    from judge_app.agreement.report import AgreementReport, Disagreement, QueryAgreement
     from judge_app.agreement.stability import RankingStability
 
 CSV_COLUMNS = [
@@ -52,6 +55,7 @@ def report_record(report: AgreementReport, digits: int | None = None) -> dict[st
         return _round(value, digits)
 
     interval = report.krippendorff_alpha_ci["ordinal"]
+    split = adjudications(report.per_query)
     return {
         "n_units": report.n_units,
         "n_raters": report.n_raters,
@@ -66,6 +70,11 @@ def report_record(report: AgreementReport, digits: int | None = None) -> dict[st
         "fleiss_units": report.fleiss_units,
         "gwet_ac1": r(report.gwet_ac1),
         "gwet_ac2": {kind: r(value) for kind, value in report.gwet_ac2.items()},
+        "adjudication": {
+            "disputed": split.disputed,
+            "decided": len(split.decided),
+            "awaiting": len(split.awaiting),
+        },
         "pairwise": [
             {
                 "rater_a": pair.rater_a,
@@ -98,16 +107,27 @@ def report_record(report: AgreementReport, digits: int | None = None) -> dict[st
                 "n_raters": query.n_raters,
                 "percent_agreement": r(query.percent_agreement),
                 "krippendorff_alpha_ordinal": r(query.krippendorff_alpha_ordinal),
-                "adjudicate": [
-                    {"doc_id": unit.doc_id, "grades": unit.grades, "spread": unit.spread}
-                    for unit in query.adjudicate
-                ],
+                **_adjudication_record(query),
                 "reasons": query.reasons,
             }
             for query in report.per_query
         ],
         "ranking_stability": _ranking_record(report.ranking_stability, digits),
         "reasons": report.reasons,
+    }
+
+
+def _adjudication_record(query: QueryAgreement) -> dict[str, list[dict[str, Any]]]:
+    """A query's documents graded two or more apart: ``adjudicate`` those awaiting
+    adjudication, ``decided`` those a lead decided, with the lead's grade."""
+
+    def unit(item: Disagreement) -> dict[str, Any]:
+        return {"doc_id": item.doc_id, "grades": item.grades, "spread": item.spread}
+
+    split = adjudications([query])
+    return {
+        "adjudicate": [unit(item) for _query, item in split.awaiting],
+        "decided": [unit(item) | {"decided": item.decided} for _query, item in split.decided],
     }
 
 
@@ -149,8 +169,8 @@ def json_text(report: AgreementReport, digits: int | None = None) -> str:
 
 def csv_text(report: AgreementReport, digits: int | None = None) -> str:
     """Long form: ``section, rater_a, rater_b, query_id, doc_id, run, statistic, value,
-    reason``; sections overall, pair, rater, query, adjudicate, ranking. Text cells are
-    inert; values are numbers."""
+    reason``; sections overall, pair, rater, query, adjudicate (awaiting adjudication),
+    decided (by a lead), ranking. Text cells are inert; values are numbers."""
     import pandas as pd
 
     from judge_app.io import exports
@@ -179,6 +199,8 @@ def csv_text(report: AgreementReport, digits: int | None = None) -> str:
         row("overall", key, record[key], reasons.get(key))
     for kind, value in record["gwet_ac2"].items():
         row("overall", f"gwet_ac2.{kind}", value, reasons.get(f"gwet_ac2.{kind}"))
+    for key, count in record["adjudication"].items():
+        row("overall", f"adjudication.{key}", count)
     for pair in record["pairwise"]:
         names = {"rater_a": pair["rater_a"], "rater_b": pair["rater_b"]}
         for key in ("n_units", "percent_agreement", "cohen_kappa", "cohen_kappa_linear",
@@ -197,11 +219,15 @@ def csv_text(report: AgreementReport, digits: int | None = None) -> str:
         for key in ("n_units", "n_raters", "percent_agreement", "krippendorff_alpha_ordinal"):
             row("query", key, query[key], query["reasons"].get(key), **qid)
         row("query", "adjudicate", len(query["adjudicate"]), **qid)
-    for query in record["per_query"]:
-        for unit in query["adjudicate"]:
-            for rater, grade in unit["grades"].items():
-                where = {"query_id": query["query_id"], "doc_id": unit["doc_id"], "rater_a": rater}
-                row("adjudicate", "grade", grade, **where)
+        row("query", "decided", len(query["decided"]), **qid)
+    for section in ("adjudicate", "decided"):
+        for query in record["per_query"]:
+            for unit in query[section]:
+                where = {"query_id": query["query_id"], "doc_id": unit["doc_id"]}
+                if section == "decided":
+                    row(section, "decided", unit["decided"], **where)
+                for rater, grade in unit["grades"].items():
+                    row(section, "grade", grade, **where, rater_a=rater)
     ranking = record["ranking_stability"]
     if ranking is None:
         row("ranking", "ranking_stability", None, reasons.get("ranking_stability"))
@@ -236,7 +262,7 @@ def alpha_reading(alpha: float) -> str:
 
 def table_text(report: AgreementReport, digits: int = 4) -> str:
     """A short report: the headline, the coefficients, pairs, raters, the worst queries with
-    what to adjudicate, ranking stability, and why anything is missing."""
+    what awaits adjudication, ranking stability, and why anything is missing."""
     import pandas as pd
 
     def f(value: float | None) -> str:
@@ -342,18 +368,19 @@ def _worst_queries(report: AgreementReport, f: Callable[[float | None], str]) ->
             "raters": [q.n_raters for q in worst],
             "agreement": [f(q.percent_agreement) for q in worst],
             "alpha": [f(q.krippendorff_alpha_ordinal) for q in worst],
-            "to_adjudicate": [len(q.adjudicate) for q in worst],
+            "to_adjudicate": [len(adjudications([q]).awaiting) for q in worst],
         }
     )
     title = f"Worst queries (lowest ordinal alpha; {len(worst)} of {len(ranked)})"
     lines = ["", title, _indent(table)]
-    disagreements = [(q.query_id, unit) for q in ranked for unit in q.adjudicate]
-    if disagreements:
-        lines += ["", f"To adjudicate: {len(disagreements):,} documents graded two or more apart"]
-        for query_id, unit in disagreements[:ADJUDICATION_LINES]:
+    split = adjudications(ranked)
+    if split.disputed:
+        waiting = split.awaiting
+        lines += ["", f"To adjudicate ({split.summary()})"]
+        for query_id, unit in waiting[:ADJUDICATION_LINES]:
             grades = ", ".join(f"{rater} {grade}" for rater, grade in unit.grades.items())
             lines.append(f"  {query_id} {unit.doc_id}: {grades}")
-        more = len(disagreements) - ADJUDICATION_LINES
+        more = len(waiting) - ADJUDICATION_LINES
         if more > 0:
             lines.append(f"  … and {more:,} more (--format csv or json lists them all)")
     return lines

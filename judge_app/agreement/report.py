@@ -11,12 +11,14 @@ Choices, documented here and in the command's help:
 - per rater, ``alpha_contribution`` (leave-one-out): ordinal alpha of all chosen raters minus
   ordinal alpha of the others without this rater, on the same units. Above 0 the rater raises
   the group's agreement; below 0 the others agree better without them.
-- per query, the adjudication list: the documents whose grades differ by two or more.
+- per query, the adjudication list: the documents whose grades differ by two or more, each
+  with the lead's decision once there is one; ``adjudications`` tells those a lead decided
+  from those that await adjudication.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import combinations, repeat
@@ -142,7 +144,8 @@ class Disagreement:
 
 @dataclass
 class QueryAgreement:
-    """One query's documents: agreement on them and the ones to adjudicate."""
+    """One query's documents: agreement on them and those graded two or more apart
+    (``adjudicate``, whether a lead decided them or not: see :func:`adjudications`)."""
 
     query_id: str
     n_units: int
@@ -151,6 +154,41 @@ class QueryAgreement:
     krippendorff_alpha_ordinal: float | None
     adjudicate: list[Disagreement]
     reasons: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Adjudications:
+    """The documents graded two or more apart, as (query id, disagreement), split in two:
+    those a lead ``decided`` (an adjudicated grade) and those ``awaiting`` adjudication. The
+    one count of what is decided that the agreement outputs, the report and the window show."""
+
+    decided: tuple[tuple[str, Disagreement], ...]
+    awaiting: tuple[tuple[str, Disagreement], ...]
+
+    @property
+    def disputed(self) -> int:
+        """How many documents are graded two or more apart, decided or not."""
+        return len(self.decided) + len(self.awaiting)
+
+    def summary(self) -> str:
+        """``23 documents are graded two or more apart; a lead decided 1; 22 await
+        adjudication``."""
+        count, waiting = self.disputed, len(self.awaiting)
+        return (
+            f"{count:,} document{' is' if count == 1 else 's are'} graded two or more apart; "
+            f"a lead decided {len(self.decided):,}; "
+            f"{waiting:,} await{'s' if waiting == 1 else ''} adjudication"
+        )
+
+
+def adjudications(queries: Iterable[QueryAgreement]) -> Adjudications:
+    """The documents to adjudicate of ``queries`` (in their order), split into those a lead
+    decided and those still awaiting adjudication."""
+    items = [(query.query_id, item) for query in queries for item in query.adjudicate]
+    return Adjudications(
+        decided=tuple(pair for pair in items if pair[1].decided is not None),
+        awaiting=tuple(pair for pair in items if pair[1].decided is None),
+    )
 
 
 @dataclass

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from judge_app.agreement.coefficients import GRADES
-from judge_app.agreement.report import AgreementReport
+from judge_app.agreement.report import AgreementReport, adjudications
 
 PAIR_MEASURES = ("percent_agreement", "cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic")
 KAPPA_MATRIX_NOTE = (
@@ -55,7 +55,8 @@ def raters_frame(report: AgreementReport) -> pd.DataFrame:
 
 
 def queries_frame(report: AgreementReport) -> pd.DataFrame:
-    """One row a query, lowest ordinal alpha first and undefined alpha last."""
+    """One row a query, lowest ordinal alpha first and undefined alpha last; ``to_adjudicate``
+    counts its documents that await adjudication."""
     queries = report.per_query
     frame = pd.DataFrame(
         {
@@ -66,7 +67,9 @@ def queries_frame(report: AgreementReport) -> pd.DataFrame:
             "alpha_ordinal": pd.Series(
                 [q.krippendorff_alpha_ordinal for q in queries], dtype="float64"
             ),
-            "to_adjudicate": pd.Series([len(q.adjudicate) for q in queries], dtype="int64"),
+            "to_adjudicate": pd.Series(
+                [len(adjudications([q]).awaiting) for q in queries], dtype="int64"
+            ),
         }
     )
     return frame.sort_values("alpha_ordinal", kind="stable", na_position="last").reset_index(

@@ -167,7 +167,8 @@ class RunScore:
 @dataclass(frozen=True)
 class Ranking:
     """The runs by the humans' mean NDCG@k, best first, beside the judge's; Kendall's tau-b
-    of the two orders over all runs and among the ``top_runs`` best by the humans."""
+    of the two orders over all runs and among the ``top_runs`` best by the humans (the best
+    half, rounded up: :func:`best_half`)."""
 
     label: str
     runs: tuple[RunScore, ...]
@@ -175,6 +176,18 @@ class Ranking:
     top_runs: int
     top_tau: Figure
     left_out: tuple[str, ...] = ()
+
+    def top_label(self) -> str:
+        """``the best 2 of the 3 runs`` (by the humans), or ``the best half of the runs``
+        while it holds fewer than two."""
+        if self.top_runs < 2:
+            return "the best half of the runs"
+        return f"the best {self.top_runs} of the {len(self.runs)} runs"
+
+    def top_words(self) -> str:
+        """Kendall's tau among the best half, as the table and the window say it: ``among the
+        best 2 of the 3 runs: 0.3333``, or a dash and why there is none."""
+        return f"among {self.top_label()}: {_figure(self.top_tau)}"
 
     def record(self) -> dict[str, object]:
         return {
@@ -421,7 +434,7 @@ class Calibration:
                 ],
             )
             lines.append(f"Kendall's τ-b: {_figure(ranking.tau)}")
-            lines.append(f"Among the top {ranking.top_runs} runs: {_figure(ranking.top_tau)}")
+            lines.append(f"Kendall's τ-b {ranking.top_words()}")
             for left in ranking.left_out:
                 lines.append(f"Left out: {left}")
         lines += [
@@ -503,21 +516,26 @@ def tau_words(ranking: Ranking) -> list[str]:
     lines = [f"Kendall's τ {score_text(tau)} over {len(ranking.runs)} runs: the judge {how}"]
     if top is not None and top < tau - TOP_TAU_DROP:
         lines.append(
-            f"Among the top {ranking.top_runs} runs τ is only {score_text(top)}: the judge is "
-            "less able to tell the best systems apart"
+            f"Among {ranking.top_label()} τ is only {score_text(top)}: the judge is less able "
+            "to tell the best systems apart"
         )
     return lines
 
 
 def details_lines(details: dict[str, Any]) -> list[str]:
     """A judge's report (a local model's held-out figures, its features) as lines of
-    ``name: value``, numbers to four decimals, nested reports indented by their name."""
+    ``name: value``, numbers to four decimals, yes or no, "–" where a value is absent (null),
+    nested reports indented by their name."""
     lines = []
     for key, value in details.items():
         name = str(key).replace("_", " ")
         if isinstance(value, dict):
             lines.append(f"{name}:")
             lines += [f"  {line}" for line in details_lines(value)]
+        elif value is None:
+            lines.append(f"{name}: {MISSING}")
+        elif isinstance(value, bool):
+            lines.append(f"{name}: {'yes' if value else 'no'}")
         elif isinstance(value, float):
             lines.append(f"{name}: {score_text(value)}")
         elif isinstance(value, list | tuple):
@@ -790,14 +808,14 @@ def _ranking(
         )
         for i in order
     )
-    top = math.ceil(len(rows) / 2)
+    top = best_half(len(rows))
     return (
         Ranking(
             options.label,
             rows,
             _tau(rows, options.label),
             top,
-            _tau(rows[:top], options.label),
+            _top_tau(rows, top, options.label),
             left_out,
         ),
         None,
@@ -810,16 +828,33 @@ def _ranks(means: np.ndarray) -> np.ndarray:
     return np.array([1 + int(np.count_nonzero(means > mean)) for mean in means])
 
 
-def _tau(runs: tuple[RunScore, ...], label: str) -> Figure:
-    """Kendall's tau-b of the runs' means with the humans' and the judge's grades."""
+def best_half(runs: int) -> int:
+    """How many runs the best half of ``runs`` holds, rounded up: 2 of 3, 3 of 6."""
+    return math.ceil(runs / 2)
+
+
+def _tau(runs: tuple[RunScore, ...], label: str, every: str = "every run has") -> Figure:
+    """Kendall's tau-b of the runs' means with the humans' and the judge's grades; ``every``
+    names the runs where all have one mean."""
     if len(runs) < 2:
         return Figure(None, reason=f"needs two or more runs; there {_are(len(runs))}")
     human = np.array([run.human for run in runs])
     judge = np.array([run.judge for run in runs])
     for who, means in (("the humans'", human), ("the judge's", judge)):
         if np.all(means == means[0]):
-            return Figure(None, reason=f"every run has the same mean {label} with {who} grades")
+            return Figure(None, reason=f"{every} the same mean {label} with {who} grades")
     return Figure(kendall_tau_b(human, judge))
+
+
+def _top_tau(runs: tuple[RunScore, ...], top: int, label: str) -> Figure:
+    """Kendall's tau-b among the best ``top`` of ``runs`` (ordered best first by the
+    humans), or why there is none."""
+    if top < 2:  # the best half holds two runs from three on
+        return Figure(
+            None,
+            reason=f"needs three or more runs, two in the best half; there {_are(len(runs))}",
+        )
+    return _tau(runs[:top], label, f"the best {top} runs have")
 
 
 def _are(count: int) -> str:

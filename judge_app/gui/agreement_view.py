@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from judge_app.agreement.coefficients import GRADES, LEVELS
 from judge_app.agreement.formats import alpha_reading
-from judge_app.agreement.report import AgreementReport
+from judge_app.agreement.report import AgreementReport, adjudications
 from judge_app.agreement.tables import (
     KAPPA_MATRIX_NOTE,
     adjudication_frame,
@@ -87,7 +87,9 @@ TIPS = {
     **{f"grade_{grade}": f"How many times the rater gave grade {grade}" for grade in GRADES},
     "raters": "How many raters graded documents of the query",
     "alpha_ordinal": "Krippendorff's alpha (ordinal) on the query's documents",
-    "to_adjudicate": "Documents of the query whose grades differ by two or more",
+    "to_adjudicate": (
+        "Documents of the query whose grades differ by two or more that await adjudication"
+    ),
     "spread": "Highest grade minus lowest grade",
     "decided": "The lead's adjudicated grade (– not decided yet)",
 }
@@ -120,7 +122,8 @@ CARDS = {  # key (as in report.reasons): caption, tooltip
     ),
     "to_adjudicate": (
         "To adjudicate",
-        "Documents whose grades differ by two or more: see the Adjudicate tab",
+        "Documents whose grades differ by two or more that await adjudication: see the "
+        "Adjudicate tab",
     ),
 }
 CARD_WIDTH = 138
@@ -450,12 +453,12 @@ class AgreementView(FigurePage):
             **{column: TIPS[column] for column in ADJUDICATION_COLUMNS if column in TIPS},
             **{rater: f"{rater}'s grade (– not graded)" for rater in report.raters},
         }
-        decided = int(adjudication["decided"].notna().sum())
+        split = adjudications(report.per_query)
         self.adjudication.set_frame(
             adjudication,
-            f"{decided:,} of {len(adjudication):,} decided. Double-click a document or press "
-            "Enter to decide it on the adjudication screen."
-            if len(adjudication)
+            f"{len(split.decided):,} of {split.disputed:,} decided. Double-click a document or "
+            "press Enter to decide it on the adjudication screen."
+            if split.disputed
             else "No document to adjudicate: no two grades of a document differ by two or more.",
         )
         self._choose_item(chosen)
@@ -524,8 +527,8 @@ class AgreementView(FigurePage):
                 _shown(report.gwet_ac2[kind]), f"{kind} weights", reasons.get(key)
             )
         queries = len(report.per_query)
-        listed = [item for query in report.per_query for item in query.adjudicate]
-        to_adjudicate = sum(item.decided is None for item in listed)
+        split = adjudications(report.per_query)
+        to_adjudicate = len(split.awaiting)
         cards["raters"].show_value(f"{report.n_raters:,}", ", ".join(report.raters))
         cards["raters"].setToolTip(f"{cards['raters'].explanation}: {', '.join(report.raters)}")
         cards["documents"].show_value(
@@ -534,8 +537,8 @@ class AgreementView(FigurePage):
         cards["multi_rated"].show_value(f"{report.n_multi_rated:,}", "graded by 2+ raters")
         cards["to_adjudicate"].show_value(
             f"{to_adjudicate:,}",
-            f"left of {len(listed):,} · grades ≥ 2 apart"
-            if len(listed) > to_adjudicate
+            f"left of {split.disputed:,} · grades ≥ 2 apart"
+            if split.decided
             else "grades ≥ 2 apart",
         )
 

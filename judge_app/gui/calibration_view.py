@@ -570,12 +570,7 @@ class CalibrationView(FigurePage):
             if tau.value is not None
             else f"Kendall's τ undefined: {tau.reason}"
         )
-        top = ranking.top_tau
-        note += (
-            f"; among the top {ranking.top_runs} by the humans {score_text(top.value)}"
-            if top.value is not None
-            else f"; among the top {ranking.top_runs}: undefined ({top.reason})"
-        )
+        note += f"; {ranking.top_words()}"
         if ranking.left_out:
             note += ". Left out: " + "; ".join(ranking.left_out)
         self.ranking.set_frame(frame, note + ".")

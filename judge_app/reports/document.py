@@ -18,7 +18,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from judge_app.agreement.formats import alpha_reading
-from judge_app.agreement.report import AgreementReport
+from judge_app.agreement.report import AgreementReport, adjudications
 from judge_app.agreement.tables import KAPPA_MATRIX_NOTE, kappa_matrix
 from judge_app.metrics.comparison import MeanInterval
 from judge_app.metrics.ranking import Evaluation, k_label
@@ -332,13 +332,7 @@ def _agreement(report: AgreementReport, number: Callable) -> str:
             numeric_from=2,
         ),
     ]
-    flagged = [item for query in report.per_query for item in query.adjudicate]
-    waiting = sum(item.decided is None for item in flagged)
-    decided = f"; a lead decided {len(flagged) - waiting:,}" if waiting < len(flagged) else ""
-    parts.append(
-        f"<p>{len(flagged):,} documents are graded two or more apart{decided}; "
-        f"{waiting:,} await adjudication.</p>"
-    )
+    parts.append(f"<p>{_e(adjudications(report.per_query).summary())}.</p>")
     return "\n".join(parts)
 
 
