@@ -311,8 +311,9 @@ def _add_eval_parser(commands: argparse._SubParsersAction) -> None:
         "eval",
         help="NDCG@k and its family for runs, from files or a database",
         description="Evaluate runs as trec_eval does: from files (--qrels with one or more "
-        "--run-file) or from a database (--db). Means are over the queries that have "
-        "judgments and results; the others are reported.",
+        "--run-file) or from a database (--db). A run's values are means over the queries "
+        "that have judgments and results (sums for the counts NumQ, NumRet and NumRel, as "
+        "trec_eval's all line); the others are reported.",
     )
     source = evaluate.add_argument_group("source")
     source.add_argument("--qrels", type=Path, metavar="QRELS", help="TREC qrels, or judgments CSV")

@@ -423,3 +423,18 @@ def test_more_measures_by_name_equal_eval_db_and_a_wrong_name_says_why(qtbot, wi
     assert view.evaluation.comparisons[0].measure == "AP"
     assert " on AP by " in view.summary.text()
     assert view.settings()["measures"] == "MAP, Bpref, P(rel=2)@5"
+
+
+def test_more_measures_show_a_runs_count_as_its_sum(qtbot, window, demo_db):
+    view = shown_evaluation(qtbot, window)
+    with qtbot.waitSignal(view.model.modelReset, timeout=60_000):
+        qtbot.keyClicks(view.measures, "AP, NumQ")
+    qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
+    expected = printed("eval", "--db", demo_db, "--measure", "AP,NumQ")
+    text = view.summary.text()
+    assert "NumQ is a sum over the queries (as in trec_eval and ir_measures), not a mean." in text
+    for run in expected["runs"]:
+        assert run["sum"]["NumQ"] == run["n_queries"] > 1
+        cells = f"<td align='right'>{run['mean']['AP']:.4f}</td>"
+        cells += f"<td align='right'>{run['sum']['NumQ']:.4f}</td>"
+        assert f"<b>{run['run']}</b></td>{cells}" in text

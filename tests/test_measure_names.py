@@ -9,11 +9,15 @@ import ir_measures
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from ir_measures.measures.base import SumAgg
 
 from judge_app.errors import UsageError
 from judge_app.metrics.measure_names import (
     ALIASES,
     FAMILIES,
+    MEAN,
+    SUM,
+    aggregate_of,
     names_table,
     parse_measure,
     parse_measures,
@@ -70,6 +74,17 @@ def test_a_name_is_written_back_as_ir_measures_writes_it(text):
 def test_a_written_name_parses_to_itself(text):
     measure = parse_measure(text)
     assert parse_measure(str(measure)) == measure
+
+
+@pytest.mark.parametrize("text", WRITTEN)
+def test_a_runs_value_is_summed_or_averaged_as_ir_measures_aggregates_it(text):
+    summed = isinstance(ir_measures.parse_measure(text).aggregator(), SumAgg)
+    assert aggregate_of(str(parse_measure(text))) == (SUM if summed else MEAN)
+
+
+@pytest.mark.parametrize("key", ["ndcg@10", "ndcg@all", "cg@5", "p@10", "recall@10", "rr", "ap"])
+def test_the_evaluations_own_measures_are_averaged(key):
+    assert aggregate_of(key) == MEAN
 
 
 cutoffs = st.one_of(st.none(), st.integers(1, 1000))

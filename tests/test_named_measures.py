@@ -4,17 +4,22 @@ database and from its exported files, and leading the comparison."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+from pathlib import Path
 
 import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
 from campaign_support import demo
+from ir_measures.measures.base import SumAgg
 
 from judge_app.cli import main
 from judge_app.metrics.measure_names import parse_measures
 from judge_app.metrics.named import named_values
+from judge_app.metrics.paper_tables import latex_text, markdown_text
 
 __all__ = ["demo"]  # fixtures
 
@@ -186,3 +191,102 @@ def test_options_keep_the_names_as_ir_measures_writes_them():
     assert options.measures == ("AP", "P@5") and options.measure == "AP"
     with pytest.raises(UsageError, match="no measure family 'Foo'"):
         EvaluationOptions(measures=("Foo@3",)).checked()
+
+
+COUNTS = {"NumQ": "num_q", "NumRet": "num_ret", "NumRel": "num_rel", "NumRet(rel=1)": "num_rel_ret"}
+"""The count measures as ir_measures writes them (``NumRelRet`` is ``NumRet(rel=1)``), and
+trec_eval's names of them."""
+REFERENCE = Path(__file__).resolve().parent / "reference" / "trec_eval"  # see its README
+
+
+def trec_files(folder: Path, qrels: pd.DataFrame, run: pd.DataFrame) -> tuple[Path, Path]:
+    """``qrels`` and ``run`` written as a TREC qrels file and a TREC run file."""
+    qrels_path, run_path = folder / "qrels", folder / "run"
+    qrels_path.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in qrels.itertuples(index=False)))
+    ranked = run.sort_values(["query_id", "score"], ascending=[True, False])
+    run_path.write_text(
+        "".join(f"{q} Q0 {d} 1 {s!r} r\n" for q, d, s in ranked.itertuples(index=False))
+    )
+    return qrels_path, run_path
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_runs_count_is_the_sum_ir_measures_aggregates(capsys, tmp_path, seed):
+    qrels, run = collection(seed, ties=False)
+    # ir_measures scores a judged query the run misses (0) in its means but counts it in no
+    # NumQ: here every judged query is in the run; the run's queries without judgments stay
+    qrels = qrels[qrels["query_id"].isin(run["query_id"])]
+    names = [*COUNTS, "NumRet(rel=2)", "AP", "P@5", "nDCG@10"]
+    qrels_in = [ir_measures.Qrel(r.query_id, r.doc_id, int(r.grade)) for r in qrels.itertuples()]
+    run_in = [ir_measures.ScoredDoc(r.query_id, r.doc_id, r.score) for r in run.itertuples()]
+    measures = [ir_measures.parse_measure(name) for name in names]
+    expected = ir_measures.pytrec_eval.calc_aggregate(measures, qrels_in, run_in)
+    qrels_path, run_path = trec_files(tmp_path, qrels, run)
+    args = ["--qrels", qrels_path, "--run-file", run_path, "--measure", ",".join(names)]
+    capsys.readouterr()
+    assert main(["eval", *map(str, args), "--format", "csv"]) == 0
+    [every] = [row for row in csv.DictReader(io.StringIO(capsys.readouterr().out))
+               if row["query_id"] == "all"]  # fmt: skip
+    [ours] = eval_json(capsys, *args)["runs"]
+    assert ours["n_queries"] == expected[ir_measures.NumQ] == qrels["query_id"].nunique()
+    for measure in measures:
+        name, value = str(measure), expected[measure]
+        assert float(every[name]) == pytest.approx(value, abs=1e-12), name
+        aggregate = "sum" if isinstance(measure.aggregator(), SumAgg) else "mean"
+        assert ours[aggregate][name] == pytest.approx(value, abs=1e-12), name
+        assert name not in ours["mean" if aggregate == "sum" else "sum"]
+
+
+@pytest.mark.parametrize(
+    ("qrels", "run", "output", "options"),
+    [
+        ("qrels.test", "results.test", "out.test", ()),
+        ("qrels.comment.test", "results.comment.test", "out.comment.test", ()),
+        (
+            "edge/qrels.edge_missing",
+            "edge/run.edge",
+            "edge/te_v10.0_15dp.missing_c.txt",
+            ("--complete",),
+        ),
+    ],  # fmt: skip
+    ids=["test", "comment", "missing_c"],
+)
+def test_a_runs_counts_equal_trec_evals_all_line(capsys, qrels, run, output, options):
+    summary = {}
+    for line in (REFERENCE / output).read_text().splitlines():
+        measure, query, value = line.split()
+        if query == "all":
+            summary[measure] = value
+    args = ["--qrels", REFERENCE / qrels, "--run-file", REFERENCE / run, *options]
+    [ours] = eval_json(capsys, *args, "--measure", ",".join(COUNTS))["runs"]
+    checked = [name for name, trec in COUNTS.items() if trec in summary]
+    assert checked and "NumQ" in checked
+    for name in checked:
+        assert ours["sum"][name] == int(summary[COUNTS[name]]), name
+
+
+def test_every_output_shows_a_runs_count_as_its_sum(capsys, demo, tmp_path):
+    names = "AP,NumQ,NumRet"
+    document = eval_json(capsys, "--db", demo, "--measure", names)
+    note = "NumQ and NumRet are sums over the queries (as in trec_eval and ir_measures), not means."
+    runs = document["runs"]
+    for run in runs:
+        assert run["sum"]["NumQ"] == run["n_queries"] > 1
+        assert run["sum"]["NumRet"] == sum(query["NumRet"] for query in run["queries"])
+    shown = {}
+    for output in ("table", "markdown", "latex"):
+        capsys.readouterr()
+        assert main(["eval", "--db", str(demo), "--measure", names, "--format", output]) == 0
+        shown[output] = capsys.readouterr().out
+    assert note in shown["table"]
+    assert latex_text(note) in shown["latex"] and markdown_text(note) in shown["markdown"]
+    report = tmp_path / "report.html"
+    assert main(["report", str(demo), "--out", str(report), "--measure", names]) == 0
+    html = report.read_text(encoding="utf-8")
+    section = html[html.index("More measures") : html.index("Runs compared on AP")]
+    assert note in section
+    for run in runs:
+        for count in ("NumQ", "NumRet"):
+            value = f"{run['sum'][count]:.4f}"
+            assert value in shown["table"] and value in shown["markdown"]
+            assert value in shown["latex"] and f"<td class='n'>{value}</td>" in section

@@ -42,6 +42,7 @@ from judge_app.gui.flow import FlowLayout
 from judge_app.gui.plan_panel import PlanPanel
 from judge_app.gui.tables import TablePane
 from judge_app.metrics.comparison import CONFIDENCE
+from judge_app.metrics.measure_names import aggregate_note
 from judge_app.metrics.ppi import Estimate
 from judge_app.numbers import MISSING, score_text, share_text, signed_text
 from judge_app.reports.figures import evaluation_figures
@@ -656,19 +657,22 @@ def _summary_html(evaluation: EvaluationResult) -> str:
 
 
 def _named_html(evaluation: EvaluationResult) -> str:
-    """Each run's mean of every named measure, over the queries it evaluated."""
+    """Each run's value of every named measure over the queries it evaluated (a count's sum,
+    else the mean), and a line naming the sums."""
     names = evaluation.options.measures
     head = "".join(f"<td align='right'>{escape(name)}</td>" for name in names)
     rows = "".join(
         f"<tr><td><b>{escape(run)}</b></td>"
-        + "".join(f"<td align='right'>{score_text(means[name])}</td>" for name in names)
+        + "".join(f"<td align='right'>{score_text(summary[name])}</td>" for name in names)
         + "</tr>"
-        for run, means in ((run, e.means()) for run, e in evaluation.evaluations.items())
+        for run, summary in ((run, e.summary()) for run, e in evaluation.evaluations.items())
     )
+    summed = aggregate_note(names)
     return (
         "<p style='margin:8px 0 0 0'><span style='font-size:11pt; font-weight:600'>"
-        f"More measures (means)</span></p><table cellspacing='0' cellpadding='3' width='100%'>"
+        f"More measures</span></p><table cellspacing='0' cellpadding='3' width='100%'>"
         f"<tr><td></td>{head}</tr>{rows}</table>"
+        + ("" if summed is None else f"<p>{escape(summed)}</p>")
     )
 
 

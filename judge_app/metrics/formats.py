@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from judge_app.metrics.comparison import Comparison, MeanInterval
+from judge_app.metrics.measure_names import MEAN, SUM, aggregate_note, aggregate_of
 from judge_app.metrics.ranking import Evaluation, k_label
 
 if TYPE_CHECKING:
@@ -44,9 +45,9 @@ def trec_text(runs: dict[str, Evaluation], ndcg_ks: tuple[int | None, ...], digi
         for row, query_id in enumerate(evaluation.query_ids):  # already in string order
             for measure, values in columns:
                 lines.append(f"{measure}\t{query_id}\t{values[row]:.{digits}f}")
-        means = evaluation.means()
+        summary = evaluation.summary()
         for measure, key in measures:
-            lines.append(f"{measure:<22}\tall\t{means[key]:.{digits}f}")
+            lines.append(f"{measure:<22}\tall\t{summary[key]:.{digits}f}")
     return "\n".join(lines) + "\n"
 
 
@@ -67,7 +68,8 @@ def json_text(
     judge: tuple[dict, dict[str, dict]] | None = None,
 ) -> str:
     """The evaluation as one JSON document (see ``judge-app eval --help``), numbers in full
-    unless rounded to ``digits``; ``raters`` are the per-rater means, ``significance`` the
+    unless rounded to ``digits``; each run's value of a measure under ``mean``, or ``sum`` for
+    a count (``aggregate_of``); ``raters`` are the per-rater means, ``significance`` the
     runs compared (as ``commands.significance.as_document`` gives them), ``judge`` the
     prediction-powered estimates (the document's ``judge`` member, and each run's keys to
     add to its record: ``ppi_mean``, ``ppi_interval``, …), if asked for."""
@@ -80,7 +82,7 @@ def json_text(
             {
                 "run": name,
                 "n_queries": evaluation.n_queries,
-                "mean": {key: _rounded(value, digits) for key, value in evaluation.means().items()},
+                **_by_aggregate(evaluation, digits),
                 "queries": _query_records(evaluation, digits),
                 "idcg_zero": _flagged(evaluation),
                 "run_only": evaluation.run_only,
@@ -100,6 +102,15 @@ def json_text(
                 {key: per_run[record["run"]][key] for key in ("ppi_mean", "ppi_interval")}
             )
     return json.dumps(document, ensure_ascii=False) + "\n"
+
+
+def _by_aggregate(evaluation: Evaluation, digits: int | None) -> dict[str, dict]:
+    """The run's value of each measure, rounded if asked, under how it is made of the queries'
+    values: ``mean`` (most measures) or ``sum`` (the counts)."""
+    grouped: dict[str, dict] = {MEAN: {}, SUM: {}}
+    for key, value in evaluation.summary().items():
+        grouped[aggregate_of(key)][key] = _rounded(value, digits)
+    return grouped
 
 
 def _query_records(evaluation: Evaluation, digits: int | None) -> list[dict]:
@@ -138,8 +149,9 @@ def _flatten(record: dict, prefix: str = "") -> dict:
 
 
 def csv_text(runs: dict[str, Evaluation], digits: int | None = None) -> str:
-    """One row per run and query (``all`` rows hold the means), numbers in full unless
-    rounded to ``digits``, text cells inert."""
+    """One row per run and query (``all`` rows hold each run's value: the sum for a count,
+    as trec_eval's ``all`` line, else the mean), numbers in full unless rounded to
+    ``digits``, text cells inert."""
     import pandas as pd
 
     from judge_app.io import exports
@@ -147,8 +159,8 @@ def csv_text(runs: dict[str, Evaluation], digits: int | None = None) -> str:
     frames = []
     for name, evaluation in runs.items():
         per_query = evaluation.per_query.drop(columns="idcg_zero")
-        means = pd.DataFrame([evaluation.means()]).assign(query_id="all")
-        frames.append(pd.concat([per_query, means]).assign(run=name))
+        summary = pd.DataFrame([evaluation.summary()]).assign(query_id="all")
+        frames.append(pd.concat([per_query, summary]).assign(run=name))
     table = pd.concat(frames)
     columns = ["run", "query_id"] + [c for c in table.columns if c not in ("run", "query_id")]
     return exports.csv_text(table[columns], float_format=None if digits is None else f"%.{digits}f")
@@ -163,26 +175,27 @@ def summary_table(
     named: tuple[str, ...] = (),
 ) -> str:
     """One row per run: at each of ``ks`` its mean NDCG with the 95% interval of
-    ``intervals`` (by run and k), P and coverage; queries, MRR, MAP and the mean of each
-    ``named`` measure. Without pandas (its import alone is a third of a second), unless
-    ``per_query`` tables are asked for."""
+    ``intervals`` (by run and k), P and coverage; queries, MRR, MAP and the run's value of
+    each ``named`` measure (a count's sum, else the mean), and notes. Without pandas (its
+    import alone is a third of a second), unless ``per_query`` tables are asked for."""
     rows = []
     for name, evaluation in runs.items():
-        means = evaluation.means()
+        summary = evaluation.summary()
         row = {"run": name, "queries": evaluation.n_queries}
         for k in ks:
             label = k_label(k)
             interval = intervals[(name, k)]
             low, high = f"{interval.low:.{digits}f}", f"{interval.high:.{digits}f}"
             row[f"ndcg@{label}"] = f"{interval.mean:.{digits}f} [{low}, {high}]"
-            row[f"p@{label}"] = f"{means[f'p@{label}']:.{digits}f}"
-            row[f"judged@{label}"] = f"{100 * means[f'judged@{label}']:.1f}%"
-        row["mrr"] = f"{means['rr']:.{digits}f}"
-        row["map"] = f"{means['ap']:.{digits}f}"
-        row.update({name: f"{means[name]:.{digits}f}" for name in named})
+            row[f"p@{label}"] = f"{summary[f'p@{label}']:.{digits}f}"
+            row[f"judged@{label}"] = f"{100 * summary[f'judged@{label}']:.1f}%"
+        row["mrr"] = f"{summary['rr']:.{digits}f}"
+        row["map"] = f"{summary['ap']:.{digits}f}"
+        row.update({name: f"{summary[name]:.{digits}f}" for name in named})
         rows.append(row)
     text = text_table(rows)
-    notes = []
+    summed = aggregate_note(named)
+    notes = [] if summed is None else [summed]
     for name, evaluation in runs.items():
         flagged = _flagged(evaluation)
         if flagged:

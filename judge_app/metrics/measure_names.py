@@ -7,11 +7,18 @@ values written as Python literals. :data:`FAMILIES` is the one table of the name
 their parameters and their trec_eval names; ``judge-app eval --help-measures`` prints it and the
 README copies it. Names are checked here, never evaluated: the values come from the trec_eval
 engine or, for the NDCG family, from :mod:`judge_app.metrics.ranking`.
+
+A run's value of a measure is made of its queries' values as trec_eval's summary line and
+ir_measures make it (:func:`aggregate_of`): the counts (NumQ, NumRet, NumRel) are summed, every
+other measure is averaged.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from judge_app.errors import UsageError, quoted
@@ -165,6 +172,15 @@ class MeasureName:
         family = FAMILIES[self.family]
         return bool(self.param("judged_only")) if "judged_only" in family.params else False
 
+    @property
+    def aggregate(self) -> str:
+        """:data:`SUM` where trec_eval's summary line (and ir_measures) adds the queries'
+        values up, the counts; :data:`MEAN` for every other measure."""
+        from judge_app.trec_eval.catalog import BY_NAME  # loaded only for a named measure
+
+        measure = BY_NAME.get(self.trec_spec().partition(".")[0])  # Judged is ours: a mean
+        return SUM if measure is not None and measure.summed else MEAN
+
     def trec_spec(self) -> str:
         """trec_eval's ``-m`` text of this measure: ``ndcg_cut.10``, ``map``, ``set_F.0.5`` …"""
         family = FAMILIES[self.family]
@@ -178,6 +194,31 @@ class MeasureName:
             return "set_relative_P"
         assert family.trec is not None
         return family.trec
+
+
+SUM, MEAN = "sum", "mean"
+"""How a run's value of a measure is made of its queries' values (:func:`aggregate_of`)."""
+
+
+@functools.cache
+def aggregate_of(key: str) -> str:
+    """:data:`SUM` or :data:`MEAN`: how a run's value of the measure ``key`` is made of its
+    queries' values. A name as ir_measures writes it (``NumRet(rel=1)``) is summed where
+    trec_eval and ir_measures sum it (:attr:`MeasureName.aggregate`); the evaluation's own
+    keys (``ndcg@10``, ``p@10``, ``rr``, ``ap`` …) are means."""
+    family = re.split(r"[(@]", key, maxsplit=1)[0]
+    return parse_measure(key).aggregate if family in FAMILIES or family in ALIASES else MEAN
+
+
+def aggregate_note(keys: Iterable[str]) -> str | None:
+    """For people reading runs' values of the measures ``keys``: which of them are sums over
+    the queries (None if none is)."""
+    summed = [key for key in keys if aggregate_of(key) == SUM]
+    if not summed:
+        return None
+    names = ", ".join(summed[:-1]) + " and " + summed[-1] if len(summed) > 1 else summed[0]
+    verb, other = ("are sums", "means") if len(summed) > 1 else ("is a sum", "a mean")
+    return f"{names} {verb} over the queries (as in trec_eval and ir_measures), not {other}."
 
 
 def _value_text(value: object) -> str:
@@ -323,13 +364,13 @@ _TREC_TEXT = {
 def names_table() -> str:
     """The table of names, as the README shows it: each family as ir_measures writes it (and
     its other names), its parameters, trec_eval's name (``rel`` is its ``-l``, ``judged_only``
-    its ``-J``) and what it measures."""
+    its ``-J``), what it measures and how a run's value is made of its queries' values."""
     aliases: dict[str, list[str]] = {}
     for alias, (meant, _implied) in ALIASES.items():
         aliases.setdefault(meant, []).append(alias)
     lines = [
-        "| ir_measures name | parameters (default) | trec_eval | measures |",
-        "|---|---|---|---|",
+        "| ir_measures name | parameters (default) | trec_eval | measures | a run's value |",
+        "|---|---|---|---|---|",
     ]
     for name, family in FAMILIES.items():
         at = "@r" if name == "IPrec" else "@k"
@@ -343,5 +384,6 @@ def names_table() -> str:
         )
         named = [family.trec, None if family.trec_cut is None else f"{family.trec_cut}.k"]
         trec = _TREC_TEXT.get(name) or " / ".join(f"`{text}`" for text in named if text)
-        lines.append(f"| {written} | {params or '–'} | {trec} | {family.meaning} |")
+        over = aggregate_of(name + ("@1" if family.cutoff == "required" else ""))
+        lines.append(f"| {written} | {params or '–'} | {trec} | {family.meaning} | {over} |")
     return "\n".join(lines) + "\n"

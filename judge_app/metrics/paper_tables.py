@@ -1,9 +1,10 @@
-"""Each run's means as a table for a paper (``eval --format latex|markdown``): the measures
-asked for by name, NDCG and P at each cut-off, MRR and MAP, rounded, the best value of each
-measure in bold, and a dagger on a run's value of the measure compared where the comparison's
-verdict (its deciding test, adjusted for the pairs compared) finds it significantly better (a
-double dagger: worse) than the baseline, the first run unless one is chosen; a note names the
-test, its adjustment and the level.
+"""Each run's values as a table for a paper (``eval --format latex|markdown``): the measures
+asked for by name (a count's sum over the queries, else the mean: a note names the sums), NDCG
+and P at each cut-off, MRR and MAP, rounded, the best value of each measure in bold, and a
+dagger on a run's value of the measure compared where the comparison's verdict (its deciding
+test, adjusted for the pairs compared) finds it significantly better (a double dagger: worse)
+than the baseline, the first run unless one is chosen; a note names the test, its adjustment
+and the level.
 
 LaTeX uses booktabs (``\\toprule``, ``\\midrule``, ``\\bottomrule``); Markdown is a GitHub
 pipe table. Run names are escaped for each."""
@@ -15,6 +16,7 @@ import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from judge_app.metrics.measure_names import aggregate_note
 from judge_app.metrics.ranking import Evaluation, k_label
 from judge_app.metrics.significance import Significance
 
@@ -95,11 +97,12 @@ def _baseline(significance: Significance) -> str:
 def _cells(
     runs: dict[str, Evaluation], measures: list[tuple[str, str]], digits: int
 ) -> dict[str, list[tuple[str, bool]]]:
-    """Each run's rounded means of ``measures``, with whether each is the best (highest when
+    """Each run's rounded values of ``measures``, with whether each is the best (highest when
     rounded; ties all best)."""
+    summaries = {run: evaluation.summary() for run, evaluation in runs.items()}
     rounded = {
-        run: [round(evaluation.means()[key], digits) for key, _header in measures]
-        for run, evaluation in runs.items()
+        run: [round(summary[key], digits) for key, _header in measures]
+        for run, summary in summaries.items()
     }
     best = [
         max((values[i] for values in rounded.values() if not math.isnan(values[i])), default=None)
@@ -141,8 +144,9 @@ def _rows(
     digits: int,
     style: _Style,
     named: Sequence[str],
-) -> tuple[list[str], list[list[str]], str | None]:
-    """The header, each run's row of cells (escaped, bold, marked) and the note on marks."""
+) -> tuple[list[str], list[list[str]], list[str]]:
+    """The header, each run's row of cells (escaped, bold, marked) and the notes: on the
+    measures that are sums, on marks."""
     measures = _measures(ks, named)
     lead = measures[0][0] if significance is None else significance.measure
     headers = dict(measures)
@@ -157,11 +161,12 @@ def _rows(
             row.append(shown)
         rows.append(row)
     header = ["Run", *(style.escape(title) if title in named else title for _k, title in measures)]
-    if significance is None:
-        return header, rows, None
-    shown_lead = style.escape(headers[lead]) if lead in named else headers[lead]
-    note = _note(significance, shown_lead, marks, style.escape, style.mark)
-    return header, rows, note
+    summed = aggregate_note(named)
+    notes = [] if summed is None else [style.escape(summed)]
+    if significance is not None:
+        shown_lead = style.escape(headers[lead]) if lead in named else headers[lead]
+        notes.append(_note(significance, shown_lead, marks, style.escape, style.mark))
+    return header, rows, notes
 
 
 @dataclass(frozen=True)
@@ -190,9 +195,9 @@ def latex_table(
     digits: int = 4,
     named: Sequence[str] = (),
 ) -> str:
-    """The runs' means as a booktabs ``tabular``, the note on marks a small paragraph below
-    it (a line of the table would widen its last column to the note's length)."""
-    header, rows, note = _rows(runs, ks, significance, digits, LATEX, named)
+    """The runs' values as a booktabs ``tabular``, the notes a small paragraph below it (a
+    line of the table would widen its last column to the note's length)."""
+    header, rows, notes = _rows(runs, ks, significance, digits, LATEX, named)
     lines = [
         rf"\begin{{tabular}}{{l{'r' * (len(header) - 1)}}}",
         r"\toprule",
@@ -202,8 +207,8 @@ def latex_table(
         r"\bottomrule",
         r"\end{tabular}",
     ]
-    if note is not None:
-        lines += [r"\par\smallskip", rf"{{\footnotesize {note}\par}}"]
+    if notes:
+        lines += [r"\par\smallskip", rf"{{\footnotesize {' '.join(notes)}\par}}"]
     return "\n".join(lines) + "\n"
 
 
@@ -214,13 +219,13 @@ def markdown_table(
     digits: int = 4,
     named: Sequence[str] = (),
 ) -> str:
-    """The runs' means as a GitHub pipe table, the note on marks below it."""
-    header, rows, note = _rows(runs, ks, significance, digits, MARKDOWN, named)
+    """The runs' values as a GitHub pipe table, the notes below it."""
+    header, rows, notes = _rows(runs, ks, significance, digits, MARKDOWN, named)
     lines = [
         "| " + " | ".join(header) + " |",
         "|" + "|".join([":---", *("---:" for _ in header[1:])]) + "|",
         *("| " + " | ".join(row) + " |" for row in rows),
     ]
-    if note is not None:
-        lines += ["", note]
+    if notes:
+        lines += ["", " ".join(notes)]
     return "\n".join(lines) + "\n"

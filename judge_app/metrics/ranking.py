@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from judge_app.arrow_columns import first_repeat, grades_of, sorted_ids, to_numpy, trec_order
+from judge_app.metrics.measure_names import SUM, aggregate_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -94,9 +95,21 @@ class Evaluation:
         return pd.DataFrame({"query_id": query_ids, **self.values, "idcg_zero": self.idcg_zero})
 
     def means(self) -> dict[str, float]:
-        """The arithmetic mean of every measure over the evaluated queries (NaN if none)."""
+        """The arithmetic mean of every measure over the evaluated queries (NaN if none): what
+        runs are compared on. A run's value of a measure, which outputs show, is
+        :meth:`summary`'s."""
         return {
             name: float(column.mean()) if len(column) else math.nan
+            for name, column in self.values.items()
+        }
+
+    def summary(self) -> dict[str, float]:
+        """The run's value of every measure, as trec_eval's summary line and ir_measures give
+        it (:func:`~judge_app.metrics.measure_names.aggregate_of`): a count's values summed
+        over the evaluated queries, any other measure's mean (NaN if no query)."""
+        means = self.means()
+        return {
+            name: float(column.sum()) if aggregate_of(name) == SUM else means[name]
             for name, column in self.values.items()
         }
 

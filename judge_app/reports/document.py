@@ -21,6 +21,7 @@ from judge_app.agreement.formats import alpha_reading
 from judge_app.agreement.report import AgreementReport, adjudications
 from judge_app.agreement.tables import KAPPA_MATRIX_NOTE, kappa_matrix
 from judge_app.metrics.comparison import MeanInterval
+from judge_app.metrics.measure_names import aggregate_note
 from judge_app.metrics.ranking import Evaluation, k_label
 from judge_app.numbers import MISSING, score_text, share_text, signed_text
 from judge_app.reports import charts
@@ -91,8 +92,8 @@ def render_html(data: ReportData, image: ImagePlacer) -> str:
         parts.append(_corrected(data.corrected, number))
     named = [str(name) for name in data.settings.get("measures") or []]  # type: ignore[attr-defined]
     if named:
-        parts.append("<h2>More measures (means per run)</h2>")
-        parts.append(_named_means(data.evaluations, named, number))
+        parts.append("<h2>More measures per run</h2>")
+        parts.append(_named_values(data.evaluations, named, number))
     if data.significance is not None:
         parts.append(f"<h2>Runs compared on {_e(named[0]) if named else f'NDCG@{label}'}</h2>")
         parts.append(significance_html(data.significance, data.digits))
@@ -232,28 +233,31 @@ def _means(
     for run, evaluation in evaluations.items():
         label = k_label(evaluation.settings.ks[0])
         interval = intervals[run]
-        means = evaluation.means()
+        values = evaluation.summary()
         rows.append([
             _e(run),
             number(interval.mean),
             f"{number(interval.low)} – {number(interval.high)}",
             f"{evaluation.n_queries:,}",
-            number(means[f"p@{label}"]),
-            number(means["rr"]),
-            number(means["ap"]),
-            share_text(means[f"judged@{label}"]),
+            number(values[f"p@{label}"]),
+            number(values["rr"]),
+            number(values["ap"]),
+            share_text(values[f"judged@{label}"]),
         ])  # fmt: skip
     header = ["run", "NDCG", "95% interval", "queries", "P", "MRR", "MAP", "judged"]
     return _table(header, rows, numeric_from=1)
 
 
-def _named_means(evaluations: dict[str, Evaluation], names: list[str], number: Callable) -> str:
-    """Each run's mean of every measure asked for by name."""
+def _named_values(evaluations: dict[str, Evaluation], names: list[str], number: Callable) -> str:
+    """Each run's value of every measure asked for by name (a count's sum over the queries,
+    else the mean), and a note naming the sums."""
     rows = [
-        [_e(run), *(number(means[name]) for name in names)]
-        for run, means in ((run, e.means()) for run, e in evaluations.items())
+        [_e(run), *(number(summary[name]) for name in names)]
+        for run, summary in ((run, e.summary()) for run, e in evaluations.items())
     ]
-    return _table(["run", *map(_e, names)], rows, numeric_from=1)
+    summed = aggregate_note(names)
+    note = "" if summed is None else f"<p class='note'>{_e(summed)}</p>"
+    return _table(["run", *map(_e, names)], rows, numeric_from=1) + note
 
 
 def _per_query(evaluations: dict[str, Evaluation], label: str, number: Callable) -> str:

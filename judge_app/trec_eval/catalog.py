@@ -44,6 +44,12 @@ class Measure:
         """Whether trec_eval prints a line per query."""
         return self.summary not in ("geometric", "queries", "runid")
 
+    @property
+    def summed(self) -> bool:
+        """Whether the summary adds the per-query values up (the counts) instead of
+        averaging them."""
+        return self.summary in ("sum", "relevant", "queries")
+
 
 MEASURES = [
     Measure("runid", None, "the run id of the results' last line", summary="runid"),
