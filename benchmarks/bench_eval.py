@@ -43,7 +43,7 @@ run, evaluate, format json) to show where our time goes.
 
 Rounds: each side runs once per round, in turn, for ``--repeat`` rounds (default 5); the
 tables show each side's median run, never the best. ``ours table`` is the same command with
-its default output, the table with bootstrap intervals (goal: at most 1.5 x the JSON run).
+its default output, the table with t intervals (goal: at most 1.5 x the JSON run).
 ``--trec-eval PATH`` adds a trec_eval binary you built yourself (this script builds nothing).
 
 ``--trec-eval-all`` times ``judge-app trec-eval`` instead, on the same files, alternating
@@ -227,10 +227,12 @@ def child_breakdown(qrels_path: Path, run_path: Path, profile: bool) -> dict:
     import pyarrow.csv  # noqa: F401  (imported by the first read_*_file call)
 
     import judge_app.cli  # noqa: F401  (what the command imports before it starts)
-    from judge_app.commands.evaluate import evaluate_files  # noqa: F401
-    from judge_app.io.trec import read_qrels_file, read_run_file
-    from judge_app.metrics.formats import json_text
-    from judge_app.metrics.ranking import Settings, evaluate
+    from judge_app.commands.evaluate import read_files
+    from judge_app.evaluation import engine
+    from judge_app.evaluation.campaign import Campaign
+    from judge_app.evaluation.options import EvaluationOptions, EvaluationRequest
+    from judge_app.metrics.codes import code_frames
+    from judge_app.writers.evaluation import json_text
 
     t2 = time.perf_counter()
     profiler = None
@@ -240,32 +242,23 @@ def child_breakdown(qrels_path: Path, run_path: Path, profile: bool) -> dict:
         profiler = cProfile.Profile()
         profiler.enable()
     t3 = time.perf_counter()
-    qrels = read_qrels_file(qrels_path)
+    qrels, runs = read_files(qrels_path, [run_path])
     t4 = time.perf_counter()
-    run, name = read_run_file(run_path)
+    graded, results = code_frames(qrels, runs)
+    campaign = Campaign(str(qrels_path), graded, results, {}, with_raters=False)
     t5 = time.perf_counter()
-    settings = Settings(ks=(10,))
-    evaluation = evaluate(run, qrels, settings)
+    result = engine.evaluate(EvaluationRequest(EvaluationOptions(ks=(10,))), campaign)
+    [evaluation] = result.evaluations.values()
     t6 = time.perf_counter()
-    record = {
-        "k": ["10"],
-        "gain": settings.gain,
-        "ideal": settings.ideal,
-        "unjudged": settings.unjudged,
-        "threshold": settings.threshold,
-        "complete": settings.complete,
-        "aggregate": "mean",
-        "raters": None,
-    }
-    text = json_text({name: evaluation}, [], record)
+    text = json_text(result)
     t7 = time.perf_counter()
     if profiler is not None:
         profiler.disable()
     result = {
         "phases": {
             "imports (judge_app, numpy, pyarrow; not pandas)": t2 - t0,
-            "read qrels": t4 - t3,
-            "read run": t5 - t4,
+            "read qrels and run": t4 - t3,
+            "code ids": t5 - t4,
             "evaluate": t6 - t5,
             "format json": t7 - t6,
         },
@@ -337,7 +330,7 @@ def python_start_up() -> float:
 
 def run_ours(qrels_path: Path, run_path: Path, table: bool = False) -> dict:
     """``judge-app eval`` of the files at NDCG@10: JSON, or (``table``) the default table
-    with its bootstrap intervals."""
+    with its t intervals."""
     command = [sys.executable, "-m", "judge_app.cli", "eval", "--qrels", str(qrels_path),
                "--run-file", str(run_path), "--k", "10"]  # fmt: skip
     result = timed(command + ([] if table else ["--format", "json"]), "judge-app eval")

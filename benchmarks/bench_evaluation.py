@@ -14,9 +14,9 @@ judged documents (both runs' results and others) graded by raters ana, ben and c
 1,005,000 judgments.
 
 Ours, timed as the view does it off the UI thread (best of ``--repeat``): ``load_campaign``
-(every graded judgment and every result, read from the file) and ``evaluate_campaign`` with the
-view's defaults: NDCG@10 of both runs with mean aggregation, the per-query table, each run's
-bootstrap interval, the comparison (paired t-test, 10,000-permutation randomization test) and
+(every graded judgment and every result, read from the file) and ``evaluate`` as the page asks
+it, with the view's defaults: NDCG@10 of both runs with mean aggregation, the per-query table,
+each run's t interval, the comparison (paired t-test, 10,000-permutation randomization test) and
 the NDCG@k curve for k = 1 ... 20, and the four charts' figures.
 
 Peer, in the same process on the same file: plain ``sqlite3`` reading the same rows with their
@@ -115,8 +115,9 @@ def peer_read(db_path: Path) -> tuple[float, int]:
 def our_refresh(db_path: Path) -> tuple[float, float, object]:
     """Seconds to load the campaign, seconds to compute the view's numbers and draw its
     charts' figures (what the view's worker does), and the result."""
-    from judge_app.commands.evaluate import evaluate_campaign, load_campaign
-    from judge_app.commands.options import EvaluationOptions
+    from judge_app.commands.campaign import load_campaign
+    from judge_app.commands.evaluate import evaluate
+    from judge_app.evaluation.options import EvaluationOptions, EvaluationRequest
     from judge_app.reports.figures import evaluation_figures
     from judge_app.store import open_database
 
@@ -124,7 +125,7 @@ def our_refresh(db_path: Path) -> tuple[float, float, object]:
         start = time.perf_counter()
         campaign = load_campaign(database)
         loaded = time.perf_counter()
-        result = evaluate_campaign(campaign, EvaluationOptions())
+        result = evaluate(EvaluationRequest.shown(EvaluationOptions()), campaign)
         evaluation_figures(campaign, result)
         done = time.perf_counter()
     return loaded - start, done - loaded, result
@@ -152,7 +153,7 @@ def benchmark(args: argparse.Namespace, workdir: Path) -> None:
     log(f"{'':<34} | {'seconds':>8}")
     log(f"{'plain sqlite3 read (peer)':<34} | {peer:>8.3f}")
     log(f"{'ours: load_campaign':<34} | {loads[best]:>8.3f}")
-    log(f"{'ours: evaluate_campaign':<34} | {computes[best]:>8.3f}")
+    log(f"{'ours: evaluate':<34} | {computes[best]:>8.3f}")
     log(f"{'ours: refresh in all':<34} | {ours:>8.3f}")
     log()
     ratio = ours / peer

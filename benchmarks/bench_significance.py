@@ -35,7 +35,8 @@ from common import log, measured
 OURS = r"""
 import json, sys
 import numpy as np
-from judge_app.commands.significance import SignificanceOptions, compare_evaluations
+from judge_app.evaluation.options import SignificanceOptions
+from judge_app.evaluation.engine import compare_evaluations
 from judge_app.metrics.ranking import Evaluation, Settings
 scores = np.load(sys.argv[1])
 ids = [f"q{index:05d}" for index in range(scores.shape[0])]

@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING
 from judge_app.errors import JudgeAppError, UsageError, in_words
 
 if TYPE_CHECKING:
-    from judge_app.commands.options import EvaluationOptions
-    from judge_app.commands.significance import SignificanceOptions
+    from judge_app.evaluation.options import EvaluationOptions, SignificanceOptions
     from judge_app.store.imports import ImportProgress
 
 ADJUDICATED_HELP = (
@@ -264,13 +263,6 @@ def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
     )
     statistics = parser.add_argument_group("statistics")
     statistics.add_argument(
-        "--resamples",
-        type=int,
-        default=10_000,
-        metavar="N",
-        help="of each run's bootstrap 95%% interval (default 10,000)",
-    )
-    statistics.add_argument(
         "--permutations",
         type=int,
         default=10_000,
@@ -284,7 +276,8 @@ def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
 
 def _evaluation_options(args: argparse.Namespace) -> EvaluationOptions:
     """The evaluation's options as the arguments give them, checked."""
-    from judge_app.commands.options import EvaluationOptions, measure_names, names, parse_ks
+    from judge_app.evaluation.options import EvaluationOptions, measure_names, parse_ks
+    from judge_app.options import names
 
     return EvaluationOptions(
         ks=parse_ks(args.k or ["10"]),
@@ -298,7 +291,6 @@ def _evaluation_options(args: argparse.Namespace) -> EvaluationOptions:
         runs=names(",".join(args.run), "--run", "run") if args.run else None,
         raters=names(args.raters, "--raters"),
         seed=args.seed,
-        resamples=args.resamples,
         permutations=args.permutations,
         measures=measure_names(args.measure),
         judge=args.judge,
@@ -798,7 +790,7 @@ def _export(args: argparse.Namespace) -> str:
 
 def _assign(args: argparse.Namespace) -> str:
     from judge_app.commands.assign import MIN_GAP, AssignOptions, assign
-    from judge_app.commands.options import names
+    from judge_app.options import names
     from judge_app.store import open_database
 
     options = AssignOptions(
@@ -865,32 +857,33 @@ def _gui(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> str:
-    from judge_app.commands import evaluate
-    from judge_app.commands.options import check_digits
-    from judge_app.metrics.formats import TREC_ALWAYS_CUTS
+    from judge_app.commands.evaluate import Files, evaluate
+    from judge_app.evaluation.options import EvaluationRequest, SignificanceOptions
+    from judge_app.options import check_digits
+    from judge_app.writers.evaluation import TREC_ALWAYS_CUTS, as_text
 
     options = _evaluation_options(args)
     check_digits(args.digits)
-    asked = {
-        "compare": args.compare or args.format in ("latex", "markdown"),  # for their marks
-        "per_rater": args.per_rater,
-        "more_ks": TREC_ALWAYS_CUTS if args.format == "trec" else (),
-        "significance": _significance_options(args, options),
-    }
+    comparison = _significance_options(args, options)
+    if comparison is None and args.format in ("latex", "markdown"):
+        comparison = SignificanceOptions.following(options)  # for their marks
+    request = EvaluationRequest(
+        options,
+        comparison,
+        per_rater=args.per_rater,
+        more_ks=TREC_ALWAYS_CUTS if args.format == "trec" else (),
+    )
     if args.db is not None:
         if args.qrels or args.run_file:
             raise UsageError("give either --db or --qrels with --run-file, not both")
-        campaign = evaluate.read_campaign(
-            args.db, queries=False, automatic=options.judge is not None
-        )
-        result = evaluate.evaluate_coded(options, campaign, source=args.db, **asked)
+        result = evaluate(request, args.db)
         _check_compare(args.compare, len(result.evaluations))
     elif args.qrels and args.run_file:
         _check_compare(args.compare, len(args.run_file))
-        result = evaluate.evaluate_files(options, args.qrels, args.run_file, **asked)
+        result = evaluate(request, Files(args.qrels, tuple(args.run_file)))
     else:
         raise UsageError("give --qrels QRELS and at least one --run-file RUN, or --db DB")
-    return evaluate.as_text(result, args.format, args.digits, args.per_query)
+    return as_text(result, args.format, args.digits, args.per_query)
 
 
 def _significance_options(
@@ -898,7 +891,7 @@ def _significance_options(
 ) -> SignificanceOptions | None:
     """How ``--compare`` compares the runs, checked; None without it (and a usage error for
     its options without it)."""
-    from judge_app.commands.significance import SignificanceOptions, parse_tests
+    from judge_app.evaluation.options import SignificanceOptions, parse_tests
     from judge_app.names import normal_id
 
     if not args.compare:
@@ -923,8 +916,8 @@ def _check_compare(compare: bool, runs: int) -> None:
 
 def _agreement(args: argparse.Namespace) -> str:
     from judge_app.commands import agree
-    from judge_app.commands.options import check_digits, names
     from judge_app.names import normal_id
+    from judge_app.options import check_digits, names
 
     options = agree.AgreementOptions(
         raters=names(args.raters, "--raters"),
@@ -963,8 +956,9 @@ def _raters(args: argparse.Namespace) -> str:
 
 
 def _plan(args: argparse.Namespace) -> str:
-    from judge_app.commands.options import names, parse_k
     from judge_app.commands.plan import PlanOptions, plan_of
+    from judge_app.evaluation.options import parse_k
+    from judge_app.options import names
 
     options = PlanOptions(
         delta=args.delta,
@@ -980,7 +974,7 @@ def _plan(args: argparse.Namespace) -> str:
 
 def _calibrate(args: argparse.Namespace) -> str:
     from judge_app.commands.calibrate import CalibrationOptions, calibrate_of
-    from judge_app.commands.options import parse_k
+    from judge_app.evaluation.options import parse_k
     from judge_app.names import normal_id
 
     options = CalibrationOptions(
@@ -999,8 +993,8 @@ def _autojudge(args: argparse.Namespace) -> str | int:
     """``judge-app autojudge``: the summary line; Ctrl+C stops asking, keeps what was
     answered and exits with 130 after the summary."""
     from judge_app.commands.autojudge import AutojudgeOptions, autojudge
-    from judge_app.commands.options import names
     from judge_app.judges.prompt import DEFAULT_TEMPLATE, read_template
+    from judge_app.options import names
     from judge_app.store import open_database
 
     if args.show_template:
@@ -1073,7 +1067,7 @@ def _count_bar(title: str) -> Iterator[Callable[[int, int], None] | None]:
 
 def _sample(args: argparse.Namespace) -> str:
     from judge_app.commands.active_sampling import ActiveSamplingOptions, active_sampling
-    from judge_app.commands.options import parse_k
+    from judge_app.evaluation.options import parse_k
 
     options = ActiveSamplingOptions(
         judge=args.judge,

@@ -55,3 +55,26 @@ def seconds_text(value: float | None) -> str:
         return MISSING
     assert value is not None
     return f"{value:.1f}"
+
+
+def bound_text(value: float, digits: int = DIGITS) -> str:
+    """``+0.0123``, or ``−∞`` / ``+∞`` for an unbounded side; a bound that is not 0 but
+    rounds to 0 at ``digits`` in two significant figures (``+3.1e-06``): an interval that
+    excludes 0 never shows a bound of 0."""
+    if math.isinf(value):
+        return "−∞" if value < 0 else "+∞"
+    if value != 0 and round(value, digits) == 0:
+        return f"{value:+.2g}"
+    return signed_text(value, digits)
+
+
+def p_text(p: float, digits: int = DIGITS, alpha: float = 0.05) -> str:
+    """``p = 0.0123``, or ``p < 0.0001`` when it rounds to zero at ``digits``; with more
+    digits where ``digits`` would round ``p`` across ``alpha`` (0.04996 is ``p = 0.04996``,
+    never ``p = 0.0500`` beside "significant at 0.05")."""
+    floor = 10.0**-digits
+    if p < floor / 2:
+        return f"p < {floor:.{digits}f}"
+    while (round(p, digits) < alpha) != (p < alpha) and digits < 25:
+        digits += 1
+    return f"p = {p:.{digits}f}"

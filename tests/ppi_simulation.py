@@ -1,13 +1,19 @@
-"""Generated campaigns with a deliberately biased automatic judge, to measure how often the
-prediction-powered 95% intervals of ``eval --judge`` cover the true mean NDCG@10.
+"""Generated campaigns with a deliberately biased automatic judge, to measure how often the 95%
+intervals of ``eval --judge`` cover the true mean NDCG@10 at the numbers of labelled queries
+campaigns have (8, 16, 40 …): humans alone, humans corrected by the judge and, where raters
+follow an active sample, both design-weighted.
 
 Each campaign draws queries from one population: 30 documents a query with true grades 0–5
 (humans grade the truth), three runs of different quality ranking them by noisy scores, and a
-judge that is lenient (every grade +1, low grades more), noisy and clipped to 0–5. Humans judge
-a uniform random sample of the queries completely; the judge grades every pooled pair. The
-true mean NDCG@10 of each run is that of the population, computed once on 100,000 queries.
-The estimates are the evaluation's own (``commands.prediction_powered.estimate`` on the
-ranking engine's per-query values).
+judge that is lenient (every grade +1, low grades more), noisy and clipped to 0–5. The good
+run's NDCG is skewed (most queries near 1, a long tail below: skewness −2.3), the hard case
+for an interval on few queries. Humans judge n queries completely: a uniform random sample
+(the assigned order, assumed random), or the first n of the active order drawn for the judge
+(``metrics.active_order``, its grade variances from a pilot of pairs both graded). The true
+mean of each run and of each difference from the good run is the population's, computed
+once on a large campaign. The estimates are the evaluation's own
+(``evaluation.corrected.estimate`` on the ranking engine's per-query values), with every
+interval asked for whatever n (``minimum=0``), to choose the minimum the evaluation keeps.
 
 Run ``python tests/ppi_simulation.py [--repetitions 2000]`` for the figures of the closing
 note; ``tests/test_ppi_coverage.py`` runs fewer.
@@ -16,21 +22,26 @@ note; ``tests/test_ppi_coverage.py`` runs fewer.
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
 from functools import cache
 
 import numpy as np
 import pandas as pd
 
-from judge_app.commands.options import EvaluationOptions
-from judge_app.commands.prediction_powered import estimate
-from judge_app.metrics.ranking import Settings, evaluate
+from judge_app.evaluation.corrected import Design, estimate
+from judge_app.evaluation.options import EvaluationOptions
+from judge_app.metrics import active_order
+from judge_app.metrics.ranking import Evaluation, Settings, evaluate
 
 DOCUMENTS = 30
 DEPTH = 20
+K = 10
 RUN_NOISE = {"good": 0.8, "fair": 1.6, "poor": 3.0}
 OPTIONS = EvaluationOptions(judge="lenient")
-SETTINGS = Settings(ks=(10,))
+SETTINGS = Settings(ks=(K,))
+ESTIMANDS = ("good", "fair", "poor", "fair − good", "poor − good")
+SIZES = (8, 16, 40)
 
 
 @dataclass(frozen=True)
@@ -71,83 +82,188 @@ def campaign(generator: np.random.Generator, queries: int, offset: int = 0) -> C
 
 @cache
 def true_means(queries: int = 100_000, seed: int = 12345) -> dict[str, float]:
-    """Each run's population mean NDCG@10 by the truth, and the judge's."""
+    """Each run's population mean NDCG@10 by the truth and by the judge, and each difference
+    from the good run by the truth."""
     big = campaign(np.random.default_rng(seed), queries)
-    means = {}
+    values = {
+        name: evaluate(run, big.humans, SETTINGS).values["ndcg@10"]
+        for name, run in big.runs.items()
+    }
+    means = {name: float(value.mean()) for name, value in values.items()}
+    for name in ("fair", "poor"):
+        means[f"{name} − good"] = float((values[name] - values["good"]).mean())
     for name, run in big.runs.items():
-        means[name] = float(evaluate(run, big.humans, SETTINGS).values["ndcg@10"].mean())
-        means[f"{name} by the judge"] = float(
-            evaluate(run, big.judge, SETTINGS).values["ndcg@10"].mean()
-        )
+        judged = evaluate(run, big.judge, SETTINGS).values["ndcg@10"]
+        means[f"{name} by the judge"] = float(judged.mean())
     return means
+
+
+@cache
+def grade_variance(seed: int = 99) -> active_order.GradeVariance:
+    """Human grades given the judge's, from a pilot of 200 queries both graded."""
+    pilot = campaign(np.random.default_rng(seed), 200)
+    both = pilot.judge.merge(pilot.humans, on=["query_id", "doc_id"], suffixes=("_judge", ""))
+    return active_order.grade_variance(both["grade_judge"].to_numpy(), both["grade"].to_numpy())
+
+
+def active_design(drawn: Campaign, judge: dict[str, Evaluation], seed: int) -> Design:
+    """The active order ``judge-app sample`` draws for the judge: each query's scale from the
+    judge's grades of the runs' top k, in sequential Poisson order."""
+    queries = judge["good"].query_ids
+    place = {query: row for row, query in enumerate(queries)}
+    rows = pd.concat(
+        [run.assign(run=code) for code, run in enumerate(drawn.runs.values())], ignore_index=True
+    )
+    rows = rows.merge(drawn.judge, on=["query_id", "doc_id"], how="left")
+    ideal = np.zeros(len(queries))
+    for evaluation in judge.values():
+        ideal = np.maximum(ideal, evaluation.values[f"idcg@{K}"])
+    scales = active_order.floored(
+        active_order.query_scales(
+            rows["query_id"].map(place).to_numpy(),
+            rows["doc_id"].str[1:].astype(int).to_numpy(),
+            rows["run"].to_numpy(),
+            rows["rank"].to_numpy(),
+            grade_variance().of(rows["grade"].to_numpy(dtype=np.float64)),
+            ideal,
+            K,
+        )
+    )
+    order = np.argsort(active_order.order_keys(scales, seed), kind="stable")
+    return Design(tuple(queries[row] for row in order), tuple(scales[order].tolist()))
+
+
+def _subset(evaluation: Evaluation, keep: set[str]) -> Evaluation:
+    """``evaluation`` of the queries in ``keep`` alone (as humans judging only those)."""
+    rows = np.array([query in keep for query in evaluation.query_ids])
+    return replace(
+        evaluation,
+        query_ids=[q for q, kept in zip(evaluation.query_ids, rows) if kept],
+        values={name: values[rows] for name, values in evaluation.values.items()},
+        idcg_zero=evaluation.idcg_zero[rows],
+    )
+
+
+@dataclass
+class Tally:
+    """How often the intervals of one estimator covered the truth, and how wide they were."""
+
+    covered: int = 0
+    intervals: int = 0
+    width: float = 0.0
+    error: float = 0.0
+
+    def add(self, low: float, high: float, mean: float, truth: float) -> None:
+        self.covered += bool(low <= truth <= high)
+        self.intervals += 1
+        self.width += high - low
+        self.error += mean - truth
+
+    @property
+    def coverage(self) -> float:
+        return self.covered / self.intervals if self.intervals else float("nan")
 
 
 @dataclass
 class Coverage:
-    repetitions: int = 0
-    corrected: int = 0  # prediction-powered intervals covering the truth
-    humans: int = 0  # humans-only intervals covering it
-    automatic: int = 0  # judge-only intervals covering it
-    corrected_width: float = 0.0
-    humans_width: float = 0.0
-    automatic_error: float = 0.0  # the judge-only estimate's mean error
-    corrected_error: float = 0.0
+    """Tallies by (design, n, estimator, estimand)."""
+
+    tallies: dict[tuple[str, int, str, str], Tally] = field(
+        default_factory=lambda: defaultdict(Tally)
+    )
+
+    def of(self, design: str, n: int, estimator: str, estimand: str | None = None) -> Tally:
+        """One tally, or (``estimand`` None) the sum over the estimands."""
+        if estimand is not None:
+            return self.tallies[(design, n, estimator, estimand)]
+        total = Tally()
+        for name in ESTIMANDS:
+            one = self.tallies[(design, n, estimator, name)]
+            total.covered += one.covered
+            total.intervals += one.intervals
+            total.width += one.width
+            total.error += one.error
+        return total
 
 
 def simulate(
     repetitions: int,
-    queries: int = 300,
-    labelled: int = 40,
+    queries: int = 100,
+    sizes: tuple[int, ...] = SIZES,
+    designs: tuple[str, ...] = ("uniform", "active"),
     seed: int = 7,
     population: int = 100_000,
-) -> dict[str, Coverage]:
-    """Per run: how often each interval covered the true mean (over ``population``
-    queries) over ``repetitions`` campaigns of ``queries`` queries, ``labelled`` of them
-    judged by humans."""
+) -> Coverage:
+    """Over ``repetitions`` campaigns of ``queries`` queries: for each number ``n`` of
+    ``sizes`` labelled by humans, drawn by each of ``designs``, whether each estimate's
+    interval covered the truth (over ``population`` queries)."""
     truth = true_means(population)
     generator = np.random.default_rng(seed)
-    found = {name: Coverage() for name in RUN_NOISE}
-    for _ in range(repetitions):
+    found = Coverage()
+    for repetition in range(repetitions):
         drawn = campaign(generator, queries)
-        chosen = set(generator.choice(drawn.humans["query_id"].unique(), labelled, replace=False))
-        humans = drawn.humans[drawn.humans["query_id"].isin(chosen)]
-        by_humans = {name: evaluate(run, humans, SETTINGS) for name, run in drawn.runs.items()}
-        by_judge = {name: evaluate(run, drawn.judge, SETTINGS) for name, run in drawn.runs.items()}
-        counts = humans.groupby("query_id").size().to_dict()
-        estimates = estimate(OPTIONS, by_humans, by_judge, counts)
-        for name, item in estimates.runs.items():
-            true, tally = truth[name], found[name]
-            tally.repetitions += 1
-            tally.corrected += item.corrected.low <= true <= item.corrected.high
-            tally.humans += item.humans.low <= true <= item.humans.high
-            tally.automatic += item.automatic.low <= true <= item.automatic.high
-            tally.corrected_width += item.corrected.high - item.corrected.low
-            tally.humans_width += item.humans.high - item.humans.low
-            tally.automatic_error += item.automatic.mean - true
-            tally.corrected_error += item.corrected.mean - true
+        humans = {name: evaluate(run, drawn.humans, SETTINGS) for name, run in drawn.runs.items()}
+        judge = {name: evaluate(run, drawn.judge, SETTINGS) for name, run in drawn.runs.items()}
+        counts = drawn.humans.groupby("query_id").size().to_dict()
+        all_queries = humans["good"].query_ids
+        design = active_design(drawn, judge, repetition) if "active" in designs else None
+        for n in sizes:
+            for way in designs:
+                if way == "uniform":
+                    keep = set(generator.choice(all_queries, n, replace=False))
+                    chosen = None
+                else:
+                    assert design is not None
+                    keep, chosen = set(design.order[:n]), design
+                labelled = {name: _subset(e, keep) for name, e in humans.items()}
+                result = estimate(OPTIONS, labelled, judge, counts, chosen, minimum=0)
+                for name, item in zip(ESTIMANDS, result.estimates):
+                    for estimator, value in (
+                        ("humans", item.humans),
+                        ("corrected", item.corrected),
+                        ("judge", item.automatic),
+                    ):
+                        if value.defined:
+                            found.of(way, n, estimator, name).add(
+                                value.low, value.high, value.mean, truth[name]
+                            )
     return found
+
+
+def table(found: Coverage, sizes: tuple[int, ...], designs: tuple[str, ...]) -> str:
+    """The coverage table of the closing note: by design, n and estimator, each estimand's
+    coverage, then all of them together with the mean width."""
+    lines = [
+        f"{'design':<8} {'n':>3} {'estimator':<10} "
+        + " ".join(f"{name:>12}" for name in ESTIMANDS)
+        + f" {'all':>6} {'width':>7}"
+    ]
+    for way in designs:
+        for n in sizes:
+            for estimator in ("humans", "corrected", "judge"):
+                cells = [found.of(way, n, estimator, name).coverage for name in ESTIMANDS]
+                total = found.of(way, n, estimator)
+                width = total.width / total.intervals if total.intervals else float("nan")
+                lines.append(
+                    f"{way:<8} {n:>3} {estimator:<10} "
+                    + " ".join(f"{cell:>12.3f}" for cell in cells)
+                    + f" {total.coverage:>6.3f} {width:>7.4f}"
+                )
+    return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repetitions", type=int, default=2000)
-    parser.add_argument("--queries", type=int, default=300)
-    parser.add_argument("--labelled", type=int, default=40)
+    parser.add_argument("--queries", type=int, default=100)
+    parser.add_argument("--sizes", default=",".join(map(str, SIZES)))
     args = parser.parse_args()
+    sizes = tuple(int(size) for size in args.sizes.split(","))
     truth = true_means()
-    print("true mean NDCG@10:", {name: round(value, 4) for name, value in truth.items()})
-    print(
-        f"{args.repetitions} campaigns of {args.queries} queries, {args.labelled} judged by humans"
-    )
-    for name, tally in simulate(args.repetitions, args.queries, args.labelled).items():
-        n = tally.repetitions
-        print(
-            f"{name}: coverage corrected {tally.corrected / n:.3f}, humans only "
-            f"{tally.humans / n:.3f}, judge only {tally.automatic / n:.3f}; mean width "
-            f"corrected {tally.corrected_width / n:.4f}, humans only {tally.humans_width / n:.4f}; "
-            f"mean error judge only {tally.automatic_error / n:+.4f}, corrected "
-            f"{tally.corrected_error / n:+.4f}"
-        )
+    print("true means:", {name: round(value, 4) for name, value in truth.items()})
+    print(f"{args.repetitions} campaigns of {args.queries} queries; coverage of 95% intervals")
+    designs = ("uniform", "active")
+    print(table(simulate(args.repetitions, args.queries, sizes, designs), sizes, designs))
 
 
 if __name__ == "__main__":

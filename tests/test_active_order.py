@@ -10,6 +10,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from judge_app.metrics import active_order, ppi
 
@@ -137,7 +138,7 @@ def test_the_uniform_half_width_is_the_formula_with_equal_probabilities():
     scales = np.array([0.1, 0.4, 0.2, 0.3])
     design = active_order.ActiveDesign(scales, judge_variance=0.02, estimands=2)
     human_variance = 0.02 + np.mean(scales**2)
-    expected = 1.959963984540054 * np.sqrt(
+    expected = stats.t.ppf(0.975, 1) * np.sqrt(  # t of n − 1 = 1 degree of freedom
         ((4 / 2 - 1) * np.sum(scales**2) / 16 + human_variance / 4) / 2
     )
     assert design.half_width(2, uniform=True) == pytest.approx(expected, rel=1e-12)

@@ -20,9 +20,10 @@ from sqlalchemy import select
 
 from judge_app.cli import main as cli
 from judge_app.commands.active_sampling import ActiveSamplingOptions, draw
-from judge_app.commands.evaluate import evaluate_coded, read_campaign
-from judge_app.commands.options import EvaluationOptions
-from judge_app.commands.prediction_powered import ASSIGNED_ORDER, RANDOM_SAMPLE
+from judge_app.commands.campaign import read_campaign
+from judge_app.commands.evaluate import evaluate
+from judge_app.evaluation.corrected import MIN_LABELLED
+from judge_app.evaluation.options import EvaluationOptions, EvaluationRequest
 from judge_app.metrics import active_order, ppi
 from judge_app.store import StoreError, automatic, open_database
 from judge_app.store.active_sample import active_sample_frame, has_active_sample
@@ -36,6 +37,7 @@ from judge_app.store.queue import (
     rater_queue,
     set_pool_settings,
 )
+from judge_app.writers.corrected import ASSIGNED_ORDER, RANDOM_SAMPLE, assumption
 
 
 def _run(*args: object) -> tuple[int, str, str]:
@@ -186,41 +188,42 @@ def _labelled_start(path: Path, keep: int) -> tuple[list[str], list[float]]:
 
 def test_eval_weights_the_samples_judged_start_by_its_inclusion_probabilities(judged):
     assert _run("sample", judged, "--judge", "llm", "--seed", 5, "--apply")[0] == 0
-    order, scales = _labelled_start(judged, 5)
+    start = 12
+    assert MIN_LABELLED <= start  # the estimates have their intervals
+    order, scales = _labelled_start(judged, start)
     campaign = read_campaign(str(judged), queries=False)
     options = EvaluationOptions(ks=(10,), judge="llm")
-    result = evaluate_coded(options, campaign, compare=False)
-    corrected = result.corrected
-    assert corrected is not None and corrected.labelled == sorted(order[:5])
-    assert corrected.assumption.startswith(RANDOM_SAMPLE)
-    assert "9 more queries judged completely" in corrected.assumption  # 16 − 5 − 2 removed
-    humans = evaluate_coded(EvaluationOptions(ks=(10,)), campaign, compare=False).evaluations
-    judge = evaluate_coded(
-        EvaluationOptions(ks=(10,), judge="llm", grades="automatic"), campaign, compare=False
-    ).evaluations
-    probability = dict(zip(order, active_order.inclusion_probabilities(np.array(scales), 5)))
+    corrected = evaluate(EvaluationRequest(options), campaign).corrected
+    assert corrected is not None and corrected.labelled == sorted(order[:start])
+    assert assumption(corrected).startswith(RANDOM_SAMPLE)
+    assert "2 more queries judged completely" in assumption(corrected)  # 16 − 12 − 2 removed
+    humans = evaluate(EvaluationRequest(EvaluationOptions(ks=(10,))), campaign).evaluations
+    by_judge = EvaluationOptions(ks=(10,), judge="llm", grades="automatic")
+    judge = evaluate(EvaluationRequest(by_judge), campaign).evaluations
+    probability = dict(zip(order, active_order.inclusion_probabilities(np.array(scales), start)))
 
     def values(evaluations, run):
         return dict(zip(evaluations[run].query_ids, evaluations[run].values["ndcg@10"]))
 
     def by_hand(human: dict[str, float], automatic_values: dict[str, float]):
         units = sorted(automatic_values)
-        labelled = np.array([query in order[:5] for query in units])
-        y = [human[query] for query in units if query in order[:5]]
+        labelled = np.array([query in order[:start] for query in units])
+        y = [human[query] for query in units if query in order[:start]]
         yhat = [automatic_values[query] for query in units]
         pi = [probability[query] for query in units]
+        chosen = [probability[query] for query in units if query in order[:start]]
         return (
             ppi.active_estimate(y, yhat, labelled, pi),
-            ppi.active_estimate(y, yhat, labelled, pi, lam=0.0),
+            ppi.weighted_humans(y, len(units), chosen),
         )
 
     for run in ("bm25", "neural"):
-        expected, horvitz_thompson = by_hand(values(humans, run), values(judge, run))
+        expected, hajek = by_hand(values(humans, run), values(judge, run))
         found = corrected.runs[run]
         assert found.corrected.mean == pytest.approx(expected.mean, abs=1e-12)
         assert found.corrected.se == pytest.approx(expected.se, abs=1e-12)
-        assert found.humans.mean == pytest.approx(horvitz_thompson.mean, abs=1e-12)
-        assert found.humans.se == pytest.approx(horvitz_thompson.se, abs=1e-12)
+        assert found.humans.mean == pytest.approx(hajek.mean, abs=1e-12)
+        assert found.humans.se == pytest.approx(hajek.se, abs=1e-12)
     human_gap = {q: v - values(humans, "bm25")[q] for q, v in values(humans, "neural").items()}
     judge_gap = {q: v - values(judge, "bm25")[q] for q, v in values(judge, "neural").items()}
     expected, _ = by_hand(human_gap, judge_gap)

@@ -24,7 +24,7 @@ from judge_app.cli import main as cli
 from judge_app.commands import assign as assigning
 from judge_app.commands.agree import AgreementOptions, coded_agreement
 from judge_app.commands.assign import MIN_GAP, AssignOptions, assign, query_disputes
-from judge_app.commands.evaluate import read_campaign
+from judge_app.commands.campaign import read_campaign
 from judge_app.errors import UsageError
 from judge_app.names import ADJUDICATED
 from judge_app.store import open_database

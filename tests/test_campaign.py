@@ -1,4 +1,4 @@
-"""The evaluation page's numbers (``commands.evaluate_campaign``) against ``judge-app eval
+"""The evaluation page's numbers (``commands.evaluate.evaluate``) against ``judge-app eval
 --db`` itself, the drill-down against the engine and the seeds' tables, adjudicated grades."""
 
 from __future__ import annotations
@@ -14,10 +14,12 @@ import pytest
 from campaign_support import demo, generated, import_frames
 
 from judge_app.cli import main as cli
-from judge_app.commands.evaluate import change_stamp, evaluate_campaign, load_campaign
+from judge_app.commands.campaign import change_stamp, load_campaign
+from judge_app.commands.evaluate import evaluate
 from judge_app.commands.explain import explain_query
-from judge_app.commands.options import EvaluationOptions
-from judge_app.metrics.aggregation import aggregate_grades, majority_tie
+from judge_app.evaluation.options import EvaluationOptions, EvaluationRequest
+from judge_app.metrics.aggregation import majority_tie
+from judge_app.metrics.codes import Graded
 from judge_app.store import automatic, open_database
 
 __all__ = ["demo", "generated"]  # fixtures
@@ -66,7 +68,7 @@ def test_view_numbers_equal_eval_db(request, database, choice):
         choice = choose(k=choice.k, raters=("ana", "ben"))
     with open_database(path, create=False) as store:
         campaign = load_campaign(store)
-    shown = evaluate_campaign(campaign, choice)
+    shown = evaluate(EvaluationRequest.shown(choice), campaign)
     printed = _cli_json("--db", str(path), *_cli_options(choice))
     measure = choice.measure
     assert list(shown.evaluations) == [run["run"] for run in printed["runs"]]
@@ -82,18 +84,23 @@ def test_view_numbers_equal_eval_db(request, database, choice):
             assert row[f"{name} DCG"] == pytest.approx(query[f"dcg@{label}"], abs=1e-11)
             assert row[f"{name} IDCG"] == pytest.approx(query[f"idcg@{label}"], abs=1e-11)
             assert row[f"{name} judged"] == pytest.approx(query[f"judged@{label}"], abs=1e-11)
-    for ours, theirs in zip(shown.comparisons, printed["comparisons"], strict=True):
+    significance = shown.significance
+    pairs = [] if significance is None else significance.pairs
+    for pair, theirs in zip(pairs, printed["comparisons"], strict=True):
+        ours = pair.comparison
         assert ours.mean_difference == pytest.approx(theirs["mean_difference"], abs=1e-11)
-        assert ours.t_p_value == pytest.approx(theirs["t_p_value"], abs=1e-11)
-        assert ours.randomization_p_value == pytest.approx(
-            theirs["randomization_p_value"], abs=1e-11
+        assert ours.t_p_value == pytest.approx(theirs["t_p"], abs=1e-11)
+        assert ours.randomization_p_value == pytest.approx(theirs["randomization_p"], abs=1e-11)
+        interval = significance.interval(pair)
+        assert (interval.low, interval.high) == pytest.approx(
+            (theirs["interval_low"], theirs["interval_high"]), abs=1e-11
         )
 
 
 def test_generated_campaign_marks_incomplete_queries_and_differences(generated):
     with open_database(generated, create=False) as store:
         campaign = load_campaign(store)
-    shown = evaluate_campaign(campaign, choose(k=10))
+    shown = evaluate(EvaluationRequest.shown(choose(k=10)), campaign)
     table = shown.table
     judged = table[["alpha judged", "beta judged"]]
     assert table["incomplete"].tolist() == (judged < 1).any(axis=1).tolist()
@@ -111,7 +118,7 @@ def test_generated_campaign_marks_incomplete_queries_and_differences(generated):
 def test_drill_down_sums_to_the_engines_dcg_and_idcg(generated, choice):
     with open_database(generated, create=False) as store:
         campaign = load_campaign(store)
-    shown = evaluate_campaign(campaign, choice)
+    shown = evaluate(EvaluationRequest.shown(choice), campaign)
     label = choice.measure.split("@")[1]
     for run, evaluation in shown.evaluations.items():
         for index, query in enumerate(evaluation.query_ids):
@@ -141,7 +148,7 @@ def test_drill_down_is_the_table_of_seed_003(tmp_path):
     )  # fmt: skip
     with open_database(path, create=False) as store:
         campaign = load_campaign(store)
-    shown = evaluate_campaign(campaign, choose(k=None))
+    shown = evaluate(EvaluationRequest.shown(choose(k=None)), campaign)
     explained = explain_query(campaign, shown, "system", "q", {d: f"Doc {d}" for d in docs})
     ranked = explained.ranked
     assert ranked["grade"].tolist() == [2, 4, 1, 3, 1]
@@ -166,11 +173,12 @@ def test_adjudicated_grades_replace_the_aggregate_or_are_ignored():
             "skipped": [False] * 5,
         }
     )
-    preferred = aggregate_grades(judgments, "mean")
+    graded = Graded.from_frame(judgments)
+    preferred = graded.aggregated("mean")
     assert preferred["grade"].tolist() == [4.0, 3.0]
-    ignored = aggregate_grades(judgments, "mean", prefer_adjudicated=False)
+    ignored = graded.aggregated("mean", prefer=False)
     assert ignored["grade"].tolist() == [3.0, 3.0]
-    assert aggregate_grades(judgments, "rater:adjudicated")["doc_id"].tolist() == ["a"]
+    assert graded.aggregated("rater:adjudicated")["doc_id"].tolist() == ["a"]
 
 
 def test_agreement_leaves_the_adjudicator_out(generated):
@@ -222,12 +230,12 @@ def test_a_majority_tie_says_how_it_was_broken(tmp_path):
     )  # fmt: skip
     with open_database(path, create=False) as store:
         campaign = load_campaign(store)
-    shown = evaluate_campaign(campaign, choose(k=None, aggregate="majority"))
+    shown = evaluate(EvaluationRequest.shown(choose(k=None, aggregate="majority")), campaign)
     explained = explain_query(campaign, shown, "system", "q")
     assert explained.ranked["grade"].tolist() == [1, 2, 4]
     assert explained.ties == {"d1": "tie 1–1 between grades 1 and 3, broken by the lower grade: 1"}
     assert majority_tie([0, 5, 3, 3, 5]) == (
         "tie 2–2 between grades 3 and 5, broken by the lower grade: 3"
     )
-    mean = evaluate_campaign(campaign, choose(k=None))
+    mean = evaluate(EvaluationRequest.shown(choose(k=None)), campaign)
     assert explain_query(campaign, mean, "system", "q").ties == {}

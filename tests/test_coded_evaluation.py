@@ -1,7 +1,8 @@
-"""A database's campaign evaluated on integer codes (``evaluate_coded``: ``eval --db``, the
-evaluation page, the report) gives exactly what the frame path (``evaluate``: files, tested
-against pytrec_eval) gives on the same judgments and runs, for every option that changes
-which grades count or how they combine."""
+"""The two edges where judgments and runs become integer codes give the one evaluation the
+same numbers: a database's campaign coded as the store reads it (``eval --db``, the
+evaluation page, the report) and the same rows coded where files are read
+(``metrics.codes.code_frames``: ``eval --qrels … --run-file …``, tested against
+pytrec_eval), for every option that changes which grades count or how they combine."""
 
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge_app.commands.evaluate import Campaign, evaluate, evaluate_coded
-from judge_app.commands.options import EvaluationOptions
+from judge_app.commands.evaluate import evaluate
 from judge_app.errors import UsageError
+from judge_app.evaluation.campaign import Campaign
+from judge_app.evaluation.options import EvaluationOptions, EvaluationRequest, SignificanceOptions
 from judge_app.metrics.aggregation import ADJUDICATED
-from judge_app.metrics.codes import Graded, Results
+from judge_app.metrics.codes import Graded, Results, code_frames
 
 RATERS = ["ana", "ben", "Çelik", ADJUDICATED]
 QUERIES = ["q1", "q10", "q2", "Q3", "é4"]
@@ -87,26 +89,34 @@ OPTIONS = st.builds(
     aggregate=st.sampled_from(["mean", "median", "majority", "max", "min", "rater:ana"]),
     adjudicated=st.booleans(),
     raters=st.sampled_from([None, ("ana", "ben"), ("Çelik",)]),
-    resamples=st.just(50),
     permutations=st.just(50),
 )
 
 
-@settings(max_examples=150, deadline=None)
-@given(campaigns(), OPTIONS, st.booleans())
-def test_codes_and_frames_give_the_same_numbers(campaign, options, per_rater):
-    judgments, results = campaign
+def _files(judgments: pd.DataFrame, results: pd.DataFrame) -> Campaign:
+    """The campaign as files are coded where they are read."""
     runs = {
         name: group[["query_id", "doc_id", "rank"]]
         for name, group in results.sort_values(["run", "query_id", "rank"]).groupby("run")
     }
+    graded, coded = code_frames(judgments, runs)
+    return Campaign("test.sqlite", graded, coded, {})
+
+
+@settings(max_examples=150, deadline=None)
+@given(campaigns(), OPTIONS, st.booleans())
+def test_the_store_and_the_files_code_the_same_numbers(campaign, options, per_rater):
+    judgments, results = campaign
+    request = EvaluationRequest(
+        options, SignificanceOptions.following(options), per_rater=per_rater
+    )
     try:
-        expected = evaluate(options, judgments, runs, "test.sqlite", per_rater=per_rater)
+        expected = evaluate(request, _files(judgments, results))
     except UsageError as error:
         with pytest.raises(UsageError, match="^" + _escaped(str(error)) + "$"):
-            evaluate_coded(options, _campaign(judgments, results), per_rater=per_rater)
+            evaluate(request, _campaign(judgments, results))
         return
-    got = evaluate_coded(options, _campaign(judgments, results), per_rater=per_rater)
+    got = evaluate(request, _campaign(judgments, results))
     assert list(got.evaluations) == list(expected.evaluations)
     for name, evaluation in expected.evaluations.items():
         mine = got.evaluations[name]
@@ -117,7 +127,9 @@ def test_codes_and_frames_give_the_same_numbers(campaign, options, per_rater):
         assert mine.values.keys() == evaluation.values.keys()
         for measure, values in evaluation.values.items():
             assert np.array_equal(mine.values[measure], values, equal_nan=True), measure
-    assert got.comparisons == expected.comparisons
+    assert [c.randomization_p_value for c in got.comparisons] == [
+        c.randomization_p_value for c in expected.comparisons
+    ]
     qrels = expected.qrels.astype({"query_id": object, "doc_id": object})
     assert got.qrels.to_dict("list") == qrels.reset_index(drop=True).to_dict("list")
     if per_rater:

@@ -15,17 +15,18 @@ from hypothesis import strategies as st
 from scipy import stats
 from statsmodels.stats.weightstats import DescrStatsW
 
-from judge_app.commands.significance import SignificanceOptions, compare_evaluations
+from judge_app.evaluation.engine import compare_evaluations
+from judge_app.evaluation.options import SignificanceOptions
 from judge_app.metrics import comparison
 from judge_app.metrics.comparison import (
     Comparison,
-    MeanInterval,
-    bootstrap_interval,
     compare_scores,
     paired_t_test,
     randomization_test,
 )
+from judge_app.metrics.intervals import t_interval
 from judge_app.metrics.ranking import Evaluation, Settings
+from judge_app.writers.significance import describe
 
 # Per-query NDCG@10 of two runs over 16 queries (fixed, hand-written).
 # fmt: off
@@ -161,56 +162,43 @@ def test_randomization_floor_for_a_clear_difference():
     assert randomization_test(a, b, permutations=10_000) == pytest.approx(1 / 10_001)
 
 
-# --- bootstrap -------------------------------------------------------------------------------
+# --- the t interval --------------------------------------------------------------------------
 
 
-def test_bootstrap_equals_scipy_called_directly():
+def test_t_interval_is_scipys_and_statsmodels():
     values = np.subtract(NEURAL, BM25)
-    interval = bootstrap_interval(values, confidence=0.9, resamples=5_000, seed=11)
-    expected = stats.bootstrap(
-        (values,),
-        np.mean,
-        confidence_level=0.9,
-        n_resamples=5_000,
-        method="percentile",
-        **scipy_rng(11),
-    ).confidence_interval
-    assert (interval.low, interval.high) == pytest.approx((expected.low, expected.high), rel=1e-12)
+    interval = t_interval(values, confidence=0.9)
+    low, high = stats.t.interval(0.9, len(values) - 1, np.mean(values), stats.sem(values))
+    assert (interval.low, interval.high) == pytest.approx((low, high), rel=1e-12)
+    assert (interval.low, interval.high) == pytest.approx(
+        DescrStatsW(values).tconfint_mean(alpha=0.1), rel=1e-12
+    )
     assert interval.mean == pytest.approx(np.mean(values)) and interval.n == 16
+    assert (interval.method, interval.confidence) == ("t", 0.9)
 
 
-def test_bootstrap_contains_mean_and_narrows_with_n():
-    rng = np.random.default_rng(5)
-    small = bootstrap_interval(rng.random(20))
-    large = bootstrap_interval(rng.random(2_000))
-    for interval in (small, large):
-        assert interval.low < interval.mean < interval.high
-    assert (large.high - large.low) < (small.high - small.low) / 5
+def test_t_interval_stays_within_the_measures_range():
+    values = [1.0, 1.0, 0.98, 1.0, 0.7, 1.0, 1.0, 0.95]  # NDCG near 1: the t interval passes it
+    low, high = stats.t.interval(0.95, len(values) - 1, np.mean(values), stats.sem(values))
+    assert high > 1
+    interval = t_interval(values, (0.0, 1.0))
+    assert interval.high == 1.0 and interval.low == pytest.approx(low, rel=1e-12)
 
 
 @pytest.mark.parametrize(
     ("values", "expected"),
     [
-        ([], MeanInterval(math.nan, math.nan, math.nan, 0)),
-        ([0.37], MeanInterval(0.37, 0.37, 0.37, 1)),
-        ([0.1] * 7, MeanInterval(0.1, 0.1, 0.1, 7)),
+        ([], (math.nan, math.nan, math.nan, 0)),
+        ([0.37], (0.37, math.nan, math.nan, 1)),
+        ([0.1] * 7, (0.1, 0.1, 0.1, 7)),
     ],
 )
-def test_bootstrap_degenerate_cases_without_warnings(values, expected):
+def test_t_interval_degenerate_cases_without_warnings(values, expected):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        interval = bootstrap_interval(values)
+        interval = t_interval(values)
     got = (interval.mean, interval.low, interval.high, interval.n)
-    assert got == pytest.approx(
-        (expected.mean, expected.low, expected.high, expected.n), nan_ok=True
-    )
-
-
-def test_bootstrap_of_two_values_has_no_warnings():
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        interval = bootstrap_interval([0.2, 0.4])
-    assert (interval.low, interval.mean, interval.high) == pytest.approx((0.2, 0.3, 0.4))
+    assert got == pytest.approx(expected, nan_ok=True)
 
 
 # --- comparing evaluated runs ----------------------------------------------------------------
@@ -248,66 +236,50 @@ def test_runs_are_compared_on_the_queries_both_scored():
     assert result.mean_difference == pytest.approx(np.mean(other) - np.mean(base))
     assert (result.t_statistic, result.t_p_value) == pytest.approx(stats.ttest_rel(other, base))
     assert result.randomization_p_value == randomization_test(other, base)
-    # the bootstrap's resamples are drawn for all pairs at once: the same, but for the last bits
-    expected = bootstrap_interval(np.subtract(other, base))
-    assert result.difference_interval.mean == expected.mean
-    assert astuple(result.difference_interval) == pytest.approx(astuple(expected), rel=1e-12)
+    expected = t_interval(np.subtract(other, base))
+    assert astuple(result.interval("t"))[:4] == pytest.approx(astuple(expected)[:4], rel=1e-12)
     assert (single.other, single.n, single.mean_other) == ("other-run", 1, 1.0)
+
+
+def words(baseline: list[float], other: list[float], tests=("randomization", "t")) -> str:
+    """neural compared against bm25 on the same queries, in words, the verdict by the first
+    of ``tests``."""
+    runs = {
+        "bm25": evaluation({f"q{i:02d}": value for i, value in enumerate(baseline)}),
+        "neural": evaluation({f"q{i:02d}": value for i, value in enumerate(other)}),
+    }
+    compared = compare_evaluations(runs, "ndcg@10", SignificanceOptions(tests), "test.sqlite")
+    return describe(compared, compared.pairs[0])
 
 
 def test_a_run_that_scored_no_query_is_too_few_to_test():
     runs = {"bm25": evaluation({"q1": 0.5, "q2": 0.1}), "empty": evaluation({})}
-    (result,) = against_first(runs)
+    compared = compare_evaluations(runs, "ndcg@10", SignificanceOptions(), "test.sqlite")
+    (result,) = [pair.comparison for pair in compared.pairs]
     assert result.n == 0 and math.isnan(result.mean_difference)
-    assert "too few queries to test (0 queries in common)" in result.describe()
-
-
-def test_describe_matches_the_wording_leads_read():
-    result = Comparison(
-        baseline="bm25",
-        other="neural",
-        measure="ndcg@10",
-        n=16,
-        mean_baseline=0.5,
-        mean_other=0.5639,
-        mean_difference=0.0639,
-        difference_interval=MeanInterval(0.0639, 0.0210, 0.1050, 16),
-        t_statistic=2.8,
-        t_p_value=0.0123,
-        randomization_p_value=0.0118,
-        permutations=10_000,
-        wins=11,
-        losses=4,
-        ties=1,
-        randomization_interval=MeanInterval(0.0639, 0.0180, 0.1101, 16),
-    )
-    assert result.describe() == (
-        "neural beats bm25 on ndcg@10 by +0.0639 over 16 queries: 11 wins, 4 losses, 1 tie. "
-        "By the paired randomization test p = 0.0118 (10,000 permutations) the difference is "
-        "significant at 0.05: its 95% interval +0.0180 to +0.1101 excludes 0; "
-        "the paired t-test p = 0.0123 agrees."
-    )
+    assert "too few queries to test (0 queries in common)" in describe(compared, compared.pairs[0])
+    assert compared.interval(compared.pairs[0]) is None
 
 
 def test_describe_significant():
-    text = two_runs(BM25, NEURAL).describe()
+    text = words(BM25, NEURAL)
     t_p = stats.ttest_rel(NEURAL, BM25).pvalue
     # Differences sum to 0.77 over 16 queries: 11 up, 4 down, 1 unchanged.
-    assert text.startswith("neural beats bm25 on ndcg@10 by +0.0481 over 16 queries: 11 wins, ")
-    assert (
-        "(10,000 permutations) the difference is significant at 0.05: its 95% interval +0." in text
+    assert text.startswith(
+        "neural is 0.0481 higher than bm25 on mean ndcg@10 over 16 queries (11 wins, 4 losses, "
     )
-    assert text.endswith(f"excludes 0; the paired t-test p = {t_p:.4f} agrees.")
+    assert "the difference is significant at 0.05; its 95% randomization interval, +0." in text
+    assert "excludes 0" in text and f"the t-test (p = {t_p:.4f})" in text
 
 
-def test_describe_not_significant():
+def test_describe_not_significant_says_lower_without_a_double_negative():
     baseline = [0.5, 0.4, 0.6, 0.3, 0.7, 0.5]
     other = [0.45, 0.45, 0.5, 0.35, 0.68, 0.5]
-    result = two_runs(baseline, other)
-    text = result.describe(digits=2)
-    assert text.startswith("neural trails bm25 on ndcg@10 by -0.01 over 6 queries: 2 wins, ")
-    assert "the difference is not significant at 0.05: its 95% interval -" in text
-    assert "includes 0; the paired t-test p = " in text
+    text = words(baseline, other)
+    assert text.startswith("neural is 0.0117 lower than bm25 on mean ndcg@10 over 6 queries")
+    assert "trails" not in text and "by -" not in text
+    assert "not significant at 0.05; its 95% randomization interval, -" in text
+    assert "includes 0" in text
 
 
 # The case a lead met: "neural beats bm25 ... not significant" beside a bootstrap 95% interval
@@ -317,13 +289,21 @@ CONTRADICTED = [0.02, 0.21, 0.1, 0.1, 0.01, -0.08, 0.06, 0.06]
 
 def test_the_interval_shown_is_the_tests_own_and_never_contradicts_it():
     base = np.full(len(CONTRADICTED), 0.5)
-    result = two_runs(list(base), list(base + CONTRADICTED))
-    assert result.difference_interval.low > 0  # the bootstrap alone said "excludes 0"
-    assert result.randomization_p_value >= comparison.ALPHA and not result.significant
-    interval = result.randomization_interval
-    assert interval.low < 0 < interval.high
-    text = result.describe()
-    assert "not significant at 0.05: its 95% interval -0.01" in text and "includes 0" in text
+    for test in ("randomization", "t", "hsd"):
+        runs = {
+            "bm25": evaluation({f"q{i}": value for i, value in enumerate(base)}),
+            "neural": evaluation({f"q{i}": v for i, v in enumerate(base + CONTRADICTED)}),
+        }
+        compared = compare_evaluations(
+            runs, "ndcg@10", SignificanceOptions((test, "wilcoxon")), "test.sqlite"
+        )
+        pair = compared.pairs[0]
+        interval = compared.interval(pair)
+        assert not compared.significant(pair)
+        assert interval is not None and interval.low < 0 < interval.high
+        text = describe(compared, pair)
+        assert "not significant at 0.05" in text and "includes 0" in text
+        assert text.count("interval") == 1  # one interval for the one difference
 
 
 @settings(max_examples=25, deadline=None)
@@ -342,8 +322,8 @@ def test_randomization_interval_excludes_zero_exactly_when_the_test_rejects(diff
 def test_describe_identical_runs():
     result = two_runs(BM25, BM25)
     assert (result.t_statistic, result.t_p_value, result.randomization_p_value) == (0.0, 1.0, 1.0)
-    assert result.describe() == (
-        "neural ties bm25 on ndcg@10 over 16 queries: the two runs score the same on every query."
+    assert words(BM25, BM25) == (
+        "neural and bm25 score the same on ndcg@10 on each of the 16 queries they share."
     )
 
 
@@ -355,10 +335,11 @@ def test_describe_too_few_queries(common, phrase):
     }
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        (result,) = against_first(runs)
+        compared = compare_evaluations(runs, "ndcg@10", SignificanceOptions(), "test.sqlite")
+    result = compared.pairs[0].comparison
     assert result.n == common and math.isnan(result.t_p_value)
-    assert result.describe() == (
-        f"neural vs bm25 on ndcg@10: too few queries to test ({phrase} in common)."
+    assert describe(compared, compared.pairs[0]) == (
+        f"neural against bm25 on ndcg@10: too few queries to test ({phrase} in common)."
     )
 
 
@@ -377,8 +358,8 @@ def test_p_values_in_range_and_symmetric_under_swap(pairs):
     t, t_p = paired_t_test(a, b)
     assert 0 <= t_p <= 1  # 0 when the differences are constant and non-zero
     assert paired_t_test(b, a) == pytest.approx((-t, t_p), rel=1e-9, abs=1e-300)
-    forward = bootstrap_interval(a - b, resamples=500)
-    backward = bootstrap_interval(b - a, resamples=500)
+    forward = t_interval(a - b)
+    backward = t_interval(b - a)
     assert backward.mean == pytest.approx(-forward.mean, abs=1e-15)
     assert (backward.low, backward.high) == pytest.approx((-forward.high, -forward.low), abs=1e-12)
 
@@ -393,26 +374,6 @@ scores = st.lists(
     min_size=2,
     max_size=400,
 )
-
-
-@settings(max_examples=60, deadline=None)
-@given(scores, st.integers(2, 3000), st.integers(0, 2**32 - 1))  # scipy warns on one
-def test_bootstrap_is_scipys_to_the_last_bit(values, resamples, seed):
-    values = np.asarray(values)
-    interval = bootstrap_interval(values, resamples=resamples, seed=seed)
-    if np.ptp(values) == 0:
-        assert interval.low == interval.high == interval.mean
-        return
-    expected = stats.bootstrap(
-        (values,),
-        np.mean,
-        n_resamples=resamples,
-        batch=max(1, (1 << 20) // values.size),
-        vectorized=True,
-        method="percentile",
-        **scipy_rng(seed),
-    ).confidence_interval
-    assert (interval.low, interval.high) == (expected.low, expected.high)
 
 
 @settings(max_examples=200, deadline=None)
@@ -454,9 +415,10 @@ def test_eval_and_agreement_import_no_scipy_stats(tmp_path):
 
     code = (
         "import sys\n"
-        "from judge_app.metrics.comparison import bootstrap_interval, paired_t_test\n"
+        "from judge_app.metrics.comparison import paired_t_test\n"
+        "from judge_app.metrics.intervals import t_interval\n"
         "from judge_app.agreement.stability import kendall_tau_b\n"
-        "bootstrap_interval([0.1, 0.5, 0.9]); paired_t_test([0.1, 0.5], [0.2, 0.9])\n"
+        "t_interval([0.1, 0.5, 0.9]); paired_t_test([0.1, 0.5], [0.2, 0.9])\n"
         "kendall_tau_b(__import__('numpy').array([1.0, 2.0]), __import__('numpy').array([2.0, 1.0]))\n"
         "print('scipy.stats' in sys.modules)\n"
     )
@@ -469,7 +431,7 @@ def test_differences_equal_but_for_rounding_give_an_interval_at_once():
     stops where floats can go no finer (it once looped for ever)."""
     a = np.random.default_rng(0).random(30)
     comparison = compare_scores("a", "b", "ndcg@10", a, a + 0.1, permutations=1000, seed=0)
-    interval = comparison.randomization_interval
+    interval = comparison.interval("randomization")
     assert interval.low == pytest.approx(0.1, abs=1e-12)
     assert interval.high == pytest.approx(0.1, abs=1e-12)
     assert comparison.significant

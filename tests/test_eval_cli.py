@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from judge_app.cli import main
+from judge_app.numbers import bound_text
 
 REFERENCE = Path(__file__).resolve().parent / "reference" / "trec_eval"  # see its README
 DEMO = Path(__file__).resolve().parents[1] / "resources" / "demo"
@@ -370,14 +371,14 @@ def test_compare_two_run_files(capsys, reference, perturbed_run):
     }
     assert scores["STANDARD"] != scores["perturbed"]
     expected_p = stats.ttest_rel(scores["perturbed"], scores["STANDARD"]).pvalue
-    assert record["t_p_value"] == pytest.approx(expected_p, abs=1e-4)
-    permutations = record["permutations"]
-    p_value = record["randomization_p_value"]
+    assert record["t_p"] == pytest.approx(expected_p, abs=1e-4)
+    permutations = document["significance"]["settings"]["permutations"]
+    p_value = record["randomization_p"]
     assert p_value >= 1 / (1 + permutations) and p_value <= 1.0
 
     # the significance entry and the CSV: a row per pair, every p-value raw and adjusted
     [pair] = document["significance"]["pairs"]
-    assert pair["t_p"] == record["t_p_value"] and pair["randomization_p"] == p_value
+    assert {key: pair[key] for key in record} == record  # the comparison is the pair
     assert pair["wilcoxon_p"] == pytest.approx(
         stats.wilcoxon(scores["perturbed"], scores["STANDARD"]).pvalue, rel=1e-9
     )
@@ -391,8 +392,11 @@ def test_compare_two_run_files(capsys, reference, perturbed_run):
     [sentence] = [line for line in text.splitlines() if "t-test" in line]
     assert "perturbed" in sentence and "STANDARD" in sentence
     assert "randomization" in sentence
-    assert f"t-test p = {record['t_p_value']:.4f}" in sentence
-    assert f"randomization test p = {record['randomization_p_value']:.4f}" in sentence
+    assert f"the t-test (p = {record['t_p']:.4f})" in sentence
+    assert f"the randomization test (p = {record['randomization_p']:.4f})" in sentence
+    low, high = (bound_text(record[f"interval_{side}"]) for side in ("low", "high"))
+    assert sentence.count(" interval") == 1 and f"interval, {low} to {high}," in sentence
+    assert f"[{low}, {high}]" in text  # the table's, the same
     # deterministic for a seed
     assert eval_ok(capsys, *args) == text
 
@@ -753,7 +757,7 @@ def test_per_rater_needs_raters(capsys, reference):
     )
 )
 def test_the_table_is_laid_out_as_pandas_lays_it_out(cells):
-    from judge_app.metrics.formats import text_table
+    from judge_app.writers.evaluation import text_table
 
     rows = [dict(zip(("run", "queries", "ndcg@10"), row)) for row in cells]
     assert text_table(rows) == pd.DataFrame(rows).to_string(index=False)

@@ -25,7 +25,7 @@ from sqlalchemy import delete, insert
 from judge_app.commands.export import ExportOptions, export
 from judge_app.errors import UsageError
 from judge_app.io.errors import ExportError
-from judge_app.metrics.aggregation import aggregate_codes, aggregate_grades
+from judge_app.metrics.aggregation import aggregate_codes
 from judge_app.store import Database, open_database, rows
 from judge_app.store.models import Document, Judgment, JudgmentEvent, Query, Rater
 
@@ -371,7 +371,8 @@ def test_exports_of_generated_campaigns_match_the_reference(
 def test_codes_combine_as_the_evaluation_combines_grades(
     judged: list[tuple[int, int, int, int]], method: str, prefer: bool
 ) -> None:
-    """``aggregate_codes`` (the export's) gives ``aggregate_grades`` (the evaluation's)."""
+    """``aggregate_codes`` (the export's and the evaluation's) combines grades as pandas'
+    groupby does (``_pandas_aggregate``, written here as the oracle)."""
     import numpy as np
     import pandas as pd
 
@@ -385,13 +386,37 @@ def test_codes_combine_as_the_evaluation_combines_grades(
             "skipped": False,
         }
     )
-    expected = aggregate_grades(named, method, prefer)
+    expected = _pandas_aggregate(named, method, prefer)
     pairs, grades = aggregate_codes(
         (frame["query"] * 4 + frame["doc"]).to_numpy(), frame["rater"].to_numpy(),
         frame["grade"].to_numpy(), method, 4, prefer,
     )  # fmt: skip
     got = [(f"q{pair // 4}", f"d{pair % 4}", grade) for pair, grade in zip(pairs, grades)]
     assert got == list(expected.itertuples(index=False, name=None))
+
+
+def _pandas_aggregate(judgments, method: str, prefer: bool):
+    """One grade per (query, document) by pandas: ``method`` over the raters but the
+    adjudicator (majority: most votes, ties to the lower grade), the adjudicated grade in its
+    place where there is one and ``prefer``."""
+    import pandas as pd
+
+    keys = ["query_id", "doc_id"]
+    decided = judgments["rater"] == "adjudicated"
+    raters = judgments[~decided]
+    if method == "majority":
+        votes = raters.groupby(keys + ["grade"]).size().rename("votes").reset_index()
+        votes = votes.sort_values(keys + ["votes", "grade"], ascending=[True, True, False, True])
+        combined = votes.drop_duplicates(keys)[keys + ["grade"]]
+    else:
+        combined = raters.groupby(keys, as_index=False)["grade"].agg(method)
+    if prefer and decided.any():
+        chosen = judgments.loc[decided, keys + ["grade"]]
+        known = pd.MultiIndex.from_frame(chosen[keys])
+        kept = ~pd.MultiIndex.from_frame(combined[keys]).isin(known)
+        combined = pd.concat([combined[kept], chosen])
+    combined = combined.sort_values(keys).reset_index(drop=True)
+    return combined.assign(grade=combined["grade"].astype(float))
 
 
 def test_ids_too_large_to_pack_are_read_one_by_one(db: Database) -> None:

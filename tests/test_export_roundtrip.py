@@ -16,7 +16,7 @@ from judge_app.commands.export import ExportOptions, export
 from judge_app.errors import UsageError
 from judge_app.io.errors import ExportError
 from judge_app.io.exports import Judgments, format_grade, write_judgments_csv, write_qrels
-from judge_app.metrics.aggregation import aggregate_grades
+from judge_app.metrics.codes import Graded
 from judge_app.store import bulk, judgments, reads
 from judge_app.store.database import Database, open_database
 from judge_app.store.imports import import_files
@@ -266,7 +266,7 @@ def test_aggregated_qrels(example: Path, tmp_path: Path, method: str) -> None:
     assert path.read_text(encoding="utf-8").splitlines() == EXPECTED[method]
     assert path.read_bytes().count(b"\r") == 0
     with open_database(example) as db:  # the evaluation combines them as the export does
-        grades = aggregate_grades(_judgments(db), method)
+        grades = Graded.from_frame(_judgments(db)).aggregated(method)
     assert [f"{q} 0 {d} {format_grade(g)}" for q, d, g in grades.values] == EXPECTED[method]
 
 

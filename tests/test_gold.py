@@ -18,13 +18,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from judge_app.cli import main
-from judge_app.commands import agree, evaluate
+from judge_app.commands import agree
+from judge_app.commands.evaluate import evaluate
 from judge_app.commands.gold import GoldOptions, gold
-from judge_app.commands.options import EvaluationOptions
 from judge_app.errors import JudgeAppError
+from judge_app.evaluation.options import EvaluationOptions, EvaluationRequest, SignificanceOptions
 from judge_app.store import open_database
 from judge_app.store.gold import gold_frame
 from judge_app.store.queue import PoolSettings, all_rater_names, set_pool_settings
+from judge_app.writers.evaluation import as_text
 
 DEMO = Path(__file__).resolve().parents[1] / "resources" / "demo"
 # run A ranks d1, d2, d3 for q1 and d4, d5 for q2; run B ranks d2 first and d6 fourth for q1.
@@ -369,13 +371,13 @@ def test_gold_items_change_neither_the_evaluation_nor_the_agreement(tmp_path, ca
     capsys.readouterr()
 
     def answers() -> tuple[str, str, list[str]]:
-        campaign = evaluate.read_campaign(str(db))
-        options = EvaluationOptions(ks=(5, 10), resamples=200, permutations=200)
-        result = evaluate.evaluate_coded(options, campaign, per_rater=True)
+        options = EvaluationOptions(ks=(5, 10), permutations=200)
+        request = EvaluationRequest(options, SignificanceOptions.following(options), per_rater=True)
+        result = evaluate(request, str(db))
         report = agree.agreement_of_database(agree.AgreementOptions(bootstrap=200), str(db))
         with open_database(db) as database, database.reading() as session:
             raters = all_rater_names(session)
-        return evaluate.as_text(result, "json"), agree.as_text(report, "json"), raters
+        return as_text(result, "json"), agree.as_text(report, "json"), raters
 
     before = answers()
     judgments = pd.read_csv(DEMO / "judgments.csv")

@@ -17,9 +17,8 @@ from PySide6.QtWidgets import QApplication
 from judge_app.cli import main as cli
 from judge_app.gui.comparison_matrix import NOT_COMPARED, ComparisonMatrix, ComparisonMatrixModel
 from judge_app.gui.theme import palette, significance_colours
-from judge_app.metrics.comparison import p_text
 from judge_app.metrics.significance import compare_runs
-from judge_app.numbers import signed_text
+from judge_app.numbers import p_text, signed_text
 
 __all__ = ["demo_db", "demo_template", "fresh_settings", "open_window", "window"]  # fixtures
 

@@ -4,6 +4,7 @@ adjudication round trip; File ▸ Export report…."""
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import time
@@ -37,6 +38,7 @@ from judge_app.metrics.aggregation import ADJUDICATED
 from judge_app.reports import charts
 from judge_app.store import open_database, reads
 from judge_app.store.people import campaign_raters
+from judge_app.writers.significance import describe
 
 __all__ = [  # fixtures
     "demo_anywhere",
@@ -96,8 +98,14 @@ def test_evaluation_view_equals_eval_db_and_recomputes_on_a_control(
     assert window.pages.currentWidget() is view
     assert view.model.rowCount() == 16
     check_equal_to_cli(view, demo_db, "--compare")
-    comparison = view.evaluation.comparisons[0]
-    assert comparison.describe(4) in view.summary.text()
+    significance = view.evaluation.significance
+    pair = significance.pairs[0]
+    words = describe(significance, pair, 4)  # the command line's sentence, word for word
+    assert html.escape(words) in view.summary.text()
+    out = StringIO()
+    with redirect_stdout(out):
+        assert cli(["eval", "--db", str(demo_db), "--compare"]) == 0
+    assert words in out.getvalue()  # the same sentence in eval --compare's table
     qtmodeltester.check(view.model)
     qtmodeltester.check(view.proxy)
 
@@ -421,7 +429,7 @@ def test_more_measures_by_name_equal_eval_db_and_a_wrong_name_says_why(qtbot, wi
     assert "More measures" in view.summary.text()
     assert f"{expected['runs'][0]['mean']['Bpref']:.4f}" in view.summary.text()
     assert view.evaluation.comparisons[0].measure == "AP"
-    assert " on AP by " in view.summary.text()
+    assert " on mean AP over " in view.summary.text()
     assert view.settings()["measures"] == "MAP, Bpref, P(rel=2)@5"
 
 

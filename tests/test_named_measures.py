@@ -17,9 +17,11 @@ from campaign_support import demo
 from ir_measures.measures.base import SumAgg
 
 from judge_app.cli import main
+from judge_app.metrics.aggregation import aggregate
+from judge_app.metrics.codes import code_frames
 from judge_app.metrics.measure_names import parse_measures
 from judge_app.metrics.named import named_values
-from judge_app.metrics.paper_tables import latex_text, markdown_text
+from judge_app.writers.paper_tables import latex_text, markdown_text
 
 __all__ = ["demo"]  # fixtures
 
@@ -53,6 +55,17 @@ def collection(seed: int, ties: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
     )
 
 
+def named_of(
+    run: pd.DataFrame, qrels: pd.DataFrame, measures, queries: list[str], complete: bool = False
+) -> dict[str, np.ndarray]:
+    """``named_values`` of a run and qrels given as rows, coded as files are where read."""
+    graded, results = code_frames(qrels, {"run": run})
+    return named_values(
+        graded.queries, graded.docs, results.by_run()["run"], aggregate(graded, "mean"),
+        measures, queries, complete,
+    )  # fmt: skip
+
+
 def oracle(qrels: pd.DataFrame, run: pd.DataFrame, names: list[str]) -> dict[str, dict]:
     """ir_measures' value of each name for each query it evaluates, by its pytrec_eval
     provider (Judged: its judged provider), named: left to choose, ir_measures may pick
@@ -77,7 +90,7 @@ def test_every_family_equals_ir_measures(seed):
     qrels, run = collection(seed, ties=False)
     measures = parse_measures(EVERY_FAMILY)
     queries = sorted(set(qrels["query_id"]) & set(run["query_id"]))
-    ours = named_values(run, qrels, measures, queries)
+    ours = named_of(run, qrels, measures, queries)
     expected = oracle(qrels, run, [str(m) for m in measures])
     for measure in measures:
         theirs = expected[str(measure)]
@@ -95,7 +108,7 @@ def test_tied_scores_are_ranked_as_trec_eval_ranks_them():
     qrels, run = collection(4, ties=True)
     measures = [m for m in parse_measures(EVERY_FAMILY) if m.family != "Judged"]
     queries = sorted(set(qrels["query_id"]) & set(run["query_id"]))
-    ours = named_values(run, qrels, measures, queries)
+    ours = named_of(run, qrels, measures, queries)
     expected = oracle(qrels, run, [str(m) for m in measures])
     for measure in measures:
         theirs = expected[str(measure)]
@@ -107,7 +120,7 @@ def test_tied_scores_are_ranked_as_trec_eval_ranks_them():
 def test_complete_scores_the_judged_queries_a_run_misses():
     qrels, run = collection(5, ties=False)
     queries = sorted(set(qrels["query_id"]))
-    values = named_values(run, qrels, parse_measures("AP,P@5,nDCG@10"), queries, complete=True)
+    values = named_of(run, qrels, parse_measures("AP,P@5,nDCG@10"), queries, complete=True)
     missing = [queries.index(q) for q in ("q00", "q01", "q02")]
     for name in ("AP", "P@5", "nDCG@10"):
         assert not np.isnan(values[name]).any()
@@ -125,19 +138,21 @@ def eval_json(capsys, *args: object) -> dict:
 NAMES = "AP,Bpref,P(rel=2)@5,infAP,Judged@10,nDCG@10,nDCG(dcg='exp-log2')@5,RR,Rprec"
 
 
-def test_a_database_gives_what_its_frames_give(demo):
-    from judge_app.commands import evaluate
-    from judge_app.commands.options import EvaluationOptions, measure_names
+def test_a_database_gives_what_its_files_give(demo):
+    from judge_app.commands.campaign import read_campaign
+    from judge_app.commands.evaluate import evaluate
+    from judge_app.evaluation.campaign import Campaign
+    from judge_app.evaluation.options import EvaluationOptions, EvaluationRequest, measure_names
 
     options = EvaluationOptions(aggregate="majority", measures=measure_names([NAMES]))
-    campaign = evaluate.read_campaign(str(demo))
-    coded = evaluate.evaluate_coded(options, campaign, compare=False)
-    results = campaign.results
-    runs = {name: rows.drop(columns="run") for name, rows in results.groupby("run")}
-    framed = evaluate.evaluate(options, campaign.judgments, runs, str(demo), compare=False)
-    assert list(coded.evaluations) == list(framed.evaluations)
+    campaign = read_campaign(str(demo))
+    coded = evaluate(EvaluationRequest(options), campaign)
+    runs = {name: rows.drop(columns="run") for name, rows in campaign.results.groupby("run")}
+    graded, results = code_frames(campaign.judgments, runs)
+    files = evaluate(EvaluationRequest(options), Campaign(str(demo), graded, results, {}))
+    assert list(coded.evaluations) == list(files.evaluations)
     for run, evaluation in coded.evaluations.items():
-        other = framed.evaluations[run]
+        other = files.evaluations[run]
         assert evaluation.query_ids == other.query_ids
         for name in options.measures:
             np.testing.assert_allclose(evaluation.values[name], other.values[name], atol=1e-12)
@@ -152,7 +167,7 @@ def test_the_first_name_leads_the_comparison_and_every_name_is_in_each_format(ca
     baseline, other = comparison["baseline"], comparison["other"]
     difference = runs[other]["mean"]["AP"] - runs[baseline]["mean"]["AP"]
     assert comparison["mean_difference"] == pytest.approx(difference, abs=1e-12)
-    assert " on AP by " in comparison["summary"]
+    assert " on mean AP over " in comparison["summary"]
     for run in document["runs"]:
         for record in run["queries"]:
             assert {"AP", "P@5"} <= set(record)
@@ -184,8 +199,8 @@ def test_the_report_shows_the_named_means_of_eval(capsys, demo, tmp_path):
 
 
 def test_options_keep_the_names_as_ir_measures_writes_them():
-    from judge_app.commands.options import EvaluationOptions
     from judge_app.errors import UsageError
+    from judge_app.evaluation.options import EvaluationOptions
 
     options = EvaluationOptions(measures=("MAP", "P(rel=1)@5", "AP"))
     assert options.measures == ("AP", "P@5") and options.measure == "AP"

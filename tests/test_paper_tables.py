@@ -19,10 +19,12 @@ from hypothesis import strategies as st
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
 from judge_app.cli import main as cli
-from judge_app.commands.evaluate import evaluate_coded, read_campaign
-from judge_app.commands.options import EvaluationOptions
-from judge_app.commands.significance import SignificanceOptions, compare_evaluations
-from judge_app.metrics.paper_tables import (
+from judge_app.commands.campaign import read_campaign
+from judge_app.commands.evaluate import evaluate
+from judge_app.evaluation.engine import compare_evaluations
+from judge_app.evaluation.options import EvaluationOptions, EvaluationRequest, SignificanceOptions
+from judge_app.metrics.ranking import Evaluation, Settings
+from judge_app.writers.paper_tables import (
     BETTER,
     LATEX_ESCAPES,
     WORSE,
@@ -31,7 +33,6 @@ from judge_app.metrics.paper_tables import (
     markdown_table,
     markdown_text,
 )
-from judge_app.metrics.ranking import Evaluation, Settings
 
 __all__ = ["demo"]  # fixtures
 
@@ -265,7 +266,8 @@ def printed(*args: str) -> str:
 @pytest.mark.parametrize("output", ["latex", "markdown"])
 def test_eval_db_prints_the_cores_table(demo, output):
     options = EvaluationOptions(ks=(5, 10))
-    result = evaluate_coded(options, read_campaign(str(demo), queries=False), source=str(demo))
+    request = EvaluationRequest(options, SignificanceOptions.following(options))
+    result = evaluate(request, read_campaign(str(demo), queries=False))
     typeset = latex_table if output == "latex" else markdown_table
     expected = typeset(result.evaluations, (5, 10), result.significance, digits=3)
     text = printed("eval", "--db", str(demo), "--k", "5,10", "--format", output, "--digits", "3")

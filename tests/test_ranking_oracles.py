@@ -17,7 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import ndcg_score
 
-from judge_app.metrics.ranking import RepeatedDocument, Settings, evaluate
+from judge_app.metrics.codes import RepeatedDocument
+from judge_app.metrics.ranking import Settings, evaluate
 
 TOLERANCE = 1e-9
 KS = (None, 1, 3, 5, 10)

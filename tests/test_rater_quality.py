@@ -30,8 +30,9 @@ from judge_app.agreement.raters import (
 )
 from judge_app.cli import main as cli
 from judge_app.commands.agree import AgreementOptions, agreement_of_database
-from judge_app.commands.evaluate import evaluate_campaign, read_campaign
-from judge_app.commands.options import EvaluationOptions
+from judge_app.commands.campaign import read_campaign
+from judge_app.commands.evaluate import evaluate
+from judge_app.evaluation.options import EvaluationOptions, EvaluationRequest
 from judge_app.store import judgments as store
 from judge_app.store import open_database, reads
 from judge_app.store.gold import set_gold
@@ -242,7 +243,8 @@ def test_repeats_and_gold_count_in_no_evaluation_or_agreement(planted, tmp_path)
     import_frames(bare, tmp_path, queries=queries, run_main=run, judgments=frame)
     options = EvaluationOptions(ks=(5, 10, 20))
     planted_table, bare_table = (
-        evaluate_campaign(read_campaign(str(db)), options).table for db in (path, bare)
+        evaluate(EvaluationRequest.shown(options), read_campaign(str(db))).table
+        for db in (path, bare)
     )
     assert planted_table is not None and len(planted_table) == QUERIES
     pd.testing.assert_frame_equal(planted_table, bare_table)

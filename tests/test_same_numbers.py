@@ -17,8 +17,10 @@ from campaign_support import generated
 from gui_support import fresh_settings, open_window
 
 from judge_app.cli import main as cli
-from judge_app.commands import evaluate as evaluate_command
+from judge_app.commands.evaluate import evaluate
 from judge_app.commands.report import ReportOptions, gather
+from judge_app.evaluation import engine
+from judge_app.evaluation.options import EvaluationOptions, EvaluationRequest
 from judge_app.numbers import signed_text
 
 __all__ = ["fresh_settings", "generated", "open_window"]  # fixtures
@@ -96,13 +98,19 @@ def test_page_command_line_and_reports_give_the_same_numbers(
     printed = json.loads(said("eval", "--db", path, *flags(case), "--compare", "--format", "json"))
     measure = shown.options.measure
     for run in printed["runs"]:
-        assert shown.interval(run["run"]).mean == run["mean"][measure]  # to the last bit
+        interval = shown.interval(run["run"])
+        assert interval.mean == run["mean"][measure]  # to the last bit
+        assert (interval.low, interval.high) == (run["interval"]["low"], run["interval"]["high"])
+        assert (interval.method, run["interval"]["method"]) == ("t", "t")
     for ours, theirs in zip(shown.comparisons, printed["comparisons"], strict=True):
         assert ours.mean_difference == theirs["mean_difference"]
-        assert ours.randomization_p_value == theirs["randomization_p_value"]
+        assert ours.randomization_p_value == theirs["randomization_p"]
     pairs = printed["significance"]["pairs"]
     for ours, theirs in zip(shown.significance.pairs, pairs, strict=True):
         assert ours.comparison.mean_difference == theirs["mean_difference"]
+        interval = shown.significance.interval(ours)  # the one interval of the difference
+        assert (interval.low, interval.high) == (theirs["interval_low"], theirs["interval_high"])
+        assert interval.method == theirs["interval_method"]
         assert (ours.hsd_p_value, ours.effect.d_z) == (theirs["hsd_p"], theirs["d_z"])
         for test, result in ours.tests.items():
             assert (result.p_value, result.holm, result.bh) == (
@@ -139,15 +147,18 @@ def test_page_command_line_and_reports_give_the_same_numbers(
         assert all(f"{shown.interval(run).mean:.4f}" in text for run in shown.evaluations)
 
 
-def test_the_seed_reaches_every_runs_interval_in_the_table_and_the_report(generated, tmp_path):
+def test_every_runs_interval_is_the_same_in_the_table_and_the_report(generated, tmp_path):
+    """A run's mean has one interval, the t interval, whatever the seed (no resampling)."""
+
     def intervals(text: str) -> list[str]:
         return re.findall(r"\d\.\d{4} \[\d\.\d{4}, \d\.\d{4}\]", text)
 
     by_seed = {seed: intervals(said("eval", "--db", generated, "--seed", seed)) for seed in (0, 7)}
-    assert len(by_seed[0]) == 2 and by_seed[0] != by_seed[7]
+    assert len(by_seed[0]) == 2 and by_seed[0] == by_seed[7]
     out = tmp_path / "seven.html"
     said("report", generated, "--out", out, "--seed", 7, "--bootstrap", "0")
     table = means_section(out.read_text(encoding="utf-8"))
+    assert "95% t interval" in table
     for shown in by_seed[7]:
         mean, low, high = re.findall(r"\d\.\d{4}", shown)
         assert mean in table and f"{low} – {high}" in table
@@ -165,18 +176,14 @@ def test_a_list_of_raters_is_trimmed_and_unknown_ones_are_usage_errors(generated
 
 def test_the_report_evaluates_once(generated, monkeypatch):
     calls = []
-    real = evaluate_command.evaluate_codes
-    monkeypatch.setattr(
-        evaluate_command, "evaluate_codes", lambda *a, **k: calls.append(1) or real(*a, **k)
-    )
+    real = engine.evaluate_codes
+    monkeypatch.setattr(engine, "evaluate_codes", lambda *a, **k: calls.append(1) or real(*a, **k))
     data = gather(str(generated), ReportOptions(bootstrap=0))
     assert len(calls) == len(data.evaluations) == 2  # one evaluation per run, curve included
 
 
 def test_machine_formats_carry_full_precision_unless_told(generated):
-    result = evaluate_command.evaluate_campaign(
-        evaluate_command.read_campaign(str(generated)), evaluate_command.EvaluationOptions()
-    )
+    result = evaluate(EvaluationRequest(EvaluationOptions()), str(generated))
     document = json.loads(said("eval", "--db", generated, "--format", "json"))
     alpha = result.evaluations["alpha"].values["ndcg@10"].mean()
     assert document["runs"][0]["mean"]["ndcg@10"] == alpha

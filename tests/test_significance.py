@@ -19,13 +19,16 @@ from hypothesis import strategies as st
 from statsmodels.stats.multitest import multipletests
 
 from judge_app.cli import main
-from judge_app.commands.significance import SignificanceOptions, compare_evaluations, parse_tests
 from judge_app.errors import UsageError
-from judge_app.metrics.comparison import ALPHA, bound_text, compare_scores, p_text
+from judge_app.evaluation.engine import compare_evaluations
+from judge_app.evaluation.options import SignificanceOptions, parse_tests
+from judge_app.metrics.comparison import ALPHA, compare_scores
 from judge_app.metrics.multiple_testing import randomized_tukey_hsd
 from judge_app.metrics.paired_tests import sign_test, standardized_effect, wilcoxon_test
 from judge_app.metrics.ranking import Evaluation, Settings
-from judge_app.metrics.significance import PAIRED_TESTS, TEST_NAMES, compare_runs
+from judge_app.metrics.significance import PAIRED_TESTS, TEST_NAMES, TESTS, compare_runs
+from judge_app.numbers import bound_text, p_text
+from judge_app.writers.significance import describe, verdict_words
 
 RUNS = ["bm25", "neural", "hybrid", "rerank"]
 
@@ -79,12 +82,10 @@ def test_each_pair_has_the_numbers_of_the_one_pair_functions(compared):
         assert ours.n == both.sum() and ours.mean_difference == alone.mean_difference
         assert (ours.t_statistic, ours.t_p_value) == (alone.t_statistic, alone.t_p_value)
         assert ours.randomization_p_value == alone.randomization_p_value
-        # the signs and resamples are drawn once for all pairs: sums in another order
-        for mine, theirs in (
-            (ours.randomization_interval, alone.randomization_interval),
-            (ours.difference_interval, alone.difference_interval),
-        ):
-            assert astuple(mine) == pytest.approx(astuple(theirs), rel=1e-12)
+        # the signs are drawn once for all pairs: sums in another order
+        for test in ("randomization", "t"):
+            mine, theirs = ours.interval(test), alone.interval(test)
+            assert astuple(mine)[:4] == pytest.approx(astuple(theirs)[:4], rel=1e-12)
         d = other - base
         assert (pair.tests["wilcoxon"].statistic, pair.tests["wilcoxon"].p_value) == (
             wilcoxon_test(d)
@@ -110,7 +111,7 @@ def test_the_hsd_is_over_the_queries_every_run_scored(compared):
     for pair in compared.pairs:
         assert pair.hsd_p_value == hsd.p_value(pair.baseline, pair.other)
         difference, low, high = hsd.interval(pair.baseline, pair.other)
-        assert astuple(pair.hsd_interval) == (difference, low, high, 36)
+        assert astuple(pair.hsd_interval)[:4] == (difference, low, high, 36)
     assert {letter for letter, _ in compared.groups()} <= set("abcd")
 
 
@@ -130,7 +131,7 @@ def test_tests_not_chosen_are_not_computed():
     assert chosen.hsd is None and chosen.groups() == [] and chosen.letters() == {}
     assert all(set(pair.tests) == {"t", "sign"} for pair in chosen.pairs)
     assert all(math.isnan(pair.hsd_p_value) for pair in chosen.pairs)
-    assert chosen.verdict_test == "t" and chosen.verdict_words() == "t-test, Holm-adjusted"
+    assert chosen.verdict_test == "t" and verdict_words(chosen) == "t-test, Holm-adjusted"
 
 
 # --- words -------------------------------------------------------------------------------------
@@ -146,23 +147,30 @@ def verdicts(sentence: str) -> tuple[list[str], list[str]]:
     return said_yes, said_no
 
 
-@settings(max_examples=25, deadline=None)
-@given(st.integers(0, 2**32 - 1), st.sampled_from(["holm", "bh", "none"]), st.integers(6, 40))
-def test_the_words_never_contradict_the_numbers(seed, adjustment, queries):
-    significance = compare_runs(RUNS, campaign(seed, queries), "ndcg@10", adjustment=adjustment,
-                                permutations=300, seed=seed)  # fmt: skip
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.sampled_from(["holm", "bh", "none"]),
+    st.integers(6, 40),
+    st.sampled_from(["hsd", "randomization", "t"]),
+)
+def test_the_words_never_contradict_the_numbers(seed, adjustment, queries, verdict):
+    """Each pair's one interval (the verdict test's, at the level its verdict is decided at)
+    excludes 0 exactly when the verdict says significant, and the sentence says both."""
+    tests = (verdict, *[test for test in TESTS if test != verdict])
+    significance = compare_runs(RUNS, campaign(seed, queries), "ndcg@10", tests=tests,
+                                adjustment=adjustment, permutations=300, seed=seed)  # fmt: skip
     for pair in significance.pairs:
-        text = significance.describe(pair)
+        text = describe(significance, pair)
         sentences = text.split(". ")
-        hsd = next(sentence for sentence in sentences if sentence.startswith("By randomized"))
-        significant = pair.hsd_p_value < ALPHA
-        assert ("is significant at 0.05" in hsd) == significant
-        assert (
-            ("excludes 0" in hsd)
-            == significant
-            == (pair.hsd_interval.low > 0 or pair.hsd_interval.high < 0)
-        )
-        assert p_text(pair.hsd_p_value, 4) in hsd
+        head = next(sentence for sentence in sentences if sentence.startswith("By the"))
+        significant = significance.significant(pair)
+        interval = significance.interval(pair)
+        assert ("the difference is significant at 0.05" in head) == significant
+        assert ("excludes 0" in head) == significant == interval.excludes(0)
+        assert text.count(" interval, ") == 1  # one interval for the one difference
+        assert f"{bound_text(interval.low, 4)} to {bound_text(interval.high, 4)}" in head
+        assert p_text(significance.verdict_p(pair), 4) in head
         adjusted = sentences[-1]
         family = significance.family_size("t")
         name = {"holm": "Holm-adjusted", "bh": "Benjamini–Hochberg-adjusted", "none": "Unadjusted"}
@@ -278,7 +286,9 @@ def test_json_carries_every_number_in_full(capsys, run_files):
         assert (record["baseline"], record["other"]) == (pair.baseline, pair.other)
         assert record["mean_difference"] == pair.comparison.mean_difference
         assert record["d_z"] == pair.effect.d_z and record["d_z_low"] == pair.effect.low
-        assert record["hsd_p"] == pair.hsd_p_value and record["hsd_low"] == pair.hsd_interval.low
+        assert record["hsd_p"] == pair.hsd_p_value
+        assert record["interval_method"] == "simultaneous HSD"
+        assert record["interval_low"] == expected.interval(pair).low
         for test in PAIRED_TESTS:
             result = pair.tests[test]
             assert (record[f"{test}_p"], record[f"{test}_p_holm"], record[f"{test}_p_bh"]) == (
@@ -286,7 +296,7 @@ def test_json_carries_every_number_in_full(capsys, run_files):
                 result.holm,
                 result.bh,
             )
-        assert record["summary"] == expected.describe(pair)
+        assert record["summary"] == describe(expected, pair)
     # the comparisons of old: each run against the first
     assert [(c["baseline"], c["other"]) for c in document["comparisons"]] == [
         ("bm25", "neural"), ("bm25", "hybrid"), ("bm25", "rerank")
@@ -309,7 +319,7 @@ def test_csv_is_a_row_per_pair_in_full_and_the_table_rounds(capsys, run_files):
         assert row["verdict"] == "t-test, Benjamini–Hochberg-adjusted"
     table = said(capsys, *args)
     assert "each run against neural; p-values Benjamini–Hochberg-adjusted" in table
-    assert "Verdict: t-test, Benjamini–Hochberg-adjusted at 0.05." in table
+    assert "Verdict: t-test, Benjamini–Hochberg-adjusted at 0.05, with its " in table
     for record in records:
         assert f"{record['t_p_bh']:.4f} ({record['t_p']:.4f})" in table
         assert record["summary"] in table

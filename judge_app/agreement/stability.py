@@ -2,7 +2,7 @@
 rater's judgments, and measure with Kendall's tau how much those orders agree (does the choice
 of rater change which system wins?).
 
-The means are each rater's own NDCG of every run (``rater_means``, as ``eval --db``'s
+The means are each rater's own NDCG of every run (``metrics.raters.rater_means``, as ``eval --db``'s
 per-rater means); the rest chooses the raters, orders the runs and compares the orders.
 """
 
@@ -17,9 +17,6 @@ import numpy as np
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from judge_app.metrics.codes import Coded, Graded
-    from judge_app.metrics.ranking import Settings
 
 
 @dataclass(frozen=True)
@@ -62,31 +59,6 @@ def raters_judging_all(
         else:
             left_out[rater] = f"judged {count} of the {n_queries} queries"
     return complete, left_out
-
-
-def rater_means(graded: Graded, runs: dict[str, Coded], settings: Settings) -> pd.DataFrame:
-    """``rater, run, queries, ndcg@K…``: each of ``runs`` evaluated with one rater's grades
-    alone, over the queries that rater judged; as ``judge_app.metrics.raters.per_rater_means``
-    computes it, on codes."""
-    import pandas as pd
-
-    from judge_app.metrics.ranking import evaluate_codes, k_label
-
-    measures = [f"ndcg@{k_label(k)}" for k in settings.ks]
-    queries = [str(name) for name in graded.queries]
-    width = len(graded.docs)
-    order = np.argsort((graded.rater * len(graded.queries) + graded.query) * width + graded.doc)
-    starts = np.searchsorted(graded.rater[order], np.arange(len(graded.raters) + 1))
-    rows = []
-    for rater in np.flatnonzero(np.bincount(graded.rater, minlength=len(graded.raters))):
-        mine = order[starts[rater] : starts[rater + 1]]
-        qrels = (graded.query[mine], graded.doc[mine], graded.grade[mine])
-        for name, run in runs.items():
-            evaluation = evaluate_codes(queries, run, qrels, settings)
-            means = evaluation.means()
-            row = {"rater": str(graded.raters[rater]), "run": name, "queries": evaluation.n_queries}
-            rows.append(row | {measure: means[measure] for measure in measures})
-    return pd.DataFrame(rows, columns=["rater", "run", "queries", *measures])
 
 
 def ranking_stability(

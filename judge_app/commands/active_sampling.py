@@ -21,15 +21,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from judge_app.commands.options import EvaluationOptions, require_whole
 from judge_app.errors import UsageError
+from judge_app.evaluation.options import EvaluationOptions
 from judge_app.metrics import active_order
 from judge_app.metrics.ranking import Evaluation, k_label
+from judge_app.options import require_whole
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
-    from judge_app.commands.evaluate import Campaign
+    from judge_app.evaluation.campaign import Campaign
     from judge_app.store import Database
     from judge_app.store.queue import PoolSettings
 
@@ -107,7 +108,7 @@ class ActiveSample:
     def judged_start(self) -> int:
         """How many queries the longest start of the order judged completely holds: those
         ``eval --judge`` weights once the sample is the raters' order."""
-        from judge_app.commands.prediction_powered import Design
+        from judge_app.evaluation.corrected import Design
 
         drawn, _ = Design(self.order, self.scales).drawn(set(self.labelled))
         return len(drawn)
@@ -172,7 +173,7 @@ class ActiveSample:
                 ],
             }
             return json.dumps(document, indent=2) + "\n"
-        from judge_app.metrics.formats import text_table
+        from judge_app.writers.tables import text_table
 
         rows: list[dict[str, object]] = [
             {
@@ -238,9 +239,9 @@ def draw(campaign: Campaign, options: ActiveSamplingOptions, pool: PoolSettings)
     ``pool`` chooses (nothing is written)."""
     import pandas as pd
 
-    from judge_app.commands.evaluate import evaluate_coded
-    from judge_app.commands.prediction_powered import labelled_queries
-    from judge_app.metrics.aggregation import aggregate_grades
+    from judge_app.commands.evaluate import evaluate
+    from judge_app.evaluation.corrected import labelled_queries
+    from judge_app.evaluation.options import EvaluationRequest
     from judge_app.names import known_name
 
     options = options.checked()
@@ -253,12 +254,11 @@ def draw(campaign: Campaign, options: ActiveSamplingOptions, pool: PoolSettings)
     if not runs:
         raise UsageError(f"{campaign.source} holds no run results of the pool: import a run first")
     evaluation = EvaluationOptions(ks=(options.k,), runs=runs)
-    automatic = evaluate_coded(
-        replace(evaluation, judge=judge, grades="automatic"), campaign, compare=False
-    ).evaluations
+    by_judge = EvaluationRequest(replace(evaluation, judge=judge, grades="automatic"))
+    automatic = evaluate(by_judge, campaign).evaluations
     labelled: set[str] = set()
     if len(campaign.graded.query):
-        humans = evaluate_coded(evaluation, campaign, compare=False).evaluations
+        humans = evaluate(EvaluationRequest(evaluation), campaign).evaluations
         labelled = labelled_queries(humans, options.k)
 
     results = campaign.results
@@ -266,7 +266,7 @@ def draw(campaign: Campaign, options: ActiveSamplingOptions, pool: PoolSettings)
     if options.k is not None:
         results = results[results["rank"] <= options.k]
     queries = np.array(sorted(set(results["query_id"].astype(str))), dtype=object)
-    human = aggregate_grades(campaign.judgments, "mean", True)
+    human = campaign.aggregated_grades()
     shared = judge_grades.merge(human, on=["query_id", "doc_id"], suffixes=("_judge", "_human"))
     variance = active_order.grade_variance(
         shared["grade_judge"].to_numpy(), shared["grade_human"].to_numpy()
@@ -347,7 +347,7 @@ def sample_queries(
     with ``apply``, store it and make it the raters' order, ``pool`` saved in the same unit of
     work (else nothing is written); with ``off``, save the pooling with the assigned order
     instead (None)."""
-    from judge_app.commands.evaluate import load_campaign
+    from judge_app.commands.campaign import load_campaign
     from judge_app.store.queue import pool_settings, set_pool_settings
 
     options = options.checked()

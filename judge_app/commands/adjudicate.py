@@ -71,7 +71,7 @@ def read_disputes(database: Database) -> Disputes:
     """The documents the raters grade two or more apart (``commands.agree.disputed``), each
     with every rater's grade, note and time and the lead's decision so far."""
     from judge_app.commands.agree import disputed
-    from judge_app.commands.evaluate import campaign_of
+    from judge_app.commands.campaign import campaign_of
     from judge_app.store import reads
 
     with database.reading() as session:

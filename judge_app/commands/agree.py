@@ -25,10 +25,10 @@ from judge_app.agreement.report import (
     build_report,
     per_query,
 )
-from judge_app.commands.options import check_known, require_whole
 from judge_app.errors import JudgeAppError, UsageError, quoted
 from judge_app.metrics.aggregation import ADJUDICATED
 from judge_app.metrics.codes import Graded, Results, code_of
+from judge_app.options import check_known, require_whole
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -73,7 +73,7 @@ def agreement_of_file(options: AgreementOptions, path: Path) -> AgreementReport:
 
 def agreement_of_database(options: AgreementOptions, db: str) -> AgreementReport:
     """The agreement of the database ``db``'s judgments, with the ranking stability."""
-    from judge_app.commands.evaluate import read_campaign
+    from judge_app.commands.campaign import read_campaign
 
     options.checked()
     campaign = read_campaign(db, queries=False, automatic=False)
@@ -195,8 +195,9 @@ def _ranking(
 ) -> tuple[RankingStability | None, str]:
     """Runs ordered by mean NDCG@k with each rater's judgments, for the raters who judged
     every query that has both results and judgments; or None and the reason."""
-    from judge_app.agreement.stability import ranking_stability, rater_means, raters_judging_all
+    from judge_app.agreement.stability import ranking_stability, raters_judging_all
     from judge_app.metrics.ranking import Settings
+    from judge_app.metrics.raters import rater_means
 
     n_runs = len(results.run_names())
     if n_runs < 2:

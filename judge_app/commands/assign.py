@@ -34,7 +34,7 @@ from judge_app.store.models import Rater
 from judge_app.store.people import all_query_ids, named_rater
 
 if TYPE_CHECKING:
-    from judge_app.commands.evaluate import Stamp
+    from judge_app.evaluation.campaign import Stamp
     from judge_app.metrics.codes import Graded
 
 MIN_GAP = 2
@@ -129,7 +129,7 @@ class AssignOptions:
             )
         if self.replace:
             raise UsageError("--where-disputed adds to the raters' queues: it takes no --replace")
-        from judge_app.commands.options import require_whole  # it loads the metrics' stack
+        from judge_app.options import require_whole  # it loads the metrics' stack
 
         require_whole("--min-gap", self.min_gap, 1, GRADE_RANGE)
         alpha = self.max_alpha
@@ -265,7 +265,7 @@ def read_survey(database: Database) -> Survey:
 
 
 def _survey(session: Session, source: str, rater_ids: Sequence[int] | None = None) -> Survey:
-    from judge_app.commands.evaluate import campaign_of
+    from judge_app.commands.campaign import campaign_of
     from judge_app.store.bulk import query_ids
 
     campaign = campaign_of(session, source, queries=False, automatic=False)
@@ -283,7 +283,7 @@ def _survey_now(session: Session, source: str, survey: Survey, rater_ids: Sequen
     """``survey`` with the raters' queries as ``session`` sees them; all of it read again if
     a judgment changed since (the disagreements are read before the write, to keep the write
     short)."""
-    from judge_app.commands.evaluate import change_stamp
+    from judge_app.commands.campaign import change_stamp
 
     if change_stamp(session) != survey.stamp:
         return _survey(session, source, rater_ids)

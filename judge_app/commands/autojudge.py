@@ -20,10 +20,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from judge_app.commands.options import check_known, require_finite, require_whole
 from judge_app.errors import JudgeAppError, UsageError, quoted
 from judge_app.judges.llm import ChatClient, ChatSettings, EndpointError, Reply, public_url
 from judge_app.judges.prompt import (
@@ -36,13 +35,16 @@ from judge_app.judges.prompt import (
     request_sha,
 )
 from judge_app.names import normal_id
+from judge_app.options import check_known, require_finite, require_whole
 from judge_app.store import Database
 from judge_app.store.automatic import AutoGrade, add_judge, cached, write_grades
 from judge_app.store.judge_pairs import PoolPair, pool_pairs, query_external_ids
 from judge_app.store.queue import pool_settings
 from judge_app.store.settings import scale
+from judge_app.writers.corrected import quality_warning
 
 if TYPE_CHECKING:
+    from judge_app.evaluation.judge_quality import JudgeQuality
     from judge_app.judges.local import LocalReport
 
 API_KEY_ENV = "JUDGE_APP_API_KEY"
@@ -153,6 +155,7 @@ class AutojudgeSummary:
     seconds: float = 0.0
     cancelled: bool = False
     first_failure: str | None = None
+    agreement: JudgeQuality | None = None  # with the humans, once its grades are written
 
     @property
     def asked(self) -> int:
@@ -175,6 +178,9 @@ class AutojudgeSummary:
             text += "; cancelled (what was answered is kept)"
         if self.first_failure:
             text += f"\nfirst failure: {self.first_failure}"
+        warning = None if self.agreement is None else quality_warning(self.agreement)
+        if warning:
+            text += f"\n{warning}"
         return text
 
 
@@ -201,7 +207,10 @@ def autojudge(
     if options.local:
         from judge_app.judges.local import judge_locally
 
-        return judge_locally(database, options.name, options.depth, 0, progress, cancelled)
+        report = judge_locally(database, options.name, options.depth, 0, progress, cancelled)
+        if report.cancelled:
+            return report
+        return replace(report, agreement=agreement(database, report.name))
     started = time.monotonic()
     template = options.prompt_template
     with database.reading() as session:
@@ -275,7 +284,23 @@ def autojudge(
     finally:
         writer.flush()
         summary.seconds = time.monotonic() - started
+    summary.agreement = agreement(database, summary.judge)
     return summary
+
+
+def agreement(database: Database, judge: str) -> JudgeQuality | None:
+    """The ``judge``'s agreement with the humans on the pairs both graded (None: it has
+    graded nothing yet)."""
+    from judge_app.commands.campaign import load_campaign
+    from judge_app.errors import UsageError
+    from judge_app.evaluation.judge_quality import judge_quality
+
+    campaign = load_campaign(database, queries=False)
+    try:
+        graded = campaign.judge_graded(judge)
+    except UsageError:
+        return None
+    return judge_quality(judge, campaign.graded, graded)
 
 
 def _answers(

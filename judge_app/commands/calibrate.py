@@ -7,8 +7,8 @@ the judge's, on the same queries, and Kendall's tau between the two orders (over
 among the best half, where LLM judges are known to lose their way); the queries that disagree
 most.
 
-Both rankings come from the one evaluation engine (``evaluate_coded``): the judge's grades are
-given to it as the only rater's. Nothing here writes.
+Both rankings come from the one evaluation (``commands.evaluate.evaluate``): the judge's
+grades are given to it as the only rater's. Nothing here writes.
 """
 
 from __future__ import annotations
@@ -23,16 +23,19 @@ import numpy as np
 from judge_app.agreement import coefficients as co
 from judge_app.agreement.formats import alpha_reading
 from judge_app.agreement.stability import kendall_tau_b
-from judge_app.commands.options import EvaluationOptions, require_whole
 from judge_app.errors import UsageError, quoted
+from judge_app.evaluation.judge_quality import JudgeQuality, whole_grades
+from judge_app.evaluation.options import EvaluationOptions
 from judge_app.metrics.aggregation import parse_method
 from judge_app.metrics.ranking import k_label
 from judge_app.numbers import MISSING, score_text, share_text, signed_text
+from judge_app.options import require_whole
+from judge_app.writers.corrected import quality_warning
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from judge_app.commands.evaluate import Campaign
+    from judge_app.evaluation.campaign import Campaign
     from judge_app.store import Database
     from judge_app.store.automatic import Judge
 
@@ -270,6 +273,9 @@ class Calibration:
             lines.append(
                 f"Quadratic κ {score_text(self.kappa.value)}: {kappa_words(self.kappa.value)}"
             )
+            warning = quality_warning(JudgeQuality(self.judge.name, self.kappa.value, self.pairs))
+            if warning is not None:
+                lines.insert(0, warning)  # what a lead must read first
         if self.alpha.value is not None:
             lines.append(
                 f"Ordinal α {score_text(self.alpha.value)}: {alpha_reading(self.alpha.value)}"
@@ -571,11 +577,6 @@ def _grid(header: list[str], rows: list[list[str]]) -> list[str]:
 # --------------------------------------------------------------------------- computing
 
 
-def rounded(grades: np.ndarray) -> np.ndarray:
-    """Grades 0–5 rounded half up to whole grades (``ROUNDING``)."""
-    return np.clip(np.floor(np.asarray(grades, dtype=np.float64) + 0.5), 0, 5).astype(np.int64)
-
-
 def calibrate(database: Database, options: CalibrationOptions) -> Calibration:
     """The calibration of ``options.judge`` against the humans of ``database``, read in one
     snapshot; a usage error naming the judge and the reason if there is none."""
@@ -608,7 +609,7 @@ def overview_of(db: str, options: CalibrationOptions) -> Overview:
 def _read(database: Database, options: CalibrationOptions, first_if_gone: bool = False) -> Overview:
     """The judges of ``database`` and the calibration of the one ``options`` names (the first
     if it names none, or, ``first_if_gone``, one there is not), or why there is none."""
-    from judge_app.commands.evaluate import campaign_of
+    from judge_app.commands.campaign import campaign_of
     from judge_app.store import automatic
     from judge_app.store.errors import StoreError
 
@@ -643,11 +644,9 @@ def calibration_of(
 ) -> Calibration:
     """The calibration of ``judge``'s ``grades`` (``query_id, doc_id, grade``) against the
     humans of ``campaign``; a usage error if they share no pair."""
-    from judge_app.commands.evaluate import aggregated
-
     options.checked()
     source = campaign.source
-    humans = aggregated(campaign.judgments, options.aggregate, source, options.adjudicated)
+    humans = campaign.aggregated_grades(options.aggregate, options.adjudicated)
     graded = grades[grades["grade"].notna()]
     shared = humans.merge(
         graded[["query_id", "doc_id", "grade"]], on=["query_id", "doc_id"], suffixes=("", "_judge")
@@ -667,7 +666,7 @@ def calibration_of(
     shared = shared.sort_values(["query_id", "doc_id"], ignore_index=True)
     human = shared["human"].to_numpy(dtype=np.float64)
     judged = shared["judge"].to_numpy(dtype=np.float64)
-    human_grade, judge_grade = rounded(human), rounded(judged)
+    human_grade, judge_grade = whole_grades(human), whole_grades(judged)
     queries, query_code = np.unique(shared["query_id"].astype(str).to_numpy(), return_inverse=True)
     confusion = co.confusion_matrix(human_grade, judge_grade)
     per_query = np.zeros((len(queries), 6 * 6), dtype=np.float64)
@@ -758,15 +757,17 @@ def _ranking(
     campaign: Campaign, judge: Judge, grades: pd.DataFrame, options: CalibrationOptions
 ) -> tuple[Ranking | None, str | None, Scores]:
     """The runs ranked with the humans' and with the judge's grades, on the queries both
-    evaluate, through ``evaluate_coded`` both; or None and why."""
-    from judge_app.commands.evaluate import Campaign, evaluate_coded
+    evaluate, through the one evaluation both; or None and why."""
+    from judge_app.commands.evaluate import evaluate
+    from judge_app.evaluation.campaign import Campaign
+    from judge_app.evaluation.options import EvaluationRequest
     from judge_app.metrics.codes import Graded, Results
 
     if not campaign.runs:
         return None, f"{campaign.source} holds no run results: import runs to rank them", {}
     evaluation = options.evaluation()
     measure = evaluation.measure
-    humans = evaluate_coded(evaluation, campaign, compare=False)
+    humans = evaluate(EvaluationRequest(evaluation), campaign)
     coded = Graded.from_frame(grades.assign(rater=judge.name))
     results = Results.from_frame(campaign.results, coded)
     results = results.where(results.query >= 0)
@@ -775,7 +776,7 @@ def _ranking(
         own = Campaign(campaign.source, coded, results, campaign.queries, campaign.stamp)
         # the judge's grades as they are: real numbers (a mean of raters takes whole grades)
         alone = replace(evaluation, aggregate=f"rater:{judge.name}")
-        judged = evaluate_coded(alone, own, compare=False)
+        judged = evaluate(EvaluationRequest(alone), own)
         for run, human_run in humans.evaluations.items():
             mine = judged.evaluations.get(run)
             if mine is None:

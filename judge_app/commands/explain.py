@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from judge_app.commands.evaluate import Campaign, EvaluationResult
+from judge_app.evaluation.campaign import Campaign
+from judge_app.evaluation.result import EvaluationResult
 from judge_app.metrics.aggregation import ADJUDICATED, majority_tie
 from judge_app.metrics.ranking import gain_of, k_label
 

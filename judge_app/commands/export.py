@@ -98,7 +98,7 @@ def _combined(
     name = method[len("rater:") :]
     graded = {raters[code] for code in np.unique(rater).tolist()}
     if name not in graded:
-        from judge_app.commands.options import check_known
+        from judge_app.options import check_known
 
         check_known([name], [rater for rater in graded if rater is not None], "rater",
                     "--aggregate", db)  # fmt: skip

@@ -25,13 +25,13 @@ from judge_app.io.errors import MAX_PROBLEMS
 from judge_app.io.exports import csv_text, utc_text
 from judge_app.io.gold import GOLD_COLUMNS, GoldFile, write_gold
 from judge_app.io.outputs import check_output
-from judge_app.metrics.formats import text_table
 from judge_app.names import normal_id
 from judge_app.store import Database
 from judge_app.store.bulk import document_ids, query_ids
 from judge_app.store.gold import best_ranks, clear_gold, gold_frame, gold_grades, set_gold_items
 from judge_app.store.models import GRADE_MAX, GRADE_MIN
 from judge_app.store.queue import pool_settings
+from judge_app.writers.tables import text_table
 
 Pair = tuple[str, str]
 """A (query id, document id) pair, as the files and the user name them."""

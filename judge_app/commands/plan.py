@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from judge_app.commands.options import EvaluationOptions, require_finite, require_whole
 from judge_app.errors import JudgeAppError, UsageError
+from judge_app.evaluation.options import EvaluationOptions
 from judge_app.metrics.ranking import k_label
 from judge_app.metrics.sample_size import (
     TooFewQueries,
@@ -25,9 +25,10 @@ from judge_app.metrics.sample_size import (
     paired_t_power,
     queries_needed,
 )
+from judge_app.options import require_finite, require_whole
 
 if TYPE_CHECKING:
-    from judge_app.commands.evaluate import EvaluationResult
+    from judge_app.evaluation.result import EvaluationResult
     from judge_app.store.judging_cost import JudgingCost
 
 DELTAS = (0.01, 0.02, 0.03, 0.05, 0.1)
@@ -416,13 +417,15 @@ def read_judging_cost(db: str, depth: int | None, runs: list[str] | None) -> Jud
 def plan_of(db: str, options: PlanOptions) -> Plan:
     """``plan`` for the database ``db`` (a path or URL), opened read-only: its runs evaluated
     at NDCG@k as ``eval --db`` does by default, and its judging cost, read in one snapshot."""
-    from judge_app.commands.evaluate import campaign_of, evaluate_coded
+    from judge_app.commands.campaign import campaign_of
+    from judge_app.commands.evaluate import evaluate
+    from judge_app.evaluation.options import EvaluationRequest
     from judge_app.store import open_database
     from judge_app.store.judging_cost import judging_cost
 
     options.checked()
     with open_database(db, read_only=True) as database, database.reading() as session:
-        campaign = campaign_of(session, database.describe(), queries=False, automatic=False)
-        evaluation = evaluate_coded(options.evaluation(), campaign, compare=False, source=db)
+        campaign = campaign_of(session, db, queries=False, automatic=False)
+        evaluation = evaluate(EvaluationRequest(options.evaluation()), campaign)
         cost = judging_cost(session, options.depth, list(evaluation.evaluations))
     return plan(options, evaluation, cost, db)

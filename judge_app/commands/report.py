@@ -19,11 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judge_app.commands.agree import AgreementOptions, coded_agreement
-from judge_app.commands.evaluate import campaign_of, evaluate_campaign
-from judge_app.commands.options import EvaluationOptions, require_whole
+from judge_app.commands.campaign import campaign_of
+from judge_app.commands.evaluate import evaluate
 from judge_app.commands.rater_quality import RatersOptions, rater_quality_in
 from judge_app.errors import JudgeAppError, UsageError
+from judge_app.evaluation.options import EvaluationOptions, EvaluationRequest
 from judge_app.io.outputs import check_output, output_file
+from judge_app.options import require_whole
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -118,7 +120,7 @@ def gather(db: str, options: ReportOptions) -> ReportData:
         coverage = reads.coverage_frame(session).to_dict("records")
         quality = rater_quality_in(session, database.describe(), RatersOptions())
     evaluation = options.evaluation
-    result = evaluate_campaign(campaign, evaluation)
+    result = evaluate(EvaluationRequest.shown(evaluation), campaign)
     try:
         agreement_options = AgreementOptions(
             raters=evaluation.raters, bootstrap=options.bootstrap, seed=evaluation.seed

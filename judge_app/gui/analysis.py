@@ -25,9 +25,10 @@ if TYPE_CHECKING:
 
     from judge_app.agreement.report import AgreementReport
     from judge_app.commands.calibrate import Overview
-    from judge_app.commands.evaluate import Campaign, EvaluationResult, Stamp
     from judge_app.commands.rater_quality import RatersReport
     from judge_app.commands.report import RenderedReport
+    from judge_app.evaluation.campaign import Campaign, Stamp
+    from judge_app.evaluation.result import EvaluationResult
     from judge_app.gui.agreement_view import AgreementView
     from judge_app.gui.calibration_view import CalibrationView
     from judge_app.gui.evaluation_view import EvaluationView
@@ -213,7 +214,7 @@ class Analysis(QObject):
             self._evaluation_view.table.setFocus()
 
     def _stamp(self) -> Stamp | None:
-        from judge_app.commands.evaluate import change_stamp
+        from judge_app.commands.campaign import change_stamp
 
         if self.workspace.database is None:
             return None
@@ -254,7 +255,9 @@ class Analysis(QObject):
             campaign = None  # read before a judge was chosen: read again with its grades
         url = self.workspace.database_url()
 
-        from judge_app.commands.evaluate import evaluate_campaign, read_campaign
+        from judge_app.commands.campaign import read_campaign
+        from judge_app.commands.evaluate import evaluate
+        from judge_app.evaluation.options import EvaluationRequest
         from judge_app.reports.figures import evaluation_figures
 
         def work(worker: Worker) -> Evaluated:
@@ -264,7 +267,7 @@ class Analysis(QObject):
                 loaded = read_campaign(url, automatic=options.judge is not None)
                 worker.check()
             worker.report("computing NDCG", 0, 0)
-            evaluation = evaluate_campaign(loaded, options)
+            evaluation = evaluate(EvaluationRequest.shown(options), loaded)
             worker.check()
             return loaded, evaluation, evaluation_figures(loaded, evaluation)
 

@@ -19,14 +19,15 @@ from PySide6.QtWidgets import (
 )
 
 from judge_app.gui.theme import significance_colours
-from judge_app.metrics.comparison import CONFIDENCE, p_text
+from judge_app.metrics.intervals import CONFIDENCE
 from judge_app.metrics.significance import (
     PAIRED_TESTS,
     TEST_NAMES,
     PairResult,
     Significance,
 )
-from judge_app.numbers import DIGITS, signed_text
+from judge_app.numbers import DIGITS, bound_text, p_text, signed_text
+from judge_app.writers.significance import interval_heading, verdict_words
 
 _Index = QModelIndex | QPersistentModelIndex
 _CENTRE = int(Qt.AlignmentFlag.AlignCenter)
@@ -139,7 +140,13 @@ class ComparisonMatrixModel(QAbstractTableModel):
                 f"({CONFIDENCE:.0%} interval {signed_text(low)} to {signed_text(high)})"
             )
         verdict = "significant" if significance.significant(pair) else "not significant"
-        lines.append(f"By the {significance.verdict_words()}: {verdict} at {significance.alpha:g}")
+        words = f"By the {verdict_words(significance)}: {verdict} at {significance.alpha:g}"
+        interval = significance.interval(pair)
+        if interval is not None and interval.defined:
+            sign = 1.0 if (pair.other, pair.baseline) == (a, b) else -1.0
+            low, high = sorted((sign * interval.low, sign * interval.high))
+            words += f"; {interval_heading(significance)} {bound_text(low)} to {bound_text(high)}"
+        lines.append(words)
         return "\n".join(lines)
 
 
@@ -190,7 +197,7 @@ class ComparisonMatrix(QWidget):
             return
         self.caption.setText(
             f"Each cell: the row run's mean {significance.measure} minus the column run's, "
-            f"over the queries both scored; coloured where the {significance.verdict_words()} "
+            f"over the queries both scored; coloured where the {verdict_words(significance)} "
             f"tells them apart at {significance.alpha:g} (green: the row run is better). "
             "Hover a cell for every test's p-values."
         )

@@ -29,11 +29,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from judge_app.commands.evaluate import Campaign, EvaluationResult
 from judge_app.commands.explain import QueryExplanation, explain_query
-from judge_app.commands.options import EvaluationOptions, measure_names
-from judge_app.commands.prediction_powered import PredictionPowered
 from judge_app.errors import UsageError
+from judge_app.evaluation.campaign import Campaign
+from judge_app.evaluation.corrected import PredictionPowered
+from judge_app.evaluation.options import EvaluationOptions, measure_names
+from judge_app.evaluation.result import EvaluationResult
 from judge_app.gui.busy_bar import BusyBar
 from judge_app.gui.charts_canvas import ChartCanvas
 from judge_app.gui.comparison_matrix import ComparisonMatrix
@@ -41,11 +42,12 @@ from judge_app.gui.drill_down import DrillDownDialog
 from judge_app.gui.flow import FlowLayout
 from judge_app.gui.plan_panel import PlanPanel
 from judge_app.gui.tables import TablePane
-from judge_app.metrics.comparison import CONFIDENCE
+from judge_app.metrics.intervals import CONFIDENCE
 from judge_app.metrics.measure_names import aggregate_note
-from judge_app.metrics.ppi import Estimate
 from judge_app.numbers import MISSING, score_text, share_text, signed_text
 from judge_app.reports.figures import evaluation_figures
+from judge_app.writers.corrected import assumption, caveat, cell, quality_text, saved_text
+from judge_app.writers.significance import describe
 
 GAINS = {"linear": "linear: the grade", "exponential": "exponential: 2^grade − 1"}
 IDEALS = {"judged": "every judged document", "retrieved": "the run's documents"}
@@ -635,7 +637,7 @@ def _summary_html(evaluation: EvaluationResult) -> str:
     parts = [
         f"<p style='margin:0'><span style='font-size:13pt; font-weight:600'>Mean {label}</span>"
         f"</p><table cellspacing='0' cellpadding='3' width='100%'>"
-        f"<tr><td></td><td align='right'>mean</td><td align='right'>{CONFIDENCE:.0%} interval"
+        f"<tr><td></td><td align='right'>mean</td><td align='right'>{CONFIDENCE:.0%} t interval"
         f"</td><td align='right'>queries</td><td align='right'>judged@{k}</td></tr>{rows}</table>"
     ]
     if evaluation.options.grade_source == "automatic":
@@ -644,8 +646,14 @@ def _summary_html(evaluation: EvaluationResult) -> str:
         parts = [_corrected_html(evaluation.corrected, label)]
     if evaluation.options.measures:
         parts.append(_named_html(evaluation))
-    for comparison in evaluation.comparisons:
-        parts.append(f"<p>{comparison.describe(4)}</p>")
+    significance = evaluation.significance
+    if significance is not None:
+        first = significance.baseline or significance.runs[0]
+        parts += [
+            f"<p>{escape(describe(significance, pair))}</p>"
+            for pair in significance.pairs
+            if pair.baseline == first
+        ]
     assert evaluation.table is not None
     incomplete = int(evaluation.table["incomplete"].sum())
     if incomplete:
@@ -685,37 +693,38 @@ def _automatic_note(evaluation: EvaluationResult) -> str:
 
 def _corrected_html(corrected: PredictionPowered, label: str) -> str:
     """Each run's mean (then each difference from the first run) by humans corrected by the
-    judge, by humans alone and by the judge alone, each ± its 95% half-width, with the human
-    grades the correction saves for its width."""
-
-    def cell(estimate: Estimate, bold: bool = False) -> str:
-        mean = score_text(estimate.mean)
-        mean = f"<b>{mean}</b>" if bold else mean
-        half = MISSING if math.isnan(estimate.se) else f"±&nbsp;{score_text(estimate.half_width)}"
-        return f"<td align='right'>{mean}</td><td align='left' nowrap>{half}</td>"
-
+    judge, by humans alone and by the judge alone, each with its interval as the command line
+    writes it, with the human grades the correction saves for its width; why an interval is
+    missing, if one is."""
     rows = "".join(
-        f"<tr><td><b>{escape(item.name)}</b></td>{cell(item.corrected, True)}"
-        f"{cell(item.humans)}<td align='right'>{score_text(item.automatic.mean)}</td>"
-        f"<td align='right'>{_saved(item.grades_saved)}</td></tr>"
-        for item in [*corrected.runs.values(), *corrected.differences]
+        f"<tr><td><b>{escape(item.name)}</b></td>"
+        f"<td align='right'><b>{cell(item.corrected)}</b></td>"
+        f"<td align='right'>{cell(item.humans)}</td>"
+        f"<td align='right'>{score_text(item.automatic.mean)}</td>"
+        f"<td align='right'>{saved_text(item)}</td></tr>"
+        for item in corrected.estimates
     )
     judge = escape(corrected.judge)
+    notes = "".join(
+        f"<p style='margin:4px 0 0 0'>{text}</p>"
+        for text in (
+            escape(quality_text(corrected) or ""),
+            f"<b>{escape(caveat(corrected) or '')}</b>" if caveat(corrected) else "",
+        )
+        if text
+    )
     return (
         f"<p style='margin:0'><span style='font-size:13pt; font-weight:600'>Mean {label}: "
         f"humans corrected by {judge}</span></p>"
         f"<p style='margin:2px 0'>{len(corrected.labelled):,} of {corrected.queries:,} queries "
-        f"judged completely by humans, every query by {judge}; prediction-powered "
-        f"{CONFIDENCE:.0%} intervals.</p>"
+        f"judged completely by humans, every query by {judge}; {CONFIDENCE:.0%} t intervals "
+        "(prediction-powered where corrected).</p>"
         "<table cellspacing='0' cellpadding='3' width='100%'><tr><td></td>"
-        "<td align='right' colspan='2'>corrected</td><td align='right' colspan='2'>humans</td>"
+        "<td align='right'>corrected</td><td align='right'>humans</td>"
         f"<td align='right'>{judge}</td><td align='right'>grades saved</td></tr>"
-        f"{rows}</table><p style='margin:4px 0 0 0'><i>{escape(corrected.assumption)}</i></p>"
+        f"{rows}</table>{notes}"
+        f"<p style='margin:4px 0 0 0'><i>{escape(assumption(corrected))}</i></p>"
     )
-
-
-def _saved(grades: float) -> str:
-    return MISSING if math.isnan(grades) else f"{max(grades, 0):,.0f}"
 
 
 def _interval(low: float, high: float) -> str:

@@ -17,9 +17,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from judge_app.commands.evaluate import EvaluationResult
 from judge_app.commands.plan import Plan, PlanOptions, plan, read_judging_cost
 from judge_app.errors import in_words
+from judge_app.evaluation.result import EvaluationResult
 from judge_app.gui.flow import FlowLayout
 from judge_app.gui.workers import Task, Worker
 from judge_app.store.judging_cost import JudgingCost

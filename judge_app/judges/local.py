@@ -18,11 +18,13 @@ from judge_app.errors import UsageError
 from judge_app.judges.embeddings import local_embedder
 from judge_app.judges.local_model import MODEL, LocalData, Progress, Quality, fit_predict
 from judge_app.store import automatic
+from judge_app.writers.corrected import quality_warning
 
 if TYPE_CHECKING:
     from sqlalchemy import Select
     from sqlalchemy.orm import Session
 
+    from judge_app.evaluation.judge_quality import JudgeQuality
     from judge_app.store import Database
 
 __all__ = ["NAME", "LocalData", "LocalReport", "Quality", "fit_predict", "judge_locally",
@@ -42,6 +44,7 @@ class LocalReport:
     quality: Quality | None
     seconds: float
     cancelled: bool = False
+    agreement: JudgeQuality | None = None  # with the humans, once its grades are written
 
     def sentence(self) -> str:
         """The report as the command line and the window say it."""
@@ -52,7 +55,8 @@ class LocalReport:
         if self.cancelled or self.quality is None:
             return [f"the local judge {self.name!r} was cancelled: nothing was written"]
         head = f"{self.name} ({MODEL}): {self.written:,} grades written in {self.seconds:.1f} s"
-        return [head, *self.quality.lines()]
+        warning = None if self.agreement is None else quality_warning(self.agreement)
+        return [head, *self.quality.lines(), *([warning] if warning else [])]
 
 
 class _Cancelled(Exception):

@@ -34,7 +34,7 @@ from threadpoolctl import threadpool_limits
 from judge_app.errors import UsageError
 from judge_app.judges.embeddings import Embedder
 from judge_app.judges.features import Placed, bm25, cosine, normalised_scores, run_features
-from judge_app.metrics.aggregation import aggregate_grades
+from judge_app.metrics.codes import Graded
 
 MODEL = "HistGradientBoostingRegressor"
 PARAMETERS: dict[str, Any] = {
@@ -215,7 +215,7 @@ def _pairs(data: LocalData) -> _Pairs:
     """Every pooled pair and every pair humans graded, with the humans' grade as evaluation
     aggregates it (the mean, the adjudicated grade preferred)."""
     results = data.results
-    target = aggregate_grades(data.judgments, "mean", prefer_adjudicated=True)
+    target = Graded.from_frame(data.judgments).aggregated("mean", prefer=True)
     count = len(results)
     query_codes, query_names = pd.factorize(
         pd.concat([results["query_id"], target["query_id"]], ignore_index=True), sort=True

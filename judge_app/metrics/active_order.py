@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judge_app.metrics.ppi import z_value
+from judge_app.metrics.intervals import t_quantile
 
 UNIFORM_VARIANCE = 35 / 12
 """The variance of a grade drawn uniformly from 0 … 5: what a human grade varies by where
@@ -186,7 +186,7 @@ class ActiveDesign:
     def half_width(self, n: int, *, uniform: bool = False) -> float:
         """The expected 95% half-width, root-mean-square over the estimands, at ``n``
         queries of the active order (``uniform``: of a uniform random sample of ``n``):
-        ``1.96·sqrt((Σ_q (1/π_q − 1)·u_q² / N² + var(human values) / N) / estimands)``.
+        ``t·sqrt((Σ_q (1/π_q − 1)·u_q² / N² + var(human values) / N) / estimands)``.
         The human values are taken to vary as the judge's plus the residual (uncorrelated
         with them): ``var(judge values) + mean(u²)``; the judge's alone, smoothed by its
         errors, made the prediction a fifth too narrow on a simulated campaign."""
@@ -201,4 +201,4 @@ class ActiveDesign:
         sampling = float(np.sum((1 / probability - 1) * self.scales**2)) / big_n**2
         human_variance = self.judge_variance + float(np.mean(self.scales**2))
         variance = (sampling + human_variance / big_n) / max(self.estimands, 1)
-        return z_value() * float(np.sqrt(variance))
+        return t_quantile(n) * float(np.sqrt(variance))

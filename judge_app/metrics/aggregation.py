@@ -18,7 +18,7 @@ from judge_app.names import ADJUDICATED as ADJUDICATED  # where the role is name
 from judge_app.names import normal_id
 
 if TYPE_CHECKING:
-    import pandas as pd
+    from judge_app.metrics.codes import Coded, Graded
 
 METHODS = ("mean", "median", "majority", "max", "min")
 MAJORITY_TIE_RULE = "the lower grade"
@@ -32,46 +32,6 @@ def parse_method(text: str) -> str:
     if text.startswith("rater:") and text[len("rater:") :].strip():
         return f"rater:{normal_id(text[len('rater:') :])}"
     raise ValueError(f"unknown aggregation {quoted(text)}: use {', '.join(METHODS)} or rater:NAME")
-
-
-def aggregate_grades(
-    judgments: pd.DataFrame, method: str = "mean", prefer_adjudicated: bool = True
-) -> pd.DataFrame:
-    """``query_id, doc_id, grade`` from judgments (``query_id, doc_id, rater, grade,
-    skipped``): skipped judgments are left out; ``majority`` breaks ties toward the lower
-    grade (MAJORITY_TIE_RULE, told by :func:`majority_tie`); ``rater:NAME`` takes that
-    rater's grades alone. The grades of the rater ``adjudicated`` replace the raters'
-    aggregate where they exist (``prefer_adjudicated``) or are left out.
-    Grades may come out real (mean)."""
-    import pandas as pd
-
-    method = parse_method(method)
-    graded = judgments[~judgments["skipped"].astype(bool) & judgments["grade"].notna()]
-    graded = graded.assign(grade=graded["grade"].astype("float64"))
-    keys = ["query_id", "doc_id"]
-    if method.startswith("rater:"):
-        rows = graded[graded["rater"] == method[len("rater:") :]]
-        result = rows[keys + ["grade"]]
-    else:
-        adjudicated = graded["rater"] == ADJUDICATED
-        result = _combined(graded[~adjudicated], method)
-        if prefer_adjudicated and adjudicated.any():
-            decided = graded.loc[adjudicated, keys + ["grade"]]
-            known = pd.MultiIndex.from_frame(decided[keys])
-            kept = ~pd.MultiIndex.from_frame(result[keys]).isin(known)
-            result = pd.concat([result[kept], decided], ignore_index=True)
-    result = result.sort_values(keys).reset_index(drop=True)
-    return result.assign(grade=result["grade"].astype(np.float64))
-
-
-def _combined(graded: pd.DataFrame, method: str) -> pd.DataFrame:
-    """One grade per (query, document) of ``graded`` by ``method`` (not ``rater:NAME``)."""
-    keys = ["query_id", "doc_id"]
-    if method == "majority":
-        counts = graded.groupby(keys + ["grade"]).size().rename("votes").reset_index()
-        counts = counts.sort_values(keys + ["votes", "grade"], ascending=[True, True, False, True])
-        return counts.drop_duplicates(keys)[keys + ["grade"]]
-    return graded.groupby(keys, as_index=False)["grade"].agg(method)
 
 
 def majority_tie(grades: Iterable[float]) -> str | None:
@@ -91,6 +51,29 @@ def majority_tie(grades: Iterable[float]) -> str | None:
     )
 
 
+def aggregate(graded: Graded, method: str, prefer_adjudicated: bool = True) -> Coded:
+    """One grade per (query, document) of ``graded``: (query, document, grade) codes in order
+    of query and document. Skipped judgments are not in ``graded``; ``majority`` breaks ties
+    toward the lower grade (MAJORITY_TIE_RULE, told by :func:`majority_tie`); ``rater:NAME``
+    takes that rater's grades alone (none if there is no such rater). The grades of the rater
+    ``adjudicated`` replace the raters' aggregate where they exist (``prefer_adjudicated``) or
+    are left out. Grades may come out real (mean); real grades (an automatic judge's) are kept
+    as they are."""
+    method = parse_method(method)
+    width = len(graded.docs)
+    pairs = graded.query * width + graded.doc
+    if method.startswith("rater:"):
+        mine = graded.rater == graded.rater_code(method[len("rater:") :])
+        order = np.argsort(pairs[mine], kind="stable")
+        keys, grades = pairs[mine][order], graded.grade[mine][order].astype(np.float64)
+    else:
+        adjudicated = graded.rater_code(ADJUDICATED)
+        keys, grades = aggregate_codes(
+            pairs, graded.rater, graded.grade, method, adjudicated, prefer_adjudicated
+        )
+    return keys // width, keys % width, grades
+
+
 def aggregate_codes(
     pairs: np.ndarray,
     raters: np.ndarray,
@@ -99,9 +82,9 @@ def aggregate_codes(
     adjudicated: int = -1,
     prefer_adjudicated: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``aggregate_grades`` on integer codes, without pandas: of graded judgments (pair code,
-    rater code, integer grade), each pair code once in ascending order and its grade (float64) by
-    ``method`` (one of METHODS), the rater ``adjudicated`` preferred or left out as there."""
+    """:func:`aggregate` of graded judgments given as (pair code, rater code, grade): each
+    pair code once in ascending order and its grade (float64) by ``method`` (one of METHODS),
+    the rater ``adjudicated`` preferred or left out as there."""
     decided = raters == adjudicated
     keys, combined = _combined_codes(pairs[~decided], grades[~decided], method)
     if prefer_adjudicated and decided.any():
@@ -118,9 +101,9 @@ def _combined_codes(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Each pair code once, ascending, and its grades combined by ``method``."""
     order = np.argsort(pairs) if method == "mean" else np.lexsort((grades, pairs))
-    pairs, grades = pairs[order], grades[order].astype(np.int64)
+    pairs, grades = pairs[order], grades[order].astype(np.float64)
     if not len(pairs):
-        return pairs, grades.astype(np.float64)
+        return pairs, grades
     starts = np.flatnonzero(np.r_[True, pairs[1:] != pairs[:-1]])
     counts = np.diff(np.r_[starts, len(pairs)])
     keys = pairs[starts]
@@ -130,13 +113,13 @@ def _combined_codes(
         low, high = grades[starts + (counts - 1) // 2], grades[starts + counts // 2]
         return keys, (low + high) / 2
     if method == "max":
-        return keys, grades[starts + counts - 1].astype(np.float64)
+        return keys, grades[starts + counts - 1]
     if method == "min":
-        return keys, grades[starts].astype(np.float64)
+        return keys, grades[starts]
     # majority: the most votes, ties to the lower grade
     runs = np.flatnonzero(np.r_[True, (pairs[1:] != pairs[:-1]) | (grades[1:] != grades[:-1])])
     votes = np.diff(np.r_[runs, len(pairs)])
     run_pairs, run_grades = pairs[runs], grades[runs]
     best = np.lexsort((run_grades, -votes, run_pairs))
     first = np.r_[True, run_pairs[best][1:] != run_pairs[best][:-1]]
-    return keys, run_grades[best][first].astype(np.float64)
+    return keys, run_grades[best][first]

@@ -6,12 +6,22 @@ where it is printed."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Union
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from judge_app.arrow_columns import from_numpy, sorted_ids, to_numpy, trec_order
 
 if TYPE_CHECKING:
     import pandas as pd
+
+Frame = Union["pd.DataFrame", pa.Table]
+"""Rows with named columns: a pandas DataFrame or a pyarrow Table."""
+
+QRELS_RATER = "qrels"
+"""The one rater of judgments without raters (a TREC qrels file): its grades are the grades."""
 
 
 Coded = tuple[np.ndarray, np.ndarray, np.ndarray]
@@ -65,6 +75,22 @@ class Graded:
     def rater_code(self, name: str) -> int:
         """The code of the rater ``name``, -1 if there is none."""
         return code_of(self.raters, name)
+
+    def aggregated(self, method: str = "mean", prefer: bool = True) -> pd.DataFrame:
+        """``query_id, doc_id, grade``: one grade per pair, combined by ``method`` with the
+        adjudicated grades preferred or not (``metrics.aggregation.aggregate``)."""
+        import pandas as pd
+
+        from judge_app.metrics.aggregation import aggregate
+
+        query, doc, grade = aggregate(self, method, prefer)
+        return pd.DataFrame(
+            {
+                "query_id": _named(self.queries, query),
+                "doc_id": _named(self.docs, doc),
+                "grade": grade,
+            }
+        )
 
     def frame(self) -> pd.DataFrame:
         """``query_id, doc_id, rater, grade, skipped`` (skipped False), as
@@ -161,3 +187,106 @@ def _named(names: np.ndarray, codes: np.ndarray) -> pd.Series:
 
     taken = pa.array(names, pa.string()).take(pa.array(codes))
     return pd.Series(taken, dtype=pd.StringDtype("pyarrow", na_value=np.nan))
+
+
+class RepeatedDocument(ValueError):
+    """A document twice for one query, in a run or in qrels (trec_eval refuses both)."""
+
+    def __init__(self, source: str, query_id: str, doc_id: str) -> None:
+        verb = "retrieved" if source == "run" else "judged"
+        super().__init__(f"document {verb} twice for one query: query {query_id}, {doc_id}")
+        self.source, self.query_id, self.doc_id = source, query_id, doc_id
+
+
+def code_frames(qrels: Frame, runs: dict[str, Frame]) -> tuple[Graded, Results]:
+    """Judgments and runs given as rows, as integer codes: ``qrels`` (``query_id, doc_id,
+    grade`` and, from several raters, ``rater``; ungraded and skipped rows left out) and each
+    run by name (``query_id, doc_id`` and ``rank``, or ``score``: ranked as trec_eval ranks a
+    run file, score descending, ties by document id descending). Names are coded over both, so
+    every result has a code. A document twice for one query of a run, or of qrels without
+    raters, is a :class:`RepeatedDocument` (trec_eval refuses both); Arrow's kernels code
+    the ids, without pandas."""
+    judged = _table(qrels)
+    if "skipped" in judged.column_names:
+        judged = judged.filter(pc.invert(pc.fill_null(judged["skipped"].cast(pa.bool_()), False)))
+    judged = judged.filter(pc.is_valid(judged["grade"]))
+    tables = {name: _table(run) for name, run in runs.items()}
+    columns = [judged, *tables.values()]
+    queries = sorted_ids(pa.chunked_array([c for t in columns for c in t["query_id"].chunks]))
+    docs = sorted_ids(pa.chunked_array([c for t in columns for c in t["doc_id"].chunks]))
+
+    def codes(column: pa.ChunkedArray, names: pa.Array) -> np.ndarray:
+        return to_numpy(pc.index_in(column, value_set=names), np.int64)
+
+    query, doc = codes(judged["query_id"], queries), codes(judged["doc_id"], docs)
+    if "rater" in judged.column_names:
+        raters = sorted_ids(judged["rater"])
+        rater = codes(judged["rater"], raters)
+        rater_names = np.asarray(raters.to_pylist(), dtype=object)
+    else:
+        rater, rater_names = np.zeros(len(query), np.int64), np.array([QRELS_RATER], object)
+        _refuse_repeats("qrels", query, doc, queries, docs)
+    query_names = np.asarray(queries.to_pylist(), dtype=object)
+    doc_names = np.asarray(docs.to_pylist(), dtype=object)
+    graded = Graded(
+        query, doc, rater, to_numpy(judged["grade"], np.float64), query_names, doc_names,
+        rater_names,
+    )  # fmt: skip
+    parts = []
+    for code, table in enumerate(tables.values()):
+        run_query, run_doc = codes(table["query_id"], queries), codes(table["doc_id"], docs)
+        _refuse_repeats("run", run_query, run_doc, queries, docs)
+        if "rank" in table.column_names:
+            rank = to_numpy(table["rank"], np.int64)
+        else:
+            order = trec_order(from_numpy(run_query), table["score"], table["doc_id"])
+            rank = np.empty(len(order), np.int64)
+            rank[order] = _positions(run_query[order])
+        parts.append((np.full(len(rank), code, np.int64), run_query, run_doc, rank))
+    columns = [
+        np.concatenate([part[i] for part in parts]) if parts else np.zeros(0, np.int64)
+        for i in range(4)
+    ]
+    names = np.asarray(list(tables), dtype=object)
+    order = np.argsort(names, kind="stable")  # run codes in code-point order of the names
+    renamed = np.empty(len(names), np.int64)
+    renamed[order] = np.arange(len(names))
+    run = renamed[columns[0]] if len(columns[0]) else columns[0]
+    return graded, Results(run, columns[1], columns[2], columns[3], names[order])
+
+
+def _table(frame: Frame) -> pa.Table:
+    """``frame`` as a pyarrow Table with ids (and raters) of type string."""
+    if not isinstance(frame, pa.Table):
+        import pandas as pd
+
+        frame = pa.Table.from_pandas(pd.DataFrame(frame), preserve_index=False)
+    for name in ("query_id", "doc_id", "rater"):
+        if name in frame.column_names:
+            position = frame.schema.get_field_index(name)
+            if frame.schema.field(position).type != pa.string():
+                frame = frame.set_column(position, name, frame[name].cast(pa.string()))
+    return frame
+
+
+def _positions(group: np.ndarray) -> np.ndarray:
+    """Each row's 1-based place in its run of equal values of ``group`` (sorted)."""
+    if not len(group):
+        return group
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    return np.arange(1, len(group) + 1) - np.repeat(starts, np.diff(np.r_[starts, len(group)]))
+
+
+def _refuse_repeats(
+    source: str, query: np.ndarray, doc: np.ndarray, queries: pa.Array, docs: pa.Array
+) -> None:
+    """A :class:`RepeatedDocument` naming the first (query, document) twice, if any."""
+    if len(query) < 2:
+        return
+    keys = np.sort(query * len(docs) + doc)
+    twice = np.flatnonzero(keys[1:] == keys[:-1])
+    if len(twice):
+        key = int(keys[twice[0]])
+        raise RepeatedDocument(
+            source, queries[key // len(docs)].as_py(), docs[key % len(docs)].as_py()
+        )

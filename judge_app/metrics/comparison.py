@@ -1,46 +1,36 @@
-"""Paired comparison of two runs' per-query scores: bootstrap interval, t-test, randomization test.
+"""Paired comparison of two runs' per-query scores: t-test and randomization test, each with
+the interval of the mean difference that it does not reject.
 
 Runs A and B are compared on the queries both have. The randomization test is the two-sided
 sign-flip test of the mean difference, estimated by Monte Carlo (Smucker, Allan & Carterette,
-CIKM 2007); it is the test :meth:`Comparison.describe` bases its verdict on, and the interval
-it shows beside the verdict is that test's own: the shifts of the mean difference the test
-does not reject (:func:`randomization_interval`), so the words and the interval always agree.
-The bootstrap interval of the difference is kept for machine output.
+CIKM 2007); inverted, it gives the shifts of the mean difference it does not reject
+(:meth:`Comparison.interval`), so a verdict and the interval beside it always agree. The words
+that say a comparison live with the other writers (``judge_app.writers``).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from judge_app.numbers import signed_text
+from judge_app.metrics.intervals import CONFIDENCE, MeanInterval, t_interval
 
-CONFIDENCE = 0.95
-"""Confidence level of the interval :func:`compare_scores` puts on the mean difference."""
 ALPHA = 1 - CONFIDENCE
 """Significance level of the comparison's verdict: the interval excludes 0 exactly when the
 test's p-value is below it."""
 TEST_NAME = "randomization test"
-"""The test the comparison's verdict and its interval come from."""
+"""The test a pair's verdict comes from when no other is chosen."""
+RANDOMIZATION_METHOD = "randomization"
+"""The name of the inverted randomization test's interval (``95% randomization interval``)."""
 
 _CHUNK_CELLS = 1 << 20
-"""Resampled values held in memory at once (bootstrap batches, sign-flip chunks)."""
+"""Sign flips held in memory at once."""
 
 _TIE_TOLERANCE = 1e-9
 """Flipped sums within this fraction of sum(|d|) of the observed one count as ties (rounding)."""
-
-
-@dataclass(frozen=True)
-class MeanInterval:
-    """A mean with its percentile-bootstrap confidence interval over ``n`` values."""
-
-    mean: float
-    low: float
-    high: float
-    n: int
 
 
 @dataclass(frozen=True)
@@ -57,7 +47,6 @@ class Comparison:
     mean_baseline: float
     mean_other: float
     mean_difference: float
-    difference_interval: MeanInterval
     t_statistic: float
     t_p_value: float
     randomization_p_value: float
@@ -65,162 +54,25 @@ class Comparison:
     wins: int
     losses: int
     ties: int
-    randomization_interval: MeanInterval
-    """The shifts of the mean difference the randomization test does not reject at ALPHA."""
+    differences: np.ndarray = field(repr=False, compare=False)
+    flips: _SignFlips | None = field(default=None, repr=False, compare=False)
 
     @property
     def significant(self) -> bool:
         """Does the randomization test reject "no difference" at ALPHA?"""
         return self.randomization_p_value < ALPHA
 
-    def describe(self, digits: int = 4) -> str:
-        """Plain English: who beats whom by how much, then the randomization test's verdict
-        with its own interval (the two agree), then whether the paired t-test agrees."""
-        if self.n < 2:
-            return (
-                f"{self.other} vs {self.baseline} on {self.measure}: too few queries to test "
-                f"({_count(self.n, 'query', 'queries')} in common)."
-            )
-        over = f"over {_count(self.n, 'query', 'queries')}"
-        if self.wins == self.losses == 0:
-            return (
-                f"{self.other} ties {self.baseline} on {self.measure} {over}: "
-                "the two runs score the same on every query."
-            )
-        verdict = "significant" if self.significant else "not significant"
-        interval = self.randomization_interval
-        ci = (
-            f"{CONFIDENCE:.0%} interval {bound_text(interval.low, digits)} to "
-            f"{bound_text(interval.high, digits)}"
-        )
-        excludes = "excludes" if self.significant else "includes"
-        t_significant = self.t_p_value < ALPHA
-        t_words = (
-            "agrees"
-            if t_significant == self.significant
-            else (
-                f"disagrees (by it the difference is {'' if t_significant else 'not '}significant)"
-            )
-        )
-        return (
-            f"{self._headline(digits)} {over}: {_count(self.wins, 'win', 'wins')}, "
-            f"{_count(self.losses, 'loss', 'losses')}, {_count(self.ties, 'tie', 'ties')}. "
-            f"By the paired {TEST_NAME} {p_text(self.randomization_p_value, digits)} "
-            f"({self.permutations:,} permutations) the difference is {verdict} at {ALPHA:g}: "
-            f"its {ci} {excludes} 0; the paired t-test {p_text(self.t_p_value, digits)} "
-            f"{t_words}."
-        )
-
-    def _headline(self, digits: int) -> str:
-        """Who beats whom by how much."""
-        difference = signed_text(self.mean_difference, digits)
-        if self.mean_difference == 0:
-            return (
-                f"{self.other} matches {self.baseline} on mean {self.measure} "
-                f"(difference {difference})"
-            )
-        verb = "beats" if self.mean_difference > 0 else "trails"
-        return f"{self.other} {verb} {self.baseline} on {self.measure} by {difference}"
-
-
-def bootstrap_interval(
-    values: np.ndarray | Sequence[float],
-    *,
-    confidence: float = 0.95,
-    resamples: int = 10_000,
-    seed: int = 0,
-) -> MeanInterval:
-    """Mean of ``values`` with a percentile-bootstrap interval: the numbers of
-    ``scipy.stats.bootstrap(method="percentile")`` with a ``default_rng(seed)``, drawn the
-    same way (batches of resamples of at most ``_CHUNK_CELLS`` values), without importing
-    scipy.stats (a second of start-up).
-
-    No values: all NaN. One value, or all equal: ``low == high == mean``.
-    """
-    x = _as_scores(values)
-    unvaried = _unvaried(x)
-    if unvaried is not None:
-        return unvaried
-    rng = np.random.default_rng(seed)
-    batch = max(1, _CHUNK_CELLS // x.size)
-    # int32 draws are the int64 ones (below 2**32 numpy draws 32 bits either way), in half the
-    # memory: a third less time
-    index = np.int32 if x.size < 2**31 else np.int64
-    means = np.concatenate(
-        [
-            np.mean(x[rng.integers(0, x.size, (min(batch, resamples - start), x.size), index)], -1)
-            for start in range(0, resamples, batch)
-        ]
-    )
-    return _percentile_interval(x, means, confidence)
-
-
-def bootstrap_intervals(
-    rows: np.ndarray, *, confidence: float = 0.95, resamples: int = 10_000, seed: int = 0
-) -> list[MeanInterval]:
-    """:func:`bootstrap_interval` of each row of ``rows`` (a row of values each, all of one
-    length), drawn at once: every row is resampled with the indices ``bootstrap_interval``
-    draws for one of them, and a resample's mean is its counts of each value times the values
-    (one matrix product for all the rows). The numbers are ``bootstrap_interval``'s but for
-    the last bits of the sums."""
-    x = np.asarray(rows, dtype=np.float64)
-    if x.ndim != 2 or not np.isfinite(x).all():
-        raise ValueError("expected a matrix of finite values, a row for each interval")
-    unvaried = [_unvaried(row) for row in x]
-    varied = [row for row, interval in enumerate(unvaried) if interval is None]
-    column = {row: place for place, row in enumerate(varied)}
-    means = _resampled_means(x[varied], resamples, seed) if varied else np.empty((0, 0))
-    return [
-        interval or _percentile_interval(x[row], means[:, column[row]], confidence)
-        for row, interval in enumerate(unvaried)
-    ]
-
-
-def _resampled_means(x: np.ndarray, resamples: int, seed: int) -> np.ndarray:
-    """A row per resample, a column per row of ``x``: the mean of the row resampled with the
-    indices ``bootstrap_interval`` draws (as counts of each value, one matrix product)."""
-    width = x.shape[1]
-    rng = np.random.default_rng(seed)
-    batch = max(1, _CHUNK_CELLS // width)
-    index = np.int32 if width < 2**31 else np.int64
-    values = np.ascontiguousarray(x.T)
-    chunks = []
-    for start in range(0, resamples, batch):
-        rows = min(batch, resamples - start)
-        drawn = rng.integers(0, width, (rows, width), index)
-        offsets = (np.arange(rows) * width)[:, None]
-        counts = np.bincount((drawn + offsets).ravel(), minlength=rows * width)
-        chunks.append(counts.reshape(rows, width) @ values / width)
-    return np.concatenate(chunks)
-
-
-def _unvaried(x: np.ndarray) -> MeanInterval | None:
-    """The interval of no values (NaN) or of equal values (the value); None otherwise."""
-    if x.size == 0:
-        return MeanInterval(math.nan, math.nan, math.nan, 0)
-    if np.ptp(x) == 0:
-        value = float(x[0])
-        return MeanInterval(value, value, value, int(x.size))
-    return None
-
-
-def _percentile_interval(x: np.ndarray, means: np.ndarray, confidence: float) -> MeanInterval:
-    """The mean of ``x`` with the percentile interval of its resampled ``means``."""
-    alpha = np.float64((1 - confidence) / 2)
-    ordered = np.sort(means)
-    low, high = (_linear_quantile(ordered, p) for p in (alpha, 1 - alpha))
-    return MeanInterval(float(np.mean(x)), low, high, int(x.size))
-
-
-def _linear_quantile(ordered: np.ndarray, p: np.float64) -> float:
-    """The ``p`` quantile of the sorted values ``ordered`` as ``scipy.stats.quantile(method=
-    "linear")`` computes it (Hyndman and Fan's definition 7), to the last bit."""
-    n = ordered.size
-    position = float(p * n + (1 - p))
-    upper = position // 1
-    weight = 0.0 if upper - 1 < 0 else position % 1
-    low, high = (int(min(max(index, 0.0), n - 1)) for index in (upper - 1, upper))
-    return float((1 - weight) * float(ordered[low]) + weight * float(ordered[high]))
+    def interval(self, test: str, alpha: float = ALPHA) -> MeanInterval | None:
+        """The mean difference with the interval of ``test`` at level 1 − ``alpha``: the
+        shifts the randomization test does not reject (``randomization``), or the t interval
+        (``t``); None for a test without an interval of the mean (Wilcoxon, sign)."""
+        if test == "t":
+            return t_interval(self.differences, confidence=1 - alpha)
+        if test == "randomization":
+            if self.flips is None:
+                return MeanInterval(math.nan, math.nan, math.nan, 0, RANDOMIZATION_METHOD)
+            return _inverted(self.flips, alpha)
+        return None
 
 
 def paired_t_test(
@@ -284,7 +136,7 @@ def randomization_interval(
     shifts are one interval, as they are but for Monte Carlo noise)."""
     x, y = _paired(a, b)
     if x.size == 0:
-        return MeanInterval(math.nan, math.nan, math.nan, 0)
+        return MeanInterval(math.nan, math.nan, math.nan, 0, RANDOMIZATION_METHOD)
     return _inverted(_SignFlips(x - y, permutations, seed), alpha)
 
 
@@ -294,7 +146,7 @@ def _inverted(flips: _SignFlips, alpha: float) -> MeanInterval:
     mean = float(np.mean(d))
     spread = float(np.ptp(d))
     if spread == 0:
-        return MeanInterval(mean, mean, mean, int(d.size))
+        return MeanInterval(mean, mean, mean, int(d.size), RANDOMIZATION_METHOD, 1 - alpha)
     bounds = []
     for side in (-1.0, 1.0):
         far = mean + side * 2 * spread
@@ -311,7 +163,7 @@ def _inverted(flips: _SignFlips, alpha: float) -> MeanInterval:
             else:
                 outside = middle
         bounds.append(inside)
-    return MeanInterval(mean, bounds[0], bounds[1], int(d.size))
+    return MeanInterval(mean, bounds[0], bounds[1], int(d.size), RANDOMIZATION_METHOD, 1 - alpha)
 
 
 class _SignFlips:
@@ -389,8 +241,7 @@ def compare_scores(
     pair a query; none is fine: too few to test)."""
     d = _as_scores(oth - base)
     flips = _SignFlips(d, permutations, seed) if d.size else None
-    interval = bootstrap_interval(d, confidence=CONFIDENCE, seed=seed)
-    return _comparison(baseline, other, measure, base, oth, permutations, flips, interval)
+    return _comparison(baseline, other, measure, base, oth, permutations, flips)
 
 
 def compare_rows(
@@ -404,18 +255,17 @@ def compare_rows(
 ) -> list[Comparison]:
     """:func:`compare_scores` of many pairs of runs scored on the same queries: pair ``i``,
     ``names[i]`` = (baseline, other), has the scores ``base[i]`` and ``oth[i]`` (rows of one
-    length). The sign flips and bootstrap resamples ``compare_scores`` draws for one pair are
-    drawn once and serve every pair, so many pairs cost little more than one; the numbers
-    are ``compare_scores``' but for the last bits of sums."""
+    length). The sign flips ``compare_scores`` draws for one pair are drawn once and serve
+    every pair, so many pairs cost little more than one; the numbers are ``compare_scores``'
+    but for the last bits of sums."""
     d = np.asarray(oth, dtype=np.float64) - np.asarray(base, dtype=np.float64)
     if d.ndim != 2 or len(names) != d.shape[0] or not np.isfinite(d).all():
         raise ValueError("expected a row of finite scores for each pair of names")
     flips: list[_SignFlips | None] = (
         list(_SignFlips.of_rows(d, permutations, seed)) if d.shape[1] else [None] * len(names)
     )
-    intervals = bootstrap_intervals(d, confidence=CONFIDENCE, seed=seed)
     return [
-        _comparison(b, o, measure, base[i], oth[i], permutations, flips[i], intervals[i])
+        _comparison(b, o, measure, base[i], oth[i], permutations, flips[i])
         for i, (b, o) in enumerate(names)
     ]
 
@@ -428,10 +278,9 @@ def _comparison(
     oth: np.ndarray,
     permutations: int,
     flips: _SignFlips | None,
-    difference_interval: MeanInterval,
 ) -> Comparison:
     """The comparison of ``oth`` against ``base`` from the sign ``flips`` of their
-    differences (None when there are none) and the bootstrap interval of their mean."""
+    differences (None when there are none)."""
     d = oth - base
     t_statistic, t_p_value = paired_t_test(oth, base)
     return Comparison(
@@ -442,7 +291,6 @@ def _comparison(
         mean_baseline=_mean(base),
         mean_other=_mean(oth),
         mean_difference=_mean(d),
-        difference_interval=difference_interval,
         t_statistic=t_statistic,
         t_p_value=t_p_value,
         randomization_p_value=math.nan if flips is None else flips.p_value(0.0),
@@ -450,11 +298,8 @@ def _comparison(
         wins=int(np.count_nonzero(d > 0)),
         losses=int(np.count_nonzero(d < 0)),
         ties=int(np.count_nonzero(d == 0)),
-        randomization_interval=(
-            MeanInterval(math.nan, math.nan, math.nan, 0)
-            if flips is None
-            else _inverted(flips, ALPHA)
-        ),
+        differences=np.asarray(d, dtype=np.float64),
+        flips=flips,
     )
 
 
@@ -481,31 +326,3 @@ def _paired(
 def _mean(x: np.ndarray) -> float:
     """Mean, NaN (without numpy's warning) when empty."""
     return float(np.mean(x)) if x.size else math.nan
-
-
-def _count(n: int, singular: str, plural: str) -> str:
-    """``"1 win"``, ``"3 wins"``."""
-    return f"{n} {singular if n == 1 else plural}"
-
-
-def bound_text(value: float, digits: int) -> str:
-    """``+0.0123``, or ``−∞`` / ``+∞`` for an unbounded side; a bound that is not 0 but
-    rounds to 0 at ``digits`` in two significant figures (``+3.1e-06``): an interval that
-    excludes 0 never shows a bound of 0."""
-    if math.isinf(value):
-        return "−∞" if value < 0 else "+∞"
-    if value != 0 and round(value, digits) == 0:
-        return f"{value:+.2g}"
-    return signed_text(value, digits)
-
-
-def p_text(p: float, digits: int, alpha: float = ALPHA) -> str:
-    """``p = 0.0123``, or ``p < 0.0001`` when it rounds to zero at ``digits``; with more
-    digits where ``digits`` would round ``p`` across ``alpha`` (0.04996 is ``p = 0.04996``,
-    never ``p = 0.0500`` beside "significant at 0.05")."""
-    floor = 10.0**-digits
-    if p < floor / 2:
-        return f"p < {floor:.{digits}f}"
-    while (round(p, digits) < alpha) != (p < alpha) and digits < 25:
-        digits += 1
-    return f"p = {p:.{digits}f}"

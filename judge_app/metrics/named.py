@@ -18,11 +18,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from judge_app.arrow_columns import from_numpy, to_numpy
+from judge_app.arrow_columns import from_numpy
 from judge_app.metrics.measure_names import MeasureName
-from judge_app.metrics.ranking import Frame, Settings, evaluate, k_label, table_of
+from judge_app.metrics.ranking import Settings, evaluate_codes, k_label
 
 if TYPE_CHECKING:
+    from judge_app.metrics.codes import Coded
     from judge_app.trec_eval import Ranked
 
 OURS = ("nDCG", "Judged")
@@ -30,26 +31,28 @@ OURS = ("nDCG", "Judged")
 
 
 def named_values(
-    run: Frame,
-    qrels: Frame,
+    queries: np.ndarray,
+    docs: np.ndarray,
+    run: Coded,
+    qrels: Coded,
     measures: Sequence[MeasureName],
     query_ids: Sequence[str],
     complete: bool = False,
 ) -> dict[str, np.ndarray]:
     """Each measure's value for each of ``query_ids`` (NaN where it evaluates no such query),
-    by the name ir_measures writes: ``run`` (``query_id, doc_id`` and ``score`` or ``rank``)
-    against ``qrels`` (``query_id, doc_id, grade``); ``complete`` scores judged queries
-    missing from the run (trec_eval's ``-c``)."""
-    run, qrels = table_of(run), table_of(qrels)
+    by the name ir_measures writes: a run (query, document codes, rank) against qrels (query,
+    document codes, grade; in order of query and document, each pair once), coded with the
+    names ``queries`` and ``docs``; ``complete`` scores judged queries missing from the run
+    (trec_eval's ``-c``)."""
     named: dict[str, np.ndarray] = {}
     lists: dict[tuple[int, bool], Ranked] = {}  # ranked once per relevance level and -J
     for measure in measures:
         if measure.family in OURS:
-            ids, values = _ours(run, qrels, measure, complete)
+            ids, values = _ours(queries, run, qrels, measure, complete)
         else:
             key = (measure.relevance, measure.judged_only)
             if key not in lists:
-                lists[key] = _ranked(run, qrels, *key, complete)
+                lists[key] = _ranked(queries, docs, run, qrels, *key, complete)
             ids, values = lists[key].queries, _trec(lists[key], measure)
         place = {query: row for row, query in enumerate(ids)}
         rows = np.fromiter((place.get(q, -1) for q in query_ids), np.int64, len(query_ids))
@@ -60,16 +63,16 @@ def named_values(
 
 
 def _ours(
-    run: pa.Table, qrels: pa.Table, measure: MeasureName, complete: bool
+    queries: np.ndarray, run: Coded, qrels: Coded, measure: MeasureName, complete: bool
 ) -> tuple[list[str], np.ndarray]:
     """nDCG (its gains, ``dcg``, ``judged_only``) or Judged, by the ranking metrics."""
+    query, doc, grade = qrels
     gains = measure.param("gains") if measure.family == "nDCG" else None
     if gains:
-        grade = to_numpy(qrels["grade"], np.float64)
-        mapped = grade.copy()
+        mapped = np.asarray(grade, dtype=np.float64).copy()
         for given, gain in gains.items():  # type: ignore[attr-defined]
             mapped[grade == given] = gain
-        qrels = qrels.set_column(qrels.schema.get_field_index("grade"), "grade", from_numpy(mapped))
+        grade = mapped
     exponential = measure.family == "nDCG" and measure.param("dcg") == "exp-log2"
     settings = Settings(
         ks=(measure.cutoff,),  # type: ignore[arg-type]
@@ -77,7 +80,7 @@ def _ours(
         unjudged="condensed" if measure.judged_only else "zero",
         complete=complete,
     )
-    evaluation = evaluate(run, qrels, settings)
+    evaluation = evaluate_codes([str(q) for q in queries], run, (query, doc, grade), settings)
     key = "ndcg" if measure.family == "nDCG" else "judged"
     return evaluation.query_ids, evaluation.values[f"{key}@{k_label(measure.cutoff)}"]  # type: ignore[arg-type]
 
@@ -91,66 +94,45 @@ def _trec(ranked: Ranked, measure: MeasureName) -> np.ndarray:
 
 
 def _ranked(
-    run: pa.Table, qrels: pa.Table, level: int, judged_only: bool, complete: bool
+    queries: np.ndarray,
+    docs: np.ndarray,
+    run: Coded,
+    qrels: Coded,
+    level: int,
+    judged_only: bool,
+    complete: bool,
 ) -> Ranked:
-    """trec_eval's ranked lists of ``run``: grades truncated to whole numbers as trec_eval
-    reads them, a run with ranks given scores that keep its order."""
+    """trec_eval's ranked lists of the run: its ids named back for trec_eval's reader, grades
+    truncated to whole numbers as trec_eval reads them, ranks given as scores that keep the
+    run's order."""
     from judge_app.trec_eval import Settings as TrecSettings
     from judge_app.trec_eval import rank
     from judge_app.trec_eval.reading import Qrels, Results
 
-    grade = to_numpy(qrels["grade"], np.float64)
-    judged = pa.table(
-        {
-            "query": qrels["query_id"],
-            "doc": qrels["doc_id"],
-            "rel": from_numpy(np.trunc(grade).astype(np.int64)),
-        }
-    )
-    if "score" in run.column_names:
-        sim = run["score"]
-    else:
-        sim = pc.negate(run["rank"].cast(pa.float64()))
-    results = pa.table({"query": run["query_id"], "doc": run["doc_id"], "sim": sim})
-    settings = TrecSettings(relevance_level=level, judged_only=judged_only, complete=complete)
-    return rank(Qrels("qrels", judged), Results("run", results, "run"), settings)
-
-
-def named_values_of_codes(
-    queries: np.ndarray,
-    docs: np.ndarray,
-    run: tuple[np.ndarray, np.ndarray, np.ndarray],
-    qrels: tuple[np.ndarray, np.ndarray, np.ndarray],
-    measures: Sequence[MeasureName],
-    query_ids: Sequence[str],
-    complete: bool = False,
-) -> dict[str, np.ndarray]:
-    """:func:`named_values` of a run (query, document codes, rank) and qrels (query,
-    document codes, grade) coded with the names ``queries`` and ``docs`` (-1: a query or
-    document no judgment names; each such document is its own)."""
     run_query, run_doc, ranks = run
-    judged_query = run_query >= 0  # a query no judgment names is never evaluated
-    run_query, run_doc, ranks = run_query[judged_query], run_doc[judged_query], ranks[judged_query]
+    known = run_query >= 0  # a query no judgment names is never evaluated
+    run_query, run_doc, ranks = run_query[known], run_doc[known], ranks[known]
     names = pa.array(docs, pa.string())
     unnamed = run_doc < 0
     doc_ids = names.take(from_numpy(np.where(unnamed, 0, run_doc)))
     if unnamed.any():  # a name no judged document has: NUL is in no imported id
-        own = pa.array([f"\x00{row}" for row in np.flatnonzero(unnamed)], pa.string())
+        own = pa.array([f"\\x00{row}" for row in np.flatnonzero(unnamed)], pa.string())
         doc_ids = pc.replace_with_mask(doc_ids, from_numpy(unnamed), own)
     query_names = pa.array(queries, pa.string())
-    run_table = pa.table(
+    results = pa.table(
         {
-            "query_id": query_names.take(from_numpy(run_query)),
-            "doc_id": doc_ids,
-            "rank": from_numpy(ranks.astype(np.int64)),
+            "query": query_names.take(from_numpy(run_query)),
+            "doc": doc_ids,
+            "sim": from_numpy(-ranks.astype(np.float64)),
         }
     )
     qrels_query, qrels_doc, grades = qrels
-    qrels_table = pa.table(
+    judged = pa.table(
         {
-            "query_id": query_names.take(from_numpy(qrels_query)),
-            "doc_id": names.take(from_numpy(qrels_doc)),
-            "grade": from_numpy(np.asarray(grades, dtype=np.float64)),
+            "query": query_names.take(from_numpy(qrels_query)),
+            "doc": names.take(from_numpy(qrels_doc)),
+            "rel": from_numpy(np.trunc(np.asarray(grades, dtype=np.float64)).astype(np.int64)),
         }
     )
-    return named_values(run_table, qrels_table, measures, query_ids, complete)
+    settings = TrecSettings(relevance_level=level, judged_only=judged_only, complete=complete)
+    return rank(Qrels("qrels", judged), Results("run", results, "run"), settings)

@@ -7,30 +7,26 @@ of the query (``ideal="judged"``) or of the documents in the list (``"retrieved"
 negative grade means "in the pool, not judged": gain 0 and never in the ideal ordering.
 Unlike trec_eval, real-valued grades (a mean of raters) are used as they are, not truncated.
 
-Everything is vectorised over queries, with no Python loop per query: ids are coded and rows
-ordered by Arrow's kernels (``judge_app.arrow_columns``; they run without the GIL, so two of
-them share the work), sums per query are numpy's. Nothing here imports pandas unless a
-DataFrame is asked for: evaluating files starts without it.
+Everything is vectorised over queries, with no Python loop per query, on integer codes
+(``metrics.codes``: ids are coded once, where they are read): rows are ordered and summed per
+query by numpy. Nothing here imports pandas unless a DataFrame is asked for: evaluating files
+starts without it.
 """
 
 from __future__ import annotations
 
 import math
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
-from judge_app.arrow_columns import first_repeat, grades_of, sorted_ids, to_numpy, trec_order
 from judge_app.metrics.measure_names import SUM, aggregate_of
 
 if TYPE_CHECKING:
     import pandas as pd
 
-Frame = Union["pd.DataFrame", pa.Table]
+    from judge_app.metrics.codes import Frame
 
 GAINS = ("linear", "exponential")
 IDEALS = ("judged", "retrieved")
@@ -114,15 +110,6 @@ class Evaluation:
         }
 
 
-class RepeatedDocument(ValueError):
-    """A document twice for one query, in the run or in the qrels (trec_eval refuses both)."""
-
-    def __init__(self, source: str, query_id: str, doc_id: str) -> None:
-        verb = "retrieved" if source == "run" else "judged"
-        super().__init__(f"document {verb} twice for one query: query {query_id}, {doc_id}")
-        self.source, self.query_id, self.doc_id = source, query_id, doc_id
-
-
 def gain_of(grades: np.ndarray, gain: str) -> np.ndarray:
     """Gains of grades: the grade (linear) or 2^grade − 1; 0 for negative or missing."""
     grades = np.where(np.isnan(grades) | (grades < 0), 0.0, grades)
@@ -131,33 +118,22 @@ def gain_of(grades: np.ndarray, gain: str) -> np.ndarray:
 
 def evaluate(run: Frame, qrels: Frame, settings: Settings = Settings()) -> Evaluation:
     """Evaluate ``run`` (``query_id, doc_id`` and ``score`` or ``rank``) against ``qrels``
-    (``query_id, doc_id, grade``), each a pandas DataFrame or a pyarrow Table.
+    (``query_id, doc_id, grade``), each a pandas DataFrame or a pyarrow Table: coded
+    (``metrics.codes.code_frames``), then :func:`evaluate_codes`.
 
     A run with a ``rank`` column is taken in rank order; otherwise it is ordered as trec_eval
     orders a run file. Queries of the run without judgments are left out (``run_only``);
     judged queries missing from the run are left out (``judged_only``) or, with
     ``complete``, scored 0 and counted. A document twice in one query of the run, or judged
-    twice for one query, is a ValueError.
+    twice for one query, is a ``RepeatedDocument``.
     """
-    run, qrels = table_of(run), table_of(qrels)
-    queries, run_query, qrels_query = _query_codes(run["query_id"], qrels["query_id"])
-    # Arrow works without the GIL: the checks for repeated documents run on a second core
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        repeats = {
-            source: pool.submit(first_repeat, query, table["doc_id"])
-            for source, query, table in (("qrels", qrels_query, qrels), ("run", run_query, run))
-        }
-        order = _run_order(run, run_query)
-        run_grade = grades_of(
-            run_query, run["doc_id"], qrels_query, qrels["doc_id"], qrels["grade"]
-        )[order]
-        grades = to_numpy(qrels["grade"], np.float64)
-        run_query, qrels_query = to_numpy(run_query, np.int32), to_numpy(qrels_query, np.int32)
-        evaluation = _measures(queries, run_query, order, run_grade, qrels_query, grades, settings)
-        for source, repeat in repeats.items():
-            if (found := repeat.result()) is not None:
-                raise RepeatedDocument(source, queries[found[0]], found[1])
-    return evaluation
+    from judge_app.metrics.aggregation import aggregate
+    from judge_app.metrics.codes import code_frames
+
+    graded, results = code_frames(qrels, {"run": run})
+    nothing = np.zeros(0, np.int64)
+    coded = results.by_run().get("run", (nothing, nothing, nothing))
+    return evaluate_codes(list(graded.queries), coded, aggregate(graded, "mean"), settings)
 
 
 def evaluate_codes(
@@ -258,36 +234,6 @@ def _measures(
         run_only=[query for query, r, j in zip(queries, in_run, judged) if r and not j],
         judged_only=[query for query, r, j in zip(queries, in_run, judged) if j and not r],
     )
-
-
-def table_of(frame: Frame) -> pa.Table:
-    """``frame`` as a pyarrow Table with ids of type string (a DataFrame's may be numbers)."""
-    if not isinstance(frame, pa.Table):
-        ids = {name: frame[name].astype(str) for name in ("query_id", "doc_id")}
-        frame = pa.table({name: pa.array(ids.get(name, frame[name])) for name in frame.columns})
-    for name in ("query_id", "doc_id"):
-        position = frame.schema.get_field_index(name)
-        if frame.schema.field(position).type != pa.string():
-            frame = frame.set_column(position, name, frame[name].cast(pa.string()))
-    return frame
-
-
-def _query_codes(
-    run_ids: pa.ChunkedArray, qrels_ids: pa.ChunkedArray
-) -> tuple[list[str], pa.Array, pa.Array]:
-    """The query ids of run and qrels in string order, and each row's place among them."""
-    queries = sorted_ids(pa.chunked_array(run_ids.chunks + qrels_ids.chunks, type=pa.string()))
-    codes = [pc.index_in(ids, value_set=queries) for ids in (run_ids, qrels_ids)]
-    return queries.to_pylist(), codes[0], codes[1]
-
-
-def _run_order(run: pa.Table, run_query: pa.Array) -> np.ndarray:
-    """Row order of the run: by query, then rank; or as trec_eval orders it."""
-    if "rank" in run.column_names:
-        table = pa.table({"query": run_query, "rank": run["rank"]})
-        keys = [("query", "ascending"), ("rank", "ascending")]
-        return to_numpy(pc.sort_indices(table, sort_keys=keys), np.int64)
-    return trec_order(run_query, run["score"], run["doc_id"])
 
 
 class _Groups:

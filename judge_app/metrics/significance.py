@@ -2,13 +2,16 @@
 the paired t-test, the Wilcoxon signed-rank test, the sign test and the paired randomization
 test, each p-value adjusted over the family of pairs by Holm and by Benjamini–Hochberg; the
 randomized Tukey HSD test of all runs with the groups of runs it cannot tell apart; and each
-pair's effect: the mean difference with its bootstrap interval, Cohen's d_z with its
-noncentral-t interval, wins, ties and losses.
+pair's effect: the mean difference, Cohen's d_z with its noncentral-t interval, wins, ties
+and losses.
 
-The words (:meth:`Significance.describe`) never contradict the numbers: each verdict names
-its test and its adjustment, an interval is shown only beside the test it comes from (the
-randomization test's own, the HSD's simultaneous one), and a p-value or a bound is never
-rounded across the threshold it is judged by.
+Each pair has one interval of its mean difference (:meth:`Significance.interval`): the one of
+the test its verdict comes from, at the level that verdict is decided at, so the two always
+agree: the HSD's simultaneous interval; the randomization test inverted, or the t interval,
+at 1 − α unadjusted, at 1 − α/(m − r) under Holm (m pairs tested, r rejected: every pair Holm
+rejects has p below that level and every other above it) and at 1 − Rα/m under
+Benjamini–Hochberg (the false-coverage-rate interval of Benjamini & Yekutieli, JASA 2005; R
+rejected). The Wilcoxon and sign tests give none (their verdicts are not about the mean).
 """
 
 from __future__ import annotations
@@ -19,15 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judge_app.metrics.comparison import (
-    ALPHA,
-    CONFIDENCE,
-    Comparison,
-    MeanInterval,
-    bound_text,
-    compare_rows,
-    p_text,
-)
+from judge_app.metrics.comparison import ALPHA, Comparison, compare_rows
+from judge_app.metrics.intervals import CONFIDENCE, MeanInterval, difference_range
 from judge_app.metrics.multiple_testing import (
     TukeyHSD,
     benjamini_hochberg,
@@ -47,6 +43,8 @@ TEST_NAMES = {
     "wilcoxon": "Wilcoxon signed-rank test",
     "sign": "sign test",
 }
+HSD_METHOD = "simultaneous HSD"
+"""The name of the HSD's interval (``95% simultaneous HSD interval``)."""
 ADJUSTMENTS = ("holm", "bh", "none")
 ADJUSTMENT_NAMES = {"holm": "Holm", "bh": "Benjamini–Hochberg", "none": "unadjusted"}
 
@@ -69,8 +67,8 @@ class PairTest:
 @dataclass(frozen=True)
 class PairResult:
     """Run ``other`` against run ``baseline`` (differences other − baseline, over the queries
-    both scored): the ``comparison`` (means, mean difference with its bootstrap interval,
-    randomization test with its own interval, t-test, wins, losses, ties), the standardized
+    both scored): the ``comparison`` (means, mean difference, randomization test, t-test,
+    wins, losses, ties), the standardized
     ``effect``, the chosen paired ``tests`` and, if chosen, the randomized Tukey HSD's
     p-value and simultaneous interval (the mean difference over the queries every run
     scored ± the critical difference)."""
@@ -123,14 +121,6 @@ class Significance:
         """Does the verdict's test, adjusted, tell the two runs apart at ``alpha``?"""
         return bool(self.verdict_p(pair) < self.alpha)
 
-    def verdict_words(self) -> str:
-        """The verdict's test and adjustment, in words: ``randomized Tukey HSD`` or e.g.
-        ``t-test, Holm-adjusted``."""
-        test = self.verdict_test
-        if test == "hsd":
-            return TEST_NAMES[test]
-        return f"{TEST_NAMES[test]}, {_adjusted_words(self.adjustment)}"
-
     def family_size(self, test: str) -> int:
         """How many pairs ``test`` could test: the family its p-values are adjusted over."""
         return sum(not math.isnan(pair.tests[test].p_value) for pair in self.pairs)
@@ -154,73 +144,39 @@ class Significance:
         """Each run's letters of :meth:`groups` (none without them)."""
         return {} if self.hsd is None or self.hsd.n < 2 else self.hsd.letters()
 
-    def describe(self, pair: PairResult, digits: int = 4) -> str:
-        """Plain English: the pair's comparison (its randomization test with its own
-        interval), then the HSD's verdict with its simultaneous interval, then which tests
-        tell the runs apart once adjusted over the family."""
-        parts = [pair.comparison.describe(digits)]
-        if "hsd" in self.tests and not math.isnan(pair.hsd_p_value):
-            parts.append(self._hsd_words(pair, digits))
-        tested = [test for test in self.tests if test in pair.tests]
-        tested = [test for test in tested if not math.isnan(pair.tests[test].p_value)]
-        if tested:
-            parts.append(self._adjusted_words(pair, tested, digits))
-        return " ".join(parts)
+    def interval_alpha(self) -> float:
+        """The level 1 − α' of the pairs' intervals that makes each agree with its verdict:
+        α for the HSD (family-wise already) or unadjusted p-values, α/(m − r) under Holm and
+        Rα/m under Benjamini–Hochberg (m pairs tested, r or R of them rejected; none
+        rejected: α/m), as the module says."""
+        if self.verdict_test == "hsd" or self.adjustment == "none":
+            return self.alpha
+        tested = self.family_size(self.verdict_test)
+        rejected = sum(self.significant(pair) for pair in self.pairs)
+        if tested <= 1:
+            return self.alpha
+        if self.adjustment == "holm":
+            return self.alpha / max(tested - rejected, 1)
+        return self.alpha * max(rejected, 1) / tested
 
-    def _hsd_words(self, pair: PairResult, digits: int) -> str:
-        assert self.hsd is not None
-        significant = pair.hsd_p_value < self.alpha
-        interval = pair.hsd_interval
-        queries = _count(self.hsd.n, "query", "queries")
-        return (
-            f"By {TEST_NAMES['hsd']} over the {len(self.runs)} runs ({self.permutations:,} "
-            f"permutations, the {queries} every run scored; family-wise) "
-            f"{p_text(pair.hsd_p_value, digits, self.alpha)}: the difference is "
-            f"{'' if significant else 'not '}significant at {self.alpha:g}, its simultaneous "
-            f"{CONFIDENCE:.0%} interval {bound_text(interval.low, digits)} to "
-            f"{bound_text(interval.high, digits)} {'excludes' if significant else 'includes'} 0."
+    def interval(self, pair: PairResult) -> MeanInterval | None:
+        """``pair``'s interval of its mean difference: the verdict test's, at the level of
+        :meth:`interval_alpha` (None for a test without one, and with fewer than two
+        queries)."""
+        if pair.comparison.n < 2:
+            return None
+        if self.verdict_test == "hsd":
+            interval = None if math.isnan(pair.hsd_p_value) else pair.hsd_interval
+        else:
+            interval = pair.comparison.interval(self.verdict_test, self.interval_alpha())
+        return None if interval is None else interval.within(difference_range(self.measure))
+
+    def interval_method(self) -> str | None:
+        """The name of the pairs' interval (``randomization``, ``t``, ``simultaneous HSD``);
+        None when the verdict's test gives none."""
+        return {"hsd": HSD_METHOD, "randomization": "randomization", "t": "t"}.get(
+            self.verdict_test
         )
-
-    def _adjusted_words(self, pair: PairResult, tested: list[str], digits: int) -> str:
-        adjustment = self.adjustment
-        p = {test: pair.tests[test].adjusted(adjustment) for test in tested}
-        said = {
-            test: f"the {TEST_NAMES[test]} ({p_text(p[test], digits, self.alpha)})"
-            for test in tested
-        }
-        yes = [said[test] for test in tested if p[test] < self.alpha]
-        no = [said[test] for test in tested if p[test] >= self.alpha]
-        sizes = sorted({self.family_size(test) for test in tested})
-        family = " or ".join(f"{size:,}" for size in sizes)
-        head = f"{_capitalized(_adjusted_words(adjustment))} over {family} " + (
-            "comparison" if sizes == [1] else "comparisons"
-        )
-        verdicts = []
-        if yes:
-            verdicts.append(f"significant at {self.alpha:g} by {_listed(yes, 'and')}")
-        if no:
-            verdicts.append(f"not by {_listed(no, 'nor')}" if yes else f"not significant at "
-                            f"{self.alpha:g} by {_listed(no, 'nor')}")  # fmt: skip
-        return f"{head}: {'; '.join(verdicts)}."
-
-
-def _adjusted_words(adjustment: str) -> str:
-    return "unadjusted" if adjustment == "none" else f"{ADJUSTMENT_NAMES[adjustment]}-adjusted"
-
-
-def _capitalized(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def _listed(items: list[str], conjunction: str) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    if len(items) == 1:
-        return items[0]
-    return f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
-
-
-def _count(n: int, singular: str, plural: str) -> str:
-    return f"{n:,} {singular if n == 1 else plural}"
 
 
 def compare_runs(
@@ -274,11 +230,12 @@ def compare_runs(
             )
             for test, (holm_p, bh_p) in adjusted.items()
         }
-        hsd_p, hsd_interval = math.nan, MeanInterval(math.nan, math.nan, math.nan, 0)
+        hsd_p = math.nan
+        hsd_interval = MeanInterval(math.nan, math.nan, math.nan, 0, HSD_METHOD)
         if hsd is not None and hsd.n >= 2:
             hsd_p = float(hsd.p[i, j])
             difference, low, high = hsd.interval(names[i], names[j])
-            hsd_interval = MeanInterval(difference, low, high, hsd.n)
+            hsd_interval = MeanInterval(difference, low, high, hsd.n, HSD_METHOD)
         results.append(
             PairResult(
                 comparison,

@@ -9,7 +9,6 @@ self-contained file, or a resource name for the PDF.
 from __future__ import annotations
 
 import html
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -20,17 +19,17 @@ from matplotlib.figure import Figure
 from judge_app.agreement.formats import alpha_reading
 from judge_app.agreement.report import AgreementReport, adjudications
 from judge_app.agreement.tables import KAPPA_MATRIX_NOTE, kappa_matrix
-from judge_app.metrics.comparison import MeanInterval
+from judge_app.metrics.intervals import MeanInterval
 from judge_app.metrics.measure_names import aggregate_note
 from judge_app.metrics.ranking import Evaluation, k_label
 from judge_app.numbers import MISSING, score_text, share_text, signed_text
 from judge_app.reports import charts
 from judge_app.reports.significance import significance_html
+from judge_app.writers.corrected import assumption, caveat, cell, quality_text, saved_text
 
 if TYPE_CHECKING:
-    from judge_app.commands.prediction_powered import PredictionPowered
     from judge_app.commands.rater_quality import RatersReport
-    from judge_app.metrics.ppi import Estimate
+    from judge_app.evaluation.corrected import PredictionPowered
     from judge_app.metrics.significance import Significance
 
 ImagePlacer = Callable[[Figure, str], str]
@@ -42,7 +41,7 @@ MARK = "†"  # a query whose top k is not fully judged
 @dataclass
 class ReportData:
     """Everything a report shows, computed beforehand (see ``judge_app.commands.report``):
-    ``intervals`` holds each run's mean NDCG at the leading k with its bootstrap interval,
+    ``intervals`` holds each run's mean NDCG at the leading k with its t interval,
     ``significance`` the runs compared (None: fewer than two runs)."""
 
     title: str
@@ -89,7 +88,7 @@ def render_html(data: ReportData, image: ImagePlacer) -> str:
         parts.insert(-1, f"<p class='finding'>{_e(_automatic_note(data.settings))}</p>")
     if data.corrected is not None:
         parts.append(f"<h2>Mean NDCG@{label}: humans corrected by {_e(data.corrected.judge)}</h2>")
-        parts.append(_corrected(data.corrected, number))
+        parts.append(_corrected(data.corrected, number, data.digits))
     named = [str(name) for name in data.settings.get("measures") or []]  # type: ignore[attr-defined]
     if named:
         parts.append("<h2>More measures per run</h2>")
@@ -144,32 +143,32 @@ def _automatic_note(settings: dict[str, object]) -> str:
     )
 
 
-def _corrected(corrected: PredictionPowered, number: Callable) -> str:
-    """The prediction-powered estimates beside the humans-only and judge-only ones."""
-
-    def interval(estimate: Estimate) -> str:
-        return f"{number(estimate.low)} – {number(estimate.high)}"
-
+def _corrected(corrected: PredictionPowered, number: Callable, digits: int) -> str:
+    """The prediction-powered estimates beside the humans-only and judge-only ones, each
+    interval as ``eval --judge`` writes it; why an interval is missing, if one is."""
     rows = [
         [
             _e(item.name),
-            number(item.corrected.mean),
-            interval(item.corrected),
-            number(item.humans.mean),
-            interval(item.humans),
+            _e(cell(item.corrected, digits)),
+            _e(cell(item.humans, digits)),
             number(item.automatic.mean),
-            "–" if math.isnan(item.grades_saved) else f"{max(item.grades_saved, 0):,.0f}",
+            saved_text(item),
         ]
-        for item in [*corrected.runs.values(), *corrected.differences]
+        for item in corrected.estimates
     ]
-    header = ["run", "corrected", "95% interval", "humans alone", "95% interval"]
+    header = ["run", "corrected (95% t interval)", "humans alone (95% t interval)"]
     header += [f"{_e(corrected.judge)} alone", "human grades saved"]
+    missing = caveat(corrected)
+    notes = "" if missing is None else f"<p><b>{_e(missing)}</b></p>"
+    agreement = quality_text(corrected)
+    notes += "" if agreement is None else f"<p>{_e(agreement)}</p>"
     return (
         f"<p>{len(corrected.labelled):,} of {corrected.queries:,} queries were judged completely "
         f"by humans and every query by {_e(corrected.judge)}; each mean is estimated from both "
         "by prediction-powered inference.</p>"
         + _table(header, rows, numeric_from=1)
-        + f"<p class='note'>{_e(corrected.assumption)}</p>"
+        + notes
+        + f"<p class='note'>{_e(assumption(corrected))}</p>"
     )
 
 
@@ -244,7 +243,7 @@ def _means(
             number(values["ap"]),
             share_text(values[f"judged@{label}"]),
         ])  # fmt: skip
-    header = ["run", "NDCG", "95% interval", "queries", "P", "MRR", "MAP", "judged"]
+    header = ["run", "NDCG", "95% t interval", "queries", "P", "MRR", "MAP", "judged"]
     return _table(header, rows, numeric_from=1)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import html
 import math
 
-from judge_app.metrics.comparison import CONFIDENCE
+from judge_app.metrics.intervals import CONFIDENCE
 from judge_app.metrics.significance import (
     ADJUSTMENT_NAMES,
     PAIRED_TESTS,
@@ -17,6 +17,7 @@ from judge_app.metrics.significance import (
 )
 from judge_app.numbers import MISSING, score_text, signed_text
 from judge_app.reports.palette import SIGNIFICANCE_COLOURS
+from judge_app.writers.significance import describe, interval_heading, verdict_words
 
 NOT_COMPARED = "–"
 
@@ -34,7 +35,7 @@ def significance_html(significance: Significance, digits: int = 4) -> str:
         parts.append(f"<p>{_e(words)} (the letters beside the names): {_e(listed)}.</p>")
     parts.append(_pairs(significance, digits))
     parts += [
-        f"<p class='finding'>{_e(significance.describe(pair, digits))}</p>"
+        f"<p class='finding'>{_e(describe(significance, pair, digits))}</p>"
         for pair in significance.pairs
     ]
     return "\n".join(parts)
@@ -43,7 +44,7 @@ def significance_html(significance: Significance, digits: int = 4) -> str:
 def _matrix_caption(significance: Significance) -> str:
     return (
         f"Each cell: the row run's mean {significance.measure} minus the column run's, over "
-        f"the queries both scored; shaded where the {significance.verdict_words()} tells "
+        f"the queries both scored; shaded where the {verdict_words(significance)} tells "
         f"them apart at {significance.alpha:g} (green: the row run is better, red: worse)."
     )
 
@@ -87,7 +88,7 @@ def _pairs(significance: Significance, digits: int) -> str:
         "other",
         "queries",
         "difference",
-        f"{CONFIDENCE:.0%} bootstrap",
+        interval_heading(significance),
         "d_z",
         f"d_z {CONFIDENCE:.0%}",
         "wins/ties/losses",
@@ -98,13 +99,13 @@ def _pairs(significance: Significance, digits: int) -> str:
     rows = []
     for pair in significance.pairs:
         comparison, effect = pair.comparison, pair.effect
-        interval = comparison.difference_interval
+        interval = significance.interval(pair)
         row = [
             _e(pair.baseline),
             _e(pair.other),
             f"{comparison.n:,}",
             signed_text(comparison.mean_difference, digits),
-            _span(interval.low, interval.high, digits),
+            MISSING if interval is None else _span(interval.low, interval.high, digits),
             signed_text(effect.d_z, digits),
             _span(effect.low, effect.high, digits),
             f"{comparison.wins}/{comparison.ties}/{comparison.losses}",

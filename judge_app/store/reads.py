@@ -114,44 +114,41 @@ def grades_frame(session: Session, raters: Sequence[str] | None = None) -> pd.Da
 
 
 def campaign_codes(
-    session: Session,
-) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """Every graded judgment (``query_id, doc_id, rater, grade``; skipped ones left out) and
-    every run result (``run, query_id, doc_id, rank``) as integer columns, and the names the
-    codes stand for (``query_id, doc_id, rater, run``): a code is the place of its name among
-    those of its kind used here, in code-point order. For agreement: no strings per row."""
+    session: Session, automatic: bool = False
+) -> tuple[
+    dict[str, np.ndarray], dict[str, np.ndarray], dict[str, np.ndarray], dict[str, np.ndarray]
+]:
+    """Every graded judgment (``query_id, doc_id, rater, grade``; skipped ones left out), every
+    run result (``run, query_id, doc_id, rank``) and, with ``automatic``, every automatic
+    judge's grade (``query_id, doc_id, rater, grade``: failures left out, the judge as
+    ``rater``) as integer columns, and the names the codes stand for (``query_id, doc_id,
+    rater, run, judge``): a code is the place of its name among those of its kind used here,
+    in code-point order. No strings per row."""
     query, document, rater, grade = graded_keys(session)
     result = _number_rows(session, "SELECT run_id, query_id, document_id, rank FROM result")
     result = result.astype(np.int64)
-    (query, result_query), queries = _coded(session, "query", "external_id", query, result[:, 1])
-    (document, result_doc), docs = _coded(
-        session, "document", "external_id", document, result[:, 2]
+    auto = np.zeros((0, 4))
+    if automatic:
+        auto = _number_rows(
+            session,
+            "SELECT query_id, document_id, rater_id, grade FROM auto_judgment "
+            "WHERE grade IS NOT NULL",
+        )
+    auto_keys = auto[:, :3].astype(np.int64)
+    (query, result_query, auto_query), queries = _coded(
+        session, "query", "external_id", query, result[:, 1], auto_keys[:, 0]
+    )
+    (document, result_doc, auto_doc), docs = _coded(
+        session, "document", "external_id", document, result[:, 2], auto_keys[:, 1]
     )
     (rater,), raters = _coded(session, "rater", "name", rater)
+    (judge,), judges = _coded(session, "rater", "name", auto_keys[:, 2])
     (run,), runs = _coded(session, "run", "name", result[:, 0])
     graded = {"query_id": query, "doc_id": document, "rater": rater, "grade": grade}
     results = {"run": run, "query_id": result_query, "doc_id": result_doc, "rank": result[:, 3]}
-    names = {"query_id": queries, "doc_id": docs, "rater": raters, "run": runs}
-    return graded, results, names
-
-
-def automatic_grades_frame(session: Session) -> pd.DataFrame:
-    """Every automatic judge's grades (``store.automatic``; failures left out): ``query_id,
-    doc_id, rater, grade`` with external ids and the judge's name as ``rater``, read as
-    integer keys and named through the small tables, as ``judgments_frame``."""
-    rows = _number_rows(
-        session,
-        "SELECT query_id, document_id, rater_id, grade FROM auto_judgment WHERE grade IS NOT NULL",
-    )
-    keys = rows[:, :3].astype(np.int64)
-    return pd.DataFrame(
-        {
-            "query_id": _named(session, "query", "external_id", keys[:, 0]),
-            "doc_id": _named(session, "document", "external_id", keys[:, 1]),
-            "rater": _named(session, "rater", "name", keys[:, 2]),
-            "grade": rows[:, 3],
-        }
-    )
+    judged = {"query_id": auto_query, "doc_id": auto_doc, "rater": judge, "grade": auto[:, 3]}
+    names = {"query_id": queries, "doc_id": docs, "rater": raters, "run": runs, "judge": judges}
+    return graded, results, judged, names
 
 
 def _coded(

@@ -1,20 +1,25 @@
-"""Evaluation results as text: trec_eval's format, JSON, CSV and a table to read at a glance."""
+"""An evaluation as ``eval --format`` writes it (:func:`as_text`): trec_eval's format, JSON,
+CSV, a table to read at a glance, and LaTeX and Markdown for a paper (``paper_tables``). Each
+run's mean comes with its one interval, named where it is shown (``95% t interval``)."""
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from judge_app.metrics.comparison import Comparison, MeanInterval
+from judge_app.metrics.intervals import MeanInterval
 from judge_app.metrics.measure_names import MEAN, SUM, aggregate_note, aggregate_of
 from judge_app.metrics.ranking import Evaluation, k_label
+from judge_app.writers.tables import text_table
 
 if TYPE_CHECKING:
-    import pandas as pd
+    from judge_app.evaluation.result import EvaluationResult
+
+TABLE_DIGITS = 4
+"""Digits of the numbers in tables for people; machine formats carry full precision."""
 
 TREC_ALWAYS_CUTS = (5, 10)
 
@@ -58,31 +63,37 @@ def _rounded(value: float, digits: int | None) -> float | None:
     return float(value) if digits is None else round(float(value), digits)
 
 
-def json_text(
-    runs: dict[str, Evaluation],
-    comparisons: list[Comparison],
-    settings: dict,
-    digits: int | None = None,
-    raters: pd.DataFrame | None = None,
-    significance: dict | None = None,
-    judge: tuple[dict, dict[str, dict]] | None = None,
-) -> str:
+def json_text(result: EvaluationResult, digits: int | None = None) -> str:
     """The evaluation as one JSON document (see ``judge-app eval --help``), numbers in full
-    unless rounded to ``digits``; each run's value of a measure under ``mean``, or ``sum`` for
-    a count (``aggregate_of``); ``raters`` are the per-rater means, ``significance`` the
-    runs compared (as ``commands.significance.as_document`` gives them), ``judge`` the
-    prediction-powered estimates (the document's ``judge`` member, and each run's keys to
-    add to its record: ``ppi_mean``, ``ppi_interval``, …), if asked for."""
-    document: dict = {"settings": settings, "runs": [], "skipped": {}, "comparisons": []}
-    if raters is not None:
-        shown = raters if digits is None else raters.round(digits)
-        document["per_rater"] = shown.to_dict("records")
-    for name, evaluation in runs.items():
+    unless rounded to ``digits``: the settings; each run's value of every measure under
+    ``mean``, or ``sum`` for a count (``aggregate_of``), its mean NDCG at the leading k with
+    its one ``interval`` (method and level named), its queries' values; the per-rater means,
+    the runs compared (``comparisons``: each against the first run; ``significance``: every
+    pair, as ``writers.significance.as_document`` gives it) and the means corrected by a
+    judge (``judge``, and each run's ``estimates``, ``ppi_mean`` and ``ppi_interval``), where
+    asked for."""
+    from judge_app.writers import corrected as corrected_writer
+    from judge_app.writers import significance as compared
+
+    document: dict = {
+        "settings": result.options.record(),
+        "runs": [],
+        "skipped": {},
+        "comparisons": [],
+    }
+    if result.per_rater is not None:
+        raters = result.per_rater
+        document["per_rater"] = (raters if digits is None else raters.round(digits)).to_dict(
+            "records"
+        )
+    measure = f"ndcg@{k_label(result.options.k)}"
+    for name, evaluation in result.evaluations.items():
         document["runs"].append(
             {
                 "run": name,
                 "n_queries": evaluation.n_queries,
                 **_by_aggregate(evaluation, digits),
+                "interval": interval_record(result.interval(name), measure, digits),
                 "queries": _query_records(evaluation, digits),
                 "idcg_zero": _flagged(evaluation),
                 "run_only": evaluation.run_only,
@@ -91,17 +102,37 @@ def json_text(
         )
     for kind in ("run_only", "judged_only"):  # over all runs; each run's own are in its record
         document["skipped"][kind] = sorted({q for run in document["runs"] for q in run[kind]})
-    document["comparisons"] = [_comparison_record(item, digits) for item in comparisons]
+    significance = result.significance
     if significance is not None:
-        document["significance"] = significance
-    if judge is not None:
-        document["judge"], per_run = judge
+        shown = TABLE_DIGITS if digits is None else digits
+        first = significance.baseline or significance.runs[0]
+        document["comparisons"] = [
+            compared.rounded(compared.pair_record(significance, pair), digits)
+            | {"summary": compared.describe(significance, pair, shown)}
+            for pair in significance.pairs
+            if pair.baseline == first
+        ]
+        document["significance"] = compared.as_document(significance, digits)
+    corrected = result.corrected
+    if corrected is not None:
+        document["judge"] = corrected_writer.document(corrected, digits)
         for record in document["runs"]:
-            record["estimates"] = per_run[record["run"]]
-            record.update(
-                {key: per_run[record["run"]][key] for key in ("ppi_mean", "ppi_interval")}
-            )
+            estimates = corrected_writer.record(corrected.runs[record["run"]], digits)
+            record["estimates"] = estimates
+            record.update({key: estimates[key] for key in ("ppi_mean", "ppi_interval")})
     return json.dumps(document, ensure_ascii=False) + "\n"
+
+
+def interval_record(interval: MeanInterval, measure: str, digits: int | None) -> dict:
+    """An interval as machine formats give it: what it is of, its method, level and bounds."""
+    return {
+        "measure": measure,
+        "method": interval.method,
+        "confidence": interval.confidence,
+        "mean": _rounded(interval.mean, digits),
+        "low": _rounded(interval.low, digits),
+        "high": _rounded(interval.high, digits),
+    }
 
 
 def _by_aggregate(evaluation: Evaluation, digits: int | None) -> dict[str, dict]:
@@ -127,25 +158,6 @@ def _query_records(evaluation: Evaluation, digits: int | None) -> list[dict]:
 def _flagged(evaluation: Evaluation) -> list[str]:
     """The queries with no relevant judged document (IDCG 0, so NDCG 0)."""
     return [query for query, zero in zip(evaluation.query_ids, evaluation.idcg_zero) if zero]
-
-
-def _comparison_record(comparison: Comparison, digits: int | None) -> dict:
-    record = asdict(comparison)
-    record["summary"] = comparison.describe(4 if digits is None else digits)
-    return {
-        key: _rounded(value, digits) if isinstance(value, float) else value
-        for key, value in _flatten(record).items()
-    }
-
-
-def _flatten(record: dict, prefix: str = "") -> dict:
-    flat = {}
-    for key, value in record.items():
-        if isinstance(value, dict):
-            flat.update(_flatten(value, f"{prefix}{key}_"))
-        else:
-            flat[f"{prefix}{key}"] = value
-    return flat
 
 
 def csv_text(runs: dict[str, Evaluation], digits: int | None = None) -> str:
@@ -174,19 +186,20 @@ def summary_table(
     per_query: bool = False,
     named: tuple[str, ...] = (),
 ) -> str:
-    """One row per run: at each of ``ks`` its mean NDCG with the 95% interval of
-    ``intervals`` (by run and k), P and coverage; queries, MRR, MAP and the run's value of
-    each ``named`` measure (a count's sum, else the mean), and notes. Without pandas (its
-    import alone is a third of a second), unless ``per_query`` tables are asked for."""
+    """One row per run: at each of ``ks`` its mean NDCG with its interval of ``intervals``
+    (by run and k; the column names its method), P and coverage; queries, MRR, MAP and the
+    run's value of each ``named`` measure (a count's sum, else the mean), and notes. Without
+    pandas (its import alone is a third of a second), unless ``per_query`` tables are asked
+    for."""
     rows = []
+    method = next(iter(intervals.values()))
+    heading = f"({method.confidence:.0%} {method.method})"
     for name, evaluation in runs.items():
         summary = evaluation.summary()
         row = {"run": name, "queries": evaluation.n_queries}
         for k in ks:
             label = k_label(k)
-            interval = intervals[(name, k)]
-            low, high = f"{interval.low:.{digits}f}", f"{interval.high:.{digits}f}"
-            row[f"ndcg@{label}"] = f"{interval.mean:.{digits}f} [{low}, {high}]"
+            row[f"ndcg@{label} {heading}"] = interval_text(intervals[(name, k)], digits)
             row[f"p@{label}"] = f"{summary[f'p@{label}']:.{digits}f}"
             row[f"judged@{label}"] = f"{100 * summary[f'judged@{label}']:.1f}%"
         row["mrr"] = f"{summary['rr']:.{digits}f}"
@@ -196,6 +209,7 @@ def summary_table(
     text = text_table(rows)
     summed = aggregate_note(named)
     notes = [] if summed is None else [summed]
+    notes.append(INTERVAL_NOTE.format(method.confidence))
     for name, evaluation in runs.items():
         flagged = _flagged(evaluation)
         if flagged:
@@ -214,13 +228,56 @@ def summary_table(
     return text + ("\n\n" + "\n".join(notes) if notes else "") + "\n"
 
 
-def text_table(rows: list[dict[str, object]]) -> str:
-    """Rows of cells as pandas' ``DataFrame(rows).to_string(index=False)`` lays out text
-    and whole numbers: each column as wide as its header or widest cell, everything
-    right-justified, columns one space apart."""
-    columns = list(rows[0])
-    lines = [columns, *([str(row[column]) for column in columns] for row in rows)]
-    widths = [max(len(line[index]) for line in lines) for index in range(len(columns))]
-    return "\n".join(
-        " ".join(cell.rjust(width) for cell, width in zip(line, widths)) for line in lines
-    )
+INTERVAL_NOTE = (
+    "Each mean NDCG has its {:.0%} Student t interval over the queries, cut to the measure's "
+    "range [0, 1]; a run of one query has none."
+)
+
+
+def interval_text(interval: MeanInterval, digits: int) -> str:
+    """``0.8524 [0.8041, 0.9004]``; the mean alone where the interval is undefined."""
+    mean = f"{interval.mean:.{digits}f}"
+    if not interval.defined:
+        return mean
+    return f"{mean} [{interval.low:.{digits}f}, {interval.high:.{digits}f}]"
+
+
+def as_text(
+    result: EvaluationResult, output: str, digits: int | None = None, per_query: bool = False
+) -> str:
+    """The evaluation as ``eval --format`` prints it: ``trec`` (as ``trec_eval -q``, 4 digits
+    as it prints them), ``json`` and ``csv`` (full precision unless ``digits``; with the runs
+    compared, the CSV is a row per pair of runs; corrected by a judge, a row per run and
+    difference), ``table``, and each run's means for a paper, ``latex`` and ``markdown`` (4
+    digits unless ``digits``; significance marks from the comparison's verdict)."""
+    from judge_app.writers import corrected as corrected_writer
+    from judge_app.writers import significance as compared
+
+    evaluations, ks, significance = result.evaluations, result.options.ks, result.significance
+    shown = TABLE_DIGITS if digits is None else digits
+    if output in ("latex", "markdown"):
+        from judge_app.writers import paper_tables
+
+        typeset = paper_tables.latex_table if output == "latex" else paper_tables.markdown_table
+        return typeset(evaluations, ks, significance, shown, result.options.measures)
+    if output == "trec":
+        return trec_text(evaluations, ks, shown)
+    corrected = result.corrected
+    if output == "csv":
+        if corrected is not None:
+            return corrected_writer.csv_text(corrected, digits)
+        if significance is not None:
+            return compared.csv_text(significance, digits)
+        return csv_text(evaluations, digits)
+    if output == "json":
+        return json_text(result, digits)
+    intervals = {(run, k): result.interval(run, k) for run in evaluations for k in ks}
+    text = summary_table(evaluations, ks, intervals, shown, per_query, result.options.measures)
+    if result.per_rater is not None:
+        text += "\nEach rater's own mean NDCG (over the queries they judged)\n"
+        text += result.per_rater.round(shown).to_string(index=False) + "\n"
+    if corrected is not None:
+        text += "\n" + corrected_writer.table_text(corrected, shown)
+    if significance is not None:
+        text += "\n" + compared.table_text(significance, shown)
+    return text

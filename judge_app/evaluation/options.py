@@ -1,14 +1,14 @@
-"""The options of the questions both front ends ask, parsed and checked in one place: an
-evaluation's (``EvaluationOptions``: ``eval --db``, the evaluation page and the report carry
-the same object), and the lists of names, cut-offs and numbers they are built from.
+"""The options of an evaluation, parsed and checked in one place: ``EvaluationOptions`` (how
+to evaluate: ``eval --db``, the evaluation page and the report carry the same object),
+``SignificanceOptions`` (how to compare the runs) and ``EvaluationRequest`` (both, and what
+else to compute), and the cut-offs and measure names they are built from.
 
-A usage error (exit code 2) names the option and what it takes; an unknown rater or run is
-one too, with the names the source does hold. No pandas: evaluating files starts without it.
+A usage error (exit code 2) names the option and what it takes. No pandas: evaluating files
+starts without it.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -16,45 +16,11 @@ from judge_app.errors import UsageError, quoted
 from judge_app.metrics.aggregation import parse_method
 from judge_app.metrics.measure_names import MeasureName, parse_measures
 from judge_app.metrics.ranking import Settings, k_label
-from judge_app.names import normal_ids, similar_name, similar_reason
+from judge_app.metrics.significance import ADJUSTMENTS, TESTS
+from judge_app.options import names, require_finite, require_whole
 
 CURVE_KS = 20
 """NDCG@k against k is computed for k = 1 … 20 (or the largest k asked for, if larger)."""
-ADJUDICATED_CHOICES = ("prefer", "ignore")
-
-
-def names(text: str | None, option: str, what: str = "rater") -> tuple[str, ...] | None:
-    """The names of a comma-separated list as typed (``"ana, ben"``), each trimmed and in
-    Unicode NFC; None when the option was not given; a usage error for no name or one twice."""
-    if text is None:
-        return None
-    listed = normal_ids(text)
-    if not listed:
-        raise UsageError(f"{option} needs at least one name: {option} a,b,c")
-    twice = sorted({name for name in listed if listed.count(name) > 1})
-    if twice:
-        raise UsageError(f"{option} names a {what} twice: {', '.join(map(quoted, twice))}")
-    return tuple(listed)
-
-
-def check_known(
-    asked: Iterable[str] | None, known: Iterable[str], what: str, option: str, source: str
-) -> None:
-    """A usage error naming the ``asked`` names ``source`` does not hold, with those it does
-    (and the one meant, where a name differs from one only by case or spaces)."""
-    if asked is None:
-        return
-    known = sorted(set(known))
-    unknown = [name for name in asked if name not in known]
-    if not unknown:
-        return
-    text = f"{option}: {source} has no {what} {', '.join(map(quoted, unknown))}"
-    text += f" ({what}s it has: {', '.join(known) or 'none'})"
-    for name in unknown:
-        meant = similar_name(name, known)
-        if meant is not None:
-            text += "; " + similar_reason(name, meant)
-    raise UsageError(text)
 
 
 def measure_names(values: Iterable[str] | None) -> tuple[str, ...]:
@@ -90,27 +56,6 @@ def parse_k(value: str) -> int | None:
     return ks[0]
 
 
-def require_whole(
-    option: str, value: int, low: int, high: int | None = None, note: str = ""
-) -> None:
-    """A usage error unless ``option``'s ``value`` is a whole number from ``low`` (to ``high``)."""
-    if value < low or (high is not None and value > high):
-        span = f"from {low}" + ("" if high is None else f" to {high}")
-        raise UsageError(f"{option} takes a whole number {span}{note}")
-
-
-def require_finite(option: str, value: float) -> None:
-    """A usage error unless ``option``'s ``value`` is a finite number (not nan or inf)."""
-    if not math.isfinite(value):
-        raise UsageError(f"{option} takes a finite number (not nan or inf)")
-
-
-def check_digits(digits: int | None) -> None:
-    """A usage error unless ``--digits`` is None (full precision) or 0 to 15."""
-    if digits is not None:
-        require_whole("--digits", digits, 0, 15)
-
-
 GRADE_SOURCES = ("humans", "automatic", "corrected")
 """Whose grades an evaluation reads (``EvaluationOptions.grades``)."""
 
@@ -120,8 +65,8 @@ class EvaluationOptions:
     """How to evaluate: the cut-offs ``ks`` (None: all; the first leads), gain, ideal pool,
     unjudged results, relevance threshold and trec_eval's ``-c``; the raters' grades combined
     by ``aggregate`` (a method or ``rater:NAME``), the lead's adjudicated grades preferred or
-    left out; the ``runs`` and ``raters`` chosen (None: all); and the ``seed``, bootstrap
-    ``resamples`` and randomization-test ``permutations`` of the statistics."""
+    left out; the ``runs`` and ``raters`` chosen (None: all); and the ``seed`` and
+    randomization-test ``permutations`` of the statistics."""
 
     ks: tuple[int | None, ...] = (10,)
     gain: str = "linear"
@@ -134,7 +79,6 @@ class EvaluationOptions:
     runs: tuple[str, ...] | None = None
     raters: tuple[str, ...] | None = None
     seed: int = 0
-    resamples: int = 10_000
     permutations: int = 10_000
     measures: tuple[str, ...] = ()
     """More measures by the names ir_measures writes (``AP``, ``P(rel=2)@5``: as
@@ -164,7 +108,6 @@ class EvaluationOptions:
         except ValueError as error:
             raise UsageError(str(error)) from None
         require_whole("--seed", self.seed, 0)
-        require_whole("--resamples", self.resamples, 1)
         require_whole("--permutations", self.permutations, 1)
         for option, chosen in (("--run", self.runs), ("--raters", self.raters)):
             if chosen is not None and (not chosen or len(set(chosen)) != len(chosen)):
@@ -255,9 +198,102 @@ class EvaluationOptions:
             "runs": list(self.runs) if self.runs else "all",
             "raters": list(self.raters) if self.raters else "all",
             "seed": self.seed,
-            "resamples": self.resamples,
             "permutations": self.permutations,
             "measures": list(self.measures),
             "grades": self.grade_source,
             "judge": self.judge,
         }
+
+
+@dataclass(frozen=True)
+class SignificanceOptions:
+    """How to compare runs: the ``tests`` (among ``hsd``, ``randomization``, ``t``,
+    ``wilcoxon``, ``sign``; the first decides the verdicts and the matrix's colours), the
+    ``adjustment`` of the paired tests' p-values the verdicts use (``holm``, ``bh`` or
+    ``none``; both adjustments are computed), every pair of runs or each against a
+    ``baseline`` run, and the ``permutations`` and ``seed`` of the randomized tests and the
+    bootstrap."""
+
+    tests: tuple[str, ...] = TESTS
+    adjustment: str = "holm"
+    baseline: str | None = None
+    permutations: int = 10_000
+    seed: int = 0
+
+    @classmethod
+    def following(cls, options: EvaluationOptions) -> SignificanceOptions:
+        """The default comparison of an evaluation: its permutations and seed."""
+        return cls(permutations=options.permutations, seed=options.seed)
+
+    def checked(self) -> SignificanceOptions:
+        """These options, or a usage error naming the first that is wrong."""
+        if not self.tests or len(set(self.tests)) != len(self.tests):
+            raise UsageError(f"--tests needs test names, each once: {', '.join(TESTS)}")
+        unknown = [test for test in self.tests if test not in TESTS]
+        if unknown:
+            raise UsageError(
+                f"--tests: no test {', '.join(map(quoted, unknown))} (tests: {', '.join(TESTS)})"
+            )
+        if self.adjustment not in ADJUSTMENTS:
+            raise UsageError(f"--adjust takes {', '.join(ADJUSTMENTS)}")
+        require_whole("--permutations", self.permutations, 1)
+        require_whole("--seed", self.seed, 0)
+        return self
+
+    def record(self) -> dict[str, object]:
+        """The options as the JSON document states them."""
+        return {
+            "tests": list(self.tests),
+            "adjustment": self.adjustment,
+            "baseline": self.baseline,
+            "permutations": self.permutations,
+            "seed": self.seed,
+        }
+
+
+def parse_tests(text: str | None) -> tuple[str, ...]:
+    """``--tests t,wilcoxon`` → ``("t", "wilcoxon")``; all tests when not given."""
+    listed = names(text, "--tests", "test")
+    return TESTS if listed is None else tuple(name.lower() for name in listed)
+
+
+@dataclass(frozen=True)
+class EvaluationRequest:
+    """One evaluation asked for: how to evaluate (``options``), and what to compute beside
+    each run's values: the runs compared as ``comparison`` says (None: not compared; asked
+    with fewer than two runs, nothing to compare), NDCG at the curve's cut-offs (``curves``),
+    at ``more_ks`` too (trec_eval's), each rater's own means (``per_rater``) and the per-query
+    table with the queries' texts (``table``)."""
+
+    options: EvaluationOptions = EvaluationOptions()
+    comparison: SignificanceOptions | None = None
+    curves: bool = False
+    per_rater: bool = False
+    more_ks: tuple[int | None, ...] = ()
+    table: bool = False
+
+    @classmethod
+    def shown(
+        cls, options: EvaluationOptions, comparison: SignificanceOptions | None = None
+    ) -> EvaluationRequest:
+        """The evaluation as the evaluation page and the report show it: compared (as
+        ``comparison`` says, by default with the options' permutations and seed), with the
+        curve and the per-query table."""
+        return cls(
+            options,
+            comparison or SignificanceOptions.following(options),
+            curves=True,
+            table=True,
+        )
+
+    def checked(self) -> EvaluationRequest:
+        """This request, or a usage error naming the first option that is wrong."""
+        self.options.checked()
+        if self.comparison is not None:
+            self.comparison.checked()
+        return self
+
+    def settings(self) -> Settings:
+        """The metric settings: the options' cut-offs, then the curve's and ``more_ks``."""
+        curve = self.options.curve_ks() if self.curves else ()
+        return self.options.settings([*curve, *self.more_ks])

@@ -133,7 +133,9 @@ def _note(
         if symbol in marks.values()
     ]
     found = " and ".join(kinds) if kinds else f"No run differs significantly from {name}"
-    test = significance.verdict_words()  # our words: nothing to escape
+    from judge_app.writers.significance import verdict_words
+
+    test = verdict_words(significance)  # our words: nothing to escape
     return f"{found} on {header} by the {test} ({significance.alpha:g} level)."
 
 

@@ -1,0 +1,104 @@
+"""A database's campaign read for evaluation and the analyses beside it, in one snapshot:
+graded judgments, run results and (where a judge's grades may be evaluated) the automatic
+judges' grades, as integer codes (``judge_app.evaluation.campaign.Campaign``); and the stamp
+that says when it must be read again."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from judge_app.evaluation.campaign import Campaign, Stamp
+from judge_app.metrics.codes import Graded, Results
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from judge_app.store import Database
+
+
+def change_stamp(session: Session) -> Stamp:
+    """Values that change whenever a judgment, a result, an automatic judge's answer or the
+    active sample does, cheap enough to poll: a judgment added gets a new id, every change of
+    one is a history event, a run imported again gets new result rows; automatic answers have
+    no id, so their counts, the sum of their grades and the latest time stand for them, and
+    the active sample's size, time and whether raters follow it."""
+    row = session.connection().exec_driver_sql(
+        "SELECT (SELECT coalesce(max(id), 0) FROM judgment), "
+        "(SELECT coalesce(max(id), 0) FROM judgment_event), "
+        "(SELECT coalesce(max(id), 0) FROM result), (SELECT count(*) FROM run), "
+        "(SELECT count(*) FROM automatic_judge), (SELECT count(*) FROM auto_judgment), "
+        "(SELECT count(grade) FROM auto_judgment), (SELECT sum(grade) FROM auto_judgment), "
+        "(SELECT max(judged_at) FROM auto_judgment), (SELECT count(*) FROM active_sample), "
+        "(SELECT max(drawn_at) FROM active_sample), "
+        "(SELECT max(value) FROM setting WHERE key = 'pool.query_order')"
+    )
+    return tuple(_stamp_value(value) for value in row.one())
+
+
+def _stamp_value(value: object) -> object:
+    """A stamp's value the same however the database returns it: a time as text, nothing
+    (an empty table's sum or time) as 0."""
+    if value is None:
+        return 0
+    return value.isoformat(sep=" ") if isinstance(value, datetime) else value
+
+
+def load_campaign(database: Database, queries: bool = True, automatic: bool = True) -> Campaign:
+    """Read the graded judgments, the results, (``queries``) the queries' texts and
+    (``automatic``) the automatic judges' grades and the active sample of ``database``, in one
+    snapshot; the judges' names always. Readers that never evaluate a judge's grades (agreement,
+    assignment, planning) leave ``automatic`` out."""
+    with database.reading() as session:
+        return campaign_of(session, database.describe(), queries, automatic)
+
+
+def campaign_of(
+    session: Session, source: str, queries: bool = True, automatic: bool = True
+) -> Campaign:
+    """``load_campaign`` within a reading ``session`` of the database ``source``."""
+    from judge_app.store import active_sample, reads
+    from judge_app.store.automatic import judge_names
+    from judge_app.store.queue import pool_settings
+
+    stamp = change_stamp(session)
+    judges = tuple(judge_names(session))
+    automatic = automatic and bool(judges)
+    graded, results, judged, names = reads.campaign_codes(session, automatic)
+    texts = reads.queries_frame(session) if queries else None
+
+    def coded(rows: dict[str, np.ndarray], raters: np.ndarray) -> Graded:
+        return Graded(
+            rows["query_id"],
+            rows["doc_id"],
+            rows["rater"],
+            rows["grade"].astype(np.float64),
+            names["query_id"],
+            names["doc_id"],
+            raters,
+        )
+
+    return Campaign(
+        source=source,
+        graded=coded(graded, names["rater"]),
+        coded_results=Results(
+            results["run"], results["query_id"], results["doc_id"], results["rank"], names["run"]
+        ),
+        queries={} if texts is None else dict(zip(texts["query_id"], texts["text"].fillna(""))),
+        stamp=stamp,
+        judges=judges,
+        automatic=coded(judged, names["judge"]) if automatic else None,
+        active=active_sample.active_sample_frame(session)
+        if automatic and pool_settings(session).query_order == "active"
+        else None,
+    )
+
+
+def read_campaign(db: str, queries: bool = True, automatic: bool = True) -> Campaign:
+    """``load_campaign`` of the database ``db`` (a path or URL), opened read-only."""
+    from judge_app.store import open_database
+
+    with open_database(db, read_only=True) as database:
+        return load_campaign(database, queries, automatic)

@@ -1,0 +1,69 @@
+"""Values of options, parsed and checked in one place for every command and the window: lists
+of names, known names, whole and finite numbers.
+
+A usage error (exit code 2) names the option and what it takes; an unknown rater or run is
+one too, with the names the source does hold.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+from judge_app.errors import UsageError, quoted
+from judge_app.names import normal_ids, similar_name, similar_reason
+
+
+def names(text: str | None, option: str, what: str = "rater") -> tuple[str, ...] | None:
+    """The names of a comma-separated list as typed (``"ana, ben"``), each trimmed and in
+    Unicode NFC; None when the option was not given; a usage error for no name or one twice."""
+    if text is None:
+        return None
+    listed = normal_ids(text)
+    if not listed:
+        raise UsageError(f"{option} needs at least one name: {option} a,b,c")
+    twice = sorted({name for name in listed if listed.count(name) > 1})
+    if twice:
+        raise UsageError(f"{option} names a {what} twice: {', '.join(map(quoted, twice))}")
+    return tuple(listed)
+
+
+def check_known(
+    asked: Iterable[str] | None, known: Iterable[str], what: str, option: str, source: str
+) -> None:
+    """A usage error naming the ``asked`` names ``source`` does not hold, with those it does
+    (and the one meant, where a name differs from one only by case or spaces)."""
+    if asked is None:
+        return
+    known = sorted(set(known))
+    unknown = [name for name in asked if name not in known]
+    if not unknown:
+        return
+    text = f"{option}: {source} has no {what} {', '.join(map(quoted, unknown))}"
+    text += f" ({what}s it has: {', '.join(known) or 'none'})"
+    for name in unknown:
+        meant = similar_name(name, known)
+        if meant is not None:
+            text += "; " + similar_reason(name, meant)
+    raise UsageError(text)
+
+
+def require_whole(
+    option: str, value: int, low: int, high: int | None = None, note: str = ""
+) -> None:
+    """A usage error unless ``option``'s ``value`` is a whole number from ``low`` (to ``high``)."""
+    if value < low or (high is not None and value > high):
+        span = f"from {low}" + ("" if high is None else f" to {high}")
+        raise UsageError(f"{option} takes a whole number {span}{note}")
+
+
+def require_finite(option: str, value: float) -> None:
+    """A usage error unless ``option``'s ``value`` is a finite number (not nan or inf)."""
+    if not math.isfinite(value):
+        raise UsageError(f"{option} takes a finite number (not nan or inf)")
+
+
+def check_digits(digits: int | None) -> None:
+    """A usage error unless ``--digits`` is None (full precision) or 0 to 15."""
+    if digits is not None:
+        require_whole("--digits", digits, 0, 15)

@@ -1,0 +1,27 @@
+"""Tables and counted words for people: the small pieces every writer lays text out with."""
+
+from __future__ import annotations
+
+
+def text_table(rows: list[dict[str, object]]) -> str:
+    """Rows of cells as pandas' ``DataFrame(rows).to_string(index=False)`` lays out text
+    and whole numbers: each column as wide as its header or widest cell, everything
+    right-justified, columns one space apart."""
+    columns = list(rows[0])
+    lines = [columns, *([str(row[column]) for column in columns] for row in rows)]
+    widths = [max(len(line[index]) for line in lines) for index in range(len(columns))]
+    return "\n".join(
+        " ".join(cell.rjust(width) for cell, width in zip(line, widths)) for line in lines
+    )
+
+
+def count_text(n: int, singular: str, plural: str) -> str:
+    """``1 query``, ``1,234 queries``."""
+    return f"{n:,} {singular if n == 1 else plural}"
+
+
+def listed(items: list[str], conjunction: str) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    if len(items) == 1:
+        return items[0]
+    return f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
