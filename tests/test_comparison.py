@@ -13,6 +13,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy import stats
+from scipy.special import expit, logit
 from statsmodels.stats.weightstats import DescrStatsW
 
 from judge_app.evaluation.engine import compare_evaluations
@@ -177,12 +178,17 @@ def test_t_interval_is_scipys_and_statsmodels():
     assert (interval.method, interval.confidence) == ("t", 0.9)
 
 
-def test_t_interval_stays_within_the_measures_range():
+def test_t_interval_stays_within_the_measures_range_on_the_logit_scale():
     values = [1.0, 1.0, 0.98, 1.0, 0.7, 1.0, 1.0, 0.95]  # NDCG near 1: the t interval passes it
     low, high = stats.t.interval(0.95, len(values) - 1, np.mean(values), stats.sem(values))
     assert high > 1
     interval = t_interval(values, (0.0, 1.0))
-    assert interval.high == 1.0 and interval.low == pytest.approx(low, rel=1e-12)
+    mean, half = np.mean(values), stats.t.ppf(0.975, 7) * stats.sem(values)
+    spread = half / (mean * (1 - mean))
+    expected = (expit(logit(mean) - spread), expit(logit(mean) + spread))
+    assert (interval.low, interval.high) == pytest.approx(expected, rel=1e-12)
+    assert 0 < interval.low < interval.mean < interval.high < 1
+    assert t_interval([1.0] * 5, (0.0, 1.0)).high == 1.0  # at the bound: the mean itself
 
 
 @pytest.mark.parametrize(

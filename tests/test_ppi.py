@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
-from ppi_oracle import jackknife_interval, point
+from ppi_oracle import jackknife_interval, on_scale, point
 from scipy import stats
 
 from judge_app.metrics import active_order, ppi
@@ -72,7 +72,9 @@ def test_any_sample_matches_ppi_python(y, shift, big_n, seed):
 def test_intervals_stay_within_the_bounds_asked_for():
     y = np.array([1.0, 0.98, 1.0, 0.7, 1.0, 1.0, 0.95, 1.0])
     assert ppi.classical(y).high > 1
-    assert ppi.classical(y, bounds=(0.0, 1.0)).high == 1.0
+    humans = ppi.classical(y, bounds=(0.0, 1.0))
+    assert humans.interval == pytest.approx(on_scale(y.mean(), stats.sem(y), 8, 0.0, 1.0))
+    assert 0 < humans.low < humans.high < 1
     corrected = ppi.prediction_powered(y, y - 0.1, np.full(20, 0.95), bounds=(0.0, 1.0))
     assert 0.0 <= corrected.low <= corrected.high <= 1.0
 

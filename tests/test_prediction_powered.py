@@ -11,7 +11,7 @@ from io import StringIO
 import numpy as np
 import pytest
 from campaign_support import judged_by_machine
-from ppi_oracle import jackknife_interval, point
+from ppi_oracle import jackknife_interval, on_scale, point
 from scipy import stats
 
 from judge_app.cli import main as cli
@@ -53,11 +53,11 @@ def test_each_run_and_difference_is_ppi_pythons_estimate_from_the_evaluations_ow
         y = np.array([humans[name][q] for q in shared])
         yhat = np.array([judge[name][q] for q in shared])
         unlabeled = np.array([judge[name][q] for q in others])
-        low, high = jackknife_interval(y, yhat, unlabeled)
+        low, high = jackknife_interval(y, yhat, unlabeled, bounds=(0.0, 1.0))
         assert run["ppi_mean"] == pytest.approx(point(y, yhat, unlabeled), abs=1e-12)
         assert run["ppi_interval"] == pytest.approx([low, high], abs=1e-12)
         assert run["estimates"]["interval"] == pytest.approx(
-            list(stats.t.interval(0.95, len(y) - 1, np.mean(y), stats.sem(y))), abs=1e-12
+            list(on_scale(np.mean(y), stats.sem(y), len(y), 0.0, 1.0)), abs=1e-12
         )
         assert run["estimates"]["mean"] == pytest.approx(run["mean"]["ndcg@10"], abs=1e-12)
         assert run["estimates"]["automatic_mean"] == pytest.approx(
@@ -75,7 +75,7 @@ def test_each_run_and_difference_is_ppi_pythons_estimate_from_the_evaluations_ow
         y = np.array([humans[other][q] - humans[first][q] for q in shared])
         yhat = np.array([judge[other][q] - judge[first][q] for q in shared])
         unlabeled = np.array([judge[other][q] - judge[first][q] for q in others])
-        low, high = jackknife_interval(y, yhat, unlabeled)
+        low, high = jackknife_interval(y, yhat, unlabeled, bounds=(-1.0, 1.0))
         assert difference["ppi_interval"] == pytest.approx([low, high], abs=1e-12)
 
 

@@ -7,15 +7,21 @@ have where a normal interval with the population standard deviation does not); a
 two runs gets the interval of the test its verdict comes from (``metrics.significance``).
 
 A measure's values lie in a range (:func:`measure_range`: NDCG, precision, recall, AP and RR in
-[0, 1]; their differences in [−1, 1]; counts from 0). An interval is cut to that range: the true
-mean lies in it, so the cut interval covers it whenever the whole one did, and no figure shown
-is impossible.
+[0, 1]; their differences in [−1, 1]; counts from 0). An interval of a bounded mean is built on
+a scale that maps its range onto the whole line and back (:func:`bounded`): the logit for
+[0, 1], Fisher's z (artanh) for [−1, 1], the mean ± t·se there with the standard error carried
+over by the delta method. It never leaves the range, and it is longer on the side away from
+the bound, as a mean near 1 (a good run's NDCG, most queries near 1 and a long tail below) is:
+on generated campaigns it covered the true mean 93.7% of the time at 8 queries, where the
+plain t interval covered 92.8% (``tests/ppi_simulation.py``). At the bound itself (every value
+0, or 1) the mean is its own interval; an estimate outside its range (a corrected mean can be)
+gets the plain t interval, cut to the range.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -32,6 +38,8 @@ UNBOUNDED_KEYS = ("cg@", "dcg@", "idcg@")
 
 Range = tuple[float, float]
 UNIT: Range = (0.0, 1.0)
+SIGNED_UNIT: Range = (-1.0, 1.0)
+UNBOUNDED: Range = (-math.inf, math.inf)
 
 
 @dataclass(frozen=True)
@@ -57,10 +65,17 @@ class MeanInterval:
 
     def within(self, bounds: Range) -> MeanInterval:
         """This interval cut to ``bounds`` (the measure's range)."""
-        low, high = bounds
         if not self.defined:
             return self
-        return replace(self, low=min(max(self.low, low), high), high=max(min(self.high, high), low))
+        low, high = bounds
+        return MeanInterval(
+            self.mean,
+            min(max(self.low, low), high),
+            max(min(self.high, high), low),
+            self.n,
+            self.method,
+            self.confidence,
+        )
 
 
 def t_quantile(n: int, confidence: float = CONFIDENCE) -> float:
@@ -72,12 +87,31 @@ def t_quantile(n: int, confidence: float = CONFIDENCE) -> float:
     return float(stdtrit(n - 1, 0.5 + confidence / 2))
 
 
+def bounded(mean: float, se: float, half: float, bounds: Range) -> tuple[float, float]:
+    """The interval ``mean ± half`` (``half``: the t quantile times the standard error
+    ``se``) of a mean in ``bounds``, built on the scale that maps them onto the whole line:
+    the logit for [0, 1], Fisher's z for [−1, 1] (other ranges: as it is, cut to them)."""
+    if math.isnan(half):
+        return math.nan, math.nan
+    low, high = bounds
+    width = high - low
+    if math.isfinite(width) and low < mean < high and se > 0:
+        share = (mean - low) / width  # in (0, 1): the logit of it
+        centre = math.log(share / (1 - share))
+        spread = half / (width * share * (1 - share))
+        return (
+            low + width / (1 + math.exp(-(centre - spread))),
+            low + width / (1 + math.exp(-(centre + spread))),
+        )
+    return max(mean - half, low), min(mean + half, high)
+
+
 def t_interval(
-    values: np.ndarray, bounds: Range = (-math.inf, math.inf), confidence: float = CONFIDENCE
+    values: np.ndarray, bounds: Range = UNBOUNDED, confidence: float = CONFIDENCE
 ) -> MeanInterval:
-    """The mean of ``values`` with its Student t interval, cut to ``bounds``: the numbers of
-    ``scipy.stats.t.interval(confidence, n − 1, mean, sem)``. Fewer than two values: no
-    bounds (NaN); equal values: the value."""
+    """The mean of ``values`` with its Student t interval, on the scale of ``bounds``
+    (:func:`bounded`; without bounds the numbers of ``scipy.stats.t.interval(confidence,
+    n − 1, mean, sem)``). Fewer than two values: no bounds (NaN); equal values: the value."""
     x = np.asarray(values, dtype=np.float64)
     n = int(x.size)
     if n == 0:
@@ -85,8 +119,9 @@ def t_interval(
     mean = float(x.mean())
     if n < 2:
         return MeanInterval(mean, math.nan, math.nan, n, T_METHOD, confidence)
-    half = t_quantile(n, confidence) * float(x.std(ddof=1)) / math.sqrt(n)
-    return MeanInterval(mean, mean - half, mean + half, n, T_METHOD, confidence).within(bounds)
+    se = float(x.std(ddof=1)) / math.sqrt(n)
+    low, high = bounded(mean, se, t_quantile(n, confidence) * se, bounds)
+    return MeanInterval(mean, low, high, n, T_METHOD, confidence)
 
 
 def measure_range(measure: str) -> Range:

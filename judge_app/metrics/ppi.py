@@ -18,7 +18,8 @@ the sample variance (divisor n − 1); the power-tuned one is the jackknife's ov
 units, λ tuned again without each unit (so the error of tuning λ on few units is in it), plus
 the unlabelled units' part; the design-weighted ones use the variance of a fixed-size draw with
 unequal probabilities (Hájek's approximation, the residuals centred), plus the spread of the
-values themselves. Intervals are cut to the measure's range (``Estimate.bounds``).
+values themselves. Intervals are built on the scale of the measure's range
+(``Estimate.bounds``; ``intervals.bounded``), which they never leave.
 """
 
 from __future__ import annotations
@@ -28,9 +29,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judge_app.metrics.intervals import CONFIDENCE, MeanInterval, Range, t_quantile
-
-UNBOUNDED: Range = (-math.inf, math.inf)
+from judge_app.metrics.intervals import (
+    CONFIDENCE,
+    UNBOUNDED,
+    MeanInterval,
+    Range,
+    bounded,
+    t_quantile,
+)
 
 HUMANS = "t"
 """The name of the humans-only interval."""
@@ -43,9 +49,9 @@ WEIGHTED = "design-weighted t"
 @dataclass(frozen=True)
 class Estimate:
     """A mean with its ``confidence`` interval ``mean ± t·se`` (t of ``n − 1`` degrees of
-    freedom) cut to ``bounds``, by ``method``; ``n`` labelled units, ``unlabeled`` units the
-    judge alone graded, ``lam`` the weight of the judge (None for an estimate that uses no
-    judge). NaN ``se``: no interval."""
+    freedom) on the scale of ``bounds`` (``intervals.bounded``), by ``method``; ``n``
+    labelled units, ``unlabeled`` units the judge alone graded, ``lam`` the weight of the
+    judge (None for an estimate that uses no judge). NaN ``se``: no interval."""
 
     mean: float
     se: float
@@ -61,16 +67,17 @@ class Estimate:
         return t_quantile(self.n, self.confidence) * self.se
 
     @property
+    def interval(self) -> tuple[float, float]:
+        """``mean ± t·se`` on the scale of ``bounds`` (``intervals.bounded``)."""
+        return bounded(self.mean, self.se, self.half_width, self.bounds)
+
+    @property
     def low(self) -> float:
-        return max(self.mean - self.half_width, self.bounds[0])
+        return self.interval[0]
 
     @property
     def high(self) -> float:
-        return min(self.mean + self.half_width, self.bounds[1])
-
-    @property
-    def interval(self) -> tuple[float, float]:
-        return self.low, self.high
+        return self.interval[1]
 
     @property
     def defined(self) -> bool:

@@ -229,8 +229,8 @@ def summary_table(
 
 
 INTERVAL_NOTE = (
-    "Each mean NDCG has its {:.0%} Student t interval over the queries, cut to the measure's "
-    "range [0, 1]; a run of one query has none."
+    "Each mean NDCG has its {:.0%} Student t interval over the queries, on the logit scale so "
+    "that it stays within [0, 1]; a run of one query has none."
 )
 
 
