@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from judge_app.agreement import formats
 from judge_app.agreement.report import (
     ADJUDICATION_SPREAD,
     AgreementReport,
@@ -29,6 +28,7 @@ from judge_app.errors import JudgeAppError, UsageError, quoted
 from judge_app.metrics.aggregation import ADJUDICATED
 from judge_app.metrics.codes import Graded, Results, code_of
 from judge_app.options import check_known, require_whole
+from judge_app.writers.agreement import csv_text, json_text, table_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -164,10 +164,10 @@ def as_text(report: AgreementReport, output: str, digits: int | None = None) -> 
     if output not in OUTPUTS:
         raise UsageError(f"--format must be one of {', '.join(OUTPUTS)}")
     if output == "json":
-        return formats.json_text(report, digits)
+        return json_text(report, digits)
     if output == "csv":
-        return formats.csv_text(report, digits)
-    return formats.table_text(report, TABLE_DIGITS if digits is None else digits)
+        return csv_text(report, digits)
+    return table_text(report, TABLE_DIGITS if digits is None else digits)
 
 
 def _chosen(graded: Graded, options: AgreementOptions, source: str) -> Graded:

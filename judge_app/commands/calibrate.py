@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from judge_app.agreement import coefficients as co
-from judge_app.agreement.formats import alpha_reading
 from judge_app.agreement.stability import kendall_tau_b
 from judge_app.errors import UsageError, quoted
 from judge_app.evaluation.judge_quality import JudgeQuality, whole_grades
@@ -30,6 +29,7 @@ from judge_app.metrics.aggregation import parse_method
 from judge_app.metrics.ranking import k_label
 from judge_app.numbers import MISSING, score_text, share_text, signed_text
 from judge_app.options import require_whole
+from judge_app.writers.agreement import alpha_reading
 from judge_app.writers.corrected import quality_warning
 
 if TYPE_CHECKING:

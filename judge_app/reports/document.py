@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 from matplotlib.figure import Figure
 
-from judge_app.agreement.formats import alpha_reading
 from judge_app.agreement.report import AgreementReport, adjudications
-from judge_app.agreement.tables import KAPPA_MATRIX_NOTE, kappa_matrix
+from judge_app.agreement.tables import kappa_matrix
 from judge_app.metrics.intervals import MeanInterval
 from judge_app.metrics.measure_names import aggregate_note
 from judge_app.metrics.ranking import Evaluation, k_label
 from judge_app.numbers import MISSING, score_text, share_text, signed_text
 from judge_app.reports import charts
 from judge_app.reports.significance import significance_html
+from judge_app.writers.agreement import KAPPA_MATRIX_NOTE, adjudication_summary, alpha_reading
 from judge_app.writers.corrected import assumption, caveat, cell, quality_text, saved_text
 
 if TYPE_CHECKING:
@@ -335,7 +335,7 @@ def _agreement(report: AgreementReport, number: Callable) -> str:
             numeric_from=2,
         ),
     ]
-    parts.append(f"<p>{_e(adjudications(report.per_query).summary())}.</p>")
+    parts.append(f"<p>{_e(adjudication_summary(adjudications(report.per_query)))}.</p>")
     return "\n".join(parts)
 
 
