@@ -973,9 +973,11 @@ def _plan(args: argparse.Namespace) -> str:
 
 
 def _calibrate(args: argparse.Namespace) -> str:
-    from judge_app.commands.calibrate import CalibrationOptions, calibrate_of
+    from judge_app.commands.calibrate import calibrate_of
+    from judge_app.evaluation.calibration import CalibrationOptions
     from judge_app.evaluation.options import parse_k
     from judge_app.names import normal_id
+    from judge_app.writers.calibration import as_text
 
     options = CalibrationOptions(
         judge=normal_id(args.judge),
@@ -986,7 +988,7 @@ def _calibrate(args: argparse.Namespace) -> str:
         bootstrap=args.bootstrap,
         seed=args.seed,
     ).checked()
-    return calibrate_of(args.db, options).as_text(args.format)
+    return as_text(calibrate_of(args.db, options), args.format)
 
 
 def _autojudge(args: argparse.Namespace) -> str | int:

@@ -377,7 +377,8 @@ class Analysis(QObject):
     def refresh_calibration(self) -> Task | None:
         """Compare the judge chosen on the automatic judges page (the first, at first) with
         the humans off the UI thread."""
-        from judge_app.commands.calibrate import CalibrationOptions, overview_of
+        from judge_app.commands.calibrate import overview_of
+        from judge_app.evaluation.calibration import CalibrationOptions
 
         if not self.workspace.ready():
             return None
