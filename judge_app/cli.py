@@ -950,9 +950,10 @@ def _report(args: argparse.Namespace) -> str:
 
 def _raters(args: argparse.Namespace) -> str:
     from judge_app.commands.rater_quality import RatersOptions, rater_quality_of
+    from judge_app.writers.raters import as_text
 
     options = RatersOptions(min_seconds=args.min_seconds, too_fast_out=args.too_fast)
-    return rater_quality_of(args.db, options).as_text(args.format)
+    return as_text(rater_quality_of(args.db, options), args.format)
 
 
 def _plan(args: argparse.Namespace) -> str:

@@ -23,9 +23,9 @@ from judge_app.gui.workspace import Workspace
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from judge_app.agreement.quality import RatersReport
     from judge_app.agreement.report import AgreementReport
     from judge_app.commands.calibrate import Overview
-    from judge_app.commands.rater_quality import RatersReport
     from judge_app.commands.report import RenderedReport
     from judge_app.evaluation.campaign import Campaign, Stamp
     from judge_app.evaluation.result import EvaluationResult
