@@ -918,6 +918,7 @@ def _agreement(args: argparse.Namespace) -> str:
     from judge_app.commands import agree
     from judge_app.names import normal_id
     from judge_app.options import check_digits, names
+    from judge_app.writers.agreement import as_text
 
     options = agree.AgreementOptions(
         raters=names(args.raters, "--raters"),
@@ -933,7 +934,7 @@ def _agreement(args: argparse.Namespace) -> str:
         report = agree.agreement_of_database(options, args.db)
     else:
         report = agree.agreement_of_file(options, args.judgments)
-    return agree.as_text(report, args.format, args.digits)
+    return as_text(report, args.format, args.digits)
 
 
 def _report(args: argparse.Namespace) -> str:

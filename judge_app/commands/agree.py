@@ -28,15 +28,11 @@ from judge_app.errors import JudgeAppError, UsageError, quoted
 from judge_app.metrics.aggregation import ADJUDICATED
 from judge_app.metrics.codes import Graded, Results, code_of
 from judge_app.options import check_known, require_whole
-from judge_app.writers.agreement import csv_text, json_text, table_text
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from judge_app.agreement.stability import RankingStability
-
-OUTPUTS = ("table", "csv", "json")
-TABLE_DIGITS = 4
 
 
 @dataclass(frozen=True)
@@ -156,18 +152,6 @@ def _mark_decided(
 ) -> None:
     for query_id, item in items:
         item.decided = decided.get((query_id, item.doc_id))
-
-
-def as_text(report: AgreementReport, output: str, digits: int | None = None) -> str:
-    """The report as ``agreement --format`` prints it: ``json`` and ``csv`` in full precision
-    unless ``digits``; ``table`` for people, to 4 digits unless ``digits``."""
-    if output not in OUTPUTS:
-        raise UsageError(f"--format must be one of {', '.join(OUTPUTS)}")
-    if output == "json":
-        return json_text(report, digits)
-    if output == "csv":
-        return csv_text(report, digits)
-    return table_text(report, TABLE_DIGITS if digits is None else digits)
 
 
 def _chosen(graded: Graded, options: AgreementOptions, source: str) -> Graded:

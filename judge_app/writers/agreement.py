@@ -1,7 +1,8 @@
-"""An :class:`AgreementReport` as text: a short table report, long-form CSV, or JSON; and the
-words the report and the agreement page say of it: Krippendorff's reading of an alpha
-(:func:`alpha_reading`), the count of what awaits adjudication (:func:`adjudication_summary`)
-and the note under the kappa heat map (``KAPPA_MATRIX_NOTE``).
+"""An :class:`AgreementReport` as ``judge-app agreement --format`` writes it (:func:`as_text`):
+a short table report, long-form CSV, or JSON; and the words the report and the agreement page
+say of it: Krippendorff's reading of an alpha (:func:`alpha_reading`), the count of what
+awaits adjudication (:func:`adjudication_summary`) and the note under the kappa heat map
+(``KAPPA_MATRIX_NOTE``).
 
 JSON has null (never NaN) where a statistic is undefined and says why under ``reasons``; every
 pair, rater and query entry has its own ``reasons``. CSV is long: one statistic a row, with
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from judge_app.agreement.coefficients import GRADES, LEVELS
 from judge_app.agreement.report import adjudications
+from judge_app.errors import UsageError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -42,12 +44,26 @@ CSV_COLUMNS = [
     "value",
     "reason",
 ]
+OUTPUTS = ("table", "csv", "json")
+TABLE_DIGITS = 4
 WORST_QUERIES = 10
 ADJUDICATION_LINES = 20
 KAPPA_MATRIX_NOTE = (
     "The heat map shows each pair's quadratic weighted κ; its diagonal is left empty: a rater "
     "is not compared with themselves."
 )
+
+
+def as_text(report: AgreementReport, output: str, digits: int | None = None) -> str:
+    """The report as ``agreement --format`` prints it: ``json`` and ``csv`` in full precision
+    unless ``digits``; ``table`` for people, to 4 digits unless ``digits``."""
+    if output not in OUTPUTS:
+        raise UsageError(f"--format must be one of {', '.join(OUTPUTS)}")
+    if output == "json":
+        return json_text(report, digits)
+    if output == "csv":
+        return csv_text(report, digits)
+    return table_text(report, TABLE_DIGITS if digits is None else digits)
 
 
 def _round(value: float | None, digits: int | None) -> float | None:
