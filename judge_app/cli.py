@@ -918,6 +918,7 @@ def _agreement(args: argparse.Namespace) -> str:
     from judge_app.commands import agree
     from judge_app.names import normal_id
     from judge_app.options import check_digits, names
+    from judge_app.writers.agreement import as_text
 
     options = agree.AgreementOptions(
         raters=names(args.raters, "--raters"),
@@ -933,7 +934,7 @@ def _agreement(args: argparse.Namespace) -> str:
         report = agree.agreement_of_database(options, args.db)
     else:
         report = agree.agreement_of_file(options, args.judgments)
-    return agree.as_text(report, args.format, args.digits)
+    return as_text(report, args.format, args.digits)
 
 
 def _report(args: argparse.Namespace) -> str:
@@ -950,9 +951,10 @@ def _report(args: argparse.Namespace) -> str:
 
 def _raters(args: argparse.Namespace) -> str:
     from judge_app.commands.rater_quality import RatersOptions, rater_quality_of
+    from judge_app.writers.raters import as_text
 
     options = RatersOptions(min_seconds=args.min_seconds, too_fast_out=args.too_fast)
-    return rater_quality_of(args.db, options).as_text(args.format)
+    return as_text(rater_quality_of(args.db, options), args.format)
 
 
 def _plan(args: argparse.Namespace) -> str:
@@ -973,9 +975,11 @@ def _plan(args: argparse.Namespace) -> str:
 
 
 def _calibrate(args: argparse.Namespace) -> str:
-    from judge_app.commands.calibrate import CalibrationOptions, calibrate_of
+    from judge_app.commands.calibrate import calibrate_of
+    from judge_app.evaluation.calibration import CalibrationOptions
     from judge_app.evaluation.options import parse_k
     from judge_app.names import normal_id
+    from judge_app.writers.calibration import as_text
 
     options = CalibrationOptions(
         judge=normal_id(args.judge),
@@ -986,7 +990,7 @@ def _calibrate(args: argparse.Namespace) -> str:
         bootstrap=args.bootstrap,
         seed=args.seed,
     ).checked()
-    return calibrate_of(args.db, options).as_text(args.format)
+    return as_text(calibrate_of(args.db, options), args.format)
 
 
 def _autojudge(args: argparse.Namespace) -> str | int:

@@ -21,9 +21,9 @@ from scipy.stats import kendalltau
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa
 
-from judge_app.agreement import formats
 from judge_app.agreement.report import Ratings, build_report
 from judge_app.agreement.stability import ranking_stability, raters_judging_all
+from judge_app.writers import agreement as agreement_writer
 
 
 def judgments_frame(grades: np.ndarray, raters: list[str], docs_per_query: int = 4) -> pd.DataFrame:
@@ -242,7 +242,7 @@ def test_one_rater_gives_nulls_with_one_reason():
     assert all(q.krippendorff_alpha_ordinal is None for q in report.per_query)
     [ana] = report.per_rater
     assert ana.alpha_without_rater is None and ana.mean_grade == pytest.approx(1.8)
-    document = json.loads(formats.json_text(report))
+    document = json.loads(agreement_writer.json_text(report))
     assert document["krippendorff_alpha"] == dict.fromkeys(["nominal", "ordinal", "interval"])
     assert document["krippendorff_alpha_ci"] == {"ordinal": None}
 
@@ -280,7 +280,7 @@ def test_all_grades_zero():
             "documents graded by two or more raters is 0"
             in query.reasons["krippendorff_alpha_ordinal"]
         )
-    text = formats.json_text(report)
+    text = agreement_writer.json_text(report)
     assert "NaN" not in text
     assert json.loads(text)["fleiss_kappa"] is None
 
@@ -298,7 +298,7 @@ def test_empty_frame_gives_an_empty_report():
     report = build_report(Ratings.from_frame(frame))
     assert (report.n_units, report.raters, report.per_query) == (0, [], [])
     assert report.reasons["percent_agreement"] == "there are no judgments"
-    json.loads(formats.json_text(report))
+    json.loads(agreement_writer.json_text(report))
 
 
 # --------------------------------------------------------------------------- ranking stability
@@ -321,7 +321,7 @@ def test_ranking_stability_orders_and_kendall_tau():
     assert taus["ana", "ben"].tau == pytest.approx(expected)
     assert taus["ana", "cy"].tau is None
     assert "same mean ndcg@10 with cy's judgments" in taus["ana", "cy"].reason
-    record = formats.report_record(
+    record = agreement_writer.report_record(
         build_report(Ratings.from_frame(small_frame()), resamples=0, ranking=ranking)
     )["ranking_stability"]
     assert record["left_out"] == {"dee": "judged 3 of the 12 queries"}
@@ -341,9 +341,9 @@ def test_raters_judging_all_queries():
 
 def test_formats_agree_with_each_other():
     report = build_report(Ratings.from_frame(small_frame()), resamples=100)
-    record = json.loads(formats.json_text(report, digits=6))
-    lines = formats.csv_text(report, digits=6).splitlines()
-    assert lines[0] == ",".join(formats.CSV_COLUMNS)
+    record = json.loads(agreement_writer.json_text(report, digits=6))
+    lines = agreement_writer.csv_text(report, digits=6).splitlines()
+    assert lines[0] == ",".join(agreement_writer.CSV_COLUMNS)
     ordinal = next(line for line in lines if ",krippendorff_alpha.ordinal," in line)
     assert float(ordinal.split(",")[7]) == record["krippendorff_alpha"]["ordinal"]
     adjudicate = [line for line in lines if line.startswith("adjudicate,")]
@@ -352,10 +352,10 @@ def test_formats_agree_with_each_other():
         "adjudicate,ben,,qb,d4,,grade,0,",
         "adjudicate,chloe,,qb,d4,,grade,4,",
     ]
-    table = formats.table_text(report, digits=3)
+    table = agreement_writer.table_text(report, digits=3)
     alpha = record["krippendorff_alpha"]["ordinal"]
     assert f"Ordinal alpha {alpha:.3f}" in table
-    assert formats.alpha_reading(alpha) in table
+    assert agreement_writer.alpha_reading(alpha) in table
     assert "qb d4: ana 0, ben 0, chloe 4" in table
     assert not math.isnan(alpha)
 
@@ -366,4 +366,4 @@ def test_formats_agree_with_each_other():
      (0.0, "no better than chance"), (-0.2, "no better than chance")],
 )  # fmt: skip
 def test_alpha_reading_follows_krippendorffs_thresholds(alpha, word):
-    assert formats.alpha_reading(alpha).startswith(word)
+    assert agreement_writer.alpha_reading(alpha).startswith(word)

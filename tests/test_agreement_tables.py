@@ -15,7 +15,6 @@ from sklearn.metrics import cohen_kappa_score
 
 from judge_app.agreement.report import AgreementReport, Ratings, build_report
 from judge_app.agreement.tables import (
-    KAPPA_MATRIX_NOTE,
     adjudication_frame,
     kappa_matrix,
     pairs_frame,
@@ -26,6 +25,7 @@ from judge_app.cli import main as cli
 from judge_app.commands.report import ReportOptions, gather
 from judge_app.reports.document import render_html
 from judge_app.reports.figures import agreement_figures
+from judge_app.writers.agreement import KAPPA_MATRIX_NOTE
 
 GRADES = {  # (query, document): grades of ana, ben, chloe (None: not graded)
     ("q1", "d1"): (3, 3, None),

@@ -22,12 +22,14 @@ from sklearn.metrics import confusion_matrix as sk_confusion
 from sqlalchemy import select
 
 from judge_app.cli import main as cli
-from judge_app.commands.calibrate import CalibrationOptions, calibrate, overview_of
+from judge_app.commands.calibrate import calibrate, overview_of
 from judge_app.errors import UsageError
+from judge_app.evaluation.calibration import CalibrationOptions
 from judge_app.metrics.ranking import Settings, evaluate
 from judge_app.store import open_database
 from judge_app.store.automatic import AutoGrade, add_judge, write_grades
 from judge_app.store.models import Document, Query
+from judge_app.writers.calibration import as_text, findings
 
 SHIFT = 0.6
 JUDGE = "lenient-llm"
@@ -169,7 +171,7 @@ def test_the_agreement_is_the_oracles(calibrated, shared):
 
 def test_the_lenient_judge_shows_its_shift(calibrated, shared):
     assert calibrated.bias == pytest.approx(SHIFT, abs=1e-12)
-    assert calibrated.findings()[0] == (
+    assert findings(calibrated)[0] == (
         "The judge grades 0.60 higher than humans on average — lenient"
     )
     difference = shared["judge"] - shared["human"]
@@ -239,7 +241,7 @@ def test_the_command_prints_json_csv_and_a_table(campaign, calibrated):
     code, out, _ = printed(str(path), "--judge", JUDGE, "--top", str(TOP), "--format", "json")
     assert code == 0
     record = json.loads(out)
-    assert record == json.loads(calibrated.as_text("json"))
+    assert record == json.loads(as_text(calibrated, "json"))
     assert record["cohen_kappa_quadratic"]["value"] == calibrated.kappa.value
     assert record["ranking"]["kendall_tau"] == calibrated.ranking.tau.value
     assert record["judge"]["graded"] == len(campaign[2]) and record["judge"]["failed"] == 1

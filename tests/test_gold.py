@@ -26,6 +26,7 @@ from judge_app.evaluation.options import EvaluationOptions, EvaluationRequest, S
 from judge_app.store import open_database
 from judge_app.store.gold import gold_frame
 from judge_app.store.queue import PoolSettings, all_rater_names, set_pool_settings
+from judge_app.writers.agreement import as_text as agreement_text
 from judge_app.writers.evaluation import as_text
 
 DEMO = Path(__file__).resolve().parents[1] / "resources" / "demo"
@@ -377,7 +378,7 @@ def test_gold_items_change_neither_the_evaluation_nor_the_agreement(tmp_path, ca
         report = agree.agreement_of_database(agree.AgreementOptions(bootstrap=200), str(db))
         with open_database(db) as database, database.reading() as session:
             raters = all_rater_names(session)
-        return as_text(result, "json"), agree.as_text(report, "json"), raters
+        return as_text(result, "json"), agreement_text(report, "json"), raters
 
     before = answers()
     judgments = pd.read_csv(DEMO / "judgments.csv")

@@ -143,7 +143,8 @@ def test_without_a_judge_the_page_says_what_to_do(qtbot, open_window, demo_db):
 
 
 def test_the_confusion_model_passes_the_model_tester(qtmodeltester, lenient_template):
-    from judge_app.commands.calibrate import CalibrationOptions, calibrate_of
+    from judge_app.commands.calibrate import calibrate_of
+    from judge_app.evaluation.calibration import CalibrationOptions
 
     calibration = calibrate_of(str(lenient_template[0]), CalibrationOptions(judge=JUDGE))
     model = ConfusionModel()

@@ -277,9 +277,7 @@ def test_settings_are_saved_off_the_ui_thread_and_the_page_computes_again(
     dialog.repeat_share.setText("20 %")
     qtbot.mouseClick(dialog.accept_button, Qt.MouseButton.LeftButton)
     assert window.task is not None  # the write runs on a worker
-    qtbot.waitUntil(
-        lambda: window.task is None and view.report.settings.min_seconds == 5, timeout=60_000
-    )
+    qtbot.waitUntil(lambda: window.task is None and view.report.min_seconds == 5, timeout=60_000)
     assert window.lead_dialog is None  # accepted, closed
     with open_database(planted) as database, database.reading() as session:
         assert quality_settings(session) == QualitySettings(5.0, 0.2)

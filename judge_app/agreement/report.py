@@ -170,16 +170,6 @@ class Adjudications:
         """How many documents are graded two or more apart, decided or not."""
         return len(self.decided) + len(self.awaiting)
 
-    def summary(self) -> str:
-        """``23 documents are graded two or more apart; a lead decided 1; 22 await
-        adjudication``."""
-        count, waiting = self.disputed, len(self.awaiting)
-        return (
-            f"{count:,} document{' is' if count == 1 else 's are'} graded two or more apart; "
-            f"a lead decided {len(self.decided):,}; "
-            f"{waiting:,} await{'s' if waiting == 1 else ''} adjudication"
-        )
-
 
 def adjudications(queries: Iterable[QueryAgreement]) -> Adjudications:
     """The documents to adjudicate of ``queries`` (in their order), split into those a lead

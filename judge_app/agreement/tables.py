@@ -11,10 +11,6 @@ from judge_app.agreement.coefficients import GRADES
 from judge_app.agreement.report import AgreementReport, adjudications
 
 PAIR_MEASURES = ("percent_agreement", "cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic")
-KAPPA_MATRIX_NOTE = (
-    "The heat map shows each pair's quadratic weighted κ; its diagonal is left empty: a rater "
-    "is not compared with themselves."
-)
 
 
 def pairs_frame(report: AgreementReport) -> pd.DataFrame:
@@ -99,7 +95,7 @@ def adjudication_frame(report: AgreementReport) -> pd.DataFrame:
 def kappa_matrix(report: AgreementReport) -> np.ndarray:
     """Rater × rater quadratic weighted kappa, rows and columns in the order of
     ``report.raters``: NaN where undefined and on the diagonal (a rater is not compared with
-    themselves; see ``KAPPA_MATRIX_NOTE``)."""
+    themselves; see ``writers.agreement.KAPPA_MATRIX_NOTE``)."""
     index = {rater: position for position, rater in enumerate(report.raters)}
     matrix = np.full((len(index), len(index)), np.nan)
     for pair in report.pairwise:

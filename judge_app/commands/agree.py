@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from judge_app.agreement import formats
 from judge_app.agreement.report import (
     ADJUDICATION_SPREAD,
     AgreementReport,
@@ -34,9 +33,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from judge_app.agreement.stability import RankingStability
-
-OUTPUTS = ("table", "csv", "json")
-TABLE_DIGITS = 4
 
 
 @dataclass(frozen=True)
@@ -156,18 +152,6 @@ def _mark_decided(
 ) -> None:
     for query_id, item in items:
         item.decided = decided.get((query_id, item.doc_id))
-
-
-def as_text(report: AgreementReport, output: str, digits: int | None = None) -> str:
-    """The report as ``agreement --format`` prints it: ``json`` and ``csv`` in full precision
-    unless ``digits``; ``table`` for people, to 4 digits unless ``digits``."""
-    if output not in OUTPUTS:
-        raise UsageError(f"--format must be one of {', '.join(OUTPUTS)}")
-    if output == "json":
-        return formats.json_text(report, digits)
-    if output == "csv":
-        return formats.csv_text(report, digits)
-    return formats.table_text(report, TABLE_DIGITS if digits is None else digits)
 
 
 def _chosen(graded: Graded, options: AgreementOptions, source: str) -> Graded:

@@ -11,17 +11,18 @@ Definitions (the command's help and the page say the same):
 - alpha with others: ordinal alpha of the rater against the rest (``agreement.raters``);
   alpha contribution: the agreement page's (all raters' alpha minus alpha without them).
 - drift: those figures per day (UTC) and per block of 50 judgments, in the order judged.
+
+Here the campaign is read and the figures computed; what the report holds is
+``judge_app.agreement.quality``, its table, CSV and JSON ``judge_app.writers.raters``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -29,13 +30,13 @@ from sqlalchemy import select
 
 from judge_app.agreement import coefficients as co
 from judge_app.agreement import raters as figures
+from judge_app.agreement.quality import DriftPoint, RaterQuality, RatersReport
 from judge_app.agreement.report import Ratings
 from judge_app.commands.agree import AgreementOptions, coded_agreement
 from judge_app.errors import UsageError
 from judge_app.io.outputs import check_output, output_file
 from judge_app.metrics.codes import Graded
 from judge_app.names import ADJUDICATED
-from judge_app.numbers import MISSING, score_text, seconds_text, share_text, signed_text
 from judge_app.store.gold import gold_frame
 from judge_app.store.models import Rater
 from judge_app.store.people import campaign_raters
@@ -81,223 +82,6 @@ class RatersOptions:
         if self.too_fast_out is not None:
             check_output(self.too_fast_out)
         return self
-
-
-@dataclass(frozen=True)
-class DriftPoint:
-    """One period of a rater's work: a day or a block of judgments."""
-
-    period: str
-    judgments: int
-    alpha_with_others: co.Estimate
-    gold_items: int
-    gold_accuracy: co.Estimate
-    median_seconds: co.Estimate
-
-
-@dataclass(frozen=True)
-class RaterQuality:
-    """Every quality figure of one rater."""
-
-    rater: str
-    active: bool
-    assigned: int
-    done: int
-    skipped: int
-    remaining: int
-    speed: figures.Speed
-    repeats_pending: int
-    self_agreement: figures.Consistency
-    gold: figures.Consistency
-    alpha_with_others: co.Estimate
-    alpha_contribution: co.Estimate
-    by_day: list[DriftPoint]
-    by_block: list[DriftPoint]
-    out_of_line: dict[str, str] = field(default_factory=dict)
-    """The warnings by the figure each is about, a key of ``record()``: ``too_fast_share``,
-    ``self_agreement_kappa``, ``gold_within_one``, ``gold_bias``, ``alpha_contribution``, or
-    ``alpha_with_others`` (its fall from the first block to the last)."""
-
-    @property
-    def warnings(self) -> list[str]:
-        """Each figure out of line, in plain words."""
-        return list(self.out_of_line.values())
-
-    def record(self) -> dict[str, object]:
-        """The figures as JSON-ready values, in full precision (None: undefined; ``reasons``
-        says why)."""
-        speed, repeats, gold = self.speed, self.self_agreement, self.gold
-        estimates = {
-            "median_seconds": speed.median_seconds,
-            "per_active_hour": speed.per_active_hour,
-            "too_fast_share": speed.too_fast_share,
-            "self_agreement_exact": repeats.exact,
-            "self_agreement_within_one": repeats.within_one,
-            "self_agreement_kappa": repeats.kappa,
-            "self_agreement_mean_absolute_error": repeats.mean_absolute_error,
-            "self_agreement_bias": repeats.bias,
-            "gold_accuracy": gold.exact,
-            "gold_within_one": gold.within_one,
-            "gold_kappa": gold.kappa,
-            "gold_mean_absolute_error": gold.mean_absolute_error,
-            "gold_bias": gold.bias,
-            "alpha_with_others": self.alpha_with_others,
-            "alpha_contribution": self.alpha_contribution,
-        }
-        counts = {
-            "rater": self.rater,
-            "active": self.active,
-            "assigned": self.assigned,
-            "done": self.done,
-            "skipped": self.skipped,
-            "remaining": self.remaining,
-            "timed": speed.timed,
-            "too_fast": speed.too_fast,
-            "repeats": repeats.pairs,
-            "repeats_pending": self.repeats_pending,
-            "gold_items": gold.pairs,
-        }
-        values = counts | {key: estimate.value for key, estimate in estimates.items()}
-        reasons = {
-            key: estimate.reason
-            for key, estimate in estimates.items()
-            if estimate.value is None and estimate.reason
-        }
-        return {
-            **{key: values[key] for key in SCALAR_KEYS},
-            "warnings": self.warnings,
-            "reasons": reasons,
-            "drift": {
-                "by_day": [_drift_record(point) for point in self.by_day],
-                "by_block": [_drift_record(point) for point in self.by_block],
-            },
-        }
-
-
-SCALAR_KEYS = (
-    "rater", "active", "assigned", "done", "skipped", "remaining", "timed", "median_seconds",
-    "per_active_hour", "too_fast", "too_fast_share", "repeats", "repeats_pending",
-    "self_agreement_exact", "self_agreement_within_one", "self_agreement_kappa",
-    "self_agreement_mean_absolute_error", "self_agreement_bias", "gold_items", "gold_accuracy",
-    "gold_within_one", "gold_kappa", "gold_mean_absolute_error", "gold_bias",
-    "alpha_with_others", "alpha_contribution",
-)  # fmt: skip
-"""The one-value figures of a rater, in the order the CSV gives them."""
-
-
-@dataclass(frozen=True)
-class RatersReport:
-    """The quality figures of every rater of a campaign, and the judgments flagged as too
-    fast (``rater, query_id, doc_id, grade, skipped, seconds, judged_at``)."""
-
-    source: str
-    settings: QualitySettings
-    raters: list[RaterQuality]
-    flagged: pd.DataFrame
-
-    def warnings(self) -> list[str]:
-        """One line per rater with a figure out of line: "ben: 18% of judgments under 2 s; …"."""
-        return [
-            f"{rater.rater}: {'; '.join(rater.warnings)}" for rater in self.raters if rater.warnings
-        ]
-
-    def records(self) -> list[dict[str, object]]:
-        return [rater.record() for rater in self.raters]
-
-    def frame(self) -> pd.DataFrame:
-        """One row per rater: the one-value figures and the warnings, in full precision."""
-        rows = []
-        for record in self.records():
-            row = {key: record[key] for key in SCALAR_KEYS}
-            row["warnings"] = "; ".join(record["warnings"])  # type: ignore[arg-type]
-            rows.append(row)
-        return pd.DataFrame(rows, columns=[*SCALAR_KEYS, "warnings"])
-
-    def as_text(self, output: str) -> str:
-        """The report as ``table`` (rounded, for people), ``csv`` or ``json`` (in full)."""
-        if output == "json":
-            settings = {
-                "min_seconds": self.settings.min_seconds,
-                "repeat_share": self.settings.repeat_share,
-            }
-            return json.dumps(
-                {"source": self.source, "settings": settings, "raters": self.records()},
-                indent=2,
-                allow_nan=False,
-            )
-        if output == "csv":
-            return self.frame().to_csv(index=False, lineterminator="\n")
-        return self._table()
-
-    def _table(self) -> str:
-        if not self.raters:
-            return f"{self.source} has no raters yet: nobody has judged or been assigned work"
-        rows = self.rows()
-        widths = [
-            max(len(row[i]) for row in [list(self.header), *rows]) for i in range(len(self.header))
-        ]
-        lines = [
-            "  ".join(
-                cell.ljust(width) if i == 0 else cell.rjust(width)
-                for i, (cell, width) in enumerate(zip(row, widths))
-            )
-            for row in [list(self.header), *rows]
-        ]
-        lines.insert(1, "-" * len(lines[0]))
-        lines.append("")
-        lines.append(
-            f"Too fast: under {self.settings.min_seconds:g} s (the lead's fastest credible "
-            f"judgment); {len(self.flagged):,} judgments flagged."
-        )
-        warnings = self.warnings()
-        lines.extend(["", "Out of line:", *(f"  {line}" for line in warnings)] if warnings else [])
-        return "\n".join(lines)
-
-    @property
-    def header(self) -> tuple[str, ...]:
-        """The columns of ``rows``."""
-        return tuple(TABLE_COLUMNS.values())
-
-    def rows(self) -> list[tuple[str, ...]]:
-        """The table for people (``header``), rounded as the window and report round."""
-        records = self.records()
-        return [tuple(TEXTS[key](record[key]) for key in TABLE_COLUMNS) for record in records]
-
-
-def _count(value: int) -> str:
-    return f"{value:,}"
-
-
-def _bias(value: float | None) -> str:
-    return signed_text(value, 2)  # a mean difference of grades: two decimals say enough
-
-
-def _whole(value: float | None) -> str:
-    return MISSING if value is None else f"{value:,.0f}"
-
-
-TABLE_COLUMNS = {
-    "rater": "rater", "done": "done", "remaining": "left", "median_seconds": "median s",
-    "per_active_hour": "per hour", "too_fast_share": "too fast", "self_agreement_kappa":
-    "self kappa", "gold_accuracy": "gold exact", "gold_bias": "gold bias",
-    "alpha_with_others": "alpha others", "alpha_contribution": "alpha contrib",
-}  # fmt: skip
-"""The figures a table for people shows (keys of ``RaterQuality.record()``), and their
-headers; the window's page shows the same figures, ``TEXTS`` rounding each."""
-TEXTS: dict[str, Callable[[Any], str]] = {
-    "rater": str,
-    "done": _count,
-    "remaining": _count,
-    "skipped": _count,
-    "median_seconds": seconds_text,
-    "per_active_hour": _whole,
-    "too_fast_share": share_text,
-    "self_agreement_kappa": score_text,
-    "gold_accuracy": share_text,
-    "gold_bias": _bias,
-    "alpha_with_others": score_text,
-    "alpha_contribution": signed_text,
-}
 
 
 def rater_quality_of(db: str, options: RatersOptions) -> RatersReport:
@@ -404,7 +188,13 @@ def quality_report(
         raters.append(_with_warnings(rater, settings))
     flagged = judged.frame.assign(seconds=judged.seconds)[judged.seconds < settings.min_seconds]
     columns = ["rater", "query_id", "doc_id", "grade", "skipped", "seconds", "judged_at"]
-    return RatersReport(source, settings, raters, flagged[columns].reset_index(drop=True))
+    return RatersReport(
+        source,
+        settings.min_seconds,
+        settings.repeat_share,
+        raters,
+        flagged[columns].reset_index(drop=True),
+    )
 
 
 @dataclass(frozen=True)
@@ -529,14 +319,3 @@ def _with_warnings(rater: RaterQuality, settings: QualitySettings) -> RaterQuali
             "(first and last block of 50)"
         )
     return dataclasses.replace(rater, out_of_line=found)
-
-
-def _drift_record(point: DriftPoint) -> dict[str, object]:
-    return {
-        "period": point.period,
-        "judgments": point.judgments,
-        "alpha_with_others": point.alpha_with_others.value,
-        "gold_items": point.gold_items,
-        "gold_accuracy": point.gold_accuracy.value,
-        "median_seconds": point.median_seconds.value,
-    }

@@ -24,10 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from judge_app.agreement.coefficients import GRADES, LEVELS
-from judge_app.agreement.formats import alpha_reading
 from judge_app.agreement.report import AgreementReport, adjudications
 from judge_app.agreement.tables import (
-    KAPPA_MATRIX_NOTE,
     adjudication_frame,
     pairs_frame,
     queries_frame,
@@ -38,6 +36,7 @@ from judge_app.gui.figure_page import FigurePage
 from judge_app.gui.tables import MISSING, TablePane, named_label
 from judge_app.numbers import score_text, share_text, signed_text
 from judge_app.reports.figures import agreement_figures
+from judge_app.writers.agreement import KAPPA_MATRIX_NOTE, alpha_reading
 
 PAIR_COLUMNS = {
     "rater_a": "Rater A",

@@ -23,9 +23,9 @@ from judge_app.gui.workspace import Workspace
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from judge_app.agreement.quality import RatersReport
     from judge_app.agreement.report import AgreementReport
     from judge_app.commands.calibrate import Overview
-    from judge_app.commands.rater_quality import RatersReport
     from judge_app.commands.report import RenderedReport
     from judge_app.evaluation.campaign import Campaign, Stamp
     from judge_app.evaluation.result import EvaluationResult
@@ -377,7 +377,8 @@ class Analysis(QObject):
     def refresh_calibration(self) -> Task | None:
         """Compare the judge chosen on the automatic judges page (the first, at first) with
         the humans off the UI thread."""
-        from judge_app.commands.calibrate import CalibrationOptions, overview_of
+        from judge_app.commands.calibrate import overview_of
+        from judge_app.evaluation.calibration import CalibrationOptions
 
         if not self.workspace.ready():
             return None

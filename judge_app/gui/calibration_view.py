@@ -6,7 +6,8 @@ queries that disagree most.
 
 The figures are those of ``judge_app.commands.calibrate`` (``judge-app calibrate``),
 computed off the UI thread by the window (``judge_app.gui.analysis``); the page only shows
-them, rounded as ``judge_app.numbers`` rounds for people."""
+them, rounded as ``judge_app.numbers`` rounds for people, with the words of
+``judge_app.writers.calibration``."""
 
 from __future__ import annotations
 
@@ -37,24 +38,23 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from judge_app.commands.calibrate import (
-    BIAS_TOLERANCE,
-    GRADES,
-    NO_JUDGE_HINT,
-    ROUNDING,
-    TOP_TAU_DROP,
-    Calibration,
-    Figure,
-    GradeBias,
-    Overview,
-    details_lines,
-)
+from judge_app.commands.calibrate import Overview
+from judge_app.evaluation.calibration import GRADES, Calibration, Figure, GradeBias
 from judge_app.gui.agreement_view import StatCard
 from judge_app.gui.figure_page import FigurePage
 from judge_app.gui.tables import MISSING, TablePane, named_label
 from judge_app.gui.theme import is_dark
 from judge_app.numbers import score_text, share_text, signed_text
 from judge_app.store.automatic import Judge
+from judge_app.writers.calibration import (
+    NO_JUDGE_HINT,
+    ROUNDING,
+    details_lines,
+    findings,
+    findings_level,
+    leaning,
+    ranking_note,
+)
 
 _Index = QModelIndex | QPersistentModelIndex
 _CENTRE = int(Qt.AlignmentFlag.AlignCenter)
@@ -523,10 +523,7 @@ class CalibrationView(FigurePage):
         cards["kappa"].show_value(*_figure_texts(calibration.kappa))
         cards["alpha"].show_value(*_figure_texts(calibration.alpha))
         bias = calibration.bias
-        leaning = (
-            "lenient" if bias > BIAS_TOLERANCE else "strict" if bias < -BIAS_TOLERANCE else "even"
-        )
-        cards["bias"].show_value(signed_text(bias, 2), leaning)
+        cards["bias"].show_value(signed_text(bias, 2), leaning(bias))
         cards["exact"].show_value(
             share_text(calibration.exact), f"within 1: {share_text(calibration.within_one)}"
         )
@@ -541,7 +538,7 @@ class CalibrationView(FigurePage):
             top = ranking.top_tau.value
             note = f"top {ranking.top_runs}: {score_text(top)}" if top is not None else ""
             cards["tau"].show_value(score_text(ranking.tau.value), note, ranking.tau.reason)
-        self._show_findings(calibration.findings(), _level(calibration))
+        self._show_findings(findings(calibration), findings_level(calibration))
         self.confusion_model.set_figures(calibration.confusion, calibration.by_grade)
         self._show_ranking(calibration)
         self._show_queries(calibration)
@@ -564,16 +561,7 @@ class CalibrationView(FigurePage):
                 "moved": [run.human_rank - run.judge_rank for run in ranking.runs],
             }
         )
-        tau = ranking.tau
-        note = (
-            f"Kendall's τ-b {score_text(tau.value)} over {len(ranking.runs)} runs"
-            if tau.value is not None
-            else f"Kendall's τ undefined: {tau.reason}"
-        )
-        note += f"; {ranking.top_words()}"
-        if ranking.left_out:
-            note += ". Left out: " + "; ".join(ranking.left_out)
-        self.ranking.set_frame(frame, note + ".")
+        self.ranking.set_frame(frame, ranking_note(ranking))
         self._fit_runs(len(frame))
 
     def _fit_runs(self, runs: int) -> None:
@@ -650,18 +638,6 @@ def _figure_texts(figure: Figure) -> tuple[str, str, str | None]:
         return score_text(figure.value), "", figure.interval_reason
     low, high = figure.interval
     return score_text(figure.value), f"{score_text(low)}–{score_text(high)}", None
-
-
-def _level(calibration: Calibration) -> str:
-    """``warning`` when the judge leans or loses the best runs' order, else ``good``."""
-    ranking = calibration.ranking
-    lost = (
-        ranking is not None
-        and ranking.tau.value is not None
-        and ranking.top_tau.value is not None
-        and ranking.top_tau.value < ranking.tau.value - TOP_TAU_DROP
-    )
-    return "warning" if abs(calibration.bias) > BIAS_TOLERANCE or lost else "good"
 
 
 def _moved(value: int) -> str:

@@ -5,7 +5,8 @@ rater's drift and too-fast judgments.
 
 The figures are those of ``judge_app.commands.rater_quality`` (``judge-app raters``),
 computed off the UI thread by the window (``judge_app.gui.analysis``); the page only shows
-them, rounded as ``judge_app.numbers`` rounds for people."""
+them, rounded as ``judge_app.numbers`` rounds for people, as ``judge_app.writers.raters``
+writes them."""
 
 from __future__ import annotations
 
@@ -34,8 +35,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from judge_app.agreement.quality import RaterQuality, RatersReport
 from judge_app.agreement.raters import BLOCK
-from judge_app.commands.rater_quality import TEXTS, RaterQuality, RatersReport
 from judge_app.errors import JudgeAppError
 from judge_app.gui.charts_canvas import ChartCanvas
 from judge_app.gui.figure_page import FigurePage
@@ -52,6 +53,7 @@ from judge_app.gui.theme import is_dark
 from judge_app.io.outputs import output_file
 from judge_app.numbers import MISSING, score_text, seconds_text, share_text
 from judge_app.reports.figures import rater_drift_figure
+from judge_app.writers import raters as rater_writer
 
 COLUMNS = {
     "rater": "Rater",
@@ -67,11 +69,11 @@ COLUMNS = {
     "alpha_with_others": "α with\nothers",
     "alpha_contribution": "α contri-\nbution",
 }
-"""The table's columns: keys of ``RaterQuality.record()``, and their headers."""
+"""The table's columns: keys of ``writers.raters.record``, and their headers."""
 
 
 COUNTS = ("rater", "done", "remaining", "skipped")
-FORMATS = {column: TEXTS[column] for column in COLUMNS if column not in COUNTS}
+FORMATS = {column: rater_writer.TEXTS[column] for column in COLUMNS if column not in COUNTS}
 """The figures' texts: those of ``judge-app raters`` and the report."""
 TIPS = {
     "done": "Judgments made, skips included",
@@ -132,8 +134,7 @@ Note = tuple[str, bool]
 def rater_notes(rater: RaterQuality, min_seconds: float) -> dict[str, Note]:
     """Each column's tooltip for ``rater``: why a figure is undefined, what it rests on, and
     the warning of a figure out of line (then marked)."""
-    record = rater.record()
-    reasons: dict[str, str] = record["reasons"]  # type: ignore[assignment]
+    reasons: dict[str, str] = rater_writer.record(rater)["reasons"]  # type: ignore[assignment]
     speed, repeats, gold = rater.speed, rater.self_agreement, rater.gold
     pending = f"; {rater.repeats_pending:,} waiting" if rater.repeats_pending else ""
     context = {
@@ -194,9 +195,9 @@ class RatersModel(FrameModel):
     def show_report(self, report: RatersReport) -> None:
         """The report's raters, in the order sorted by (if any)."""
         self.notes = {
-            rater.rater: rater_notes(rater, report.settings.min_seconds) for rater in report.raters
+            rater.rater: rater_notes(rater, report.min_seconds) for rater in report.raters
         }
-        frame = report.frame()[list(COLUMNS)]
+        frame = rater_writer.frame(report)[list(COLUMNS)]
         self.set_frame(frame.astype({column: "float64" for column in FORMATS}))
 
     def note(self, row: int, column: int) -> Note | None:
@@ -246,7 +247,7 @@ class ReportCsvButton(CsvButton):
             return
         try:
             with output_file(Path(path), newline="") as handle:
-                handle.write(report.as_text("csv"))
+                handle.write(rater_writer.as_text(report, "csv"))
         except JudgeAppError as error:
             self.view.message.emit(f"Not exported: {error}", True)
             return
@@ -442,7 +443,7 @@ class RatersView(FigurePage):
         count = len(report.raters)
         self.count.setText(f"{count:,} rater{'' if count == 1 else 's'}")
         self.note.set_full_text(
-            f"Too fast: under {report.settings.min_seconds:g} s, the fastest credible judgment"
+            f"Too fast: under {report.min_seconds:g} s, the fastest credible judgment"
             f" ({len(report.flagged):,} judgments). Hover a figure for what it rests on; "
             f"{MISSING} is undefined (hover for why)."
             if report.raters
@@ -491,7 +492,7 @@ class RatersView(FigurePage):
     def _show_banner(self, report: RatersReport) -> None:
         """A line a rater out of line (at most ``BANNER_LINES``, then how many more) under a
         heading that counts them, or that none is."""
-        lines = report.warnings()
+        lines = rater_writer.warning_lines(report)
         self._banner_lines = lines or [NONE_OUT_OF_LINE]
         if lines:
             count = len(report.raters)
@@ -564,9 +565,8 @@ class RatersView(FigurePage):
             self.too_fast.noun = "judgments"
             self.too_fast.set_frame(pd.DataFrame({column: [] for column in FAST_COLUMNS}))
             return
-        settings = report.settings
         self.drift_caption.set_full_text(f"DRIFT · {rater.rater.upper()}")
-        self.drift.set_figure(rater_drift_figure(rater, self.drift_by, settings.min_seconds))
+        self.drift.set_figure(rater_drift_figure(rater, self.drift_by, report.min_seconds))
         flagged = report.flagged[report.flagged["rater"] == rater.rater]
         frame = pd.DataFrame(
             {
@@ -583,9 +583,9 @@ class RatersView(FigurePage):
         self.too_fast.noun = f"judgments by {rater.rater}"
         self.too_fast.set_frame(
             frame,
-            f"Judgments under {settings.min_seconds:g} s, the fastest credible judgment."
+            f"Judgments under {report.min_seconds:g} s, the fastest credible judgment."
             if len(frame)
-            else f"No timed judgment of {rater.rater}'s took under {settings.min_seconds:g} s.",
+            else f"No timed judgment of {rater.rater}'s took under {report.min_seconds:g} s.",
         )
 
 

@@ -16,19 +16,20 @@ from typing import TYPE_CHECKING
 import numpy as np
 from matplotlib.figure import Figure
 
-from judge_app.agreement.formats import alpha_reading
 from judge_app.agreement.report import AgreementReport, adjudications
-from judge_app.agreement.tables import KAPPA_MATRIX_NOTE, kappa_matrix
+from judge_app.agreement.tables import kappa_matrix
 from judge_app.metrics.intervals import MeanInterval
 from judge_app.metrics.measure_names import aggregate_note
 from judge_app.metrics.ranking import Evaluation, k_label
 from judge_app.numbers import MISSING, score_text, share_text, signed_text
 from judge_app.reports import charts
 from judge_app.reports.significance import significance_html
+from judge_app.writers import raters as rater_writer
+from judge_app.writers.agreement import KAPPA_MATRIX_NOTE, adjudication_summary, alpha_reading
 from judge_app.writers.corrected import assumption, caveat, cell, quality_text, saved_text
 
 if TYPE_CHECKING:
-    from judge_app.commands.rater_quality import RatersReport
+    from judge_app.agreement.quality import RatersReport
     from judge_app.evaluation.corrected import PredictionPowered
     from judge_app.metrics.significance import Significance
 
@@ -335,18 +336,22 @@ def _agreement(report: AgreementReport, number: Callable) -> str:
             numeric_from=2,
         ),
     ]
-    parts.append(f"<p>{_e(adjudications(report.per_query).summary())}.</p>")
+    parts.append(f"<p>{_e(adjudication_summary(adjudications(report.per_query)))}.</p>")
     return "\n".join(parts)
 
 
 def _raters(report: RatersReport) -> str:
-    warnings = report.warnings()
+    warnings = rater_writer.warning_lines(report)
     parts = [
         "".join(f"<p class='finding'>{_e(line)}</p>" for line in warnings)
         if warnings
         else "<p class='finding'>No rater's figures are out of line.</p>",
-        _table(list(report.header), [[_e(cell) for cell in row] for row in report.rows()], 1),
-        f"<p class='note'>{_e(RATERS_NOTE.format(seconds=report.settings.min_seconds))}</p>",
+        _table(
+            list(rater_writer.HEADER),
+            [[_e(cell) for cell in row] for row in rater_writer.rows(report)],
+            1,
+        ),
+        f"<p class='note'>{_e(RATERS_NOTE.format(seconds=report.min_seconds))}</p>",
     ]
     return "\n".join(parts)
 

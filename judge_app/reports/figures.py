@@ -14,7 +14,7 @@ from judge_app.agreement.tables import kappa_matrix
 from judge_app.reports import charts
 
 if TYPE_CHECKING:
-    from judge_app.commands.rater_quality import RaterQuality
+    from judge_app.agreement.quality import RaterQuality
     from judge_app.evaluation.campaign import Campaign
     from judge_app.evaluation.result import EvaluationResult
 

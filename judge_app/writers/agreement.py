@@ -1,4 +1,8 @@
-"""An :class:`AgreementReport` as text: a short table report, long-form CSV, or JSON.
+"""An :class:`AgreementReport` as ``judge-app agreement --format`` writes it (:func:`as_text`):
+a short table report, long-form CSV, or JSON; and the words the report and the agreement page
+say of it: Krippendorff's reading of an alpha (:func:`alpha_reading`), the count of what
+awaits adjudication (:func:`adjudication_summary`) and the note under the kappa heat map
+(``KAPPA_MATRIX_NOTE``).
 
 JSON has null (never NaN) where a statistic is undefined and says why under ``reasons``; every
 pair, rater and query entry has its own ``reasons``. CSV is long: one statistic a row, with
@@ -16,11 +20,17 @@ from typing import TYPE_CHECKING, Any
 
 from judge_app.agreement.coefficients import GRADES, LEVELS
 from judge_app.agreement.report import adjudications
+from judge_app.errors import UsageError
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from judge_app.agreement.report import AgreementReport, Disagreement, QueryAgreement
+    from judge_app.agreement.report import (
+        Adjudications,
+        AgreementReport,
+        Disagreement,
+        QueryAgreement,
+    )
     from judge_app.agreement.stability import RankingStability
 
 CSV_COLUMNS = [
@@ -34,8 +44,26 @@ CSV_COLUMNS = [
     "value",
     "reason",
 ]
+OUTPUTS = ("table", "csv", "json")
+TABLE_DIGITS = 4
 WORST_QUERIES = 10
 ADJUDICATION_LINES = 20
+KAPPA_MATRIX_NOTE = (
+    "The heat map shows each pair's quadratic weighted κ; its diagonal is left empty: a rater "
+    "is not compared with themselves."
+)
+
+
+def as_text(report: AgreementReport, output: str, digits: int | None = None) -> str:
+    """The report as ``agreement --format`` prints it: ``json`` and ``csv`` in full precision
+    unless ``digits``; ``table`` for people, to 4 digits unless ``digits``."""
+    if output not in OUTPUTS:
+        raise UsageError(f"--format must be one of {', '.join(OUTPUTS)}")
+    if output == "json":
+        return json_text(report, digits)
+    if output == "csv":
+        return csv_text(report, digits)
+    return table_text(report, TABLE_DIGITS if digits is None else digits)
 
 
 def _round(value: float | None, digits: int | None) -> float | None:
@@ -260,6 +288,17 @@ def alpha_reading(alpha: float) -> str:
     return "no better than chance: the raters disagree as much as random grades would, or more"
 
 
+def adjudication_summary(split: Adjudications) -> str:
+    """``23 documents are graded two or more apart; a lead decided 1; 22 await
+    adjudication``."""
+    count, waiting = split.disputed, len(split.awaiting)
+    return (
+        f"{count:,} document{' is' if count == 1 else 's are'} graded two or more apart; "
+        f"a lead decided {len(split.decided):,}; "
+        f"{waiting:,} await{'s' if waiting == 1 else ''} adjudication"
+    )
+
+
 def table_text(report: AgreementReport, digits: int = 4) -> str:
     """A short report: the headline, the coefficients, pairs, raters, the worst queries with
     what awaits adjudication, ranking stability, and why anything is missing."""
@@ -376,7 +415,7 @@ def _worst_queries(report: AgreementReport, f: Callable[[float | None], str]) ->
     split = adjudications(ranked)
     if split.disputed:
         waiting = split.awaiting
-        lines += ["", f"To adjudicate ({split.summary()})"]
+        lines += ["", f"To adjudicate ({adjudication_summary(split)})"]
         for query_id, unit in waiting[:ADJUDICATION_LINES]:
             grades = ", ".join(f"{rater} {grade}" for rater, grade in unit.grades.items())
             lines.append(f"  {query_id} {unit.doc_id}: {grades}")

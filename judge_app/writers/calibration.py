@@ -1,0 +1,464 @@
+"""A :class:`~judge_app.evaluation.calibration.Calibration` for people and machines: the
+table, long-form CSV and JSON of ``judge-app calibrate`` (:func:`as_text`), and the words the
+Automatic judges page shows beside its figures: what the figures say (:func:`findings`: the
+judge's bias, Landis and Koch's words for its kappa, Krippendorff's reading of its alpha, how
+far it orders the runs as humans do), Kendall's tau among the best half
+(:func:`top_words`), the note under the runs (:func:`ranking_note`) and a judge's own report
+(:func:`details_lines`). Tables for people round; CSV and JSON carry full precision."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from judge_app.errors import UsageError, quoted
+from judge_app.evaluation.calibration import (
+    CONFIDENCE,
+    GRADES,
+    Calibration,
+    CalibrationOptions,
+    Figure,
+    GradeBias,
+    QueryDisagreement,
+    Ranking,
+    RunScore,
+)
+from judge_app.evaluation.judge_quality import JudgeQuality
+from judge_app.metrics.ranking import k_label
+from judge_app.numbers import MISSING, score_text, share_text, signed_text
+from judge_app.writers.agreement import alpha_reading
+from judge_app.writers.corrected import quality_warning
+
+OUTPUTS = ("table", "json", "csv")
+BIAS_TOLERANCE = 0.1
+"""A mean bias within this many grades of 0 is read as neither lenient nor strict."""
+TOP_TAU_DROP = 0.1
+"""The top half's tau this far below the tau of all runs is said to be lower."""
+ROUNDING = "half up (2.5 is 3)"
+CSV_COLUMNS = ["section", "statistic", "value", "reason", "human_grade", "judge_grade", "run"]
+CSV_COLUMNS += ["query_id"]
+NO_JUDGE_HINT = "choose Lead ▸ Automatic judge… to grade with an LLM or a local model"
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+def options_record(options: CalibrationOptions) -> dict[str, object]:
+    """The options as the JSON names them."""
+    return {
+        "judge": options.judge,
+        "k": k_label(options.k),
+        "aggregate": options.aggregate,
+        "adjudicated": "prefer" if options.adjudicated else "ignore",
+        "top": options.top,
+        "bootstrap": options.bootstrap,
+        "seed": options.seed,
+        "rounding": ROUNDING,
+    }
+
+
+def _figure_record(figure: Figure) -> dict[str, object]:
+    return {
+        "value": figure.value,
+        "interval": None if figure.interval is None else list(figure.interval),
+        "reason": figure.reason,
+        "interval_reason": figure.interval_reason,
+    }
+
+
+def _grade_record(grade: GradeBias) -> dict[str, object]:
+    return {
+        "human_grade": grade.grade,
+        "pairs": grade.pairs,
+        "mean_judge": grade.mean_judge,
+        "bias": grade.bias,
+    }
+
+
+def _run_record(run: RunScore) -> dict[str, object]:
+    return {
+        "run": run.run,
+        "queries": run.queries,
+        "human": run.human,
+        "judge": run.judge,
+        "human_rank": run.human_rank,
+        "judge_rank": run.judge_rank,
+    }
+
+
+def _ranking_record(ranking: Ranking) -> dict[str, object]:
+    return {
+        "measure": ranking.label,
+        "runs": [_run_record(run) for run in ranking.runs],
+        "kendall_tau": ranking.tau.value,
+        "kendall_tau_reason": ranking.tau.reason,
+        "top_runs": ranking.top_runs,
+        "top_kendall_tau": ranking.top_tau.value,
+        "top_kendall_tau_reason": ranking.top_tau.reason,
+        "left_out": list(ranking.left_out),
+    }
+
+
+def _query_record(query: QueryDisagreement) -> dict[str, object]:
+    return {
+        "query_id": query.query_id,
+        "query": query.query,
+        "pairs": query.pairs,
+        "mean_absolute_difference": query.mean_absolute,
+        "mean_difference": query.mean_difference,
+        "human_ndcg": query.human_ndcg,
+        "judge_ndcg": query.judge_ndcg,
+        "ndcg_difference": query.ndcg_difference,
+    }
+
+
+def record(calibration: Calibration) -> dict[str, Any]:
+    """The calibration as JSON-ready values, in full precision."""
+    judge = calibration.judge
+    return {
+        "source": calibration.source,
+        "options": options_record(calibration.options),
+        "judge": {
+            "name": judge.name,
+            "method": judge.method,
+            "model": judge.model,
+            "description": judge.describe(),
+            "prompt_version": judge.prompt_version,
+            "endpoint": judge.endpoint,
+            "graded": judge.graded,
+            "failed": judge.failed,
+            "details": judge.details,
+        },
+        "pairs": calibration.pairs,
+        "queries": calibration.queries,
+        "cohen_kappa_quadratic": _figure_record(calibration.kappa),
+        "krippendorff_alpha_ordinal": _figure_record(calibration.alpha),
+        "exact_agreement": calibration.exact,
+        "within_one_agreement": calibration.within_one,
+        "mean_bias": calibration.bias,
+        "mean_absolute_difference": calibration.mean_absolute,
+        "confusion": {"rows": "human grade", "columns": "judge grade"}
+        | {"matrix": [list(row) for row in calibration.confusion]},
+        "bias_by_grade": [_grade_record(row) for row in calibration.by_grade],
+        "ranking": None if calibration.ranking is None else _ranking_record(calibration.ranking),
+        "ranking_reason": calibration.ranking_reason,
+        "best_run": calibration.best_run,
+        "disagreeing_queries": [_query_record(query) for query in calibration.disagreeing],
+        "findings": findings(calibration),
+    }
+
+
+def as_text(calibration: Calibration, output: str) -> str:
+    """The calibration as ``table`` (rounded, for people), ``json`` or ``csv`` (long form, in
+    full precision)."""
+    if output not in OUTPUTS:
+        raise UsageError(f"--format must be one of {', '.join(OUTPUTS)}")
+    if output == "json":
+        return json.dumps(record(calibration), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    if output == "csv":
+        return _csv(calibration)
+    return _table(calibration)
+
+
+# --------------------------------------------------------------------------- CSV
+
+
+def _csv(calibration: Calibration) -> str:
+    import pandas as pd
+
+    from judge_app.io.exports import csv_text
+
+    rows: list[dict[str, object]] = []
+
+    def row(section: str, statistic: str, value: object, **where: object) -> None:
+        rows.append({"section": section, "statistic": statistic, "value": value} | where)
+
+    for key, value in (
+        ("pairs", calibration.pairs),
+        ("queries", calibration.queries),
+        ("exact_agreement", calibration.exact),
+        ("within_one_agreement", calibration.within_one),
+        ("mean_bias", calibration.bias),
+        ("mean_absolute_difference", calibration.mean_absolute),
+    ):
+        row("overall", key, value)
+    for key, figure in (
+        ("cohen_kappa_quadratic", calibration.kappa),
+        ("krippendorff_alpha_ordinal", calibration.alpha),
+    ):
+        row("overall", key, figure.value, reason=figure.reason)
+        low, high = figure.interval or (None, None)
+        row("overall", f"{key}.low", low, reason=figure.interval_reason)
+        row("overall", f"{key}.high", high, reason=figure.interval_reason)
+    for human, counts in enumerate(calibration.confusion):
+        for judged, count in enumerate(counts):
+            row("confusion", "pairs", count, human_grade=human, judge_grade=judged)
+    for grade in calibration.by_grade:
+        for key in ("pairs", "mean_judge", "bias"):
+            row("bias", key, getattr(grade, key), human_grade=grade.grade)
+    if calibration.ranking is None:
+        row("ranking", "kendall_tau", None, reason=calibration.ranking_reason)
+    else:
+        ranking = calibration.ranking
+        for run in ranking.runs:
+            for key in ("queries", "human", "judge", "human_rank", "judge_rank"):
+                row("ranking", key, getattr(run, key), run=run.run)
+        row("ranking", "kendall_tau", ranking.tau.value, reason=ranking.tau.reason)
+        row("ranking", "top_runs", ranking.top_runs)
+        row("ranking", "top_kendall_tau", ranking.top_tau.value, reason=ranking.top_tau.reason)
+    for query in calibration.disagreeing:
+        for name, number in _query_record(query).items():
+            if name not in ("query_id", "query"):
+                row("query", name, number, query_id=query.query_id, run=calibration.best_run)
+    frame = pd.DataFrame(rows, columns=CSV_COLUMNS, dtype=object)
+    return csv_text(frame)
+
+
+# --------------------------------------------------------------------------- table
+
+
+def _table(calibration: Calibration) -> str:
+    judge, label = calibration.judge, calibration.label
+    aggregate = calibration.options.aggregate
+    lines = [
+        f"Automatic judge {quoted(judge.name)}: {judge.describe()}; {judge.graded:,} grades, "
+        f"{judge.failed:,} failure{'' if judge.failed == 1 else 's'}",
+        *(f"  {line}" for line in details_lines(judge.details)),
+        f"Compared with the humans of {calibration.source} on {calibration.pairs:,} pairs in "
+        f"{calibration.queries:,} queries (humans' grades: {aggregate}"
+        f"{', adjudicated preferred' if calibration.options.adjudicated else ''}; "
+        f"grades rounded {ROUNDING})",
+        "",
+        *findings(calibration),
+        "",
+        f"Cohen's κ, quadratic      {_figure(calibration.kappa)}",
+        f"Krippendorff's α, ordinal {_figure(calibration.alpha)}",
+        f"Exact agreement           {share_text(calibration.exact)}   within one grade "
+        f"{share_text(calibration.within_one)}",
+        f"Mean bias (judge − human) {signed_text(calibration.bias)}   mean |judge − human| "
+        f"{score_text(calibration.mean_absolute)}",
+        "",
+        "Confusion: rows the humans' grade, columns the judge's",
+        *_grid(
+            ["human", *map(str, GRADES)],
+            [
+                [str(grade), *(f"{n:,}" for n in row)]
+                for grade, row in enumerate(calibration.confusion)
+            ],
+        ),
+        "",
+        "Bias per human grade",
+        *_grid(
+            ["human", "pairs", "judge mean", "bias"],
+            [
+                [str(g.grade), f"{g.pairs:,}", score_text(g.mean_judge), signed_text(g.bias)]
+                for g in calibration.by_grade
+            ],
+        ),
+        "",
+    ]
+    if calibration.ranking is None:
+        lines.append(f"Runs: {calibration.ranking_reason}")
+    else:
+        ranking = calibration.ranking
+        lines.append(f"Runs by mean {label}, with the humans' grades and with the judge's")
+        lines += _grid(
+            ["run", "queries", "humans", "rank", "judge", "rank"],
+            [
+                [
+                    run.run,
+                    f"{run.queries:,}",
+                    score_text(run.human),
+                    str(run.human_rank),
+                    score_text(run.judge),
+                    str(run.judge_rank),
+                ]
+                for run in ranking.runs
+            ],
+        )
+        lines.append(f"Kendall's τ-b: {_figure(ranking.tau)}")
+        lines.append(f"Kendall's τ-b {top_words(ranking)}")
+        for left in ranking.left_out:
+            lines.append(f"Left out: {left}")
+    lines += [
+        "",
+        f"Queries that disagree most (best run by the humans: {calibration.best_run or MISSING})",
+    ]
+    lines += _grid(
+        ["query", "pairs", "mean |Δ|", "mean Δ", f"{label} humans", "judge", "Δ"],
+        [
+            [
+                q.query_id,
+                f"{q.pairs:,}",
+                score_text(q.mean_absolute),
+                signed_text(q.mean_difference),
+                score_text(q.human_ndcg),
+                score_text(q.judge_ndcg),
+                signed_text(q.ndcg_difference),
+            ]
+            for q in calibration.disagreeing
+        ],
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _figure(figure: Figure) -> str:
+    if figure.value is None:
+        return f"{MISSING} ({figure.reason})"
+    text = score_text(figure.value)
+    if figure.interval is not None:
+        low, high = figure.interval
+        text += f"   {CONFIDENCE:.0%} interval over queries {score_text(low)} – {score_text(high)}"
+    return text
+
+
+def _grid(header: list[str], rows: list[list[str]]) -> list[str]:
+    """Rows under a header, the first column left-aligned, the others right-aligned."""
+    table = [header, *rows]
+    widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+    return [
+        "  "
+        + "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))
+        )
+        for row in table
+    ]
+
+
+# --------------------------------------------------------------------------- words
+
+
+def findings(calibration: Calibration) -> list[str]:
+    """What the figures say, in plain words, one sentence each."""
+    lines = [bias_words(calibration.bias)]
+    kappa, alpha = calibration.kappa.value, calibration.alpha.value
+    if kappa is not None:
+        lines.append(f"Quadratic κ {score_text(kappa)}: {kappa_words(kappa)}")
+        quality = JudgeQuality(calibration.judge.name, kappa, calibration.pairs)
+        warning = quality_warning(quality)
+        if warning is not None:
+            lines.insert(0, warning)  # what a lead must read first
+    if alpha is not None:
+        lines.append(f"Ordinal α {score_text(alpha)}: {alpha_reading(alpha)}")
+    if calibration.ranking is not None:
+        lines += tau_words(calibration.ranking)
+    return lines
+
+
+def findings_level(calibration: Calibration) -> str:
+    """``warning`` when the judge leans or loses the best runs' order, else ``good``."""
+    ranking = calibration.ranking
+    lost = (
+        ranking is not None
+        and ranking.tau.value is not None
+        and ranking.top_tau.value is not None
+        and ranking.top_tau.value < ranking.tau.value - TOP_TAU_DROP
+    )
+    return "warning" if abs(calibration.bias) > BIAS_TOLERANCE or lost else "good"
+
+
+def leaning(bias: float) -> str:
+    """The judge's mean bias in a word: ``lenient``, ``strict`` or ``even``."""
+    return "lenient" if bias > BIAS_TOLERANCE else "strict" if bias < -BIAS_TOLERANCE else "even"
+
+
+def bias_words(bias: float) -> str:
+    """``the judge grades 0.62 higher than humans on average — lenient``."""
+    size = f"{abs(bias):.2f}"
+    if bias > BIAS_TOLERANCE:
+        return f"The judge grades {size} higher than humans on average — lenient"
+    if bias < -BIAS_TOLERANCE:
+        return f"The judge grades {size} lower than humans on average — strict"
+    return (
+        f"The judge grades within {BIAS_TOLERANCE:g} of humans on average ({signed_text(bias, 2)})"
+        " — neither lenient nor strict"
+    )
+
+
+def kappa_words(kappa: float) -> str:
+    """Landis and Koch's (1977) words for a kappa."""
+    for bound, words in (
+        (0.8, "almost perfect agreement"),
+        (0.6, "substantial agreement"),
+        (0.4, "moderate agreement"),
+        (0.2, "fair agreement"),
+        (0.0, "slight agreement"),
+    ):
+        if kappa > bound:
+            return words
+    return "no better than chance"
+
+
+def top_label(ranking: Ranking) -> str:
+    """``the best 2 of the 3 runs`` (by the humans), or ``the best half of the runs`` while
+    it holds fewer than two."""
+    if ranking.top_runs < 2:
+        return "the best half of the runs"
+    return f"the best {ranking.top_runs} of the {len(ranking.runs)} runs"
+
+
+def top_words(ranking: Ranking) -> str:
+    """Kendall's tau among the best half, as the table and the window say it: ``among the
+    best 2 of the 3 runs: 0.3333``, or a dash and why there is none."""
+    return f"among {top_label(ranking)}: {_figure(ranking.top_tau)}"
+
+
+def tau_words(ranking: Ranking) -> list[str]:
+    """What the two rankings' taus say: how far the judge orders the runs as humans do, and
+    whether it tells the best runs apart worse."""
+    tau, top = ranking.tau.value, ranking.top_tau.value
+    if tau is None:
+        return [f"Kendall's τ undefined: {ranking.tau.reason}"]
+    if tau >= 0.9:
+        how = "orders the runs as humans do"
+    elif tau >= 0.7:
+        how = "orders the runs much as humans do"
+    elif tau >= 0.4:
+        how = "orders the runs only roughly as humans do"
+    else:
+        how = "does not order the runs as humans do"
+    lines = [f"Kendall's τ {score_text(tau)} over {len(ranking.runs)} runs: the judge {how}"]
+    if top is not None and top < tau - TOP_TAU_DROP:
+        lines.append(
+            f"Among {top_label(ranking)} τ is only {score_text(top)}: the judge is less able "
+            "to tell the best systems apart"
+        )
+    return lines
+
+
+def ranking_note(ranking: Ranking) -> str:
+    """The note under the window's runs: Kendall's tau-b over all runs and among the best
+    half, and the runs left out."""
+    tau = ranking.tau
+    note = (
+        f"Kendall's τ-b {score_text(tau.value)} over {len(ranking.runs)} runs"
+        if tau.value is not None
+        else f"Kendall's τ undefined: {tau.reason}"
+    )
+    note += f"; {top_words(ranking)}"
+    if ranking.left_out:
+        note += ". Left out: " + "; ".join(ranking.left_out)
+    return note + "."
+
+
+def details_lines(details: dict[str, Any]) -> list[str]:
+    """A judge's report (a local model's held-out figures, its features) as lines of
+    ``name: value``, numbers to four decimals, yes or no, "–" where a value is absent (null),
+    nested reports indented by their name."""
+    lines = []
+    for key, value in details.items():
+        name = str(key).replace("_", " ")
+        if isinstance(value, dict):
+            lines.append(f"{name}:")
+            lines += [f"  {line}" for line in details_lines(value)]
+        elif value is None:
+            lines.append(f"{name}: {MISSING}")
+        elif isinstance(value, bool):
+            lines.append(f"{name}: {'yes' if value else 'no'}")
+        elif isinstance(value, float):
+            lines.append(f"{name}: {score_text(value)}")
+        elif isinstance(value, list | tuple):
+            lines.append(f"{name}: {', '.join(map(str, value))}")
+        else:
+            lines.append(f"{name}: {value}")
+    return lines
