@@ -34,10 +34,29 @@ def to_numpy(column: pa.Array | pa.ChunkedArray, dtype: type) -> np.ndarray:
     return values
 
 
+def to_codes(column: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """Integer codes as int32, -1 where null (``index_in``'s miss), read from the buffers:
+    ``fill_null`` would take a Python scalar, and pyarrow import pandas to convert it."""
+    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    array = array.cast(pa.int32())
+    if len(array) == 0:
+        return np.zeros(0, dtype=np.int32)
+    validity, data = array.buffers()[:2]
+    values = np.frombuffer(data, dtype=np.int32, count=len(array) + array.offset)[array.offset :]
+    if not array.null_count:
+        return values.copy()
+    bits = np.frombuffer(validity, dtype=np.uint8)
+    valid = np.unpackbits(bits, count=len(array) + array.offset, bitorder="little")
+    return np.where(valid[array.offset :].astype(bool), values, -1)
+
+
 def from_numpy(values: np.ndarray) -> pa.Array:
-    """A numpy array of numbers as an Arrow array over the same memory (``pa.array`` would
-    import pandas)."""
+    """A numpy array of numbers (or booleans, packed into Arrow's bits) as an Arrow array
+    over the same memory (``pa.array`` would import pandas)."""
     values = np.ascontiguousarray(values)
+    if values.dtype == np.bool_:
+        bits = np.packbits(values, bitorder="little")
+        return pa.Array.from_buffers(pa.bool_(), len(values), [None, pa.py_buffer(bits)])
     buffers = [None, pa.py_buffer(values)]
     return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), buffers)
 

@@ -441,3 +441,17 @@ def test_differences_equal_but_for_rounding_give_an_interval_at_once():
     assert interval.low == pytest.approx(0.1, abs=1e-12)
     assert interval.high == pytest.approx(0.1, abs=1e-12)
     assert comparison.significant
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(st.integers(2, 40), st.integers(41, 3000), st.integers(3001, 10**7)),
+    st.sampled_from([0.5, 0.8, 0.9, 0.95, 0.975, 0.99, 0.999, 1 - 0.05 / 45]),
+)
+def test_the_t_quantile_is_scipys(n, confidence):
+    from scipy.special import stdtrit
+
+    from judge_app.metrics.intervals import t_quantile
+
+    expected = stdtrit(n - 1, 0.5 + confidence / 2)
+    assert t_quantile(n, confidence) == pytest.approx(expected, rel=1e-12)

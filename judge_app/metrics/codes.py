@@ -5,6 +5,7 @@ where it is printed."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Union
 
@@ -12,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from judge_app.arrow_columns import from_numpy, sorted_ids, to_numpy, trec_order
+from judge_app.arrow_columns import first_repeat, from_numpy, to_codes, to_numpy, trec_order
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -141,10 +142,12 @@ class Results:
     def by_run(self, names: list[str] | None = None) -> dict[str, Coded]:
         """Each run's (query, document, rank) codes by name, in order of name: those of
         ``names`` (None: all)."""
+        chosen = [name for name in self.run_names() if names is None or name in names]
+        if len(self.run_names()) == 1:  # every row is the one run's: no copy
+            return {name: (self.query, self.doc, self.rank) for name in chosen}
         return {
             name: (self.query[mine], self.doc[mine], self.rank[mine])
-            for name in self.run_names()
-            if names is None or name in names
+            for name in chosen
             for mine in [self.run == code_of(self.runs, name)]
         }
 
@@ -202,57 +205,98 @@ def code_frames(qrels: Frame, runs: dict[str, Frame]) -> tuple[Graded, Results]:
     """Judgments and runs given as rows, as integer codes: ``qrels`` (``query_id, doc_id,
     grade`` and, from several raters, ``rater``; ungraded and skipped rows left out) and each
     run by name (``query_id, doc_id`` and ``rank``, or ``score``: ranked as trec_eval ranks a
-    run file, score descending, ties by document id descending). Names are coded over both, so
-    every result has a code. A document twice for one query of a run, or of qrels without
-    raters, is a :class:`RepeatedDocument` (trec_eval refuses both); Arrow's kernels code
-    the ids, without pandas."""
+    run file, score descending, ties by document id descending, and put in that order).
+    Queries, raters and runs are coded in code-point order over both; documents are the
+    judged ones, in the order first met (a million names are never sorted: no use needs
+    their order), and a run's document no judgment names is -1. A document twice for one
+    query of a run, or of qrels without raters, is a :class:`RepeatedDocument` (trec_eval
+    refuses both), looked for on a second thread while the rest is coded. Arrow's kernels
+    code the ids, without pandas."""
     judged = _table(qrels)
     if "skipped" in judged.column_names:
         judged = judged.filter(pc.invert(pc.fill_null(judged["skipped"].cast(pa.bool_()), False)))
     judged = judged.filter(pc.is_valid(judged["grade"]))
     tables = {name: _table(run) for name, run in runs.items()}
     columns = [judged, *tables.values()]
-    queries = sorted_ids(pa.chunked_array([c for t in columns for c in t["query_id"].chunks]))
-    docs = sorted_ids(pa.chunked_array([c for t in columns for c in t["doc_id"].chunks]))
-
-    def codes(column: pa.ChunkedArray, names: pa.Array) -> np.ndarray:
-        return to_numpy(pc.index_in(column, value_set=names), np.int64)
-
-    query, doc = codes(judged["query_id"], queries), codes(judged["doc_id"], docs)
-    if "rater" in judged.column_names:
-        raters = sorted_ids(judged["rater"])
-        rater = codes(judged["rater"], raters)
-        rater_names = np.asarray(raters.to_pylist(), dtype=object)
-    else:
-        rater, rater_names = np.zeros(len(query), np.int64), np.array([QRELS_RATER], object)
-        _refuse_repeats("qrels", query, doc, queries, docs)
-    query_names = np.asarray(queries.to_pylist(), dtype=object)
-    doc_names = np.asarray(docs.to_pylist(), dtype=object)
-    graded = Graded(
-        query, doc, rater, to_numpy(judged["grade"], np.float64), query_names, doc_names,
-        rater_names,
-    )  # fmt: skip
-    parts = []
-    for code, table in enumerate(tables.values()):
-        run_query, run_doc = codes(table["query_id"], queries), codes(table["doc_id"], docs)
-        _refuse_repeats("run", run_query, run_doc, queries, docs)
-        if "rank" in table.column_names:
-            rank = to_numpy(table["rank"], np.int64)
+    (query, *run_queries), query_names = _encoded([t["query_id"] for t in columns], ordered=True)
+    queries = _objects(query_names)
+    checked = [("run", table, codes) for table, codes in zip(tables.values(), run_queries)]
+    if "rater" not in judged.column_names:
+        checked.insert(0, ("qrels", judged, query))
+    with ThreadPoolExecutor(max_workers=2) as pool:  # Arrow's kernels let go of the GIL
+        repeats = [
+            (source, pool.submit(first_repeat, from_numpy(codes), table["doc_id"]))
+            for source, table, codes in checked
+        ]
+        ranked = [
+            pool.submit(_ranked, codes, table) for table, codes in zip(tables.values(), run_queries)
+        ]
+        (doc,), doc_names = _encoded([judged["doc_id"]], ordered=False)
+        if "rater" in judged.column_names:
+            (rater,), raters = _encoded([judged["rater"]], ordered=True)
+            rater_names = _objects(raters)
         else:
-            order = trec_order(from_numpy(run_query), table["score"], table["doc_id"])
-            rank = np.empty(len(order), np.int64)
-            rank[order] = _positions(run_query[order])
-        parts.append((np.full(len(rank), code, np.int64), run_query, run_doc, rank))
-    columns = [
-        np.concatenate([part[i] for part in parts]) if parts else np.zeros(0, np.int64)
+            rater, rater_names = np.zeros(len(query), np.int64), np.array([QRELS_RATER], object)
+        parts = []
+        for code, (table, rows) in enumerate(zip(tables.values(), ranked)):
+            run_doc = to_codes(pc.index_in(table["doc_id"], value_set=doc_names))
+            order, run_query, rank = rows.result()
+            if order is not None:
+                run_doc = run_doc[order]
+            parts.append((np.full(len(rank), code, np.int32), run_query, run_doc, rank))
+        for source, check in repeats:
+            repeat = check.result()
+            if repeat is not None:
+                raise RepeatedDocument(source, str(queries[repeat[0]]), repeat[1])
+    graded = Graded(
+        query.astype(np.int64), doc.astype(np.int64), rater.astype(np.int64),
+        to_numpy(judged["grade"], np.float64), queries, _objects(doc_names), rater_names,
+    )  # fmt: skip
+    coded = [
+        parts[0][i] if len(parts) == 1 else np.concatenate([part[i] for part in parts])
         for i in range(4)
-    ]
+    ] if parts else [np.zeros(0, np.int32)] * 4  # fmt: skip
     names = np.asarray(list(tables), dtype=object)
     order = np.argsort(names, kind="stable")  # run codes in code-point order of the names
     renamed = np.empty(len(names), np.int64)
     renamed[order] = np.arange(len(names))
-    run = renamed[columns[0]] if len(columns[0]) else columns[0]
-    return graded, Results(run, columns[1], columns[2], columns[3], names[order])
+    run = renamed[coded[0]] if len(coded[0]) else coded[0]
+    return graded, Results(run, coded[1], coded[2], coded[3], names[order])
+
+
+def _ranked(query: np.ndarray, table: pa.Table) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """A run's rows in order of query and rank: the order to put them in (None: as they
+    are, with the ranks given) and the query codes and ranks in that order; without ranks,
+    ranked as trec_eval ranks a run file."""
+    if "rank" in table.column_names:
+        return None, query, to_numpy(table["rank"], np.int32)
+    order = trec_order(from_numpy(query), table["score"], table["doc_id"])
+    ordered = query[order]
+    return order, ordered, _positions(ordered)
+
+
+def _encoded(columns: list[pa.ChunkedArray], ordered: bool) -> tuple[list[np.ndarray], pa.Array]:
+    """The values of ``columns`` coded together, one code array per column, and the names
+    the codes index (``ordered``: in code-point order; else in the order first met): one
+    hash pass of Arrow's dictionary encoding over all of them."""
+    chunks = [chunk for column in columns for chunk in column.chunks]
+    encoded = pa.chunked_array(chunks, type=pa.string()).dictionary_encode()
+    names = encoded.chunk(0).dictionary if encoded.num_chunks else pa.array([], pa.string())
+    flat = [to_numpy(chunk.indices, np.int32) for chunk in encoded.chunks]
+    codes = np.concatenate(flat) if flat else np.zeros(0, np.int32)
+    if ordered:
+        order = to_numpy(pc.sort_indices(names), np.int64)
+        place = np.empty(len(order), np.int32)
+        place[order] = np.arange(len(order), dtype=np.int32)
+        codes, names = place[codes], names.take(from_numpy(order))
+    ends = np.cumsum([len(column) for column in columns])[:-1]
+    return np.split(codes, ends), names
+
+
+def _objects(names: pa.Array) -> np.ndarray:
+    """Arrow strings as an object array of Python strings (through a list: numpy and pandas
+    are left out of it, and pyarrow would import pandas for the other way)."""
+    return np.asarray(names.to_pylist(), dtype=object)
 
 
 def _table(frame: Frame) -> pa.Table:
@@ -270,23 +314,7 @@ def _table(frame: Frame) -> pa.Table:
 
 
 def _positions(group: np.ndarray) -> np.ndarray:
-    """Each row's 1-based place in its run of equal values of ``group`` (sorted)."""
-    if not len(group):
-        return group
-    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-    return np.arange(1, len(group) + 1) - np.repeat(starts, np.diff(np.r_[starts, len(group)]))
-
-
-def _refuse_repeats(
-    source: str, query: np.ndarray, doc: np.ndarray, queries: pa.Array, docs: pa.Array
-) -> None:
-    """A :class:`RepeatedDocument` naming the first (query, document) twice, if any."""
-    if len(query) < 2:
-        return
-    keys = np.sort(query * len(docs) + doc)
-    twice = np.flatnonzero(keys[1:] == keys[:-1])
-    if len(twice):
-        key = int(keys[twice[0]])
-        raise RepeatedDocument(
-            source, queries[key // len(docs)].as_py(), docs[key % len(docs)].as_py()
-        )
+    """Each row's 1-based place among the rows of its value of ``group`` (sorted codes)."""
+    counts = np.bincount(group)
+    starts = (np.cumsum(counts) - counts).astype(np.int32)
+    return np.arange(1, len(group) + 1, dtype=np.int32) - starts[group]
