@@ -130,6 +130,7 @@ def test_the_store_and_the_files_code_the_same_numbers(campaign, options, per_ra
     assert [c.randomization_p_value for c in got.comparisons] == [
         c.randomization_p_value for c in expected.comparisons
     ]
+
     def rows(result):  # files code documents in the order met, the store in name order
         qrels = result.qrels.astype({"query_id": object, "doc_id": object})
         return qrels.sort_values(["query_id", "doc_id"], ignore_index=True).to_dict("list")
