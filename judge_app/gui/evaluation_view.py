@@ -44,9 +44,10 @@ from judge_app.gui.plan_panel import PlanPanel
 from judge_app.gui.tables import TablePane
 from judge_app.metrics.intervals import CONFIDENCE
 from judge_app.metrics.measure_names import aggregate_note
+from judge_app.metrics.ppi import Estimate
 from judge_app.numbers import MISSING, score_text, share_text, signed_text
 from judge_app.reports.figures import evaluation_figures
-from judge_app.writers.corrected import assumption, caveat, cell, quality_text, saved_text
+from judge_app.writers.corrected import assumption, caveat, quality_text, saved_text
 from judge_app.writers.significance import describe
 
 GAINS = {"linear": "linear: the grade", "exponential": "exponential: 2^grade − 1"}
@@ -693,13 +694,13 @@ def _automatic_note(evaluation: EvaluationResult) -> str:
 
 def _corrected_html(corrected: PredictionPowered, label: str) -> str:
     """Each run's mean (then each difference from the first run) by humans corrected by the
-    judge, by humans alone and by the judge alone, each with its interval as the command line
-    writes it, with the human grades the correction saves for its width; why an interval is
-    missing, if one is."""
+    judge, by humans alone and by the judge alone, each with its interval below it (the
+    numbers of the command line's table), with the human grades the correction saves for its
+    width; why an interval is missing, if one is."""
     rows = "".join(
         f"<tr><td><b>{escape(item.name)}</b></td>"
-        f"<td align='right'><b>{cell(item.corrected)}</b></td>"
-        f"<td align='right'>{cell(item.humans)}</td>"
+        f"<td align='right' nowrap>{_estimate_html(item.corrected, bold=True)}</td>"
+        f"<td align='right' nowrap>{_estimate_html(item.humans)}</td>"
         f"<td align='right'>{score_text(item.automatic.mean)}</td>"
         f"<td align='right'>{saved_text(item)}</td></tr>"
         for item in corrected.estimates
@@ -725,6 +726,15 @@ def _corrected_html(corrected: PredictionPowered, label: str) -> str:
         f"{rows}</table>{notes}"
         f"<p style='margin:4px 0 0 0'><i>{escape(assumption(corrected))}</i></p>"
     )
+
+
+def _estimate_html(estimate: Estimate, bold: bool = False) -> str:
+    """A mean over its interval, in a narrow column; the mean alone without one."""
+    mean = score_text(estimate.mean)
+    shown = f"<b>{mean}</b>" if bold else mean
+    if not estimate.defined:
+        return shown
+    return f"{shown}<br><small>{_interval(estimate.low, estimate.high)}</small>"
 
 
 def _interval(low: float, high: float) -> str:

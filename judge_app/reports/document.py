@@ -26,11 +26,12 @@ from judge_app.reports import charts
 from judge_app.reports.significance import significance_html
 from judge_app.writers import raters as rater_writer
 from judge_app.writers.agreement import KAPPA_MATRIX_NOTE, adjudication_summary, alpha_reading
-from judge_app.writers.corrected import assumption, caveat, cell, quality_text, saved_text
+from judge_app.writers.corrected import assumption, caveat, quality_text, saved_text
 
 if TYPE_CHECKING:
     from judge_app.agreement.quality import RatersReport
     from judge_app.evaluation.corrected import PredictionPowered
+    from judge_app.metrics.ppi import Estimate
     from judge_app.metrics.significance import Significance
 
 ImagePlacer = Callable[[Figure, str], str]
@@ -145,20 +146,27 @@ def _automatic_note(settings: dict[str, object]) -> str:
 
 
 def _corrected(corrected: PredictionPowered, number: Callable, digits: int) -> str:
-    """The prediction-powered estimates beside the humans-only and judge-only ones, each
-    interval as ``eval --judge`` writes it; why an interval is missing, if one is."""
+    """The prediction-powered estimates beside the humans-only and judge-only ones: each mean
+    over its 95% t interval (the numbers ``eval --judge`` writes), in columns narrow enough
+    for a page; why an interval is missing, if one is."""
+
+    def estimate(item: Estimate) -> str:
+        if not item.defined:
+            return number(item.mean)
+        low, high = number(item.low), number(item.high)
+        return f"{number(item.mean)}<br><small>{low} – {high}</small>"
+
     rows = [
         [
             _e(item.name),
-            _e(cell(item.corrected, digits)),
-            _e(cell(item.humans, digits)),
+            estimate(item.corrected),
+            estimate(item.humans),
             number(item.automatic.mean),
             saved_text(item),
         ]
         for item in corrected.estimates
     ]
-    header = ["run", "corrected (95% t interval)", "humans alone (95% t interval)"]
-    header += [f"{_e(corrected.judge)} alone", "human grades saved"]
+    header = ["run", "corrected", "humans alone", f"{_e(corrected.judge)} alone", "grades saved"]
     missing = caveat(corrected)
     notes = "" if missing is None else f"<p><b>{_e(missing)}</b></p>"
     agreement = quality_text(corrected)
@@ -166,7 +174,8 @@ def _corrected(corrected: PredictionPowered, number: Callable, digits: int) -> s
     return (
         f"<p>{len(corrected.labelled):,} of {corrected.queries:,} queries were judged completely "
         f"by humans and every query by {_e(corrected.judge)}; each mean is estimated from both "
-        "by prediction-powered inference.</p>"
+        "by prediction-powered inference, with its 95% t interval below it; grades saved: the "
+        "human grades the correction saves for its width.</p>"
         + _table(header, rows, numeric_from=1)
         + notes
         + f"<p class='note'>{_e(assumption(corrected))}</p>"

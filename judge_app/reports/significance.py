@@ -119,7 +119,8 @@ def _pairs(significance: Significance, digits: int) -> str:
                 shown += f" ({score_text(result.p_value, digits)})"
             row.append(shown)
         rows.append(row)
-    head = "".join(f"<th>{_e(name)}</th>" for name in header)
+    # the interval's name on two lines: the table must fit a page
+    head = "".join(f"<th>{_e(name).replace(' interval', '<br>interval')}</th>" for name in header)
     body = "".join(
         "<tr>"
         + "".join(
