@@ -270,7 +270,7 @@ def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
         help="of the randomization test and the randomized Tukey HSD (default 10,000)",
     )
     statistics.add_argument(
-        "--seed", type=int, default=0, help="of the intervals and the randomized tests"
+        "--seed", type=int, default=0, help="of the randomized tests (default 0)"
     )
 
 
@@ -330,8 +330,8 @@ def _add_eval_parser(commands: argparse._SubParsersAction) -> None:
         help="compare the runs: every pair (or each against --baseline) by the paired "
         "t-test, Wilcoxon signed-rank, sign and randomization tests, each p-value also "
         "adjusted by Holm and Benjamini-Hochberg, and by randomized Tukey HSD with its "
-        "groups; effects: mean difference (bootstrap interval), Cohen's d_z (noncentral-t "
-        "interval), wins/ties/losses. CSV: a row per pair",
+        "groups; effects: mean difference with the interval of the test the verdict comes "
+        "from, Cohen's d_z (noncentral-t interval), wins/ties/losses. CSV: a row per pair",
     )
     output.add_argument(
         "--tests",

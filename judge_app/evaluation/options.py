@@ -211,8 +211,7 @@ class SignificanceOptions:
     ``wilcoxon``, ``sign``; the first decides the verdicts and the matrix's colours), the
     ``adjustment`` of the paired tests' p-values the verdicts use (``holm``, ``bh`` or
     ``none``; both adjustments are computed), every pair of runs or each against a
-    ``baseline`` run, and the ``permutations`` and ``seed`` of the randomized tests and the
-    bootstrap."""
+    ``baseline`` run, and the ``permutations`` and ``seed`` of the randomized tests."""
 
     tests: tuple[str, ...] = TESTS
     adjustment: str = "holm"

@@ -93,7 +93,7 @@ class Significance:
     """The runs compared on ``measure``: ``pairs`` (every pair of ``runs``, first run as the
     baseline of each, or each run against ``baseline``), by ``tests`` (the first decides the
     verdicts and the colours), adjusted by ``adjustment``; the Tukey HSD test over all runs
-    if chosen; ``permutations`` and ``seed`` of every randomized test and bootstrap."""
+    if chosen; ``permutations`` and ``seed`` of every randomized test."""
 
     measure: str
     runs: list[str]
