@@ -23,15 +23,35 @@ def test_a_first_start_fits_the_screen_it_opens_on():
     assert roomy.center() == QRect(0, 0, 1920, 1050).center()
 
 
+def test_judging_and_evaluation_fit_a_1024_by_768_screen_at_150_percent(
+    qtbot, open_window, demo_db
+):
+    """683×512 device-independent pixels: no hidden page (the start page among them) and no
+    work under way makes the window outgrow the size a first start gives it there (less a
+    title bar) while a rater judges or a lead evaluates."""
+    first = first_placement(QRect(0, 0, 683, 512), QSize(0, 0))
+
+    def fits(size: QSize) -> bool:
+        return size.width() <= first.width() and size.height() <= first.height() - 24
+
+    window = open_window(demo_db)
+    window.resize(600, 450)
+    qtbot.waitUntil(lambda: fits(window.minimumSizeHint()))  # once the layout has run
+    window.analysis.show_evaluation()
+    assert window.task is not None and fits(window.pages.minimumSizeHint())  # computing
+    qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
+    qtbot.waitUntil(lambda: fits(window.minimumSizeHint()))
+
+
 def test_size_place_and_splitters_come_back_after_a_restart(qtbot, open_window, demo_db):
     window = open_window(demo_db)
     assert window.minimumSizeHint().width() <= 900
-    window.resize(900, 650)  # (the test screen is 800×800: Qt keeps a window on it)
+    window.resize(780, 650)  # (the test screen is 800×800: Qt keeps a window on it)
     window.judging.splitter.setSizes([150, 400, 400])
     sizes = window.judging.splitter.sizes()
     window.close()
     again = open_window(demo_db)
-    assert again.size() == QSize(900, 650)
+    assert again.size() == QSize(780, 650)
     assert again.judging.splitter.sizes() == sizes
     again.showMaximized()
     qtbot.waitUntil(lambda: again.isMaximized())

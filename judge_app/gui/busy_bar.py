@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from PySide6.QtCore import QSize
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -47,6 +48,11 @@ class BusyBar(QWidget):
         layout.addWidget(self.cancel)
         self._on_cancel: Callable[[], None] | None = None
         self.hide()
+
+    def minimumSizeHint(self) -> QSize:
+        """No width: work under way never widens its page, and so the window, past the
+        screen (a 1024×768 screen at 150%); squeezed, the bar is cut instead."""
+        return QSize(0, super().minimumSizeHint().height())
 
     def start(self, text: str, on_cancel: Callable[[], None] | None = None) -> None:
         """Show ``text`` with a busy indicator; Cancel calls ``on_cancel`` (none: no button)."""

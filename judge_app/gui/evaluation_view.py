@@ -81,7 +81,7 @@ SUMMARY_SHARE = 0.3
 CORRECTED_SHARE = 0.45
 """The same with a judge's correction: its table of estimates is what the lead asked for."""
 SUMMARY_MINIMUM = 60
-CHARTS_MINIMUM = 200
+CHARTS_MINIMUM = 160
 """Columns (after a run's name) shown on asking (the header's menu): the drill-down has them."""
 TitleSource = Callable[[list[str]], dict[str, str]]
 """Document id → title of the given documents (read from the database)."""
@@ -738,4 +738,8 @@ def _estimate_html(estimate: Estimate, bold: bool = False) -> str:
 
 
 def _interval(low: float, high: float) -> str:
-    return MISSING if math.isnan(low) else f"{score_text(low)} – {score_text(high)}"
+    """An interval for an HTML cell, kept on one line however narrow the column."""
+    if math.isnan(low):
+        return MISSING
+    # no-break spaces, and a word joiner against the break Qt allows after a dash
+    return f"{score_text(low)}&nbsp;–&#8288;&nbsp;{score_text(high)}"

@@ -8,12 +8,14 @@ from urllib.parse import urlsplit
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFrame,
     QGridLayout,
     QHBoxLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QVBoxLayout,
     QWidget,
@@ -91,7 +93,17 @@ class StartPage(QWidget):
     def __init__(self, demo_available: bool) -> None:
         super().__init__()
         self.setObjectName("startPage")
-        outer = QGridLayout(self)
+        page = QWidget()  # scrolled on a small screen, so the window never outgrows the screen
+        scroll = QScrollArea()
+        scroll.setWidget(page)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.viewport().setAutoFillBackground(False)
+        page.setAutoFillBackground(False)
+        around = QVBoxLayout(self)
+        around.setContentsMargins(0, 0, 0, 0)
+        around.addWidget(scroll)
+        outer = QGridLayout(page)
         outer.setContentsMargins(40, 32, 40, 32)
         content = QWidget()
         content.setObjectName("startContent")
