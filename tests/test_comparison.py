@@ -25,7 +25,7 @@ from judge_app.metrics.comparison import (
     paired_t_test,
     randomization_test,
 )
-from judge_app.metrics.intervals import t_interval
+from judge_app.metrics.intervals import ALPHA, t_interval
 from judge_app.metrics.ranking import Evaluation, Settings
 from judge_app.writers.significance import describe
 
@@ -322,7 +322,7 @@ def test_randomization_interval_excludes_zero_exactly_when_the_test_rejects(diff
         assert interval.low == interval.high == interval.mean == pytest.approx(d[0], abs=1e-15)
         return
     assert interval.low <= np.mean(d) <= interval.high
-    assert (interval.low <= 0 <= interval.high) == (p >= comparison.ALPHA)
+    assert (interval.low <= 0 <= interval.high) == (p >= ALPHA)
 
 
 def test_describe_identical_runs():

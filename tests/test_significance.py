@@ -14,7 +14,7 @@ from dataclasses import astuple
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.multitest import multipletests
 
@@ -22,7 +22,8 @@ from judge_app.cli import main
 from judge_app.errors import UsageError
 from judge_app.evaluation.engine import compare_evaluations
 from judge_app.evaluation.options import SignificanceOptions, parse_tests
-from judge_app.metrics.comparison import ALPHA, compare_scores
+from judge_app.metrics.comparison import compare_scores
+from judge_app.metrics.intervals import ALPHA, CONFIDENCE
 from judge_app.metrics.multiple_testing import randomized_tukey_hsd
 from judge_app.metrics.paired_tests import sign_test, standardized_effect, wilcoxon_test
 from judge_app.metrics.ranking import Evaluation, Settings
@@ -185,7 +186,9 @@ def test_the_words_never_contradict_the_numbers(seed, adjustment, queries, verdi
 
 @settings(max_examples=300, deadline=None)
 @given(st.floats(0, 1), st.integers(1, 6))
+@example(p=0.05, digits=1)  # exactly alpha: not significant, and 1 - 0.95 is not 0.05
 def test_a_p_value_is_never_rounded_across_alpha(p, digits):
+    assert ALPHA == 0.05 and CONFIDENCE == 0.95
     text = p_text(p, digits)
     shown = float(text.split()[-1])
     assert (shown < ALPHA or text.startswith("p <")) == (p < ALPHA)

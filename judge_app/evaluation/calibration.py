@@ -20,8 +20,6 @@ from judge_app.metrics.ranking import k_label
 from judge_app.options import require_whole
 
 GRADES = tuple(range(6))
-CONFIDENCE = 0.95
-"""The level of the kappa's and alpha's intervals over queries."""
 
 
 class AutomaticJudge(Protocol):

@@ -16,11 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from judge_app.metrics.intervals import CONFIDENCE, MeanInterval, t_interval
+from judge_app.metrics.intervals import ALPHA, MeanInterval, t_interval
 
-ALPHA = 1 - CONFIDENCE
-"""Significance level of the comparison's verdict: the interval excludes 0 exactly when the
-test's p-value is below it."""
 TEST_NAME = "randomization test"
 """The test a pair's verdict comes from when no other is chosen."""
 RANDOMIZATION_METHOD = "randomization"

@@ -26,8 +26,11 @@ from statistics import NormalDist
 
 import numpy as np
 
-CONFIDENCE = 0.95
-"""The level of every interval of a mean or a difference."""
+ALPHA = 0.05
+"""The significance level: a p-value of exactly 0.05 is not below it (``1 - 0.95`` would be
+0.050000000000000044, and call it significant)."""
+CONFIDENCE = 1 - ALPHA
+"""The level of every interval of a mean or a difference (0.95 exactly)."""
 
 T_METHOD = "t"
 """The name of the Student t interval, as tables head it (``95% t interval``)."""

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judge_app.metrics.comparison import ALPHA, Comparison, compare_rows
-from judge_app.metrics.intervals import CONFIDENCE, MeanInterval, difference_range
+from judge_app.metrics.comparison import Comparison, compare_rows
+from judge_app.metrics.intervals import ALPHA, CONFIDENCE, MeanInterval, difference_range
 from judge_app.metrics.multiple_testing import (
     TukeyHSD,
     benjamini_hochberg,

@@ -13,7 +13,6 @@ from typing import Any
 
 from judge_app.errors import UsageError, quoted
 from judge_app.evaluation.calibration import (
-    CONFIDENCE,
     GRADES,
     Calibration,
     CalibrationOptions,
@@ -24,6 +23,7 @@ from judge_app.evaluation.calibration import (
     RunScore,
 )
 from judge_app.evaluation.judge_quality import JudgeQuality
+from judge_app.metrics.intervals import CONFIDENCE
 from judge_app.metrics.ranking import k_label
 from judge_app.numbers import MISSING, score_text, share_text, signed_text
 from judge_app.writers.agreement import alpha_reading
