@@ -10,8 +10,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+# The same examples on every run, so a failure is the code's and not the draw's; a developer
+# looking for new ones runs with HYPOTHESIS_PROFILE=explore.
+settings.register_profile("derandomized", derandomize=True, database=None)
+settings.register_profile("explore")
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "derandomized"))
 
 from judge_app.store import Database, open_database  # noqa: E402
 
