@@ -996,7 +996,12 @@ def _calibrate(args: argparse.Namespace) -> str:
 def _autojudge(args: argparse.Namespace) -> str | int:
     """``judge-app autojudge``: the summary line; Ctrl+C stops asking, keeps what was
     answered and exits with 130 after the summary."""
-    from judge_app.commands.autojudge import AutojudgeOptions, autojudge
+    from judge_app.commands.autojudge import (
+        AutojudgeOptions,
+        AutojudgeSummary,
+        autojudge,
+        next_steps,
+    )
     from judge_app.judges.prompt import DEFAULT_TEMPLATE, read_template
     from judge_app.options import names
     from judge_app.store import open_database
@@ -1030,7 +1035,8 @@ def _autojudge(args: argparse.Namespace) -> str | int:
     if summary.cancelled:
         print(summary.sentence(), file=sys.stderr)
         return 130
-    return summary.sentence()
+    name = summary.judge if isinstance(summary, AutojudgeSummary) else summary.name
+    return f"{summary.sentence()}\n{next_steps(args.db, name)}"
 
 
 @contextmanager

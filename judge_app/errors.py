@@ -24,6 +24,13 @@ def quoted(value: object) -> str:
     return f"{text[:VALUE_CHARACTERS] + '…'!r} ({len(text):,} characters)"
 
 
+def typed(name: str) -> str:
+    """``name`` as a user types it in a shell: ``"local model"`` (always in double quotes,
+    with ``\\``, ``"``, ``$`` and a backquote escaped)."""
+    escaped = "".join(f"\\{c}" if c in '\\"$`' else c for c in name)
+    return f'"{escaped}"'
+
+
 class JudgeAppError(Exception):
     """Base of every error the command line and the window report without a traceback."""
 
@@ -48,4 +55,26 @@ def in_words(error: BaseException) -> str:
     details = shortened(str(error).strip().splitlines()[0] if str(error).strip() else "")
     return "An unexpected problem in judge_app (please report it)" + (
         f": {details}" if details else ""
+    )
+
+
+MAKE_A_JUDGE = (
+    "make one with judge-app autojudge DB --local (a model learned from the human grades) "
+    "or judge-app autojudge DB --endpoint URL --model NAME (an LLM); in the window, "
+    "Lead ▸ Automatic judge…"
+)
+"""How to make an automatic judge, from the command line or the window."""
+
+
+def unknown_judge(source: str, name: str, judges: list[str]) -> UsageError:
+    """The one error for an automatic judge ``name`` that ``source`` does not have, naming
+    the ``judges`` it has as they are typed, or saying it has none and how to make one (here,
+    not in ``writers``: the store and the evaluation raise it, and lie below the writers)."""
+    if not judges:
+        return UsageError(
+            f"{source} has no automatic judge {quoted(name)}: it has none yet; {MAKE_A_JUDGE}"
+        )
+    return UsageError(
+        f"{source} has no automatic judge {quoted(name)}; its judges are: "
+        + ", ".join(map(typed, judges))
     )

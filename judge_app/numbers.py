@@ -1,6 +1,9 @@
 """Numbers for people, in one convention across the window, its drill-down and the report:
 scores, NDCG, means and agreement coefficients with four decimals (``0.7516``); shares
-(coverage, judged@k, percent agreement) as percentages with one decimal (``75.2%``); a missing
+(coverage, judged@k, percent agreement) as percentages with one decimal (``75.2%``); grades
+on the 0–5 scale that are means or differences (a pair's mean grade, a judge's bias) with two
+decimals, whole or not (``5.00``, ``1.33``: a column of them lines up, and a mean never passes
+for one rater's whole grade); a missing
 or undefined value as "–". A value that rounds to zero never shows a minus sign.
 
 Machine formats (CSV, JSON) never go through here: they keep full precision."""
@@ -11,6 +14,7 @@ import math
 
 MISSING = "–"
 DIGITS = 4
+GRADE_DIGITS = 2
 
 
 def _missing(value: float | None) -> bool:
@@ -39,6 +43,16 @@ def signed_text(value: float | None, digits: int = DIGITS) -> str:
     assert value is not None
     text = f"{value:+.{digits}f}"
     return text[1:] if not any(digit in "123456789" for digit in text) else text
+
+
+def grade_text(value: float | None) -> str:
+    """``1.33``: a grade that is a mean (of raters, of a judge's grades), or a gain of one."""
+    return score_text(value, GRADE_DIGITS)
+
+
+def grade_shift_text(value: float | None) -> str:
+    """``+0.42``: a difference of grades (a judge's bias, judge − humans)."""
+    return signed_text(value, GRADE_DIGITS)
 
 
 def share_text(value: float | None) -> str:

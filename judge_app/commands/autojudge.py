@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -23,7 +24,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from judge_app.errors import JudgeAppError, UsageError, quoted
+from judge_app.errors import JudgeAppError, UsageError, typed
 from judge_app.judges.llm import ChatClient, ChatSettings, EndpointError, Reply, public_url
 from judge_app.judges.prompt import (
     DEFAULT_TEMPLATE,
@@ -165,7 +166,7 @@ class AutojudgeSummary:
     def sentence(self) -> str:
         """The run in one line, as the command line and the window say it."""
         text = (
-            f"judge {quoted(self.judge)}: {self.pairs:,} pairs, {self.cached:,} cached, "
+            f"judge {typed(self.judge)}: {self.pairs:,} pairs, {self.cached:,} cached, "
             f"{self.asked:,} asked: {self.graded:,} graded, {self.failed:,} failed"
         )
         if self.retried:
@@ -191,6 +192,15 @@ class _Request:
     pair: PoolPair
     messages: list[dict[str, str]]
     sha: str
+
+
+def next_steps(db: str, judge: str) -> str:
+    """What to run after ``autojudge`` on ``db`` (as the user gave it): the judge's name as
+    every later command takes it, and the calibration to read first."""
+    return (
+        f"The judge is named {typed(judge)}: later commands take --judge {typed(judge)}.\n"
+        f"Next: judge-app calibrate {shlex.quote(db)} --judge {typed(judge)}"
+    )
 
 
 def autojudge(

@@ -90,25 +90,18 @@ def _read(database: Database, options: CalibrationOptions, first_if_gone: bool =
     if it names none, or, ``first_if_gone``, one there is not), or why there is none."""
     from judge_app.commands.campaign import campaign_of
     from judge_app.store import automatic
-    from judge_app.store.errors import StoreError
 
     source = database.describe()
     with database.reading() as session:
         judges = tuple(automatic.judges(session))
         if first_if_gone and options.judge not in {judge.name for judge in judges}:
             options = replace(options, judge=None)
-        if not judges:
-            reason = f"{source} has no automatic judge yet: {NO_JUDGE_HINT}"
-            if options.judge is not None:
-                reason = f"no automatic judge called {quoted(options.judge)}: " + reason
-            return Overview(judges, None, reason)
-        if options.judge is None:
-            chosen = judges[0]
-        else:
-            try:
-                chosen = automatic.judge(session, options.judge)
-            except StoreError as error:
-                return Overview(judges, None, str(error))
+        if options.judge is None and not judges:
+            return Overview(judges, None, f"{source} has no automatic judge yet: {NO_JUDGE_HINT}")
+        try:
+            chosen = automatic.judge(session, options.judge or judges[0].name, source)
+        except UsageError as error:
+            return Overview(judges, None, str(error))
         grades = automatic.auto_grades_frame(session, chosen.rater_id)
         campaign = campaign_of(session, source, automatic=False)  # its grades: read above
     options = replace(options, judge=chosen.name)

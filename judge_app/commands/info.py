@@ -1,12 +1,15 @@
 """What a database holds (``judge-app info``, and after ``demo``): each table's rows, the
-queries and documents still known by id alone, each rater's judgments and each run's
-coverage."""
+queries and documents still known by id alone, each rater's judgments, each run's
+coverage and each automatic judge's grades and held-out quality."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from judge_app.store import Database, open_database, reads
+from judge_app.errors import typed
+from judge_app.store import Database, automatic, open_database, reads
+from judge_app.store.automatic import Judge
+from judge_app.writers.calibration import judge_facts, judge_title
 
 
 def info(db: str) -> str:
@@ -16,12 +19,14 @@ def info(db: str) -> str:
 
 
 def describe_database(database: Database) -> str:
-    """A plain-text overview: table counts, raters, runs with their judged coverage."""
+    """A plain-text overview: table counts, raters, runs with their judged coverage, the
+    automatic judges."""
     with database.reading() as session:
         counts = reads.table_counts(session)
         raters = reads.raters_frame(session)
         coverage = reads.coverage_frame(session)
         lacking = reads.ids_without_text(session)
+        judges = automatic.judges(session)
     lines = [database.describe(), ""]
     width = max(map(len, counts))
     lines += [f"  {name:<{width}}  {value:>9,}" for name, value in counts.items()]
@@ -50,7 +55,20 @@ def describe_database(database: Database) -> str:
         )
         lines += ["", "Runs (judged: share of results graded by at least one rater)"]
         lines.append(_indent(table.to_string(index=False)))
+    lines += _judge_lines(judges)
     return "\n".join(lines)
+
+
+def _judge_lines(judges: list[Judge]) -> list[str]:
+    """The automatic judges, each named as ``--judge`` takes it, with what it did."""
+    if not judges:
+        return []
+    width = max(len(typed(judge.name)) for judge in judges)
+    lines = ["", "Automatic judges (as --judge takes their names)"]
+    for judge in judges:
+        facts = ", ".join(judge_facts(judge))
+        lines.append(f"  {typed(judge.name):<{width}}  {judge_title(judge)}: {facts}")
+    return lines
 
 
 def _percent(part: pd.Series, whole: pd.Series) -> list[str]:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from judge_app.errors import UsageError
+from judge_app.errors import UsageError, unknown_judge
 from judge_app.metrics.aggregation import ADJUDICATED
 from judge_app.metrics.codes import Graded, Results, code_of
 
@@ -51,8 +51,7 @@ class Campaign:
 
         name = known_name(judge, self.judges)
         if name is None:
-            names = ", ".join(self.judges) or "none yet: grade with judge-app autojudge"
-            raise UsageError(f"--judge: {self.source} has no automatic judge {judge!r} ({names})")
+            raise unknown_judge(self.source, judge, list(self.judges))
         grades = self.automatic
         assert grades is not None, "a campaign read without its automatic grades"
         mine = grades.rater == code_of(grades.raters, name)

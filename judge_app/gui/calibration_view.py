@@ -22,7 +22,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QGuiApplication, QPalette
+from PySide6.QtGui import QBrush, QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -44,7 +44,7 @@ from judge_app.gui.agreement_view import StatCard
 from judge_app.gui.figure_page import FigurePage
 from judge_app.gui.tables import MISSING, TablePane, named_label
 from judge_app.gui.theme import is_dark
-from judge_app.numbers import score_text, share_text, signed_text
+from judge_app.numbers import grade_shift_text, grade_text, score_text, share_text, signed_text
 from judge_app.store.automatic import Judge
 from judge_app.writers.calibration import (
     NO_JUDGE_HINT,
@@ -52,6 +52,8 @@ from judge_app.writers.calibration import (
     details_lines,
     findings,
     findings_level,
+    judge_facts,
+    judge_title,
     leaning,
     ranking_note,
 )
@@ -91,7 +93,11 @@ RUNS_IN_SIGHT = 10
 """Runs the ranking is given room for, at most, when shown; the rest scroll."""
 QUERIES_ROOM = 190
 """Pixels the queries that disagree most keep at least beside the ranking."""
-BIAS_COLUMNS = {"pairs": "Pairs", "mean_judge": "Judge's mean", "bias": "Bias"}
+GRADE_COLUMN = 30
+"""Pixels at least of a column of the confusion matrix (its counts are short)."""
+TEXT_ROOM = 56
+"""Pixels at least of a run's name or a query's text: narrower, before a number is cut."""
+BIAS_COLUMNS = {"pairs": "Pairs", "mean_judge": "Judge's\nmean", "bias": "Bias"}
 """The columns after the confusion matrix's: the bias per humans' grade."""
 RANK_COLUMNS = {
     "run": "Run",
@@ -106,8 +112,8 @@ QUERY_COLUMNS = {
     "query_id": "Query",
     "query": "Text",
     "pairs": "Pairs",
-    "mean_absolute": "Mean |Δ|",
-    "mean_difference": "Mean Δ",
+    "mean_absolute": "Mean\n|Δ|",
+    "mean_difference": "Mean\nΔ",
     "human_ndcg": "Humans",
     "judge_ndcg": "Judge",
     "ndcg_difference": "Δ",
@@ -190,8 +196,8 @@ class ConfusionModel(QAbstractTableModel):
         if key == "pairs":
             return f"{grade.pairs:,}"
         if key == "mean_judge":
-            return score_text(grade.mean_judge)
-        return signed_text(grade.bias)
+            return grade_text(grade.mean_judge)
+        return grade_shift_text(grade.bias)
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
         if not index.isValid():
@@ -350,7 +356,7 @@ class CalibrationView(FigurePage):
         self.confusion.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         columns = self.confusion.horizontalHeader()
         columns.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        columns.setMinimumSectionSize(34)
+        columns.setMinimumSectionSize(GRADE_COLUMN)
         self.confusion.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         for header in (columns, self.confusion.verticalHeader()):
             header.setHighlightSections(False)
@@ -369,18 +375,18 @@ class CalibrationView(FigurePage):
         return pane
 
     def _fit_confusion(self) -> None:
-        """The bias columns as wide as their headers; the grades share the rest."""
+        """The bias columns as wide as their headers and texts; the grades share the rest;
+        the table never narrower than that (the splitter gives it the room)."""
         header = self.confusion.horizontalHeader()
-        bold = QFont(header.font())
-        bold.setBold(True)
-        titles, cells = QFontMetrics(bold), self.confusion.fontMetrics()
-        for offset, title in enumerate(BIAS_COLUMNS.values()):
-            column = len(GRADES) + offset
-            texts = [self.confusion_model.text(row, column) for row in range(len(GRADES))]
-            widest = max([cells.horizontalAdvance(text) for text in texts], default=0)
+        widths = 0
+        for column in range(len(GRADES), self.confusion_model.columnCount()):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Fixed)
-            width = max(titles.horizontalAdvance(title), widest) + 24
-            self.confusion.setColumnWidth(column, width)
+            self.confusion.setColumnWidth(column, _column_need(self.confusion, column))
+            widths += self.confusion.columnWidth(column)
+        chrome = (
+            self.confusion.verticalHeader().sizeHint().width() + 2 * self.confusion.frameWidth()
+        )
+        self.confusion.setMinimumWidth(widths + len(GRADES) * GRADE_COLUMN + chrome)
 
     def _runs_pane(self) -> QWidget:
         splitter = QSplitter(Qt.Orientation.Vertical)
@@ -395,6 +401,7 @@ class CalibrationView(FigurePage):
             tooltips={key: TIPS[key] for key in RANK_COLUMNS if key in TIPS},
             noun="runs",
             stretch=0,
+            stretch_minimum=TEXT_ROOM,
         )
         self.queries = TablePane(
             "Disagreeing queries",
@@ -402,8 +409,8 @@ class CalibrationView(FigurePage):
             "judge-disagreeing-queries.csv",
             headers=QUERY_COLUMNS,
             formats={
-                "mean_absolute": score_text,
-                "mean_difference": signed_text,
+                "mean_absolute": grade_text,
+                "mean_difference": grade_shift_text,
                 "human_ndcg": score_text,
                 "judge_ndcg": score_text,
                 "ndcg_difference": signed_text,
@@ -413,7 +420,10 @@ class CalibrationView(FigurePage):
             filter_text="Filter queries…",
             stretch=1,
             full_text=("query",),
+            stretch_minimum=TEXT_ROOM,
         )
+        for pane in (self.ranking, self.queries):
+            pane.model.modelReset.connect(lambda pane=pane: _fit_numbers(pane))
         splitter.addWidget(self.ranking)
         splitter.addWidget(self.queries)
         splitter.setSizes([260, 300])
@@ -497,7 +507,7 @@ class CalibrationView(FigurePage):
         self.chooser.blockSignals(True)
         self.chooser.clear()
         for judge in judges:
-            self.chooser.addItem(f"{judge.name} — {judge.describe()}", judge.name)
+            self.chooser.addItem(judge_title(judge), judge.name)
             self.chooser.setItemData(
                 self.chooser.count() - 1, _judge_tip(judge), Qt.ItemDataRole.ToolTipRole
             )
@@ -509,13 +519,8 @@ class CalibrationView(FigurePage):
         if judge is None:
             self.judge_line.setText("")
             return
-        kind = "local model" if judge.method == "local" else "LLM"
-        failures = f"{judge.failed:,} failure{'' if judge.failed == 1 else 's'}"
-        text = f"{kind} · {judge.graded:,} grades · {failures}"
-        details = details_lines(judge.details)
-        if details and judge.method == "local":
-            text += " · held out: " + "; ".join(line.strip() for line in details[:4])
-        self.judge_line.setText(text)
+        kind = [] if judge.method == "local" else ["LLM"]  # the chooser says "local model"
+        self.judge_line.setText(" · ".join([*kind, *judge_facts(judge)]))
         self.judge_line.setToolTip(_judge_tip(judge))
 
     def _show_calibration(self, calibration: Calibration) -> None:
@@ -620,6 +625,26 @@ class CalibrationView(FigurePage):
     def _figures_gone(self) -> None:
         self.overview = None
         self.empty_button.hide()
+
+
+def _column_need(table: QTableView, column: int) -> int:
+    """The width ``column`` needs: its widest cell's and its header's as Qt sizes them (the
+    sort indicator left out: it shows on a sorted column, in the header's right padding)."""
+    header = table.horizontalHeader()
+    shown = header.isSortIndicatorShown()
+    header.setSortIndicatorShown(False)
+    need = max(table.sizeHintForColumn(column), header.sectionSizeHint(column))
+    header.setSortIndicatorShown(shown)
+    return need
+
+
+def _fit_numbers(pane: TablePane) -> None:
+    """Every column but the stretched text as wide as it needs (``_column_need``: the
+    page's tables are short), then the text given the room left."""
+    for column in range(pane.model.columnCount()):
+        if column != pane.stretch:
+            pane.table.setColumnWidth(column, _column_need(pane.table, column))
+    pane.fit_stretch()
 
 
 def _judge_tip(judge: Judge) -> str:

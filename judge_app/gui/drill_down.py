@@ -8,6 +8,8 @@ import html
 from collections.abc import Callable
 from typing import SupportsFloat
 
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -15,13 +17,14 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QSplitter,
+    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from judge_app.commands.explain import QueryExplanation
-from judge_app.gui.tables import Formatter, TablePane, fit_columns, is_missing
-from judge_app.numbers import score_text
+from judge_app.gui.tables import Formatter, FrameModel, TablePane, fit_columns
+from judge_app.numbers import grade_text, score_text
 
 Explainer = Callable[[str, str], QueryExplanation]
 """(run, query id) → the explanation of that query's NDCG in that run."""
@@ -31,10 +34,14 @@ GAIN_WORDS = {"linear": "the grade (linear gain)", "exponential": "2^grade − 1
 
 
 def _grade(value: SupportsFloat) -> str:
-    if is_missing(value):
-        return "–"
-    number = float(value)
-    return f"{number:g}" if number == round(number) else f"{number:.2f}"
+    """The grade evaluated, or its gain: a mean of raters (or a judge's grade), so two
+    decimals whole or not (``5.00``, ``1.33``), as ``judge_app.numbers`` gives grades."""
+    return grade_text(float(value))
+
+
+def _own_grade(value: SupportsFloat) -> str:
+    """A rater's own grade, of a column of whole grades (``4``): never with decimals."""
+    return f"{float(value):.0f}"
 
 
 HEADERS = {
@@ -70,6 +77,7 @@ class DrillDownDialog(QDialog):
         self.explain = explain
         self.query_id = ""
         self.explanation: QueryExplanation | None = None
+        self.needed: list[int] = []  # the widths the two tables take with their titles whole
         self.resize(1270, 660)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 14, 12, 14)
@@ -127,6 +135,7 @@ class DrillDownDialog(QDialog):
             tooltips=TOOLTIPS,
             noun="positions",
             stretch=None,
+            full_text=("title",),
         )
         pane.table.setSortingEnabled(False)
         pane.count.hide()
@@ -146,6 +155,35 @@ class DrillDownDialog(QDialog):
         self.raise_()
         self.ranked_table.setFocus()
 
+    @staticmethod
+    def _fitted_width(model: FrameModel, table: QTableView) -> int:
+        """Fit the columns to their texts, the title's whole (it is last, and stretches);
+        the table's width with every column so, with its frame and vertical scroll bar."""
+        fit_columns(table, model, header_room=TIGHT, cell_room=TIGHT)
+        columns = sum(map(table.columnWidth, range(model.columnCount())))
+        return columns + 2 * table.frameWidth() + table.verticalScrollBar().sizeHint().width()
+
+    def _arrange(self) -> None:
+        """The tables side by side when both fit with their titles whole, else the ideal
+        order under the ranked list, each the dialog's width (a title elided only then, its
+        whole text in its tooltip)."""
+        if not self.needed:
+            return
+        width = self.splitter.width()
+        beside = sum(self.needed) + self.splitter.handleWidth() <= width
+        self.splitter.setOrientation(
+            Qt.Orientation.Horizontal if beside else Qt.Orientation.Vertical
+        )
+        if beside:
+            spare = width - sum(self.needed) - self.splitter.handleWidth()
+            self.splitter.setSizes([need + spare // 2 for need in self.needed])
+        else:
+            self.splitter.setSizes([self.splitter.height() // 2] * 2)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._arrange()
+
     def refresh(self) -> None:
         """Explain the query again (the run or the evaluation changed)."""
         if not self.query_id or not self.run.currentText():
@@ -159,25 +197,20 @@ class DrillDownDialog(QDialog):
             f"&nbsp;&nbsp;<span style='font-size:13pt'>{html.escape(explanation.query)}</span>"
         )
         self.formula.setText(explanation.formula())
-        for column in explanation.ranked.columns:
-            if column not in HEADERS:
-                self.ranked_model.formats[column] = _grade  # a rater's own grades
         ranked, ideal = explanation.ranked, explanation.ideal
+        for column in ranked.columns:
+            if column not in HEADERS:  # a rater's own grades: whole, unless a judge's
+                whole = bool((ranked[column].dropna() % 1 == 0).all())
+                self.ranked_model.formats[column] = _own_grade if whole else _grade
         if ranked["rank"].equals(ranked["position"].astype("int64", errors="ignore")):
             ranked = ranked.drop(columns="rank")  # the rank says nothing the position does not
         self.ranked_model.set_frame(ranked)
         self.ideal_model.set_frame(ideal)
-        needed = []
-        for model, table in (
-            (self.ranked_model, self.ranked_table),
-            (self.ideal_model, self.ideal_table),
-        ):
-            fit_columns(table, model, header_room=TIGHT, cell_room=TIGHT)  # side by side
-            table.setColumnWidth(model.columnCount() - 1, TIGHT)  # the title, last, stretches
-            columns = range(model.columnCount() - 1)  # all but the (stretched) title
-            needed.append(sum(map(table.columnWidth, columns)) + 2 * table.frameWidth())
-        spare = max(sum(self.splitter.sizes()) - sum(needed), 0)  # shared by the two titles
-        self.splitter.setSizes([width + spare // 2 for width in needed])
+        self.needed = [
+            self._fitted_width(self.ranked_model, self.ranked_table),
+            self._fitted_width(self.ideal_model, self.ideal_table),
+        ]
+        self._arrange()
         self.ranked.caption.setText(
             f"RANKED BY {explanation.run.upper()}: DCG@{k} = {score_text(explanation.dcg)}"
         )

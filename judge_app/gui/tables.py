@@ -463,6 +463,7 @@ class TablePane(QWidget):
         tools: Iterable[QWidget] = (),
         stretch: int | None = 0,
         full_text: Iterable[str] = (),
+        stretch_minimum: int = STRETCH_MINIMUM,
     ) -> None:
         super().__init__()
         self.noun = noun
@@ -500,6 +501,7 @@ class TablePane(QWidget):
         )
         self.table, self.proxy = table_view(self.model, name)
         self.stretch = stretch
+        self.stretch_minimum = stretch_minimum
         if stretch is not None:  # this column takes the room left: the numbers stay together
             self.table.horizontalHeader().setStretchLastSection(False)
             self.table.viewport().installEventFilter(self)
@@ -518,8 +520,8 @@ class TablePane(QWidget):
 
     def fit_stretch(self) -> None:
         """Give the ``stretch`` column the width the other shown columns leave (at least
-        STRETCH_MINIMUM: its texts are elided, whole in their tooltips where asked), so the
-        table fits its width without scrolling sideways."""
+        ``stretch_minimum``: its texts are elided, whole in their tooltips where asked), so
+        the table fits its width without scrolling sideways."""
         if self.stretch is None or self.stretch >= self.model.columnCount():
             return
         table = self.table
@@ -529,7 +531,7 @@ class TablePane(QWidget):
             if column != self.stretch and not table.isColumnHidden(column)
         )
         room = table.viewport().width() - others
-        table.setColumnWidth(self.stretch, max(room, STRETCH_MINIMUM))
+        table.setColumnWidth(self.stretch, max(room, self.stretch_minimum))
 
     def set_frame(self, frame: pd.DataFrame, note: str = "") -> None:
         """Show ``frame`` with ``note`` below it (none: the note is hidden)."""

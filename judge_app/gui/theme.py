@@ -319,9 +319,9 @@ QTableView#confusionMatrix {{
 #agreementTabs QTabBar::tab:hover {{ color: {text}; }}
 #kappaHeatmap, #gradesChart, #driftChart {{
     background: {base}; border: 1px solid {border}; border-radius: 6px; }}
-#agreementView QHeaderView::section, #evaluationView QHeaderView::section,
-#calibrationView QHeaderView::section {{
+#agreementView QHeaderView::section, #evaluationView QHeaderView::section {{
     padding-right: 20px; }}
+#calibrationView QHeaderView::section {{ padding-right: 14px; }}
 #drillDown QHeaderView::section {{ padding: 5px 6px; }}
 #drillFormula {{ font-size: 12pt; font-weight: 600; color: {text}; padding: 4px 0; }}
 QTableView#perQueryTable, QTableView#drillRanked, QTableView#drillIdeal {{

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from judge_app.errors import UsageError
+from judge_app.errors import UsageError, typed
 from judge_app.judges.embeddings import local_embedder
 from judge_app.judges.local_model import MODEL, LocalData, Progress, Quality, fit_predict
 from judge_app.store import automatic
@@ -53,8 +53,11 @@ class LocalReport:
     def lines(self) -> list[str]:
         """The report as people read it."""
         if self.cancelled or self.quality is None:
-            return [f"the local judge {self.name!r} was cancelled: nothing was written"]
-        head = f"{self.name} ({MODEL}): {self.written:,} grades written in {self.seconds:.1f} s"
+            return [f"the local judge {typed(self.name)} was cancelled: nothing was written"]
+        head = (
+            f"judge {typed(self.name)} (local model, {MODEL}): {self.written:,} grades written "
+            f"in {self.seconds:.1f} s"
+        )
         warning = None if self.agreement is None else quality_warning(self.agreement)
         return [head, *self.quality.lines(), *([warning] if warning else [])]
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import delete, func, select, tuple_
 from sqlalchemy.orm import Session
 
-from judge_app.errors import quoted
+from judge_app.errors import quoted, unknown_judge
 from judge_app.store.errors import StoreError
 from judge_app.store.models import (
     AUTOMATIC,
@@ -176,16 +176,15 @@ def judge_names(session: Session) -> list[str]:
     return list(session.scalars(statement))
 
 
-def judge(session: Session, name: str) -> Judge:
-    """The automatic judge called ``name`` (as ``find_rater`` finds it), or StoreError naming
-    the judges there are."""
+def judge(session: Session, name: str, source: str = "the database") -> Judge:
+    """The automatic judge called ``name`` (as ``find_rater`` finds it), or the usage error
+    of ``unknown_judge`` naming the judges ``source`` has."""
     found = find_rater(session, name)
     if found is not None and found.kind == AUTOMATIC:
         for candidate in judges(session):
             if candidate.rater_id == found.id:
                 return candidate
-    names = ", ".join(map(quoted, judge_names(session))) or "none yet"
-    raise StoreError(f"no automatic judge called {quoted(name)} (judges: {names})")
+    raise unknown_judge(source, name, judge_names(session))
 
 
 def is_automatic(session: Session, rater_id: int) -> bool:

@@ -14,6 +14,7 @@ from typing import Any
 from judge_app.errors import UsageError, quoted
 from judge_app.evaluation.calibration import (
     GRADES,
+    AutomaticJudge,
     Calibration,
     CalibrationOptions,
     Figure,
@@ -25,7 +26,14 @@ from judge_app.evaluation.calibration import (
 from judge_app.evaluation.judge_quality import JudgeQuality
 from judge_app.metrics.intervals import CONFIDENCE
 from judge_app.metrics.ranking import k_label
-from judge_app.numbers import MISSING, score_text, share_text, signed_text
+from judge_app.numbers import (
+    MISSING,
+    grade_shift_text,
+    grade_text,
+    score_text,
+    share_text,
+    signed_text,
+)
 from judge_app.writers.agreement import alpha_reading
 from judge_app.writers.corrected import quality_warning
 
@@ -235,8 +243,8 @@ def _table(calibration: Calibration) -> str:
         f"Krippendorff's α, ordinal {_figure(calibration.alpha)}",
         f"Exact agreement           {share_text(calibration.exact)}   within one grade "
         f"{share_text(calibration.within_one)}",
-        f"Mean bias (judge − human) {signed_text(calibration.bias)}   mean |judge − human| "
-        f"{score_text(calibration.mean_absolute)}",
+        f"Mean bias (judge − human) {grade_shift_text(calibration.bias)}   mean |judge − human| "
+        f"{grade_text(calibration.mean_absolute)}",
         "",
         "Confusion: rows the humans' grade, columns the judge's",
         *_grid(
@@ -251,7 +259,7 @@ def _table(calibration: Calibration) -> str:
         *_grid(
             ["human", "pairs", "judge mean", "bias"],
             [
-                [str(g.grade), f"{g.pairs:,}", score_text(g.mean_judge), signed_text(g.bias)]
+                [str(g.grade), f"{g.pairs:,}", grade_text(g.mean_judge), grade_shift_text(g.bias)]
                 for g in calibration.by_grade
             ],
         ),
@@ -290,8 +298,8 @@ def _table(calibration: Calibration) -> str:
             [
                 q.query_id,
                 f"{q.pairs:,}",
-                score_text(q.mean_absolute),
-                signed_text(q.mean_difference),
+                grade_text(q.mean_absolute),
+                grade_shift_text(q.mean_difference),
                 score_text(q.human_ndcg),
                 score_text(q.judge_ndcg),
                 signed_text(q.ndcg_difference),
@@ -462,3 +470,36 @@ def details_lines(details: dict[str, Any]) -> list[str]:
         else:
             lines.append(f"{name}: {value}")
     return lines
+
+
+HELD_OUT = {"quadratic_kappa": "quadratic κ", "mae": "MAE", "spearman": "Spearman"}
+"""The held-out figures of a local model's report, as people name them."""
+
+
+def judge_title(judge: AutomaticJudge) -> str:
+    """The judge as a chooser lists it, named once: ``local model (HistGradientBoosting…)``
+    when its description begins with its name, else ``lenient-llm — qwen2.5:7b, prompt …``."""
+    described = judge.describe()
+    return described if described.startswith(judge.name) else f"{judge.name} — {described}"
+
+
+def held_out_words(details: dict[str, Any]) -> str | None:
+    """``held out: quadratic κ 0.8750, MAE 0.62, Spearman 0.8597``: a local model's quality
+    on the pairs it did not learn from (its report's ``held_out``); None if it has none."""
+    held_out = details.get("held_out")
+    if not isinstance(held_out, dict):
+        return None
+    figures = []
+    for key, name in HELD_OUT.items():
+        if key in held_out:
+            value = held_out[key]
+            figures.append(f"{name} {grade_text(value) if key == 'mae' else score_text(value)}")
+    return f"held out: {', '.join(figures)}" if figures else None
+
+
+def judge_facts(judge: AutomaticJudge) -> list[str]:
+    """What a judge did, as the Automatic judges page and ``judge-app info`` say it: its
+    grades, its failures and its held-out quality where stored."""
+    failures = f"{judge.failed:,} failure{'' if judge.failed == 1 else 's'}"
+    held_out = held_out_words(judge.details)
+    return [f"{judge.graded:,} grades", failures, *([held_out] if held_out else [])]
