@@ -62,7 +62,7 @@ def test_the_dialog_judges_and_reports_the_summary(qtbot, open_window, demo_db, 
     assert len(chat_server.seen) == 6 and auto_grades(demo_db) == 6
     qtbot.waitUntil(dialog.isEnabled)
     assert dialog.isVisible() and dialog.summary.text().startswith(
-        "judge 'judge-model': 6 pairs, 0 cached, 6 asked: 6 graded, 0 failed"
+        'judge "judge-model": 6 pairs, 0 cached, 6 asked: 6 graded, 0 failed'
     )
     assert not dialog.error.isVisible()
     assert preferences.autojudge_settings()["endpoint"] == chat_server.url

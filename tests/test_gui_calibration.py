@@ -19,7 +19,7 @@ from test_calibrate import JUDGE, add_automatic_grades, few_runs_campaign, lenie
 from judge_app.cli import main as cli
 from judge_app.gui.autojudge_dialog import AutojudgeDialog
 from judge_app.gui.calibration_view import EMPTY, GRADE_BUTTON, ConfusionModel
-from judge_app.numbers import score_text, share_text, signed_text
+from judge_app.numbers import grade_shift_text, grade_text, score_text, share_text, signed_text
 
 __all__ = ["demo_db", "demo_template", "fresh_settings", "open_window"]  # fixtures
 
@@ -79,7 +79,7 @@ def test_the_page_shows_the_command_figures(qtbot, open_window, lenient):
     matrix = record["confusion"]["matrix"]
     assert [[int(model.text(r, c).replace(",", "")) for c in range(6)] for r in range(6)] == matrix
     biased = [row["bias"] for row in record["bias_by_grade"]]
-    assert [model.text(r, 8) for r in range(6)] == [signed_text(value) for value in biased]
+    assert [model.text(r, 8) for r in range(6)] == [grade_shift_text(value) for value in biased]
     higher = model.index(0, 1).data(Qt.ItemDataRole.BackgroundRole)
     same = model.index(0, 0).data(Qt.ItemDataRole.BackgroundRole)
     assert higher is not None and same is not None and higher.color() != same.color()
@@ -91,7 +91,7 @@ def test_the_page_shows_the_command_figures(qtbot, open_window, lenient):
     queries = view.queries.model.frame
     expected = record["disagreeing_queries"]
     assert list(queries["query_id"]) == [query["query_id"] for query in expected]
-    assert view.queries.model.column_texts(3)[0] == score_text(
+    assert view.queries.model.column_texts(3)[0] == grade_text(
         expected[0]["mean_absolute_difference"]
     )
 

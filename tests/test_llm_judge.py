@@ -440,7 +440,7 @@ def test_the_command_line_end_to_end(db, chat_server, tmp_path):
     ]
     code, out, err = cli_run(*base, "--queries", "q01,q02", "--limit", "4", "--name", "cli judge")
     assert (code, err) == (0, "")
-    assert out.startswith("judge 'cli judge': 4 pairs, 0 cached, 4 asked: 4 graded, 0 failed")
+    assert out.startswith('judge "cli judge": 4 pairs, 0 cached, 4 asked: 4 graded, 0 failed')
     assert len(chat_server.seen) == 4 and len(rows(db)) == 4
     code, out, _ = cli_run(*base, "--queries", "q01,q02", "--limit", "4", "--name", "cli judge")
     assert code == 0 and "4 pairs, 4 cached, 0 asked" in out and len(chat_server.seen) == 4

@@ -116,7 +116,7 @@ def test_the_table_and_csv_say_the_same(campaign):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--judge", "nobody"], "has no automatic judge 'nobody' (lenient)"),
+        (["--judge", "nobody"], "has no automatic judge 'nobody'; its judges are: \"lenient\""),
         (["--grades", "corrected"], "--grades corrected needs an automatic judge"),
         (["--grades", "automatic"], "--grades automatic needs an automatic judge"),
         (["--grades", "everyone"], "--grades: use humans, automatic, corrected"),

@@ -422,8 +422,8 @@ class CalibrationView(FigurePage):
             full_text=("query",),
             stretch_minimum=TEXT_ROOM,
         )
-        for pane in (self.ranking, self.queries):
-            pane.model.modelReset.connect(lambda pane=pane: _fit_numbers(pane))
+        for table in (self.ranking, self.queries):
+            table.model.modelReset.connect(lambda table=table: _fit_numbers(table))
         splitter.addWidget(self.ranking)
         splitter.addWidget(self.queries)
         splitter.setSizes([260, 300])
