@@ -157,10 +157,12 @@ class DrillDownDialog(QDialog):
 
     @staticmethod
     def _fitted_width(model: FrameModel, table: QTableView) -> int:
-        """Fit the columns to their texts, the title's whole (it is last, and stretches);
-        the table's width with every column so, with its frame and vertical scroll bar."""
+        """The table's width with every column fitted to its texts, the title's whole, with
+        its frame and vertical scroll bar; the title (last) then stretches over what is left,
+        elided only where that is less."""
         fit_columns(table, model, header_room=TIGHT, cell_room=TIGHT)
         columns = sum(map(table.columnWidth, range(model.columnCount())))
+        table.setColumnWidth(model.columnCount() - 1, TIGHT)  # the title fills what is left
         return columns + 2 * table.frameWidth() + table.verticalScrollBar().sizeHint().width()
 
     def _arrange(self) -> None:
