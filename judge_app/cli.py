@@ -938,15 +938,10 @@ def _agreement(args: argparse.Namespace) -> str:
 
 
 def _report(args: argparse.Namespace) -> str:
-    from judge_app.commands.report import PdfWriter, ReportOptions, write_report
+    from judge_app.commands.report import ReportOptions, write_report
 
     options = ReportOptions(_evaluation_options(args), args.bootstrap, args.title)
-    pdf: PdfWriter | None = None
-    if args.out.suffix.lower() == ".pdf":  # only a PDF needs Qt
-        from judge_app.gui.pdf import write_pdf
-
-        pdf = write_pdf
-    return f"{write_report(args.db, args.out, options, pdf)}: report of {args.db}"
+    return f"{write_report(args.db, args.out, options)}: report of {args.db}"
 
 
 def _raters(args: argparse.Namespace) -> str:

@@ -144,4 +144,4 @@ def test_the_reports_heat_map_is_the_agreement_pages(demo, tmp_path):
     texts = [text.get_text() for text in drawn["kappa"].axes[0].texts]
     assert [texts[4 * i] for i in range(3)] == ["–"] * 3  # no 1.00 on the diagonal
     assert "1.00" not in texts
-    assert f"<p class='note'>{escape(KAPPA_MATRIX_NOTE)}</p>" in html
+    assert f"<figcaption>{escape(KAPPA_MATRIX_NOTE)}</figcaption>" in html

@@ -154,8 +154,8 @@ def test_the_report_shows_the_numbers_eval_gives(campaign, tmp_path):
     assert "humans corrected by lenient" in html and "random sample" in html
     for run in document["runs"]:
         low, high = run["ppi_interval"]
-        # eval --judge's numbers: the mean over its interval
-        assert f"{run['ppi_mean']:.4f}<br><small>{low:.4f} – {high:.4f}</small>" in html
+        # eval --judge's numbers: the mean and its interval, as its table prints them
+        assert f">{run['ppi_mean']:.4f} [{low:.4f}, {high:.4f}]<" in html
 
 
 def test_the_local_judge_end_to_end_narrows_the_interval(campaign, tmp_path, capsys):

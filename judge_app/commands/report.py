@@ -1,18 +1,14 @@
 """The campaign report: what was judged and each run's coverage, the settings, mean NDCG@k
 per run with its interval, the runs compared, charts, the per-query table, the raters'
-agreement and quality figures, as one HTML document or the same printed as a PDF
-(``judge-app report``, File ▸ Export report…). Its numbers are those of ``eval --db``,
-``agreement --db`` and ``raters`` with the same ``EvaluationOptions``: the report carries the
-evaluation page's options unchanged.
-
-Printing a PDF needs Qt: whoever can print hands a ``PdfWriter`` in (the window its own, the
-command line the window's, imported only for a PDF), so an HTML report loads no Qt.
+agreement and quality figures, as one self-contained HTML document or the same printed as a
+PDF by WeasyPrint (``judge-app report``, File ▸ Export report…). Its numbers are those of
+``eval --db``, ``agreement --db`` and ``raters`` with the same ``EvaluationOptions``: the report
+carries the evaluation page's options unchanged. No Qt: the whole report, PDF included, is
+made off the UI thread.
 """
 
 from __future__ import annotations
 
-import base64
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -28,12 +24,8 @@ from judge_app.io.outputs import check_output, output_file
 from judge_app.options import require_whole
 
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
+    from judge_app.reports.data import ReportData
 
-    from judge_app.reports.document import ReportData
-
-PdfWriter = Callable[[str, dict[str, bytes], Path], None]
-"""Prints a report's HTML (with the chart images it names) to a PDF file."""
 SUFFIXES = (".html", ".htm", ".pdf")
 
 
@@ -57,58 +49,40 @@ class ReportOptions:
 
 @dataclass
 class RenderedReport:
-    """A report's HTML and, for a PDF, the chart images it names; not yet written."""
+    """A report's HTML (its charts inline), not yet written."""
 
     out: Path
     html: str
-    images: dict[str, bytes]
 
-    def save(self, pdf: PdfWriter | None = None) -> Path:
-        """Write the file: an HTML file whole or not at all, a PDF printed by ``pdf``."""
+    def save(self) -> Path:
+        """Write the file whole or not at all: the HTML, or for a .pdf the HTML printed."""
         if self.out.suffix.lower() == ".pdf":
-            if pdf is None:
-                raise UsageError(f"{self.out}: printing a PDF needs the window's Qt")
-            check_output(self.out)
-            pdf(self.html, self.images, self.out)
+            from judge_app.reports.pdf import write_pdf
+
+            write_pdf(self.html, self.out)
         else:
             with output_file(self.out) as handle:
                 handle.write(self.html)
         return self.out
 
 
-def write_report(db: str, out: Path, options: ReportOptions, pdf: PdfWriter | None = None) -> Path:
+def write_report(db: str, out: Path, options: ReportOptions) -> Path:
     """Compute the report of the database ``db`` and write it to ``out`` (.html or .pdf)."""
-    return render_report(db, out, options).save(pdf)
+    return render_report(db, out, options).save()
 
 
 def render_report(db: str, out: Path, options: ReportOptions) -> RenderedReport:
-    """Compute the report and lay it out as HTML: PNG charts for a PDF, SVG ones embedded
-    for an HTML file. Needs no Qt, so it may run off the UI thread."""
-    from judge_app.reports import charts
+    """Compute the report and lay it out as HTML (the same for a PDF). Needs no Qt."""
     from judge_app.reports.document import render_html
 
     options.checked(out)
     check_output(out)  # before the database is read
-    data = gather(db, options)
-    images: dict[str, bytes] = {}
-    if out.suffix.lower() == ".pdf":
-
-        def place(figure: Figure, name: str) -> str:
-            images[f"{name}.png"] = charts.png(figure, dpi=192)  # drawn at half size
-            return f"{name}.png"
-
-        return RenderedReport(out, render_html(data, place), images)
-
-    def embed(figure: Figure, name: str) -> str:
-        encoded = base64.b64encode(charts.svg(figure).encode("utf-8")).decode("ascii")
-        return f"data:image/svg+xml;base64,{encoded}"
-
-    return RenderedReport(out, render_html(data, embed), images)
+    return RenderedReport(out, render_html(gather(db, options)))
 
 
 def gather(db: str, options: ReportOptions) -> ReportData:
     """The numbers of the report: the database read once (one snapshot), evaluated once."""
-    from judge_app.reports.document import ReportData
+    from judge_app.reports.data import ReportData
     from judge_app.store import open_database, reads
 
     with open_database(db, read_only=True) as database, database.reading() as session:
@@ -147,4 +121,5 @@ def gather(db: str, options: ReportOptions) -> ReportData:
         agreement_missing=missing,
         raters=quality,
         corrected=result.corrected,
+        differences=result.differences(),
     )

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TypeVar
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QStackedWidget, QWidget
 
-from judge_app.errors import JudgeAppError, in_words
+from judge_app.errors import in_words
 from judge_app.gui import preferences
 from judge_app.gui.workers import Task, Worker
 from judge_app.gui.workspace import Workspace
@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from judge_app.agreement.quality import RatersReport
     from judge_app.agreement.report import AgreementReport
     from judge_app.commands.calibrate import Overview
-    from judge_app.commands.report import RenderedReport
     from judge_app.evaluation.campaign import Campaign, Stamp
     from judge_app.evaluation.result import EvaluationResult
     from judge_app.gui.agreement_view import AgreementView
@@ -434,7 +433,7 @@ class Analysis(QObject):
         )
 
     def export_report(self, path: str) -> Task | None:
-        """Compute and lay out the report off the UI thread; write (print a PDF) on it."""
+        """Compute, lay out and write (print a PDF of) the report off the UI thread."""
         from judge_app.commands.report import ReportOptions, render_report
 
         if not self.workspace.ready():
@@ -442,22 +441,10 @@ class Analysis(QObject):
         url, out = self.workspace.database_url(), Path(path)
         options = ReportOptions(self.evaluation_view.options())  # what the page shows
         task = self.workspace.run_task(
-            "Writing the report", lambda _worker: render_report(url, out, options)
+            "Writing the report", lambda _worker: render_report(url, out, options).save()
         )
-        task.returned.connect(self._report_rendered)
+        task.returned.connect(lambda out: self.workspace.show_message(f"Report written to {out}"))
         task.errored.connect(
             lambda error: self.workspace.show_message(f"No report: {in_words(error)}", error=True)
         )
         return task
-
-    def _report_rendered(self, rendered: RenderedReport) -> None:
-        from judge_app.gui.pdf import write_pdf
-
-        try:
-            out = rendered.save(write_pdf)
-        except (OSError, JudgeAppError) as error:
-            self.workspace.show_message(
-                f"No report: cannot write {rendered.out}: {in_words(error)}", True
-            )
-            return
-        self.workspace.show_message(f"Report written to {out}")

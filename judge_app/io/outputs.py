@@ -62,5 +62,18 @@ def output_file(path: Path, newline: str | None = None) -> Iterator[TextIO]:
         raise
 
 
+def output_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole or not at all, as :func:`output_file` writes text."""
+    path = Path(path)
+    check_output(path)
+    partial = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.part")
+    try:
+        partial.write_bytes(data)
+        partial.replace(path)
+    except OSError as error:
+        partial.unlink(missing_ok=True)
+        raise _cannot_write(path, error.strerror or str(error)) from None
+
+
 def _cannot_write(path: Path, reason: str) -> ExportError:
     return ExportError(f"cannot write {path}: {reason}")

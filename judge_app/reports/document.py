@@ -1,368 +1,220 @@
-"""A campaign report as one HTML document: what was judged, the settings, mean NDCG per run
-with intervals, the comparison, the charts, the per-query table and the agreement summary.
+"""A campaign report as one self-contained HTML document (charts inline as SVG), which
+``reports.pdf`` prints as it is: the answer first (which run wins, how sure, how much was
+judged), mean NDCG per run, the runs compared, what was judged, the agreement and the raters,
+then the charts, the per-query table and the settings.
 
-The HTML is plain enough for Qt's rich-text engine to print it as PDF too: tables with
-attributes, little CSS. Where each chart goes is decided by ``image``: a data URI for a
-self-contained file, or a resource name for the PDF.
-"""
+Every table is a ``Table`` of cells the writers format for people (the cells ``eval``,
+``agreement`` and ``raters`` print), split by columns where it is too wide for a page."""
 
 from __future__ import annotations
 
+import base64
 import html
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
 
-import numpy as np
 from matplotlib.figure import Figure
 
 from judge_app.agreement.report import AgreementReport, adjudications
 from judge_app.agreement.tables import kappa_matrix
-from judge_app.metrics.intervals import MeanInterval
 from judge_app.metrics.measure_names import aggregate_note
 from judge_app.metrics.ranking import Evaluation, k_label
 from judge_app.numbers import MISSING, score_text, share_text, signed_text
 from judge_app.reports import charts
-from judge_app.reports.significance import significance_html
+from judge_app.reports.answer import agreement_words, answer_html
+from judge_app.reports.data import ReportData
+from judge_app.reports.significance import significance_blocks
+from judge_app.reports.style import style_sheet
+from judge_app.reports.tables import Cell, Table, split, table_html
 from judge_app.writers import raters as rater_writer
-from judge_app.writers.agreement import KAPPA_MATRIX_NOTE, adjudication_summary, alpha_reading
-from judge_app.writers.corrected import assumption, caveat, quality_text, saved_text
+from judge_app.writers.agreement import KAPPA_MATRIX_NOTE, adjudication_summary
+from judge_app.writers.corrected import assumption, caveat, estimate_rows, heading, quality_text
+from judge_app.writers.evaluation import INTERVAL_NOTE, summary_rows
 
-if TYPE_CHECKING:
-    from judge_app.agreement.quality import RatersReport
-    from judge_app.evaluation.corrected import PredictionPowered
-    from judge_app.metrics.ppi import Estimate
-    from judge_app.metrics.significance import Significance
+__all__ = ["ReportData", "render_html", "report_tables"]
+
+Block = str | Table
+"""A piece of the report: HTML, or a table (laid out, and split, when the report is)."""
+MARK = "†"  # a query whose top k is not fully judged
+
 
 ImagePlacer = Callable[[Figure, str], str]
 """Given a chart and a short name, the ``src`` of its ``<img>``."""
 
-MARK = "†"  # a query whose top k is not fully judged
+
+def inline_svg(figure: Figure, name: str) -> str:
+    """A chart as an SVG data URI: the report needs no other file, and prints sharp."""
+    encoded = base64.b64encode(charts.svg(figure).encode("utf-8")).decode("ascii")
+    return f"data:image/svg+xml;base64,{encoded}"
 
 
-@dataclass
-class ReportData:
-    """Everything a report shows, computed beforehand (see ``judge_app.commands.report``):
-    ``intervals`` holds each run's mean NDCG at the leading k with its t interval,
-    ``significance`` the runs compared (None: fewer than two runs)."""
-
-    title: str
-    source: str
-    created: str
-    counts: dict[str, int]
-    coverage: list[dict]
-    settings: dict[str, object]
-    evaluations: dict[str, Evaluation]
-    intervals: dict[str, MeanInterval]
-    curves: dict[str, tuple[list[int], list[float]]]
-    significance: Significance | None = None
-    agreement: AgreementReport | None = None
-    agreement_missing: str = ""
-    raters: RatersReport | None = None
-    digits: int = 4
-    corrected: PredictionPowered | None = None  # each run's mean corrected by a judge
-
-
-def render_html(data: ReportData, image: ImagePlacer) -> str:
+def render_html(data: ReportData, image: ImagePlacer = inline_svg) -> str:
     """The report as one HTML document; charts placed by ``image``."""
-    number = _formatter(data.digits)
-    label = k_label(next(iter(data.evaluations.values())).settings.ks[0])
-    parts = [
-        f"<h1>{_e(data.title)}</h1>",
-        f"<p class='meta'>{_e(data.source)} · {_e(data.created)}</p>",
-        "<h2>What was judged</h2>",
-        _table(
-            ["queries", "documents", "runs", "raters", "judgments"],
-            [
-                [
-                    f"{data.counts.get(name, 0):,}"
-                    for name in ("queries", "documents", "runs", "raters", "judgments")
-                ]
-            ],
-        ),  # fmt: skip
-        _coverage(data.coverage),
-        "<h2>Settings</h2>",
-        _settings(data.settings),
-        f"<h2>Mean NDCG@{label} per run</h2>",
-        _means(data.evaluations, data.intervals, number),
-    ]
-    if data.settings.get("grades") == "automatic":
-        parts.insert(-1, f"<p class='finding'>{_e(_automatic_note(data.settings))}</p>")
-    if data.corrected is not None:
-        parts.append(f"<h2>Mean NDCG@{label}: humans corrected by {_e(data.corrected.judge)}</h2>")
-        parts.append(_corrected(data.corrected, number, data.digits))
-    named = [str(name) for name in data.settings.get("measures") or []]  # type: ignore[attr-defined]
-    if named:
-        parts.append("<h2>More measures per run</h2>")
-        parts.append(_named_values(data.evaluations, named, number))
-    if data.significance is not None:
-        parts.append(f"<h2>Runs compared on {_e(named[0]) if named else f'NDCG@{label}'}</h2>")
-        parts.append(significance_html(data.significance, data.digits))
-    parts.append("<h2 class='page'>Charts</h2>")  # on a page of their own in print
-    for figure, name in _figures(data, label):
-        parts.append(f"<p class='chart'><img src='{image(figure, name)}' alt='{_e(name)}'></p>")
-        if name == "kappa":
-            parts.append(f"<p class='note'>{_e(KAPPA_MATRIX_NOTE)}</p>")
-    parts.append(f"<h2 class='page'>Per query (NDCG@{label})</h2>")
-    parts.append(_per_query(data.evaluations, label, number))
-    parts.append("<h2>Agreement between raters</h2>")
-    if data.agreement is None:
-        parts.append(f"<p>{_e(data.agreement_missing)}</p>")
-    else:
-        parts.append(_agreement(data.agreement, number))
-    if data.raters is not None and data.raters.raters:
-        parts.append("<h2>Raters</h2>")
-        parts.append(_raters(data.raters))
-    body = "\n".join(parts)
+    body = "\n".join(
+        "".join(table_html(part) for part in split(block)) if isinstance(block, Table) else block
+        for block in _blocks(data, image)
+    )
     return (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-        f"<title>{_e(data.title)}</title><style>{STYLE}</style></head>\n"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<title>{_e(data.title)}</title><style>{style_sheet(data.title)}</style></head>\n"
         f"<body>\n{body}\n</body></html>\n"
     )
 
 
-STYLE = """
-body { font-family: 'Segoe UI', 'Helvetica Neue', Arial, sans-serif; color: #1f2328;
-       max-width: 60em; margin: 2em auto; padding: 0 1em; font-size: 10pt; }
-h1 { font-size: 20pt; margin-bottom: 0.2em; }
-h2 { font-size: 13pt; margin-top: 1.6em; border-bottom: 1px solid #d0d4da; }
-h2.page { page-break-before: always; }
-.meta { color: #6b7280; }
-table { border-collapse: collapse; margin: 0.6em 0; }
-th { text-align: left; background: #f3f4f6; font-weight: 600; }
-th, td { padding: 3px 6px; border-bottom: 1px solid #e4e7eb; white-space: nowrap; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; }
-.finding { background: #f3f4f6; padding: 0.6em; }
-.chart img { max-width: 100%; }
-.note { color: #6b7280; font-size: 9pt; }
-"""
+def report_tables(data: ReportData) -> list[Table]:
+    """Every table of the report, whole (before any split), in order."""
+    return [block for block in _blocks(data, lambda figure, name: name) if isinstance(block, Table)]
 
 
-def _automatic_note(settings: dict[str, object]) -> str:
-    return (
-        f"These are the grades of the automatic judge {settings.get('judge')} alone: its "
-        "numbers are as biased as the judge is."
+def _blocks(data: ReportData, image: ImagePlacer) -> Iterator[Block]:
+    label = k_label(data.k)
+    yield f"<h1>{_e(data.title)}</h1>"
+    yield f"<p class='meta'>{_e(data.source)} · {_e(data.created)}</p>"
+    yield answer_html(data)
+    if data.settings.get("grades") == "automatic":
+        yield _p(_automatic_note(data.settings), "finding")
+    yield f"<h2>Mean NDCG@{label} per run</h2>"
+    yield from _means(data)
+    if data.corrected is not None:
+        yield f"<h2>Mean NDCG@{label}: humans corrected by {_e(data.corrected.judge)}</h2>"
+        yield from _corrected(data)
+    if data.significance is not None:
+        yield f"<h2>Runs compared on {_e(_compared_measure(data, label))}</h2>"
+        yield from significance_blocks(data.significance, _colours(data), data.digits)
+    yield "<h2>What was judged</h2>"
+    yield from _judged(data)
+    yield "<h2>Agreement between raters</h2>"
+    if data.agreement is None:
+        yield _p(data.agreement_missing)
+    else:
+        yield from _agreement(data.agreement, data.digits)
+    if data.raters is not None and data.raters.raters:
+        yield "<h2>Raters</h2>"
+        yield from _raters(data)
+    yield "<h2 class='page'>Charts</h2>"  # on a page of their own in print
+    for figure, name, caption in _figures(data, label):
+        note = f"<figcaption>{_e(caption)}</figcaption>" if caption else ""
+        yield f"<figure><img src='{image(figure, name)}' alt='{_e(name)}'>{note}</figure>"
+    yield f"<h2 class='page'>Per query (NDCG@{label})</h2>"
+    yield _per_query(data, label)
+    yield "<h2>Settings</h2>"
+    yield _settings(data.settings)
+
+
+def _compared_measure(data: ReportData, label: str) -> str:
+    named = [str(name) for name in data.settings.get("measures") or []]  # type: ignore[attr-defined]
+    return named[0] if named else f"NDCG@{label}"
+
+
+def _colours(data: ReportData) -> dict[str, str]:
+    """Each run's colour in the charts (by its place among the runs), for its name in tables."""
+    return {
+        run: charts.RUN_COLOURS[index % len(charts.RUN_COLOURS)]
+        for index, run in enumerate(data.evaluations)
+    }
+
+
+def _run(name: str, colours: dict[str, str]) -> Cell:
+    return Cell(name, swatch=colours.get(name, ""))
+
+
+def _means(data: ReportData) -> Iterator[Block]:
+    """The table ``eval`` prints at the leading k, with every measure asked for by name."""
+    named = tuple(str(name) for name in data.settings.get("measures") or [])  # type: ignore[attr-defined]
+    k = data.k
+    rows = summary_rows(
+        data.evaluations, (k,), {(run, k): data.intervals[run] for run in data.intervals},
+        data.digits, named,
+    )  # fmt: skip
+    colours = _colours(data)
+    interval = next(iter(data.intervals.values()))
+    notes = [INTERVAL_NOTE.format(interval.confidence), aggregate_note(named) or ""]
+    yield Table.of(
+        "",
+        [{**row, "run": _run(row["run"], colours)} for row in rows],
+        note=" ".join(filter(None, notes)),
     )
 
 
-def _corrected(corrected: PredictionPowered, number: Callable, digits: int) -> str:
-    """The prediction-powered estimates beside the humans-only and judge-only ones: each mean
-    over its 95% t interval (the numbers ``eval --judge`` writes), in columns narrow enough
-    for a page; why an interval is missing, if one is."""
+def _corrected(data: ReportData) -> Iterator[Block]:
+    corrected = data.corrected
+    assert corrected is not None
+    yield _p(heading(corrected) + ".")
+    yield Table.of("", estimate_rows(corrected, data.digits), note=assumption(corrected))
+    for line in (caveat(corrected), quality_text(corrected)):
+        if line:
+            yield _p(line, "finding")
 
-    def estimate(item: Estimate) -> str:
-        if not item.defined:
-            return number(item.mean)
-        low, high = number(item.low), number(item.high)
-        return f"{number(item.mean)}<br><small>{low} – {high}</small>"
 
+def _judged(data: ReportData) -> Iterator[Block]:
+    names = ("queries", "documents", "runs", "raters", "judgments")
+    yield Table("", list(names), [[f"{data.counts.get(name, 0):,}" for name in names]], keys=0)
+    colours = _colours(data)
     rows = [
         [
-            _e(item.name),
-            estimate(item.corrected),
-            estimate(item.humans),
-            number(item.automatic.mean),
-            saved_text(item),
-        ]
-        for item in corrected.estimates
-    ]
-    header = ["run", "corrected", "humans alone", f"{_e(corrected.judge)} alone", "grades saved"]
-    missing = caveat(corrected)
-    notes = "" if missing is None else f"<p><b>{_e(missing)}</b></p>"
-    agreement = quality_text(corrected)
-    notes += "" if agreement is None else f"<p>{_e(agreement)}</p>"
-    return (
-        f"<p>{len(corrected.labelled):,} of {corrected.queries:,} queries were judged completely "
-        f"by humans and every query by {_e(corrected.judge)}; each mean is estimated from both "
-        "by prediction-powered inference, with its 95% t interval below it; grades saved: the "
-        "human grades the correction saves for its width.</p>"
-        + _table(header, rows, numeric_from=1)
-        + notes
-        + f"<p class='note'>{_e(assumption(corrected))}</p>"
-    )
-
-
-def _e(text: str) -> str:
-    return html.escape(text, quote=True)
-
-
-def _settings(settings: dict[str, object]) -> str:
-    """The settings, two to a row (setting, value, setting, value): short on a page."""
-    cells = [
-        [_e(name), _e(", ".join(map(str, value)) if isinstance(value, list) else str(value))]
-        for name, value in settings.items()
-    ]
-    rows = [
-        cells[i] + (cells[i + 1] if i + 1 < len(cells) else ["", ""])
-        for i in range(0, len(cells), 2)
-    ]
-    return _table(["setting", "value", "setting", "value"], rows, numeric_from=4)
-
-
-def _formatter(digits: int) -> Callable[[float | None], str]:
-    def number(value: float | None) -> str:
-        return score_text(None if value is None else float(value), digits)
-
-    return number
-
-
-def _table(header: list[str], rows: list[list[str]], numeric_from: int = 0) -> str:
-    head = "".join(f"<th>{_e(name)}</th>" for name in header)
-    body = "".join(
-        "<tr>"
-        + "".join(
-            f"<td class='n'>{cell}</td>" if index >= numeric_from else f"<td>{cell}</td>"
-            for index, cell in enumerate(row)
-        )
-        + "</tr>"
-        for row in rows
-    )
-    return f"<table cellspacing='0' cellpadding='4'><tr>{head}</tr>{body}</table>"
-
-
-def _coverage(coverage: list[dict]) -> str:
-    rows = [
-        [
-            _e(row["run"]),
+            _run(row["run"], colours),
             f"{row['queries']:,}",
             f"{row['results']:,}",
             share_text(row["judged"] / max(row["results"], 1)),
             share_text(row["judged_at_depth"] / max(row["results_at_depth"], 1)),
         ]
-        for row in coverage
+        for row in data.coverage
     ]
     header = ["run", "queries", "results", "judged", "judged in top 10"]
-    return _table(header, rows, numeric_from=1)
+    yield Table("Coverage of each run", header, rows)  # type: ignore[arg-type]
 
 
-def _means(
-    evaluations: dict[str, Evaluation], intervals: dict[str, MeanInterval], number: Callable
-) -> str:
-    rows = []
-    for run, evaluation in evaluations.items():
-        label = k_label(evaluation.settings.ks[0])
-        interval = intervals[run]
-        values = evaluation.summary()
-        rows.append([
-            _e(run),
-            number(interval.mean),
-            f"{number(interval.low)} – {number(interval.high)}",
-            f"{evaluation.n_queries:,}",
-            number(values[f"p@{label}"]),
-            number(values["rr"]),
-            number(values["ap"]),
-            share_text(values[f"judged@{label}"]),
-        ])  # fmt: skip
-    header = ["run", "NDCG", "95% t interval", "queries", "P", "MRR", "MAP", "judged"]
-    return _table(header, rows, numeric_from=1)
-
-
-def _named_values(evaluations: dict[str, Evaluation], names: list[str], number: Callable) -> str:
-    """Each run's value of every measure asked for by name (a count's sum over the queries,
-    else the mean), and a note naming the sums."""
-    rows = [
-        [_e(run), *(number(summary[name]) for name in names)]
-        for run, summary in ((run, e.summary()) for run, e in evaluations.items())
-    ]
-    summed = aggregate_note(names)
-    note = "" if summed is None else f"<p class='note'>{_e(summed)}</p>"
-    return _table(["run", *map(_e, names)], rows, numeric_from=1) + note
-
-
-def _per_query(evaluations: dict[str, Evaluation], label: str, number: Callable) -> str:
-    """A row per query: each run's NDCG, the second run's gain over the first, and the
-    least-judged run's share of judged documents in the top k."""
-    runs = list(evaluations)
-    scores = {
-        run: dict(zip(e.query_ids, e.values[f"ndcg@{label}"])) for run, e in evaluations.items()
-    }
-    judged = {
-        run: dict(zip(e.query_ids, e.values[f"judged@{label}"])) for run, e in evaluations.items()
-    }
-    queries = sorted({query for run in runs for query in scores[run]})
-    header = ["query", *runs] + ([f"{runs[1]} − {runs[0]}"] if len(runs) >= 2 else [])
-    header.append(f"judged@{label}")
-    rows = []
-    for query in queries:
-        coverage = min((judged[run][query] for run in runs if query in judged[run]), default=1.0)
-        row = [_e(query) + (f" {MARK}" if coverage < 1.0 else "")]
-        row += [number(scores[run].get(query)) for run in runs]
-        if len(runs) >= 2:
-            first, second = scores[runs[0]].get(query), scores[runs[1]].get(query)
-            row.append(MISSING if first is None or second is None else signed_text(second - first))
-        row.append(share_text(coverage))
-        rows.append(row)
-    note = (
-        f"<p class='note'>{MARK} the top {label} of this query is not fully judged in every run: "
-        "its NDCG counts the unjudged documents as irrelevant. judged@{label}: the lowest share "
-        "over the runs.</p>"
-    ).replace("{label}", label)
-    return _table(header, rows, numeric_from=1) + note
-
-
-def _agreement(report: AgreementReport, number: Callable) -> str:
-    alpha = report.krippendorff_alpha["ordinal"]
-    interval = report.krippendorff_alpha_ci["ordinal"]
-    if alpha is None:
-        headline = f"Ordinal alpha is undefined: {report.reasons['krippendorff_alpha.ordinal']}."
-    else:
-        shown = (
-            ""
-            if interval is None
-            else f" (95% interval {number(interval[0])} – {number(interval[1])})"
-        )
-        headline = f"Ordinal alpha {number(alpha)}{shown}: {alpha_reading(alpha)}."
-    parts = [
-        f"<p class='finding'>{_e(headline)}</p>",
-        f"<p>{len(report.raters)} raters ({_e(', '.join(report.raters))}) on "
-        f"{report.n_units:,} documents; {report.n_multi_rated:,} graded by two or more.</p>",
-        _table(
-            ["agreement", "within one", "Fleiss' kappa", "Gwet's AC1", "AC2 (quadratic)"],
+def _agreement(report: AgreementReport, digits: int) -> Iterator[Block]:
+    yield _p(agreement_words(report, digits), "finding")
+    yield _p(
+        f"{len(report.raters)} raters ({', '.join(report.raters)}) on {report.n_units:,} "
+        f"documents; {report.n_multi_rated:,} graded by two or more."
+    )
+    number = _number(digits)
+    yield Table(
+        "Coefficients over all raters",
+        ["agreement", "within one", "Fleiss' kappa", "Gwet's AC1", "AC2 (quadratic)"],
+        [[
+            share_text(report.percent_agreement),
+            share_text(report.within_one_agreement),
+            number(report.fleiss_kappa),
+            number(report.gwet_ac1),
+            number(report.gwet_ac2["quadratic"]),
+        ]],
+        keys=0,
+    )  # fmt: skip
+    yield Table(
+        "Pairs of raters (Cohen's kappa on the documents both graded)",
+        ["rater", "rater", "common", "agreement", "kappa", "linear", "quadratic"],
+        [
             [
-                [
-                    share_text(report.percent_agreement),
-                    share_text(report.within_one_agreement),
-                    number(report.fleiss_kappa),
-                    number(report.gwet_ac1),
-                    number(report.gwet_ac2["quadratic"]),
-                ]
-            ],
-        ),  # fmt: skip
-        _table(
-            ["rater", "rater", "common", "agreement", "kappa", "linear", "quadratic"],
-            [
-                [
-                    _e(pair.rater_a),
-                    _e(pair.rater_b),
-                    f"{pair.n_units:,}",
-                    share_text(pair.percent_agreement),
-                    number(pair.cohen_kappa),
-                    number(pair.cohen_kappa_linear),
-                    number(pair.cohen_kappa_quadratic),
-                ]
-                for pair in report.pairwise
-            ],
-            numeric_from=2,
-        ),
-    ]
-    parts.append(f"<p>{_e(adjudication_summary(adjudications(report.per_query)))}.</p>")
-    return "\n".join(parts)
+                pair.rater_a,
+                pair.rater_b,
+                f"{pair.n_units:,}",
+                share_text(pair.percent_agreement),
+                number(pair.cohen_kappa),
+                number(pair.cohen_kappa_linear),
+                number(pair.cohen_kappa_quadratic),
+            ]
+            for pair in report.pairwise
+        ],
+        keys=2,
+    )
+    yield _p(f"{adjudication_summary(adjudications(report.per_query))}.")
 
 
-def _raters(report: RatersReport) -> str:
-    warnings = rater_writer.warning_lines(report)
-    parts = [
-        "".join(f"<p class='finding'>{_e(line)}</p>" for line in warnings)
-        if warnings
-        else "<p class='finding'>No rater's figures are out of line.</p>",
-        _table(
-            list(rater_writer.HEADER),
-            [[_e(cell) for cell in row] for row in rater_writer.rows(report)],
-            1,
-        ),
-        f"<p class='note'>{_e(RATERS_NOTE.format(seconds=report.min_seconds))}</p>",
-    ]
-    return "\n".join(parts)
+def _raters(data: ReportData) -> Iterator[Block]:
+    report = data.raters
+    assert report is not None
+    warnings = rater_writer.warning_lines(report) or ["No rater's figures are out of line."]
+    for line in warnings:
+        yield _p(line, "finding")
+    yield Table(
+        "Each rater's work and quality",
+        list(rater_writer.HEADER),
+        [list(row) for row in rater_writer.rows(report)],
+        note=RATERS_NOTE.format(seconds=report.min_seconds),
+    )
 
 
 RATERS_NOTE = (
@@ -375,32 +227,141 @@ RATERS_NOTE = (
 )
 
 
-def _figures(data: ReportData, label: str) -> list[tuple[Figure, str]]:
-    """The report's charts, each with a short name."""
-    chosen = next(iter(data.evaluations.values())).settings.ks[0]
-    figures = [(charts.ndcg_by_k(data.curves, chosen), "ndcg-by-k")]
-    values = {run: e.values[f"ndcg@{label}"] for run, e in data.evaluations.items()}
-    figures.append((charts.ndcg_distribution(values, f"NDCG@{label}"), "ndcg-distribution"))
-    runs = list(data.evaluations)
-    if len(runs) >= 2:
-        first, second = (data.evaluations[run] for run in runs[:2])
-        common = sorted(set(first.query_ids) & set(second.query_ids))
-        a = dict(zip(first.query_ids, first.values[f"ndcg@{label}"]))
-        b = dict(zip(second.query_ids, second.values[f"ndcg@{label}"]))
-        differences = np.array([b[query] - a[query] for query in common])
-        figures.append(
-            (
-                charts.query_differences(differences, runs[0], runs[1], f"NDCG@{label}"),
-                "differences",
-            )
-        )
+def _per_query(data: ReportData, label: str) -> Table:
+    """A row per query: each run's NDCG, the second run's gain over the first, and the
+    least-judged run's share of judged documents in the top k."""
+    evaluations, number = data.evaluations, _number(data.digits)
+    runs = list(evaluations)
+    scores = {run: _by_query(e, f"ndcg@{label}") for run, e in evaluations.items()}
+    judged = {run: _by_query(e, f"judged@{label}") for run, e in evaluations.items()}
+    queries = sorted({query for run in runs for query in scores[run]})
+    header = ["query", *runs] + ([f"{runs[1]} − {runs[0]}"] if len(runs) >= 2 else [])
+    header.append(f"judged@{label}")
+    rows: list[list[str | Cell]] = []
+    for query in queries:
+        coverage = min((judged[run][query] for run in runs if query in judged[run]), default=1.0)
+        row: list[str | Cell] = [query + (f" {MARK}" if coverage < 1.0 else "")]
+        row += [number(scores[run].get(query)) for run in runs]
+        if len(runs) >= 2:
+            first, second = scores[runs[0]].get(query), scores[runs[1]].get(query)
+            row.append(_difference(first, second, data.digits))
+        row.append(share_text(coverage))
+        rows.append(row)
+    note = (
+        f"{MARK} the top {label} of this query is not fully judged in every run: its NDCG "
+        f"counts the unjudged documents as irrelevant. judged@{label}: the lowest share over "
+        "the runs."
+    )
+    return Table("", header, rows, note=note)
+
+
+def _difference(first: float | None, second: float | None, digits: int) -> str | Cell:
+    """The second run's gain over the first on a query, coloured as the differences chart."""
+    if first is None or second is None:
+        return MISSING
+    gain = second - first
+    text = signed_text(gain, digits)
+    if text == signed_text(0.0, digits):
+        return text
+    return Cell(text, tone="up" if gain > 0 else "down")
+
+
+def _by_query(evaluation: Evaluation, measure: str) -> dict[str, float]:
+    return dict(zip(evaluation.query_ids, evaluation.values[measure]))
+
+
+SETTING_NAMES = {
+    "k": "cut-off k",
+    "gain": "gain",
+    "ideal": "ideal ranking",
+    "unjudged": "unjudged documents",
+    "threshold": "relevance threshold",
+    "complete": "missing queries score 0",
+    "aggregate": "raters' grades combined by",
+    "adjudicated": "adjudicated grades",
+    "runs": "runs",
+    "raters": "raters",
+    "seed": "seed",
+    "permutations": "permutations",
+    "measures": "more measures",
+    "grades": "grades",
+    "judge": "automatic judge",
+}
+
+
+def setting_text(value: object) -> str:
+    """A setting as people read it: yes or no, none for nothing, a list joined."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None or value == []:
+        return "none"
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def _settings(settings: dict[str, object]) -> Table:
+    """The settings, two to a row (setting, value, setting, value): short on a page."""
+    cells = [
+        [SETTING_NAMES.get(name, name), setting_text(value)] for name, value in settings.items()
+    ]
+    rows: list[list[str | Cell]] = [
+        [*cells[i], *(cells[i + 1] if i + 1 < len(cells) else ["", ""])]
+        for i in range(0, len(cells), 2)
+    ]
+    return Table("", ["setting", "value", "setting", "value"], rows, keys=4, numeric=False)
+
+
+def _automatic_note(settings: dict[str, object]) -> str:
+    return (
+        f"These are the grades of the automatic judge {settings.get('judge')} alone: its "
+        "numbers are as biased as the judge is."
+    )
+
+
+def _number(digits: int) -> Callable[[float | None], str]:
+    def number(value: float | None) -> str:
+        return score_text(None if value is None else float(value), digits)
+
+    return number
+
+
+def _figures(data: ReportData, label: str) -> list[tuple[Figure, str, str]]:
+    """The report's charts (the window's figure functions), each with a name and a caption."""
+    figures = [
+        (charts.ndcg_by_k(data.curves, data.k), "ndcg-by-k", "The dashed line: the k the "
+         "tables are at."),
+        (
+            charts.ndcg_distribution(
+                {run: e.values[f"ndcg@{label}"] for run, e in data.evaluations.items()},
+                f"NDCG@{label}",
+            ),
+            "ndcg-distribution",
+            "",
+        ),
+    ]  # fmt: skip
+    if data.differences is not None:
+        first, second, differences = data.differences
+        chart = charts.query_differences(differences, first, second, f"NDCG@{label}")
+        figures.append((chart, "differences", ""))
     if data.agreement is not None and data.agreement.per_rater:
         counts = {rater.rater: rater.grades for rater in data.agreement.per_rater}
-        figures.append((charts.grades_by_rater(counts), "grades-by-rater"))
+        figures.append((charts.grades_by_rater(counts), "grades-by-rater", ""))
         raters = data.agreement.raters
         if len(raters) >= 2:
             matrix = kappa_matrix(data.agreement)
-            figures.append(
-                (charts.kappa_heatmap(raters, matrix, "Quadratic-weighted kappa"), "kappa")
-            )
+            chart = charts.kappa_heatmap(raters, matrix, "Quadratic-weighted kappa")
+            figures.append((chart, "kappa", KAPPA_MATRIX_NOTE))
     return figures
+
+
+def _p(text: str, kind: str = "") -> str:
+    return f"<p class='{kind}'>{_e(text)}</p>" if kind else f"<p>{_e(text)}</p>"
+
+
+def _e(text: str) -> str:
+    return html.escape(text, quote=True)

@@ -299,6 +299,17 @@ def adjudication_summary(split: Adjudications) -> str:
     )
 
 
+def alpha_headline(report: AgreementReport, digits: int = 4) -> str:
+    """``Ordinal alpha 0.9433 [0.9175, 0.9602]: reliable, …`` (the interval the bootstrap's),
+    or why it is undefined."""
+    alpha = report.krippendorff_alpha["ordinal"]
+    if alpha is None:
+        return f"Ordinal alpha: undefined ({report.reasons['krippendorff_alpha.ordinal']})"
+    interval = report.krippendorff_alpha_ci["ordinal"]
+    shown = "" if interval is None else f" [{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]"
+    return f"Ordinal alpha {alpha:.{digits}f}{shown}: {alpha_reading(alpha)}"
+
+
 def table_text(report: AgreementReport, digits: int = 4) -> str:
     """A short report: the headline, the coefficients, pairs, raters, the worst queries with
     what awaits adjudication, ranking stability, and why anything is missing."""
@@ -314,17 +325,11 @@ def table_text(report: AgreementReport, digits: int = 4) -> str:
         f"quer{'ies' if queries != 1 else 'y'}; {report.n_multi_rated:,} graded by two or more",
         "",
     ]
-    alpha = report.krippendorff_alpha["ordinal"]
-    if alpha is None:
-        lines.append(f"Ordinal alpha: undefined ({report.reasons['krippendorff_alpha.ordinal']})")
-    else:
-        interval = report.krippendorff_alpha_ci["ordinal"]
-        shown = "" if interval is None else f" [{f(interval[0])}, {f(interval[1])}]"
-        lines.append(f"Ordinal alpha {f(alpha)}{shown}: {alpha_reading(alpha)}")
-        if interval is not None:
-            lines.append(
-                f"  95% bootstrap interval from {report.resamples:,} resamples of the documents"
-            )
+    lines.append(alpha_headline(report, digits))
+    if report.krippendorff_alpha["ordinal"] is not None and report.krippendorff_alpha_ci["ordinal"]:
+        lines.append(
+            f"  95% bootstrap interval from {report.resamples:,} resamples of the documents"
+        )
     alphas = "  ".join(f"{level} {f(report.krippendorff_alpha[level])}" for level in LEVELS)
     ac2 = "  ".join(f"{kind} {f(value)}" for kind, value in report.gwet_ac2.items())
     lines += [

@@ -180,10 +180,9 @@ def heading(result: PredictionPowered) -> str:
     )
 
 
-def table_text(result: PredictionPowered, digits: int = 4) -> str:
-    """The estimates for people: a row per run (then per difference), rounded, with what
-    the interval assumes and, where an interval is missing, why."""
-    rows: list[dict[str, object]] = [
+def estimate_rows(result: PredictionPowered, digits: int = 4) -> list[dict[str, str]]:
+    """A row per run (then per difference) as :func:`table_text` shows it, and the report."""
+    return [
         {
             "": item.name,
             f"humans ({item.humans.n} queries)": cell(item.humans, digits),
@@ -193,6 +192,12 @@ def table_text(result: PredictionPowered, digits: int = 4) -> str:
         }
         for item in result.estimates
     ]
+
+
+def table_text(result: PredictionPowered, digits: int = 4) -> str:
+    """The estimates for people: a row per run (then per difference), rounded, with what
+    the interval assumes and, where an interval is missing, why."""
+    rows = estimate_rows(result, digits)
     notes = [note for note in (quality_text(result), assumption(result), caveat(result)) if note]
     return f"{heading(result)}\n{text_table(rows)}\n" + "\n".join(notes) + "\n"
 

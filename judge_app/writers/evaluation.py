@@ -191,22 +191,8 @@ def summary_table(
     run's value of each ``named`` measure (a count's sum, else the mean), and notes. Without
     pandas (its import alone is a third of a second), unless ``per_query`` tables are asked
     for."""
-    rows = []
     method = next(iter(intervals.values()))
-    heading = f"({method.confidence:.0%} {method.method})"
-    for name, evaluation in runs.items():
-        summary = evaluation.summary()
-        row = {"run": name, "queries": evaluation.n_queries}
-        for k in ks:
-            label = k_label(k)
-            row[f"ndcg@{label} {heading}"] = interval_text(intervals[(name, k)], digits)
-            row[f"p@{label}"] = f"{summary[f'p@{label}']:.{digits}f}"
-            row[f"judged@{label}"] = f"{100 * summary[f'judged@{label}']:.1f}%"
-        row["mrr"] = f"{summary['rr']:.{digits}f}"
-        row["map"] = f"{summary['ap']:.{digits}f}"
-        row.update({name: f"{summary[name]:.{digits}f}" for name in named})
-        rows.append(row)
-    text = text_table(rows)
+    text = text_table(summary_rows(runs, ks, intervals, digits, named))
     summed = aggregate_note(named)
     notes = [] if summed is None else [summed]
     notes.append(INTERVAL_NOTE.format(method.confidence))
@@ -226,6 +212,32 @@ def summary_table(
             table = evaluation.per_query.drop(columns="idcg_zero").round(digits)
             text += f"\n\n{name}\n" + table.to_string(index=False)
     return text + ("\n\n" + "\n".join(notes) if notes else "") + "\n"
+
+
+def summary_rows(
+    runs: dict[str, Evaluation],
+    ks: tuple[int | None, ...],
+    intervals: dict[tuple[str, int | None], MeanInterval],
+    digits: int = 4,
+    named: tuple[str, ...] = (),
+) -> list[dict[str, str]]:
+    """The rows of :func:`summary_table`, cells as people read them (the report prints these)."""
+    method = next(iter(intervals.values()))
+    heading = f"({method.confidence:.0%} {method.method})"
+    rows = []
+    for name, evaluation in runs.items():
+        summary = evaluation.summary()
+        row = {"run": name, "queries": str(evaluation.n_queries)}
+        for k in ks:
+            label = k_label(k)
+            row[f"ndcg@{label} {heading}"] = interval_text(intervals[(name, k)], digits)
+            row[f"p@{label}"] = f"{summary[f'p@{label}']:.{digits}f}"
+            row[f"judged@{label}"] = f"{100 * summary[f'judged@{label}']:.1f}%"
+        row["mrr"] = f"{summary['rr']:.{digits}f}"
+        row["map"] = f"{summary['ap']:.{digits}f}"
+        row.update({name: f"{summary[name]:.{digits}f}" for name in named})
+        rows.append(row)
+    return rows
 
 
 INTERVAL_NOTE = (

@@ -66,28 +66,9 @@ def difference_words(
 def describe(significance: Significance, pair: PairResult, digits: int = TABLE_DIGITS) -> str:
     """Plain English: who is ahead by how much, the verdict with its one interval (the
     verdict test's), then what each chosen test says, adjusted as the verdicts are."""
-    comparison = pair.comparison
-    measure = significance.measure
-    shared = count_text(comparison.n, "query", "queries")
-    if comparison.n < 2:
-        return (
-            f"{comparison.other} against {comparison.baseline} on {measure}: too few queries "
-            f"to test ({shared} in common)."
-        )
-    if comparison.wins == comparison.losses == 0:
-        return (
-            f"{comparison.other} and {comparison.baseline} score the same on {measure} on "
-            f"each of the {shared} they share."
-        )
-    head = difference_words(
-        comparison.other, comparison.baseline, comparison.mean_difference, measure, digits
-    )
-    record = (
-        f"{count_text(comparison.wins, 'win', 'wins')}, "
-        f"{count_text(comparison.losses, 'loss', 'losses')}, "
-        f"{count_text(comparison.ties, 'tie', 'ties')}"
-    )
-    parts = [f"{head} over {shared} ({record}).", _verdict(significance, pair, digits)]
+    parts = [verdict_sentence(significance, pair, digits)]
+    if not _tested(pair):
+        return parts[0]
     tested = [
         test
         for test in significance.tests
@@ -96,6 +77,61 @@ def describe(significance: Significance, pair: PairResult, digits: int = TABLE_D
     if tested:
         parts.append(_tests_words(significance, pair, tested, digits))
     return " ".join(parts)
+
+
+def verdict_sentence(
+    significance: Significance, pair: PairResult, digits: int = TABLE_DIGITS
+) -> str:
+    """Who is ahead by how much over how many queries, then the verdict with its one interval
+    (the verdict test's): the start of :func:`describe`, the answer a report leads with."""
+    comparison, measure = pair.comparison, significance.measure
+    shared = count_text(comparison.n, "query", "queries")
+    if comparison.n < 2:
+        return (
+            f"{comparison.other} against {comparison.baseline} on {measure}: too few queries "
+            f"to test ({shared} in common)."
+        )
+    if not _tested(pair):
+        return (
+            f"{comparison.other} and {comparison.baseline} score the same on {measure} on "
+            f"each of the {shared} they share."
+        )
+    head = difference_words(
+        comparison.other,
+        comparison.baseline,
+        comparison.mean_difference,
+        significance.measure,
+        digits,
+    )
+    record = (
+        f"{count_text(comparison.wins, 'win', 'wins')}, "
+        f"{count_text(comparison.losses, 'loss', 'losses')}, "
+        f"{count_text(comparison.ties, 'tie', 'ties')}"
+    )
+    return f"{head} over {shared} ({record}). {_verdict(significance, pair, digits)}"
+
+
+def _tested(pair: PairResult) -> bool:
+    """Whether the pair can be tested: two queries or more, not all of them ties."""
+    comparison = pair.comparison
+    return comparison.n >= 2 and not comparison.wins == comparison.losses == 0
+
+
+def leading_pair(significance: Significance, means: dict[str, float]) -> PairResult | None:
+    """The pair that says whether the best run (by ``means``) wins: the best run against the
+    best of the runs it was compared with; None when it was compared with none."""
+    compared = [run for run in significance.runs if run in means and not math.isnan(means[run])]
+    if not compared:
+        return None
+    best = max(compared, key=lambda run: means[run])
+    rivals = [
+        (means[other], pair)
+        for pair in significance.pairs
+        if best in (pair.baseline, pair.other)
+        for other in [pair.other if pair.baseline == best else pair.baseline]
+        if other in means and not math.isnan(means[other])
+    ]
+    return max(rivals, key=lambda rival: rival[0])[1] if rivals else None
 
 
 def _verdict(significance: Significance, pair: PairResult, digits: int) -> str:
@@ -296,13 +332,25 @@ def table_text(significance: Significance, digits: int = TABLE_DIGITS) -> str:
     """The comparison for people: what was compared and how, a row per pair with its one
     interval (p-values adjusted as the options say, raw beside them), the HSD's groups, and
     each pair in words."""
+    rows = pair_rows(significance, digits)
+    lines = [_heading(significance), text_table(rows)]
+    if significance.groups():
+        lines.append(groups_text(significance))
+    lines += [describe(significance, pair, digits) for pair in significance.pairs]
+    return "\n\n".join(lines) + "\n"
+
+
+def pair_rows(significance: Significance, digits: int = TABLE_DIGITS) -> list[dict[str, str]]:
+    """A row per pair as :func:`table_text` shows it (the report prints the same cells): its
+    effects and one interval, each test's p-value (adjusted as the options say, raw in
+    brackets) and the verdict."""
     adjustment = significance.adjustment
     paired = [test for test in significance.tests if test in PAIRED_TESTS]
     heading = interval_heading(significance)
     rows = []
     for pair in significance.pairs:
         comparison, effect = pair.comparison, pair.effect
-        row: dict[str, object] = {
+        row = {
             "baseline": pair.baseline,
             "other": pair.other,
             "queries": f"{comparison.n:,}",
@@ -322,11 +370,7 @@ def table_text(significance: Significance, digits: int = TABLE_DIGITS) -> str:
             row[f"{_short(test)} p"] = shown
         row["verdict"] = "significant" if significance.significant(pair) else "—"
         rows.append(row)
-    lines = [_heading(significance), text_table(rows)]
-    if significance.groups():
-        lines.append(groups_text(significance))
-    lines += [describe(significance, pair, digits) for pair in significance.pairs]
-    return "\n\n".join(lines) + "\n"
+    return rows
 
 
 def _heading(significance: Significance) -> str:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 
-def text_table(rows: list[dict[str, object]]) -> str:
+
+def text_table(rows: Sequence[Mapping[str, object]]) -> str:
     """Rows of cells as pandas' ``DataFrame(rows).to_string(index=False)`` lays out text
     and whole numbers: each column as wide as its header or widest cell, everything
     right-justified, columns one space apart."""
