@@ -252,11 +252,12 @@ QListWidget#assignRaters::item, QListWidget#poolRuns::item {{ padding: 3px 2px; 
     background: {header}; border: 1px solid {border}; border-radius: 8px; }}
 #evaluationSummary {{ padding: 10px 12px; color: {text}; }}
 #analysisStatus {{ color: {muted}; }}
-#analysisStatus[error="true"] {{ color: {"#ff8f8f" if dark else "#b42318"}; font-weight: 600; }}
+#loadingError, #analysisStatus[error="true"] {{
+    color: {"#ff8f8f" if dark else "#b42318"}; font-weight: 600; }}
 #tableHint, #tableCount, #statNote {{ color: {muted}; font-size: 9pt; }}
 #agreementHeader, #ratersHeader, #calibrationHeader {{
     background: {header}; border-bottom: 1px solid {border}; }}
-#agreementTitle, #ratersTitle, #calibrationTitle {{
+#agreementTitle, #ratersTitle, #calibrationTitle, #loadingTitle {{
     font-size: 15pt; font-weight: 600; color: {text}; }}
 #agreementSource, #ratersSource, #calibrationSource, #busyLabel, #judgeLine {{
     color: {muted}; font-size: 9.5pt; }}
