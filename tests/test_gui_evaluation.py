@@ -388,9 +388,11 @@ def test_per_query_table_fits_at_1280_and_shows_the_query_text(qtbot, window):
 
 def test_charts_follow_the_theme(qtbot, window):
     view = shown_evaluation(qtbot, window)
-    figure = view.canvases["curve"].figure
+    canvas = view.canvases["curve"]
+    figure = canvas.figure
     try:
         window.set_theme("dark")
+        qtbot.waitUntil(lambda: canvas.drawn)  # drawn on a worker, in the theme's colours
         palette = QGuiApplication.palette()
         base = palette.color(QPalette.ColorRole.Base).name()
         assert to_hex(figure.get_facecolor()) == base != "#ffffff"
@@ -398,6 +400,7 @@ def test_charts_follow_the_theme(qtbot, window):
         assert to_hex(title.get_color()) == palette.color(QPalette.ColorRole.Text).name()
     finally:
         window.set_theme("light")
+    qtbot.waitUntil(lambda: canvas.drawn)
     assert to_hex(figure.get_facecolor()) == "#ffffff"
     assert to_hex(figure.axes[0].title.get_color()) == charts.INK
 

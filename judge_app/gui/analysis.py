@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QStackedWidget, QWidget
 
 from judge_app.errors import in_words
 from judge_app.gui import preferences
+from judge_app.gui.page_loading import PageLoader
 from judge_app.gui.workers import Task, Worker
 from judge_app.gui.workspace import Workspace
 
@@ -63,6 +64,7 @@ class Analysis(QObject):
         self.report: AgreementReport | None = None  # the one shown, for the adjudication list
         self.raters_stamp: Stamp | None = None  # of the judgments the raters page shows
         self.calibration_stamp: Stamp | None = None  # of what that page shows
+        self.loader = PageLoader(pages)
         self.poll = QTimer(self)
         self.poll.setInterval(POLL_MS)
         self.poll.timeout.connect(self._poll)
@@ -144,6 +146,12 @@ class Analysis(QObject):
         return None
 
     def show_evaluation(self) -> None:
+        """Show the evaluation page (loaded off the UI thread the first time)."""
+        self.loader.show(
+            "Evaluation (NDCG)", "judge_app.gui.evaluation_view", self._show_evaluation
+        )
+
+    def _show_evaluation(self) -> None:
         """Show the evaluation page, computed afresh if judgments changed."""
         self.pages.setCurrentWidget(self.evaluation_view)
         self.poll.start()
@@ -152,6 +160,10 @@ class Analysis(QObject):
         self.workspace.show_message("Evaluation: double-click a query to see how its NDCG adds up")
 
     def show_agreement(self) -> None:
+        """Show the agreement page (loaded off the UI thread the first time)."""
+        self.loader.show("Agreement", "judge_app.gui.agreement_view", self._show_agreement)
+
+    def _show_agreement(self) -> None:
         """Show the agreement page, computed afresh if judgments changed."""
         self.pages.setCurrentWidget(self.agreement_view)
         self.poll.start()
@@ -160,6 +172,10 @@ class Analysis(QObject):
         self.workspace.show_message("Agreement: open an item of the adjudication list to decide it")
 
     def show_raters(self) -> None:
+        """Show the raters page (loaded off the UI thread the first time)."""
+        self.loader.show("Raters", "judge_app.gui.raters_view", self._show_raters)
+
+    def _show_raters(self) -> None:
         """Show the raters page, computed afresh if judgments changed."""
         self.pages.setCurrentWidget(self.raters_view)
         self.poll.start()
@@ -170,6 +186,12 @@ class Analysis(QObject):
         )
 
     def show_calibration(self) -> None:
+        """Show the automatic judges page (loaded off the UI thread the first time)."""
+        self.loader.show(
+            "Automatic judges", "judge_app.gui.calibration_view", self._show_calibration
+        )
+
+    def _show_calibration(self) -> None:
         """Show the automatic judges page, computed afresh if judgments or automatic grades
         changed."""
         self.pages.setCurrentWidget(self.calibration_view)
@@ -315,28 +337,32 @@ class Analysis(QObject):
     # agreement ---------------------------------------------------------------------------------
 
     def refresh_agreement(self) -> Task | None:
-        """Compute the agreement report of every rater off the UI thread."""
+        """Compute the agreement report of every rater, and its charts, off the UI thread."""
         from judge_app.commands.agree import AgreementOptions, agreement_of_database
+        from judge_app.reports.figures import agreement_figures
 
         if not self.workspace.ready():
             return None
         stamp = self._stamp()
         url = self.workspace.database_url()
-        task = self.workspace.run_task(
-            "Computing agreement",
-            lambda _worker: agreement_of_database(AgreementOptions(), url),
-            inline=True,
-        )
+
+        def work(_worker: Worker) -> tuple[AgreementReport, dict[str, Figure]]:
+            report = agreement_of_database(AgreementOptions(), url)
+            return report, agreement_figures(report)
+
+        task = self.workspace.run_task("Computing agreement", work, inline=True)
         self.agreement_view.show_busy("Computing agreement…")  # one step: nothing to cancel
-        task.returned.connect(lambda report: self._agreed(report, stamp))
+        task.returned.connect(lambda agreed: self._agreed(*agreed, stamp))
         task.errored.connect(lambda error: self._agreement_failed(error, stamp))
         return task
 
-    def _agreed(self, report: AgreementReport, stamp: Stamp | None) -> None:
+    def _agreed(
+        self, report: AgreementReport, figures: dict[str, Figure], stamp: Stamp | None
+    ) -> None:
         assert self.workspace.database is not None
         self.report, self.agreement_stamp = report, stamp
         self.agreement_view.show_report(
-            report, self.workspace.database.describe(), query_texts=self._query_texts()
+            report, self.workspace.database.describe(), figures, query_texts=self._query_texts()
         )
 
     def _agreement_failed(self, error: BaseException, stamp: Stamp | None) -> None:

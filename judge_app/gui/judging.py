@@ -74,6 +74,11 @@ COMPACT_HEIGHT = 640
 """Below this width or height the rubric shows each grade's title only (its description in
 the tooltip and the ? overlay), so that the results and the document keep their room."""
 RUBRIC_HEIGHT = {False: 118, True: 66}
+CUE_PADDING = 16
+"""The cue above the results is two lines high (and this padding), whatever it says."""
+SPLIT = [205, 650, 425]
+"""The queue, results and document panes' first widths (a window scales them alike): at 1280
+pixels the results show titles of 50 characters whole, and the document keeps 400 pixels."""
 _MODIFIERS = (
     Qt.KeyboardModifier.ControlModifier
     | Qt.KeyboardModifier.AltModifier
@@ -108,6 +113,12 @@ class ResultView(QTableView):
             event.accept()
             return
         super().keyPressEvent(event)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """A banner, a splitter or the window changed the view's height: the current result
+        and the one after it stay in sight."""
+        super().resizeEvent(event)
+        self._screen.keep_in_view()
 
 
 class RubricButton(QPushButton):
@@ -194,6 +205,12 @@ class JudgingScreen(QWidget):
         self._last_click = 0.0  # when the rubric was last clicked (time.monotonic)
         self._skipped_pair: tuple[int, int] | None = None  # the skip a reason key completes
         self._leave_warned: int | None = None  # the query whose ungraded results were named
+        self._leaving = ""  # what the rater was doing when told ("go on", …)
+        # the row a grade or skip moved the selection to (or kept it on, when none was left
+        # ungraded): its grade is one the rater did not choose to look at, so no key changes it
+        # until the rater selects it (see grade)
+        self._landed: int | None = None
+        self._landing = False  # the selection is being moved by a grade or skip
         self._terms: list[str] = []
         self.compact_rubric = False  # chosen in View; the rubric is also compact when small
         self._build()
@@ -249,7 +266,12 @@ class JudgingScreen(QWidget):
             as_list(view, row_height)
         self.result_view.selectionModel().currentRowChanged.connect(self._current_changed)
         self.result_view.doubleClicked.connect(lambda _index: self.result_view.setFocus())
-        self.cue_banner = banner("cueBanner")  # "query done", or what leaving would leave
+        self.result_view.pressed.connect(self._chosen)
+        # "query done", what leaving would leave, or the keys: always there, of one height,
+        # so that what it says never moves the results
+        self.cue_banner = banner("cueBanner")
+        self.cue_banner.setTextFormat(Qt.TextFormat.RichText)
+        self.cue_banner.show()
         results_pane = captioned("Results", self.cue_banner, self.result_view)
 
         self.splitter = splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -260,9 +282,9 @@ class JudgingScreen(QWidget):
         splitter.addWidget(results_pane)
         splitter.addWidget(self._build_document_pane())
         splitter.setStretchFactor(0, 0)
-        splitter.setStretchFactor(1, 4)
-        splitter.setStretchFactor(2, 5)
-        splitter.setSizes([210, 560, 510])
+        splitter.setStretchFactor(1, 5)
+        splitter.setStretchFactor(2, 4)
+        splitter.setSizes(SPLIT)
         body = QWidget()
         body_layout = QVBoxLayout(body)
         body_layout.setContentsMargins(12, 10, 12, 6)
@@ -429,6 +451,8 @@ class JudgingScreen(QWidget):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._fit_rubric()
+        lines = self.cue_banner.fontMetrics().lineSpacing()
+        self.cue_banner.setFixedHeight(2 * lines + CUE_PADDING)
 
     # binding ---------------------------------------------------------------------------------
 
@@ -576,9 +600,35 @@ class JudgingScreen(QWidget):
                 QItemSelectionModel.SelectionFlag.ClearAndSelect
                 | QItemSelectionModel.SelectionFlag.Rows,
             )
-            self.result_view.scrollTo(self.results_model.index(row, 0))
+            self.keep_in_view()
+
+    def keep_in_view(self) -> None:
+        """Scroll the current result into sight with the one after it (a row of look-ahead),
+        where the view has room for both."""
+        row = self.current_row
+        if row < 0:
+            return
+        if row + 1 < self.results_model.rowCount():
+            self.result_view.scrollTo(self.results_model.index(row + 1, 0))
+        self.result_view.scrollTo(self.results_model.index(row, 0))
+
+    def _land(self, row: int) -> None:
+        """Move to ``row`` after a grade or skip: its grade, if it has one, is not the
+        rater's to change by the next key."""
+        self._landing = True
+        try:
+            self.select_row(row)
+        finally:
+            self._landing = False
+        self._landed = row
+
+    def _chosen(self, *_args: object) -> None:
+        """The rater chose the current result (a click, a move, an undo): keys may change it."""
+        self._landed = None
 
     def _current_changed(self, *_args: object) -> None:
+        if not self._landing:
+            self._landed = None
         self.timer.restart()
         self._close_note(save=True)
         self._show_document()
@@ -629,10 +679,34 @@ class JudgingScreen(QWidget):
         self.overall_progress.setRange(0, max(overall.total, 1))
         self.overall_progress.setValue(overall.done)
         self.queue_model.query_changed(session.query_index)
-        if mine.total and mine.done == mine.total:
-            self._show_cue(self._done_cue())
-        elif self._leave_warned is None:
-            self.cue_banner.hide()
+        left = mine.total - mine.done
+        if mine.total and not left:
+            self._show_cue(self._done_cue(), state="done")
+        elif session.query is not None and self._leave_warned == session.query.id:
+            self._show_cue(self._leave_cue(left), state="warning")
+        else:
+            self._show_cue(self._keys_cue(), state="")
+
+    def _keys_cue(self) -> str:
+        """The keys a rater needs most, in the active key map, for the cue's quiet state."""
+
+        def key(action: str) -> str:
+            keys = keys_of(self.keymap, action)
+            return f"<b>{_escape(key_label(keys[0]))}</b>" if keys else "–"
+
+        grades = f"{key('grade0')}–{key('grade5')}"
+        return (
+            f"{grades} grade and go on  ·  {key('skip')} skip  ·  {key('note')} note  ·  "
+            f"{key('next_unfinished')} next query  ·  {key('help')} every key"
+        )
+
+    def _leave_cue(self, left: int) -> str:
+        """What leaving the open query would leave ungraded, counted as it is now."""
+        results = "result is" if left == 1 else "results are"
+        return (
+            f"<b>{left} {results} not graded yet.</b> Press the same key again to "
+            f"{self._leaving} anyway, or grade {'it' if left == 1 else 'them'} first."
+        )
 
     def _done_cue(self) -> str:
         """What the banner says once every result of the open query is judged."""
@@ -640,19 +714,22 @@ class JudgingScreen(QWidget):
         if self.session.next_unfinished() is None:
             overall = self.session.overall_progress()
             return (
-                f"<b>✓ All done</b>: every result of your {len(self.session.queue)} queries "
-                f"is judged ({overall.done} results). Thank you!"
+                f"<b>✓ All done:</b> the {overall.done} results of your "
+                f"{len(self.session.queue)} queries are judged. Thank you!"
             )
-        return "<b>✓ Query done.</b> Press <b>Enter</b> for the next unfinished query."
+        keys = keys_of(self.keymap, "next_unfinished")
+        enter = _escape(key_label(keys[0])) if keys else "Enter"
+        return f"<b>✓ Query done.</b> Press <b>{enter}</b> for the next unfinished query."
 
-    def _show_cue(self, text: str, *, warning: bool = False) -> None:
-        """Say ``text`` above the results: a cue, or (``warning``) what needs care."""
-        if self.cue_banner.property("warning") != warning:
-            self.cue_banner.setProperty("warning", warning)
+    def _show_cue(self, text: str, *, state: str) -> None:
+        """Say ``text`` above the results: the keys (``state`` ""), the query ``done``, or a
+        ``warning`` of what needs care. The cue keeps its height whatever it says."""
+        if self.cue_banner.property("state") != state:
+            self.cue_banner.setProperty("state", state)
             self.cue_banner.style().unpolish(self.cue_banner)
             self.cue_banner.style().polish(self.cue_banner)
         self.cue_banner.setText(text)
-        self.cue_banner.show()
+        self.cue_banner.setToolTip(text)
 
     # keys ------------------------------------------------------------------------------------
 
@@ -733,7 +810,7 @@ class JudgingScreen(QWidget):
         if index is None:
             progress = session.query_progress()
             if progress.done == progress.total:
-                self._show_cue(self._done_cue())
+                self._show_cue(self._done_cue(), state="done")
                 self.message.emit("Every query of your queue is done", False)
             else:
                 self.message.emit("This is the only query with results left to judge", False)
@@ -751,12 +828,9 @@ class JudgingScreen(QWidget):
         if left == 0 or self._leave_warned == session.query.id:
             return True
         self._leave_warned = session.query.id
+        self._leaving = going
+        self._show_cue(self._leave_cue(left), state="warning")
         results = "result is" if left == 1 else "results are"
-        self._show_cue(
-            f"<b>{left} {results} not graded yet</b> in this query. Press the same key again "
-            f"to {going} anyway, or grade {'it' if left == 1 else 'them'} first.",
-            warning=True,
-        )
         self.message.emit(f"{left} {results} not graded yet in this query", False)
         return False
 
@@ -766,6 +840,7 @@ class JudgingScreen(QWidget):
         if session is None:
             return
         target = self.queue_filter.mapToSource(index).row()
+        self.queue_search.clear()  # a query found is a search done: the whole queue again
         progress = session.query_progress()
         left = progress.total - progress.done
         leaving = session.query
@@ -795,13 +870,38 @@ class JudgingScreen(QWidget):
     # writes ----------------------------------------------------------------------------------
 
     def grade(self, grade: int) -> None:
+        """Grade the current result and move to the next ungraded one. A result the last
+        grade or skip moved to (or stayed on, when none was left) keeps the grade it has:
+        a key typed past the end of a query never changes a grade the rater did not look
+        at; selecting it (a move or a click) does."""
         row = self.current_row
-        if self.session is None or row < 0:
+        if self.session is None or row < 0 or self._kept(row):
             return
         change = self.session.grade(row, grade, self.timer.elapsed_ms())
         self.skip_strip.hide()  # out of the way; Alt+1–4 still give the last skip its reason
-        self.select_row(self.session.next_unjudged(row))
+        self._land(self.session.next_unjudged(row))
         self._submit(change)
+
+    def _kept(self, row: int) -> bool:
+        """Is the result at ``row`` one the last grade landed on, judged already? Then it
+        keeps its grade, and the rater is told why and what to do."""
+        assert self.session is not None
+        item = self.session.items[row]
+        if row != self._landed or not item.judged:
+            return False
+        grade = "its skip" if item.skipped else f"grade {item.grade}"
+        progress = self.session.query_progress()
+        where = (
+            "every result of this query is judged"
+            if progress.done == progress.total
+            else "the grade moved the selection there"
+        )
+        self.message.emit(
+            f"Not changed: {item.external_id} keeps {grade} ({where}). To change it, select "
+            "it first (↑ ↓ or a click).",
+            False,
+        )
+        return True
 
     def _rubric_clicked(self, grade: int) -> None:
         """A grade given with the mouse, as with its key: a double click, like a held-down
@@ -821,7 +921,7 @@ class JudgingScreen(QWidget):
         """Mark the current result "cannot judge" and go on, as a grade does; the preset
         reasons are offered (Alt+1 to Alt+4) without taking the keys that follow."""
         row = self.current_row
-        if self.session is None or row < 0:
+        if self.session is None or row < 0 or self._kept(row):
             return
         change = self.session.skip(row, None, self.timer.elapsed_ms())
         item = self.session.items[row]
@@ -831,7 +931,7 @@ class JudgingScreen(QWidget):
             "note; keep judging otherwise):"
         )
         self.skip_strip.show()
-        self.select_row(self.session.next_unjudged(row))
+        self._land(self.session.next_unjudged(row))
         self._submit(change)
 
     def give_skip_reason(self, number: int) -> None:
@@ -853,10 +953,12 @@ class JudgingScreen(QWidget):
 
     def undo(self) -> None:
         if self.session is not None:
+            self._chosen()
             self._submit(self.session.undo())
 
     def redo(self) -> None:
         if self.session is not None:
+            self._chosen()
             self._submit(self.session.redo())
 
     def _submit(self, change: Change) -> None:
@@ -1028,6 +1130,7 @@ class JudgingScreen(QWidget):
             if found is None:
                 self.message.emit("No query of your queue matches", False)
                 return True
+            self.queue_search.clear()  # found: the queue shows every query again
             self.result_view.setFocus()
             if self.session is not None and found != self.session.query_index:
                 self.open_query(found)

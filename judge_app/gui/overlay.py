@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QColor, QKeyEvent, QPainter
+from PySide6.QtGui import QColor, QHideEvent, QKeyEvent, QPainter
 from PySide6.QtWidgets import (
+    QApplication,
     QFrame,
     QGridLayout,
     QHBoxLayout,
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from shiboken6 import isValid
 
 from judge_app.judging.keys import ACTIONS, KEYMAP_TITLES, key_label, keys_of
 
@@ -44,6 +46,7 @@ class ShortcutOverlay(QWidget):
         self._layout.setContentsMargins(28, 22, 28, 22)
         self._layout.setSpacing(12)
         parent.installEventFilter(self)
+        self._return_focus: QWidget | None = None  # had the focus before the card was shown
         self.hide()
 
     def show_keymap(self, name: str, keymap: dict[str, str], grade_labels: list[str]) -> None:
@@ -118,9 +121,20 @@ class ShortcutOverlay(QWidget):
         hint_label.setWordWrap(True)
         self._layout.addWidget(hint_label)
         self._place()
+        focused = QApplication.focusWidget()
+        if focused is not None and focused is not self:
+            self._return_focus = focused
         self.show()
         self.raise_()
         self.setFocus()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        """The focus goes back where it was (the results, mostly), never to the next widget
+        in line (the queue's search field would take the next grade key)."""
+        super().hideEvent(event)
+        target, self._return_focus = self._return_focus, None
+        if target is not None and isValid(target) and target.isVisible():
+            target.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _place(self) -> None:
         self.setGeometry(self._host.rect())

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
@@ -195,16 +196,35 @@ class RaterChooser(QWidget):
         self.new_name.clear()
         self.own.setVisible(own is not None)
         self.others.setVisible(own is None)
-        if own is not None:
-            self.start_own.setFocus()
-        else:
-            (self.raters if names else self.new_name).setFocus()
+        self._focus_first()
 
     def show_all(self) -> None:
         """A lead's switch: every rater of the campaign, a new name and the lead's tools."""
         self.own.hide()
         self.others.show()
-        (self.raters if self.raters.count() else self.new_name).setFocus()
+        self._focus_first()
+
+    def _focus_first(self) -> None:
+        """The focus where a rater starts: Start judging for the rater last chosen, else the
+        list of raters (typing picks one, Enter starts), else the new name."""
+        if not self.own.isHidden():
+            self.start_own.setFocus()
+        else:
+            (self.raters if self.raters.count() else self.new_name).setFocus()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Shown (at start, or from Judge ▸ Change rater): Enter and typing work at once."""
+        super().showEvent(event)
+        QTimer.singleShot(0, self, self._focus_first)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Enter in the list of raters starts judging as the one chosen (a list, unlike a
+        button, does nothing with Enter; outside a dialog no button takes it by default)."""
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.raters.hasFocus():
+            self._start()
+            event.accept()
+            return
+        super().keyPressEvent(event)
 
     def ask_similar(self, name: str, other: str) -> None:
         """Ask whether the new name ``name`` is the rater ``other`` (their names differ only

@@ -155,7 +155,8 @@ QTableView#resultList, QTableView#queueList, QTextBrowser#documentView {{
 QTableView#resultList, QTableView#queueList {{
     selection-background-color: {accent};
     selection-color: {colours[QPalette.ColorRole.HighlightedText]}; }}
-QTableView#queueList::item:hover, QTableView#resultList::item:hover {{ background: {hover}; }}
+QTableView#queueList::item:hover:!selected, QTableView#resultList::item:hover:!selected {{
+    background: {hover}; }}
 QHeaderView::section {{
     background: {base}; color: {muted}; border: none; border-bottom: 1px solid {border};
     padding: 5px 8px; font-size: 9pt; font-weight: 600; }}
@@ -172,10 +173,12 @@ QPushButton#skipReason {{
     text-align: left; padding: 3px 8px; font-size: 9pt; }}
 QPushButton#skipReason:hover {{ border-color: {accent}; }}
 #cueBanner {{
-    background: {"#1f3d2b" if dark else "#e6f5ec"}; color: {"#bff0d0" if dark else "#1d5b36"};
-    border: 1px solid {"#2f6a47" if dark else "#b5e0c5"}; border-radius: 6px;
+    background: {base}; color: {muted}; border: 1px solid {border}; border-radius: 6px;
     padding: 6px 10px; }}
-#cueBanner[warning="true"] {{
+#cueBanner[state="done"] {{
+    background: {"#1f3d2b" if dark else "#e6f5ec"}; color: {"#bff0d0" if dark else "#1d5b36"};
+    border-color: {"#2f6a47" if dark else "#b5e0c5"}; }}
+#cueBanner[state="warning"] {{
     background: {"#4a3b12" if dark else "#fff6d6"}; color: {"#ffe9a8" if dark else "#6b4e00"};
     border-color: {"#7a6020" if dark else "#f0d68a"}; }}
 QLineEdit#queueSearch {{
@@ -249,11 +252,12 @@ QListWidget#assignRaters::item, QListWidget#poolRuns::item {{ padding: 3px 2px; 
     background: {header}; border: 1px solid {border}; border-radius: 8px; }}
 #evaluationSummary {{ padding: 10px 12px; color: {text}; }}
 #analysisStatus {{ color: {muted}; }}
-#analysisStatus[error="true"] {{ color: {"#ff8f8f" if dark else "#b42318"}; font-weight: 600; }}
+#loadingError, #analysisStatus[error="true"] {{
+    color: {"#ff8f8f" if dark else "#b42318"}; font-weight: 600; }}
 #tableHint, #tableCount, #statNote {{ color: {muted}; font-size: 9pt; }}
 #agreementHeader, #ratersHeader, #calibrationHeader {{
     background: {header}; border-bottom: 1px solid {border}; }}
-#agreementTitle, #ratersTitle, #calibrationTitle {{
+#agreementTitle, #ratersTitle, #calibrationTitle, #loadingTitle {{
     font-size: 15pt; font-weight: 600; color: {text}; }}
 #agreementSource, #ratersSource, #calibrationSource, #busyLabel, #judgeLine {{
     color: {muted}; font-size: 9.5pt; }}
@@ -336,7 +340,7 @@ QTableView#perQueryTable, QTableView#drillRanked, QTableView#drillIdeal {{
 QTableView#disputeList {{
     background: {base}; border: 1px solid {border}; border-radius: 6px;
     selection-background-color: {accent}; }}
-QTableView#disputeList::item:hover {{ background: {hover}; }}
+QTableView#disputeList::item:hover:!selected {{ background: {hover}; }}
 #raterCard {{ background: {base}; border: 1px solid {border}; border-radius: 8px; }}
 #raterCard:hover {{ border-color: {accent}; }}
 #raterCard[chosen="true"] {{ border: 2px solid {accent}; }}

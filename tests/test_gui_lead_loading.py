@@ -1,0 +1,93 @@
+"""The first lead page of a session paints at once with its busy state and loads what it
+stands on off the UI thread (issue 29, item 8). In a fresh interpreter, as a lead's first
+Ctrl+2 is: this process has imported the analysis stack long ago."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+from gui_support import demo_template
+
+from judge_app.gui.page_loading import QT, stack_of
+
+__all__ = ["demo_template"]  # fixtures
+
+PROBE = textwrap.dedent(
+    """
+    import json, os, sys, tempfile, threading, time
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    os.environ["JUDGE_APP_SETTINGS"] = os.path.join(tempfile.mkdtemp(), "settings.ini")
+    from PySide6.QtTest import QTest
+    from judge_app.gui import create_main_window
+    from judge_app.gui.app import application
+
+    app = application()
+    window = create_main_window(sys.argv[1], "dan")
+    window.show()
+    QTest.qWait(50)
+    on_the_ui_thread = []
+
+    def heard(event, args):
+        if event == "import" and threading.current_thread() is threading.main_thread():
+            on_the_ui_thread.append(args[0])
+
+    sys.addaudithook(heard)
+    window.page_actions[sys.argv[2]].trigger()
+    first = window.pages.currentWidget().objectName()
+    menu = all(action.isEnabled() for action in window.page_actions.values())
+    if len(sys.argv) > 3:  # the lead moves on before the first page has loaded
+        window.page_actions[sys.argv[3]].trigger()
+    deadline = time.monotonic() + 240
+    while window.analysis.shown_page() is None and time.monotonic() < deadline:
+        QTest.qWait(20)
+    heavy = [
+        name for name in on_the_ui_thread
+        if name.split(".")[0] in ("pandas", "scipy", "statsmodels", "matplotlib", "judge_app")
+    ]
+    print(json.dumps({"first": first, "menu": menu, "shown": window.analysis.shown_page(),
+                      "heavy": heavy}))
+    window.close()
+    """
+)
+
+
+def probe(database, *actions: str) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(database), *actions],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_first_lead_page_paints_at_once_and_loads_off_the_ui_thread(demo_template):
+    seen = probe(demo_template, "evaluation")
+    assert seen["first"] == "loadingPage" and seen["menu"]  # shown at once, the menus live
+    assert seen["shown"] == "evaluation"
+    assert seen["heavy"] == []  # pandas, scipy, matplotlib, the use cases, the page: off it
+
+
+def test_a_page_asked_for_while_another_loads_is_the_one_shown(demo_template):
+    seen = probe(demo_template, "evaluation", "agreement")
+    assert seen["shown"] == "agreement" and seen["heavy"] == []
+
+
+def test_the_stack_names_every_page_and_no_qt_module():
+    stack = stack_of(["judge_app.gui.analysis"])
+    for needed in (
+        "judge_app.commands.evaluate",
+        "judge_app.commands.agree",
+        "judge_app.commands.rater_quality",
+        "judge_app.commands.calibrate",
+        "judge_app.reports.figures",
+        "judge_app.gui.evaluation_view",
+        "judge_app.gui.calibration_view",
+        "pandas",
+    ):
+        assert needed in stack
+    assert not [name for name in stack if name.startswith(QT)]
