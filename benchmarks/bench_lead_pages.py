@@ -50,10 +50,10 @@ CHILD = textwrap.dedent(
     heart.timeout.connect(lambda: beats.append(time.perf_counter()))
     heart.start()
     if sys.argv[3] == "peer":  # as before: the stack imported on the UI thread
-        from judge_app.gui.page_loading import STACKS, _import_all, stack_of
+        from judge_app.gui.page_loading import STACKS, import_all, stack_of
         names = stack_of(["judge_app.gui.evaluation_view", STACKS])
         started = time.perf_counter()
-        _import_all(names)
+        import_all(names)
         print(json.dumps({"import_ms": (time.perf_counter() - started) * 1000}))
         sys.exit(0)
     blocks = {}

@@ -14,7 +14,12 @@ from PySide6.QtWidgets import QApplication
 
 from judge_app.cli import main as cli
 from judge_app.gui import create_main_window, preferences
+from judge_app.gui.page_loading import STACKS, import_all, stack_of
 from judge_app.store import open_database, reads
+
+# What the lead pages stand on, imported before any test: each page is then built at once, as
+# in a session whose first page has loaded (that first load: tests/test_gui_lead_loading.py)
+import_all(stack_of([STACKS]))
 
 
 @pytest.fixture(autouse=True)

@@ -52,7 +52,8 @@ def stack_of(modules: Iterable[str]) -> list[str]:
     return list(stack)
 
 
-def _import_all(names: list[str]) -> None:
+def import_all(names: list[str]) -> None:
+    """Import each of ``names`` not imported yet."""
     for name in names:
         if name not in sys.modules:
             importlib.import_module(name)
@@ -115,7 +116,7 @@ class PageLoader(QObject):
         self.pages.setCurrentWidget(self.page)
         if module in self._loading:
             return
-        worker = Worker(lambda _worker: _import_all(stack_of([module, STACKS])))
+        worker = Worker(lambda _worker: import_all(stack_of([module, STACKS])))
         self._loading[module] = worker
         worker.signals.returned.connect(lambda _none: self._loaded(title, show))
         worker.signals.errored.connect(
