@@ -30,19 +30,25 @@ def shown_windows(tmp_path, monkeypatch, qapp):
             window.database.close()
 
 
-def test_gui_command_opens_the_window_as_the_rater_and_creates_them(tmp_path, shown_windows):
+def judging(qtbot, window):
+    """The window's session, once its queue is read (at a start: on a worker)."""
+    qtbot.waitUntil(lambda: window.judging.session is not None, timeout=30_000)
+    return window.judging.session
+
+
+def test_gui_command_opens_the_window_as_the_rater_and_creates_them(tmp_path, shown_windows, qtbot):
     path = tmp_path / "judging.sqlite"
     assert main(["demo", str(path)]) == 0
     assert main(["gui", str(path), "--rater", "yuki"]) == 0
     (window,) = shown_windows()
-    assert window.judging.session.rater_name == "yuki"
+    assert judging(qtbot, window).rater_name == "yuki"
     assert window.judging.query_text.text() == "best pizza recipes"
     with open_database(path) as database, database.reading() as session:
         assert find_rater(session, "yuki") is not None
     assert preferences.recent_databases() == [str(path)]
 
 
-def test_first_use_opens_the_demo_built_in_the_data_folder(tmp_path, shown_windows, capsys):
+def test_first_use_opens_the_demo_built_in_the_data_folder(tmp_path, shown_windows, capsys, qtbot):
     demo = tmp_path / "demo.sqlite"  # the data folder: beside JUDGE_APP_SETTINGS
     assert main([]) == 0
     (window,) = shown_windows()
@@ -56,7 +62,7 @@ def test_first_use_opens_the_demo_built_in_the_data_folder(tmp_path, shown_windo
     assert main([]) == 0  # the last database, as the rater chosen last time
     (window,) = shown_windows()
     assert window.database.describe() == str(demo)
-    assert window.judging.session.rater_name == "ana"
+    assert judging(qtbot, window).rater_name == "ana"
 
 
 def test_the_start_page_builds_the_demo_off_the_ui_thread(tmp_path, shown_windows, qtbot):
@@ -82,13 +88,13 @@ def test_no_arguments_show_why_the_last_database_cannot_be_opened(tmp_path, show
 
 
 def test_gui_rater_is_the_rater_however_typed_and_one_spaces_away_is_refused(
-    tmp_path, shown_windows, capsys
+    tmp_path, shown_windows, capsys, qtbot
 ):
     path = str(tmp_path / "judging.sqlite")
     assert main(["demo", path]) == 0
     assert main(["gui", path, "--rater", "  BEN  "]) == 0
     (window,) = shown_windows()
-    assert window.judging.session.rater_name == "ben"  # not a second rater
+    assert judging(qtbot, window).rater_name == "ben"  # not a second rater
     window.close()
     window.database.close()
     capsys.readouterr()

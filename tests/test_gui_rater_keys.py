@@ -10,6 +10,9 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter
 from PySide6.QtWidgets import QApplication, QStyle, QStyleOptionViewItem
 from sqlalchemy import func, select
 
+from judge_app.errors import JudgeAppError
+from judge_app.gui import create_main_window
+from judge_app.gui import window as window_module
 from judge_app.gui.models import Column
 from judge_app.store.models import JudgmentEvent
 
@@ -227,3 +230,31 @@ def test_at_1280_pixels_the_results_show_the_titles_whole(qtbot, window):
     cut = [title for title in titles if metrics.horizontalAdvance(title) > room]
     assert titles and not cut  # (they were cut at 25 to 40 characters)
     assert judging.document_view.width() >= 400  # and the document keeps its room
+
+
+def test_a_start_paints_before_the_queue_is_read_and_judges_once_it_is(qtbot, demo_db):
+    window = create_main_window(demo_db, "dan", in_background=True)
+    qtbot.addWidget(window)
+    window.show()
+    judging = window.judging
+    assert window.pages.currentWidget() is judging and judging.session is None
+    assert judging.query_text.text() == "Opening dan's queue…"
+    qtbot.waitUntil(lambda: judging.session is not None, timeout=30_000)
+    assert judging.session.rater_name == "dan" and judging.current_row == 0
+    assert window.status_text().startswith("Judging as dan: 0 of ")
+    window.close()
+
+
+def test_a_queue_that_cannot_be_read_at_start_asks_who_is_judging_saying_why(
+    qtbot, demo_db, monkeypatch
+):
+    def unreadable(*_args, **_kwargs):
+        raise JudgeAppError("the database is locked")
+
+    monkeypatch.setattr(window_module, "JudgingSession", unreadable)
+    window = create_main_window(demo_db, "dan", in_background=True)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: window.pages.currentWidget() is window.chooser, timeout=30_000)
+    assert window.chooser.error.isVisible() and "locked" in window.chooser.error.text()
+    window.close()

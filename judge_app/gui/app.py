@@ -11,7 +11,6 @@ from pathlib import Path
 from PySide6.QtWidgets import QApplication
 
 from judge_app.gui import failure, preferences
-from judge_app.gui.start import recent_entry_exists
 from judge_app.gui.window import DemoBuilder, MainWindow
 from judge_app.store import Database
 from judge_app.store.database import open_writable_if_possible
@@ -50,6 +49,7 @@ def create_main_window(
     rater: str | None = None,
     *,
     demo: DemoBuilder | None = None,
+    in_background: bool = False,
 ) -> MainWindow:
     """The main window, not shown yet: on a database (a path, a URL or an open Database), or
     without one on the start page. ``demo`` builds the demo database for the start page's
@@ -57,11 +57,14 @@ def create_main_window(
 
     With ``rater`` the window opens judging as that rater (created if the database does not
     know the name, as ``--rater NAME`` does); without, it asks inline who is judging. It never
-    runs a modal dialog.
+    runs a modal dialog. With ``in_background`` the rater's queue is read on a worker, so that
+    the window paints before it is read (a start).
     """
     application()
     if database is None:
-        return MainWindow(demo)
+        window = MainWindow(demo)
+        window.show_start_page()
+        return window
     if not isinstance(database, Database):
         database = open_writable_if_possible(database)
     window = MainWindow(demo)
@@ -69,7 +72,7 @@ def create_main_window(
     if rater is None:
         window.show_chooser()
     else:
-        window.choose_rater(rater, create=True)
+        window.choose_rater(rater, create=True, in_background=in_background)
     return window
 
 
@@ -91,14 +94,19 @@ def run(
         if database is not None:
             opened = open_writable_if_possible(database)
             window = create_main_window(
-                opened, rater or preferences.last_rater(opened.describe()), demo=demo
+                opened,
+                rater or preferences.last_rater(opened.describe()),
+                demo=demo,
+                in_background=True,
             )
         else:
+            from judge_app.gui.start import recent_entry_exists
+
             window = create_main_window(None, demo=demo)
             known = preferences.recent_databases()
             recent = [name for name in known if recent_entry_exists(name)]
             if recent:
-                window.open_path(recent[0])
+                window.open_path(recent[0], in_background=True)
             elif not known and demo is not None:
                 window.open_path(str(demo()))
         failure.install(window)

@@ -636,6 +636,11 @@ class JudgingScreen(QWidget):
         if self.session is not None and self.session.query is not None and row >= 0:
             self.placeChanged.emit(self.session.query.id, self.session.items[row].document_id)
 
+    def show_opening(self, rater: str) -> None:
+        """Before the session: the rater's queue is being read."""
+        self.set_session(None)
+        self._show_empty(f"Opening {rater}'s queue…", "Reading the queries and your grades.")
+
     def _show_empty(self, title: str, text: str) -> None:
         self.query_caption.setText("")
         self.query_text.setText(title)

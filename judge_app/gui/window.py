@@ -22,14 +22,12 @@ from PySide6.QtWidgets import (
 )
 
 from judge_app.commands.raters import rater_choice, rater_for
-from judge_app.errors import JudgeAppError
+from judge_app.errors import JudgeAppError, in_words
 from judge_app.gui import geometry, preferences
 from judge_app.gui.analysis import Analysis
 from judge_app.gui.judging import JudgingScreen
-from judge_app.gui.lead import AssignDialog, LeadDialog, PoolDialog, QualityDialog, RubricDialog
 from judge_app.gui.overlay import ShortcutOverlay
 from judge_app.gui.rater_chooser import RaterChooser
-from judge_app.gui.start import StartPage
 from judge_app.gui.theme import THEMES, apply_theme, stylesheet
 from judge_app.gui.workers import Task, Worker
 from judge_app.gui.workspace import Workspace
@@ -44,17 +42,21 @@ if TYPE_CHECKING:  # imported where used: a rater's start loads neither imports 
     from judge_app.commands.export import ExportOptions
     from judge_app.commands.importing import ImportOptions
     from judge_app.gui.adjudication import AdjudicationScreen
+    from judge_app.gui.lead import LeadDialog
+    from judge_app.gui.start import StartPage
     from judge_app.gui.transfer import ExportDialog, ImportDialog
 
 DATABASE_FILTER = "judge_app databases (*.sqlite *.db *.judge);;All files (*)"
 # builds the demo database where the user keeps judge_app's files; returns its path
 DemoBuilder = Callable[[], Path]
-LEAD_DIALOGS: dict[str, type[LeadDialog]] = {
-    "assign": AssignDialog,
-    "rubric": RubricDialog,
-    "pool": PoolDialog,
-    "quality": QualityDialog,
+LEAD_DIALOGS = {
+    "assign": "AssignDialog",
+    "rubric": "RubricDialog",
+    "pool": "PoolDialog",
+    "quality": "QualityDialog",
 }
+"""A lead's tools, by name: their dialogs in ``judge_app.gui.lead`` (imported when first
+opened: a rater's start never needs them)."""
 AnyDialog = TypeVar("AnyDialog", bound=QDialog)
 _INPUT_EVENTS = (
     QEvent.Type.KeyPress,
@@ -69,6 +71,7 @@ class MainWindow(QMainWindow):
     def __init__(self, demo: DemoBuilder | None = None) -> None:
         super().__init__()
         self.demo = demo
+        self._opening: Worker | None = None  # the rater's queue read at start
         self.import_dialog: ImportDialog | None = None  # open dialogs, for tests and scripts
         self.export_dialog: ExportDialog | None = None
         self.lead_dialog: LeadDialog | None = None
@@ -86,15 +89,14 @@ class MainWindow(QMainWindow):
         app = QApplication.instance()
         if app is not None:
             app.installEventFilter(self)
-        self.show_start_page()
 
     def _build_pages(self) -> None:
         self.pages = QStackedWidget()
-        self.start_page = StartPage(demo_available=self.demo is not None)
+        self._start_page: StartPage | None = None  # built when first shown
         self.chooser = RaterChooser()
         self.judging = JudgingScreen()
         self.analysis = Analysis(self.workspace, self.pages)
-        for page in (self.start_page, self.chooser, self.judging):
+        for page in (self.chooser, self.judging):
             self.pages.addWidget(page)  # the analysis adds its pages when they are first shown
         self.setCentralWidget(self.pages)
         self.overlay = ShortcutOverlay(self.pages)
@@ -115,10 +117,6 @@ class MainWindow(QMainWindow):
         workspace.taskStarted.connect(lambda _task: self._update_actions())
         workspace.taskFinished.connect(lambda _task: self._task_finished())
         self.pages.currentChanged.connect(self._page_changed)
-        self.start_page.openRequested.connect(self.ask_open_database)
-        self.start_page.newRequested.connect(self.ask_new_database)
-        self.start_page.demoRequested.connect(self.open_demo)
-        self.start_page.recentChosen.connect(self.open_path)
         self.chooser.raterChosen.connect(self._rater_chosen)
         self.chooser.leadToolRequested.connect(self.show_lead_dialog)
         self.judging.message.connect(self.show_message)
@@ -416,29 +414,56 @@ class MainWindow(QMainWindow):
         self.pages.setCurrentWidget(self.chooser)
         self.show_message("Choose who is judging")
 
-    def choose_rater(self, name: str, create: bool = False, similar_ok: bool = False) -> None:
+    def choose_rater(
+        self,
+        name: str,
+        create: bool = False,
+        similar_ok: bool = False,
+        *,
+        in_background: bool = False,
+    ) -> None:
         """Start judging as ``name`` (however typed); with ``create``, a rater the database
-        lacks is added (one only spaces away from a rater's with ``similar_ok``)."""
-        assert self.database is not None
-        rater_id, rater_name = rater_for(self.database, name, create, similar_ok=similar_ok)
-        described = self.database.describe()
-        preferences.remember_rater(described, rater_name)
-        place = preferences.last_place(described, rater_name) or (None, None)
-        self.judging.set_session(
-            JudgingSession(self.database, rater_id, rater_name),
-            query_id=place[0],
-            document_id=place[1],
-        )
+        lacks is added (one only spaces away from a rater's with ``similar_ok``). With
+        ``in_background`` (a start: the window paints first) the rater's queue is read on a
+        worker while the judging page says so; a failure then shows the rater chooser."""
+        database = self.database
+        assert database is not None
+        rater_id, rater_name = rater_for(database, name, create, similar_ok=similar_ok)
+        if not in_background:
+            self._judge(JudgingSession(database, rater_id, rater_name))
+            return
+        self.judging.show_opening(rater_name)
+        self.pages.setCurrentWidget(self.judging)
+        worker = Worker(lambda _worker: JudgingSession(database, rater_id, rater_name))
+        worker.signals.returned.connect(self._judge)
+        worker.signals.errored.connect(self._not_opened)
+        worker.signals.finished.connect(lambda: setattr(self, "_opening", None))
+        self._opening = worker
+        QThreadPool.globalInstance().start(worker)
+
+    def _judge(self, session: JudgingSession) -> None:
+        """Judge ``session``'s queue from where its rater last was."""
+        if session.database is not self.database:
+            return  # read for a database closed meanwhile
+        described = session.database.describe()
+        preferences.remember_rater(described, session.rater_name)
+        place = preferences.last_place(described, session.rater_name) or (None, None)
+        self.judging.set_session(session, query_id=place[0], document_id=place[1])
         self.pages.setCurrentWidget(self.judging)
         self._set_title()
-        session_ = self.judging.session
-        assert session_ is not None
-        overall = session_.overall_progress()
+        overall = session.overall_progress()
         self.show_message(
-            f"Judging as {rater_name}: {overall.done} of {overall.total} results judged in "
-            f"{len(session_.queue)} queries. Press ? for the shortcuts."
+            f"Judging as {session.rater_name}: {overall.done} of {overall.total} results "
+            f"judged in {len(session.queue)} queries. Press ? for the shortcuts."
         )
         self.judging.result_view.setFocus()
+
+    def _not_opened(self, error: BaseException) -> None:
+        """The queue read at start failed: who is judging is asked again, with why."""
+        if self.database is None:
+            return
+        self.show_chooser()
+        self.chooser.show_error(in_words(error))
 
     def _rater_chosen(self, name: str, create: bool, similar_ok: bool) -> None:
         """The chooser's choice; a refusal is shown there, and a new name only spaces away
@@ -458,12 +483,13 @@ class MainWindow(QMainWindow):
                 self.database.describe(), session.rater_name, query_id, document_id
             )
 
-    def start_judging(self) -> None:
-        """Judge as the rater last chosen on this database, or ask who is judging."""
+    def start_judging(self, *, in_background: bool = False) -> None:
+        """Judge as the rater last chosen on this database (their queue read on a worker
+        with ``in_background``), or ask who is judging."""
         assert self.database is not None
         own = rater_choice(self.database, preferences.last_rater(self.database.describe())).own
         if own is not None:
-            self.choose_rater(own)
+            self.choose_rater(own, in_background=in_background)
         else:
             self.show_chooser()
 
@@ -542,6 +568,22 @@ class MainWindow(QMainWindow):
 
     # databases -------------------------------------------------------------------------------
 
+    @property
+    def start_page(self) -> StartPage:
+        """The start page, built the first time it is asked for (a start on a database
+        never needs it)."""
+        if self._start_page is None:
+            from judge_app.gui.start import StartPage
+
+            page = StartPage(demo_available=self.demo is not None)
+            page.openRequested.connect(self.ask_open_database)
+            page.newRequested.connect(self.ask_new_database)
+            page.demoRequested.connect(self.open_demo)
+            page.recentChosen.connect(self.open_path)
+            self.pages.addWidget(page)
+            self._start_page = page
+        return self._start_page
+
     def show_start_page(self, error: str | None = None) -> None:
         """The start page: open, create, the demo, the recent databases; ``error`` on top."""
         self.start_page.refresh(error)
@@ -572,21 +614,23 @@ class MainWindow(QMainWindow):
         self.workspace.close_database()
         self.show_start_page()
 
-    def open_path(self, path: str | Path, *, create: bool = False) -> bool:
+    def open_path(
+        self, path: str | Path, *, create: bool = False, in_background: bool = False
+    ) -> bool:
         """Open the database at ``path`` (a file or a URL) and start judging on it: as the rater
-        last chosen there, or after asking who is judging. False, with the error shown, if it
-        cannot be opened."""
+        last chosen there (their queue read on a worker with ``in_background``), or after
+        asking who is judging. False, with the error shown, if it cannot be opened."""
         try:
             database = open_writable_if_possible(path, create=create)
         except JudgeAppError as error:
             message = f"Cannot open the database: {error}"
-            if self.pages.currentWidget() is self.start_page or self.database is None:
+            if self.database is None or self.pages.currentWidget() is self._start_page:
                 self.show_start_page(message)
             else:
                 self.show_message(message, error=True)
             return False
         self.set_database(database)
-        self.start_judging()
+        self.start_judging(in_background=in_background)
         return True
 
     def ask_open_database(self) -> None:
@@ -605,8 +649,8 @@ class MainWindow(QMainWindow):
     def _create_database(self, path: str) -> None:
         if Path(path).exists():
             message = f"{path} already exists: open it with Open database…, or choose a new name"
-            if self.pages.currentWidget() is self.start_page:
-                self.start_page.refresh(message)
+            if self._start_page is not None and self.pages.currentWidget() is self._start_page:
+                self._start_page.refresh(message)
             self.show_message(message, error=True)
             return
         self.open_path(path, create=True)
@@ -652,7 +696,9 @@ class MainWindow(QMainWindow):
 
     def show_lead_dialog(self, name: str) -> LeadDialog | None:
         """A lead's tool: ``assign``, ``rubric``, ``pool`` or ``quality``."""
-        return self._open_dialog("lead_dialog", LEAD_DIALOGS[name])
+        from judge_app.gui import lead
+
+        return self._open_dialog("lead_dialog", getattr(lead, LEAD_DIALOGS[name]))
 
     def show_assign_dialog(self) -> LeadDialog | None:
         """Lead ▸ Assign queries…: every query to N raters, a share to all of them, or one more

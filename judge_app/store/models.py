@@ -158,13 +158,10 @@ class JudgmentEvent(Base):
             name="action_known",
         ),
         Index(None, "rater_id", "id"),
-        # only undo and redo events revert another: index just those rows
-        Index(
-            None,
-            "reverts",
-            sqlite_where=text("reverts IS NOT NULL"),
-            postgresql_where=text("reverts IS NOT NULL"),
-        ),
+        # only undo and redo events revert another: index just those rows (the migration
+        # makes it partial on PostgreSQL too; ``postgresql_where`` here would load the
+        # PostgreSQL dialect at every start of a window on SQLite, a tenth of its start)
+        Index(None, "reverts", sqlite_where=text("reverts IS NOT NULL")),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
