@@ -31,7 +31,8 @@ Measured offscreen (QT_QPA_PLATFORM=offscreen) for r10, in a child process of it
    opened for the first time since the data was written, so its pages are read cold.
 4. start-up as a whole process: ``judge-app gui DB --rater r10`` (the real command line:
    interpreter, imports, opening and upgrading the database, settings, window) whose event loop
-   is replaced by one ``processEvents()`` pass, so the process exits once the window is shown:
+   is replaced by one ``processEvents()`` pass, so the process exits once the window is shown
+   (since issue 29 it paints before the rater's queue is read, which a worker then does):
    the median of ``--repeat`` (5) runs alternating with the peer's, after one untimed run of
    each (which writes the bytecode, as a user's first start does, and reads the files into
    the page cache), and each side's peak RSS (VmHWM, which the process reads itself on the
