@@ -446,7 +446,7 @@ def _add_report_parser(commands: argparse._SubParsersAction) -> None:
         "report",
         help="the campaign as an HTML or PDF report: NDCG per run and query, charts, agreement",
         description="Write a report of DB: what was judged and its coverage, the settings, mean "
-        "NDCG@k per run with 95%% intervals, the runs compared (as eval --compare: the "
+        "NDCG@k per run with its 95% t interval, the runs compared (as eval --compare: the "
         "matrix of runs, the Tukey HSD's groups, each pair's tests and effects), charts, the "
         "per-query table and the raters' agreement. The "
         "numbers are those of judge-app eval --db and judge-app agreement --db with the same "
@@ -507,7 +507,7 @@ def _add_calibrate_parser(commands: argparse._SubParsersAction) -> None:
         description="On the (query, document) pairs both the human raters (their grades "
         "combined per pair as eval --aggregate combines them) and the automatic judge graded, "
         "grades rounded half up: Cohen's quadratic kappa and Krippendorff's ordinal alpha with "
-        "95%% bootstrap intervals over queries, the confusion matrix, the judge's bias "
+        "95% bootstrap intervals over queries, the confusion matrix, the judge's bias "
         "(judge − human: above 0, lenient) per human grade; the runs ranked by mean NDCG@k "
         "with the humans' grades and with the judge's on the same queries, Kendall's tau-b "
         "between the two orders over all runs and among the best half; the queries whose "

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_app.cli import main
+from judge_app.cli import _parser, main
 from judge_app.store import open_database
 from judge_app.store.assignments import current_assignments
 from judge_app.store.people import campaign_raters
@@ -303,3 +303,12 @@ def test_an_export_over_its_own_database_or_another_is_refused(tmp_path, capsys)
     assert main(["export", str(database), "--judgments", str(other)]) == 1
     assert "is a SQLite database: choose another file" in capsys.readouterr().err
     assert {path: path.read_bytes() for path in (database, other)} == before
+
+
+def test_no_help_shows_a_doubled_percent_sign():
+    """argparse %-formats an option's help but not a command's description: "95%%" there
+    reached the reader as it was typed."""
+    parser = _parser()
+    (commands,) = [action for action in parser._actions if action.choices and action.dest]
+    for name, command in commands.choices.items():
+        assert "%%" not in command.format_help(), name
