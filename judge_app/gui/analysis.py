@@ -352,7 +352,7 @@ class Analysis(QObject):
 
         task = self.workspace.run_task("Computing agreement", work, inline=True)
         self.agreement_view.show_busy("Computing agreement…")  # one step: nothing to cancel
-        task.returned.connect(lambda agreed: self._agreed(*agreed, stamp))
+        task.returned.connect(lambda agreed: self._agreed(agreed[0], agreed[1], stamp))
         task.errored.connect(lambda error: self._agreement_failed(error, stamp))
         return task
 

@@ -14,7 +14,15 @@ import threading
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PySide6.QtCore import QEvent, QRect, QSize, Qt, QThreadPool, QTimer
-from PySide6.QtGui import QGuiApplication, QImage, QPainter, QPaintEvent, QPalette, QResizeEvent
+from PySide6.QtGui import (
+    QGuiApplication,
+    QImage,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+    QResizeEvent,
+    QShowEvent,
+)
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from judge_app.gui.workers import Worker
@@ -103,7 +111,7 @@ class ChartCanvas(QWidget):
         super().resizeEvent(event)
         self._redraw(at_once=self._image is None)
 
-    def showEvent(self, event: QEvent) -> None:  # type: ignore[override]
+    def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if self._stale:
             self._redraw(at_once=True)

@@ -8,6 +8,7 @@ import html
 
 from judge_app.agreement.report import AgreementReport
 from judge_app.metrics.ranking import k_label
+from judge_app.metrics.significance import Significance
 from judge_app.numbers import share_text
 from judge_app.reports.data import ReportData
 from judge_app.writers.agreement import alpha_headline
@@ -49,7 +50,11 @@ def agreement_words(report: AgreementReport, digits: int) -> str:
 def _headline(
     data: ReportData, means: dict[str, float], label: str, lines: list[str]
 ) -> tuple[str, str]:
+    """Which run wins on the measure the runs were compared on (NDCG@k, or the first measure
+    named), by the verdict's test; its sentence goes first in ``lines``."""
     significance = data.significance
+    if significance is not None:
+        means = _compared_means(significance) or means
     pair = None if significance is None else leading_pair(significance, means)
     if significance is None or pair is None:
         [run] = list(means)[:1]
@@ -58,17 +63,35 @@ def _headline(
     rival = pair.baseline if best == pair.other else pair.other
     lines.insert(0, verdict_sentence(significance, pair, data.digits))
     test = verdict_words(significance)
+    measure = compared_measure(data, label)
     if significance.significant(pair):
         return (
-            f"{best} wins on NDCG@{label}: the {test} tells it from {rival} at "
+            f"{best} wins on {measure}: the {test} tells it from {rival} at "
             f"{significance.alpha:g}.",
             "better",
         )
     return (
-        f"{best} scores highest on NDCG@{label}, but the {test} cannot tell it from {rival} "
+        f"{best} scores highest on {measure}, but the {test} cannot tell it from {rival} "
         f"at {significance.alpha:g}.",
         "",
     )
+
+
+def compared_measure(data: ReportData, label: str) -> str:
+    """The measure the runs were compared on, as the report names it: the first measure
+    named (``--measure``), else NDCG@k."""
+    named = [str(name) for name in data.settings.get("measures") or []]  # type: ignore[attr-defined]
+    return named[0] if named else f"NDCG@{label}"
+
+
+def _compared_means(significance: Significance) -> dict[str, float]:
+    """Each run's mean on the measure compared, over the queries of its comparisons."""
+    means: dict[str, float] = {}
+    for pair in significance.pairs:
+        comparison = pair.comparison
+        means.setdefault(comparison.baseline, comparison.mean_baseline)
+        means.setdefault(comparison.other, comparison.mean_other)
+    return means
 
 
 def _means_line(data: ReportData, label: str) -> str:

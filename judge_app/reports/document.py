@@ -20,7 +20,7 @@ from judge_app.metrics.measure_names import aggregate_note
 from judge_app.metrics.ranking import Evaluation, k_label
 from judge_app.numbers import MISSING, score_text, share_text, signed_text
 from judge_app.reports import charts
-from judge_app.reports.answer import agreement_words, answer_html
+from judge_app.reports.answer import agreement_words, answer_html, compared_measure
 from judge_app.reports.data import ReportData
 from judge_app.reports.significance import significance_blocks
 from judge_app.reports.style import style_sheet
@@ -79,7 +79,7 @@ def _blocks(data: ReportData, image: ImagePlacer) -> Iterator[Block]:
         yield f"<h2>Mean NDCG@{label}: humans corrected by {_e(data.corrected.judge)}</h2>"
         yield from _corrected(data)
     if data.significance is not None:
-        yield f"<h2>Runs compared on {_e(_compared_measure(data, label))}</h2>"
+        yield f"<h2>Runs compared on {_e(compared_measure(data, label))}</h2>"
         yield from significance_blocks(data.significance, _colours(data), data.digits)
     yield "<h2>What was judged</h2>"
     yield from _judged(data)
@@ -99,11 +99,6 @@ def _blocks(data: ReportData, image: ImagePlacer) -> Iterator[Block]:
     yield _per_query(data, label)
     yield "<h2>Settings</h2>"
     yield _settings(data.settings)
-
-
-def _compared_measure(data: ReportData, label: str) -> str:
-    named = [str(name) for name in data.settings.get("measures") or []]  # type: ignore[attr-defined]
-    return named[0] if named else f"NDCG@{label}"
 
 
 def _colours(data: ReportData) -> dict[str, str]:
