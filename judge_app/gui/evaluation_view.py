@@ -548,7 +548,9 @@ class EvaluationView(QWidget):
         needed = self.summary.heightForWidth(pane.width())
         if needed < 0:  # no width to wrap in yet
             needed = self.summary.sizeHint().height()
-        spacing = pane.layout().spacing()
+        layout = pane.layout()
+        assert layout is not None
+        spacing = layout.spacing()
         room = pane.height() - _height_at(self.plan, pane.width()) - CHARTS_MINIMUM - 2 * spacing
         area.fit(min(needed, max(room, SUMMARY_MINIMUM)), SUMMARY_MINIMUM)
 
