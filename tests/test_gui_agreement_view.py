@@ -358,3 +358,18 @@ def test_many_pairs_with_no_unit_in_common_make_one_line(qtbot):
     note = view.pairs.note.text()
     assert "14 pairs (ana/cy, ana/dan, ana/eve, ana/fay and 10 more): the two raters have" in note
     assert len(note.splitlines()) <= 3  # one line a reason, not one a pair
+
+
+@pytest.mark.parametrize("width", [1280, 1024, 853])
+def test_every_card_shows_its_text_whole_or_wrapped(qtbot, view, width):
+    """ "136 graded by all 3" and "ana, ben, chloe" are read whole, on more lines if need be."""
+    view.resize(width, 740)
+    qtbot.waitUntil(lambda: view.card_grid.width() <= width)
+    QApplication.processEvents()
+    for key, card in view.cards.items():
+        for label in (card.caption, card.value, card.note):
+            room = label.contentsRect().width()
+            needed = label.fontMetrics().horizontalAdvance(label.text())
+            if needed > room:
+                assert label.wordWrap(), (key, label.text(), needed, room)
+                assert label.height() >= label.heightForWidth(label.width()), (key, label.text())

@@ -126,7 +126,7 @@ def test_the_page_shows_the_matrix_of_eval_compare(qtbot, window, demo_db):
     qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
     view = analysis.evaluation_view
     tab = view.charts.indexOf(view.matrix)
-    assert view.charts.tabText(tab) == "Runs compared"
+    assert view.charts.tabText(tab) == "Runs"
     out = StringIO()
     with redirect_stdout(out):
         assert cli(["eval", "--db", str(demo_db), "--compare", "--format", "json"]) == 0

@@ -8,7 +8,7 @@ from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtWidgets import QLabel
 
 from judge_app.gui import geometry
-from judge_app.gui.geometry import first_placement
+from judge_app.gui.geometry import first_placement, fitted
 
 __all__ = ["demo_db", "demo_template", "fresh_settings", "open_window"]  # fixtures
 
@@ -19,8 +19,43 @@ def test_a_first_start_fits_the_screen_it_opens_on():
     scaled = first_placement(QRect(0, 0, 1280, 720), QSize(900, 530))  # 1920×1080 at 150%
     assert QRect(0, 0, 1280, 720).contains(scaled)
     roomy = first_placement(QRect(0, 0, 1920, 1050), QSize(900, 530))
-    assert roomy.size() == geometry.DEFAULT_SIZE
     assert roomy.center() == QRect(0, 0, 1920, 1050).center()
+
+
+def test_a_first_start_never_outgrows_a_scaled_laptop_screen():
+    """1280×800 at 150% leaves 853×507 free: the window's minimum (900×530 once) does not
+    push the frame past either side or the status bar below the screen."""
+    available = QRect(0, 0, 853, 507)
+    assert available.contains(first_placement(available, QSize(900, 530)))
+    beside = QRect(1920, 0, 853, 507)  # a second screen right of the first
+    assert beside.contains(first_placement(beside, QSize(900, 530)))
+
+
+def test_a_first_start_uses_most_of_a_big_screen():
+    available = QRect(0, 0, 1920, 1050)  # 1920×1080 less a panel
+    roomy = first_placement(available, QSize(900, 530))
+    assert available.contains(roomy)
+    assert roomy.width() >= 0.8 * available.width() and roomy.height() >= 0.8 * available.height()
+    wide = QRect(0, 0, 5120, 1410)  # an ultra-wide screen: not stretched across it
+    assert first_placement(wide, QSize(900, 530)).width() <= 2 * 1410
+
+
+def test_a_place_that_no_longer_fits_is_fitted():
+    available = QRect(0, 0, 853, 507)
+    big = fitted(QRect(-34, 100, 1350, 795), available)
+    assert available.contains(big) and big.size() == available.size()
+    moved = fitted(QRect(700, 400, 400, 300), available)
+    assert available.contains(moved) and moved.size() == QSize(400, 300)
+
+
+def test_a_restored_window_larger_than_its_screen_is_fitted(qtbot, open_window, demo_db):
+    window = open_window(demo_db)
+    window.close()
+    window.setGeometry(QRect(-200, -100, 1600, 1200))  # saved on a bigger screen
+    geometry.save(window, window.splitters())
+    again = open_window(demo_db)
+    available = again.screen().availableGeometry()
+    assert available.contains(again.geometry()), (again.geometry(), available)
 
 
 def test_judging_and_evaluation_fit_a_1024_by_768_screen_at_150_percent(

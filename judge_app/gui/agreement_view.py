@@ -185,9 +185,9 @@ class StatCard(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(12, 8, 12, 8)
         layout.setSpacing(1)
-        self.caption = named_label(caption, "statCaption")
+        self.caption = named_label(caption, "statCaption", wrap=True)  # whole, on two lines
         self.value = named_label(MISSING, "statValue")
-        self.note = named_label("", "statNote")
+        self.note = named_label("", "statNote", wrap=True)  # "ana, ben, chloe, …" whole
         for label in (self.caption, self.value, self.note):
             label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
             layout.addWidget(label)

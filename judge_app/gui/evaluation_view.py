@@ -12,7 +12,7 @@ from html import escape
 import numpy as np
 from matplotlib.figure import Figure
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeyEvent, QResizeEvent
+from PySide6.QtGui import QAction, QKeyEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -76,12 +76,17 @@ GRADES_TIP = (
 HUMANS = "humans"
 HINT = "Double-click or press Enter on a query to see how its NDCG adds up."
 SUMS = (" DCG", " IDCG")
-SUMMARY_SHARE = 0.3
-"""The most of the page's height the summary takes before it scrolls."""
-CORRECTED_SHARE = 0.45
-"""The same with a judge's correction: its table of estimates is what the lead asked for."""
 SUMMARY_MINIMUM = 60
 CHARTS_MINIMUM = 160
+CHART_ROOM = 40
+"""The tab bar and frame around a chart: a chart is drawn at most CHARTS_MINIMUM less this
+tall, so that its axes are never cut below."""
+CHART_TABS = (  # key, tab, tooltip: short tabs, read whole in a narrow pane
+    ("curve", "By k", "Mean NDCG@k against k"),
+    ("distribution", "Spread", "How each run's per-query values are spread"),
+    ("differences", "Difference", "The per-query difference between the first two runs"),
+    ("grades", "Grades", "The grades each rater gave"),
+)
 """Columns (after a run's name) shown on asking (the header's menu): the drill-down has them."""
 TitleSource = Callable[[list[str]], dict[str, str]]
 """Document id → title of the given documents (read from the database)."""
@@ -202,6 +207,7 @@ class EvaluationView(QWidget):
         self.status.setObjectName("analysisStatus")
         self.status.setWordWrap(True)
         outer.addWidget(self.status)
+        self.summary_pane = QWidget()  # summary, plan and charts
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self._table_pane())
         splitter.addWidget(self._summary_pane())
@@ -317,7 +323,7 @@ class EvaluationView(QWidget):
         return self.pane
 
     def _summary_pane(self) -> QWidget:
-        pane = QWidget()
+        pane = self.summary_pane
         layout = QVBoxLayout(pane)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(8)
@@ -338,22 +344,20 @@ class EvaluationView(QWidget):
         layout.addWidget(self.plan)
         self.charts = QTabWidget()
         self.charts.setObjectName("evaluationCharts")
+        self.charts.tabBar().setElideMode(Qt.TextElideMode.ElideNone)  # whole, or scrolled
         self.canvases: dict[str, ChartCanvas] = {}
-        for key, title in (
-            ("curve", "NDCG@k by k"),
-            ("distribution", "Distribution"),
-            ("differences", "Difference"),
-            ("grades", "Grades"),
-        ):
-            canvas = ChartCanvas()
+        for key, title, tooltip in CHART_TABS:
+            canvas = ChartCanvas(minimum_height=CHARTS_MINIMUM - CHART_ROOM)
             canvas.setObjectName(f"{key}Chart")
             self.canvases[key] = canvas
-            self.charts.addTab(canvas, title)
+            self.charts.setTabToolTip(self.charts.addTab(canvas, title), tooltip)
         self.matrix = ComparisonMatrix()
-        self.charts.addTab(self.matrix, "Runs compared")
+        tab = self.charts.addTab(self.matrix, "Runs")
+        self.charts.setTabToolTip(tab, "Runs compared: which differences are significant")
         # the charts give way first (the matrix's own minimum would squeeze the plan's words)
         self.charts.setMinimumHeight(CHARTS_MINIMUM)
         layout.addWidget(self.charts, 1)
+        pane.installEventFilter(self)  # the summary refits to the pane's width and height
         return pane
 
     # state -------------------------------------------------------------------------------------
@@ -536,21 +540,19 @@ class EvaluationView(QWidget):
         if self.drill_down is not None and self.drill_down.isVisible():
             self.drill_down.refresh()
 
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._fit_summary()
-
     def _fit_summary(self) -> None:
-        """The summary as tall as its text, up to SUMMARY_SHARE (CORRECTED_SHARE) of the page's
-        height, and less (down to SUMMARY_MINIMUM) where the page is short: then it scrolls."""
-        area = self.summary_area
-        needed = self.summary.heightForWidth(area.viewport().width() or area.width())
+        """The summary as tall as its text, as long as the plan and the charts keep their
+        minimum below it; less (down to SUMMARY_MINIMUM) only where the pane is too short:
+        then it scrolls."""
+        area, pane = self.summary_area, self.summary_pane
+        needed = self.summary.heightForWidth(pane.width())
         if needed < 0:  # no width to wrap in yet
             needed = self.summary.sizeHint().height()
-        corrected = self.evaluation is not None and self.evaluation.corrected is not None
-        share = CORRECTED_SHARE if corrected else SUMMARY_SHARE
-        cap = max(SUMMARY_MINIMUM, int(self.height() * share))
-        area.fit(min(needed, cap), SUMMARY_MINIMUM)
+        layout = pane.layout()
+        assert layout is not None
+        spacing = layout.spacing()
+        room = pane.height() - _height_at(self.plan, pane.width()) - CHARTS_MINIMUM - 2 * spacing
+        area.fit(min(needed, max(room, SUMMARY_MINIMUM)), SUMMARY_MINIMUM)
 
     def _hide_sums(self) -> None:
         """Show each run's DCG and IDCG columns only when asked: NDCG, coverage and the query's
@@ -564,6 +566,8 @@ class EvaluationView(QWidget):
     # drill-down --------------------------------------------------------------------------------
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.summary_pane and event.type() == QEvent.Type.Resize:
+            self._fit_summary()
         if (
             watched is self.table
             and isinstance(event, QKeyEvent)
@@ -603,6 +607,14 @@ class EvaluationView(QWidget):
         documents += qrels.loc[qrels["query_id"] == query_id, "doc_id"].astype(str).tolist()
         titles = self.titles(sorted(set(documents)))
         return explain_query(self.campaign, self.evaluation, run, query_id, titles)
+
+
+def _height_at(widget: QWidget, width: int) -> int:
+    """The height ``widget`` takes at ``width`` (none when hidden)."""
+    if widget.isHidden():
+        return 0
+    height = widget.heightForWidth(width)
+    return height if height >= 0 else widget.sizeHint().height()
 
 
 def _headers(evaluation: EvaluationResult) -> dict[str, str]:

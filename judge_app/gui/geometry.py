@@ -10,10 +10,11 @@ from PySide6.QtWidgets import QMainWindow, QSplitter
 
 from judge_app.gui.preferences import app_settings
 
-DEFAULT_SIZE = QSize(1280, 800)
-SCREEN_SHARE = 0.92
-"""The share of the screen's free area a first start fills, at most, when the default size
-does not fit."""
+SCREEN_SHARE = 0.9
+"""The share of the screen's free width and height a first start fills."""
+WIDEST = 1.8
+"""A first start's width at most this many times its height (16:9 and a little more): a wide
+screen does not stretch the tables' rows across it."""
 
 
 def screens_key() -> str:
@@ -27,29 +28,49 @@ def screens_key() -> str:
 
 
 def first_placement(available: QRect, minimum: QSize) -> QRect:
-    """The window's frame on a first start: the default size, shrunk to fit ``available``
-    (but never below ``minimum``), centred there."""
-    width = min(DEFAULT_SIZE.width(), int(available.width() * SCREEN_SHARE))
-    height = min(DEFAULT_SIZE.height(), int(available.height() * SCREEN_SHARE))
+    """The window's frame on a first start: SCREEN_SHARE of ``available`` (no wider than
+    WIDEST times its height), at least ``minimum`` where that fits, centred there."""
+    height = int(available.height() * SCREEN_SHARE)
+    width = min(int(available.width() * SCREEN_SHARE), int(height * WIDEST))
     size = QSize(max(width, minimum.width()), max(height, minimum.height()))
     rect = QRect(available.topLeft(), size)
     rect.moveCenter(available.center())
+    return fitted(rect, available)
+
+
+def fitted(frame: QRect, available: QRect) -> QRect:
+    """``frame`` shrunk to the size of ``available`` where it is larger, then moved inside it."""
+    rect = QRect(frame.topLeft(), frame.size().boundedTo(available.size()))
+    rect.moveLeft(min(max(rect.left(), available.left()), available.right() - rect.width() + 1))
+    rect.moveTop(min(max(rect.top(), available.top()), available.bottom() - rect.height() + 1))
     return rect
 
 
 def restore(window: QMainWindow, splitters: dict[str, QSplitter]) -> bool:
-    """Place ``window`` as it was last closed on these screens, with its splitters' sizes;
-    False, with the window placed for a first start, if there is nothing to restore."""
+    """Place ``window`` as it was last closed on these screens, with its splitters' sizes,
+    fitted to its screen's free area if that changed; False, with the window placed for a
+    first start, if there is nothing to restore."""
     restore_splitters(splitters)
     saved = app_settings().value(f"{screens_key()}/geometry")
-    if isinstance(saved, QByteArray) and window.restoreGeometry(saved):
-        return True  # Qt moves a window whose saved place is off every screen back on
+    restored = isinstance(saved, QByteArray) and window.restoreGeometry(saved)
     screen = window.screen() or QGuiApplication.primaryScreen()
-    if screen is not None:
-        frame = first_placement(screen.availableGeometry(), window.minimumSizeHint())
-        margins = _frame_margins(window)
-        window.setGeometry(frame.adjusted(0, margins, 0, 0))
-    return False
+    if screen is None:
+        return restored
+    available = screen.availableGeometry()
+    margins = _frame_margins(window)
+    if not restored:
+        frame = first_placement(available, window.minimumSizeHint())
+    elif not window.isMaximized() and not available.contains(_frame(window, margins)):
+        frame = fitted(_frame(window, margins), available)
+    else:
+        return restored
+    window.setGeometry(frame.adjusted(0, margins, 0, 0))
+    return restored
+
+
+def _frame(window: QMainWindow, margins: int) -> QRect:
+    """The window's frame, its title bar guessed as ``margins`` before it is shown."""
+    return window.geometry().adjusted(0, -margins, 0, 0)
 
 
 def restore_splitters(splitters: dict[str, QSplitter]) -> None:

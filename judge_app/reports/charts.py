@@ -85,7 +85,7 @@ def ndcg_distribution(values: Mapping[str, np.ndarray], measure: str) -> Figure:
 
 def query_differences(differences: np.ndarray, baseline: str, other: str, measure: str) -> Figure:
     """Per-query ``other − baseline`` of ``measure``, sorted: who wins where, and by how much."""
-    figure, axes = _figure(f"{other} − {baseline}: {measure} per query, sorted")
+    figure, axes = _figure(f"{other} − {baseline}: {measure}")  # short: a narrow pane shows it
     ordered = np.sort(np.asarray(differences, dtype=float))[::-1]
     x = np.arange(len(ordered))
     if len(ordered) <= MAX_BARS:

@@ -1,0 +1,65 @@
+"""The lead's pages fit the window: the evaluation's summary without a scrollbar of its own,
+its chart tabs whole, its charts' axes inside what is shown."""
+
+from __future__ import annotations
+
+import pytest
+from gui_support import demo_db, demo_template, fresh_settings, open_window
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from PySide6.QtWidgets import QApplication
+
+__all__ = ["demo_db", "demo_template", "fresh_settings", "open_window"]  # fixtures
+
+TAB_PADDING = 12  # a tab's margins beside its text, at the least
+
+
+def evaluation_at(qtbot, window, width: int, height: int):
+    """The evaluation page computed and laid out in a window of ``width`` × ``height``."""
+    window.resize(width, height)
+    view = window.analysis.evaluation_view
+    with qtbot.waitSignal(view.model.modelReset, timeout=60_000):
+        window.page_actions["evaluation"].trigger()
+    qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
+    qtbot.waitUntil(lambda: window.width() == width and window.height() == height)
+    QApplication.processEvents()
+    return view
+
+
+def test_the_evaluation_summary_needs_no_scrollbar_of_its_own(qtbot, open_window, demo_db):
+    view = evaluation_at(qtbot, open_window(demo_db), 1280, 800)
+    scroll = view.summary_area.verticalScrollBar()
+    qtbot.waitUntil(lambda: scroll.maximum() == 0, timeout=3_000)
+    assert view.summary_area.height() >= view.summary.heightForWidth(view.summary.width())
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1024, 738)])
+def test_every_chart_tab_is_shown_whole(qtbot, open_window, demo_db, size):
+    view = evaluation_at(qtbot, open_window(demo_db), *size)
+    bar = view.charts.tabBar()
+    for index in range(bar.count()):
+        text = bar.tabText(index)
+        needed = bar.fontMetrics().horizontalAdvance(text) + TAB_PADDING
+        assert bar.tabRect(index).width() >= needed, text
+        assert bar.rect().contains(bar.tabRect(index)), text  # not scrolled out of sight
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1024, 738), (1024, 600)])
+def test_a_charts_axes_are_inside_what_is_shown(qtbot, open_window, demo_db, size):
+    """The chart is drawn no taller than its tab shows it, and at that size its title, axis
+    labels and tick labels lie inside the figure (constrained layout): the tick labels
+    and axis labels are drawn."""
+    view = evaluation_at(qtbot, open_window(demo_db), *size)
+    for key, canvas in view.canvases.items():
+        view.charts.setCurrentWidget(canvas)
+        qtbot.waitUntil(lambda canvas=canvas: canvas.drawn, timeout=10_000)
+        shown = canvas.parentWidget()  # the tab widget's page
+        assert canvas.height() <= shown.height(), key
+        figure = canvas.figure
+        renderer = FigureCanvasAgg(figure).get_renderer()
+        figure.draw(renderer)
+        box = figure.bbox
+        for axes in figure.axes:  # what is drawn of it: ticks, their labels, axis labels, title
+            drawn = axes.get_tightbbox(renderer)
+            assert drawn is not None
+            assert box.x0 - 1 <= drawn.x0 and drawn.x1 <= box.x1 + 1, (key, drawn, box)
+            assert box.y0 - 1 <= drawn.y0 and drawn.y1 <= box.y1 + 1, (key, drawn, box)
