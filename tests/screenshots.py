@@ -180,9 +180,17 @@ def _calibration_page(scratch: Path, folder: Path, theme: str) -> list[Path]:
 
 
 def _finish(window: MainWindow) -> None:
-    """Wait for the window's background work and let it show the outcome."""
-    while window.task is not None:
-        QThreadPool.globalInstance().waitForDone()
+    """Wait for the window's background work (a page's first load, its numbers, its charts:
+    each on a worker) and let it show the outcome."""
+    from judge_app.gui.charts_canvas import ChartCanvas
+
+    def busy() -> bool:
+        charts = window.findChildren(ChartCanvas)
+        drawing = any(chart.isVisible() and not chart.drawn for chart in charts)
+        return window.task is not None or window.analysis.loader.waiting is not None or drawing
+
+    while busy():
+        QThreadPool.globalInstance().waitForDone(50)
         QApplication.processEvents()
     for _ in range(3):
         QApplication.processEvents()

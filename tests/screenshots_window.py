@@ -123,6 +123,7 @@ def one(database: str, theme: str, prefix: str, judged: str) -> None:
 
     from judge_app.commands.adjudicate import read_disputes
     from judge_app.gui import create_main_window
+    from judge_app.gui.charts_canvas import ChartCanvas
 
     window = create_main_window(database, "dan")
     window.set_theme(theme)
@@ -131,13 +132,19 @@ def one(database: str, theme: str, prefix: str, judged: str) -> None:
     window.activateWindow()
     QTest.qWait(800)
 
+    def drawn() -> bool:
+        """The page loaded (its stack, the first time), its charts drawn (on workers)."""
+        charts = window.findChildren(ChartCanvas)
+        loading = window.analysis.loader.waiting is not None
+        return not loading and all(chart.drawn or not chart.isVisible() for chart in charts)
+
     def settle(page_ready=lambda: True) -> None:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             QTest.qWait(100)
             task = window.task
             if (task is None or not task.running) and not window.judging.in_flight:
-                if page_ready():
+                if page_ready() and drawn():
                     break
         QThreadPool.globalInstance().waitForDone(30_000)
         QTest.qWait(500)

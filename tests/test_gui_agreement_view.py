@@ -167,7 +167,7 @@ def test_the_heat_map_is_the_quadratic_kappa_of_each_pair_with_an_empty_diagonal
     assert all(matrix[i, i] != matrix[i, i] for i in range(3))  # NaN
     pair = report.pairwise[0]
     assert matrix[0, 1] == matrix[1, 0] == pair.cohen_kappa_quadratic
-    assert view.heatmap.figure.axes[0].get_title(loc="left") == "Weighted κ (quadratic)"
+    assert view.heatmap.figure.axes[0].get_title(loc="left") == "Quadratic κ"
     assert view.grades.figure.axes[0].get_title(loc="left") == "Grades given, by rater"
     assert list(view.pairs.model.columns) == list(PAIR_COLUMNS)
 

@@ -31,6 +31,11 @@ def test_a_first_start_never_outgrows_a_scaled_laptop_screen():
     assert beside.contains(first_placement(beside, QSize(900, 530)))
 
 
+def test_a_first_start_takes_all_of_a_small_screen():
+    for available in (QRect(0, 0, 1280, 770), QRect(0, 0, 1024, 738), QRect(0, 0, 853, 507)):
+        assert first_placement(available, QSize(640, 480)) == available
+
+
 def test_a_first_start_uses_most_of_a_big_screen():
     available = QRect(0, 0, 1920, 1050)  # 1920×1080 less a panel
     roomy = first_placement(available, QSize(900, 530))

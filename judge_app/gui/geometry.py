@@ -11,7 +11,10 @@ from PySide6.QtWidgets import QMainWindow, QSplitter
 from judge_app.gui.preferences import app_settings
 
 SCREEN_SHARE = 0.9
-"""The share of the screen's free width and height a first start fills."""
+"""The share of the screen's free width and height a first start fills on a large screen."""
+SMALL_SCREEN = QSize(1400, 900)
+"""A screen's free area below this (a laptop; 1280×800 at 100%, any at 150%): a first start
+takes all of it, as every pixel is needed there."""
 WIDEST = 1.8
 """A first start's width at most this many times its height (16:9 and a little more): a wide
 screen does not stretch the tables' rows across it."""
@@ -28,10 +31,13 @@ def screens_key() -> str:
 
 
 def first_placement(available: QRect, minimum: QSize) -> QRect:
-    """The window's frame on a first start: SCREEN_SHARE of ``available`` (no wider than
-    WIDEST times its height), at least ``minimum`` where that fits, centred there."""
-    height = int(available.height() * SCREEN_SHARE)
-    width = min(int(available.width() * SCREEN_SHARE), int(height * WIDEST))
+    """The window's frame on a first start: all of a small ``available``, else SCREEN_SHARE
+    of it (no wider than WIDEST times its height); at least ``minimum`` where that fits,
+    centred there."""
+    small = available.width() < SMALL_SCREEN.width() or available.height() < SMALL_SCREEN.height()
+    share = 1.0 if small else SCREEN_SHARE
+    height = int(available.height() * share)
+    width = min(int(available.width() * share), int(height * WIDEST))
     size = QSize(max(width, minimum.width()), max(height, minimum.height()))
     rect = QRect(available.topLeft(), size)
     rect.moveCenter(available.center())

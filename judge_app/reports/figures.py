@@ -42,7 +42,7 @@ def evaluation_figures(campaign: Campaign, evaluation: EvaluationResult) -> dict
     return figures
 
 
-KAPPA_HEATMAP_LABEL = "Weighted κ (quadratic)"
+KAPPA_HEATMAP_LABEL = "Quadratic κ"
 
 
 def agreement_figures(report: AgreementReport) -> dict[str, Figure]:
