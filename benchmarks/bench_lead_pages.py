@@ -36,19 +36,13 @@ CHILD = textwrap.dedent(
     os.environ["QT_QPA_PLATFORM"] = "offscreen"
     os.environ["JUDGE_APP_SETTINGS"] = os.path.join(tempfile.mkdtemp(), "settings.ini")
     from PySide6.QtCore import QTimer
-    from PySide6.QtTest import QTest
     from judge_app.gui import create_main_window
     from judge_app.gui.app import application
+    from judge_app.gui.charts_canvas import ChartCanvas
 
     app = application()
     window = create_main_window(sys.argv[1], None if sys.argv[2] == "-" else sys.argv[2])
     window.show()
-    QTest.qWait(100)
-    beats = [time.perf_counter()]
-    heart = QTimer()
-    heart.setInterval(5)
-    heart.timeout.connect(lambda: beats.append(time.perf_counter()))
-    heart.start()
     if sys.argv[3] == "peer":  # as before: the stack imported on the UI thread
         from judge_app.gui.page_loading import STACKS, import_all, stack_of
         names = stack_of(["judge_app.gui.evaluation_view", STACKS])
@@ -56,27 +50,48 @@ CHILD = textwrap.dedent(
         import_all(names)
         print(json.dumps({"import_ms": (time.perf_counter() - started) * 1000}))
         sys.exit(0)
-    blocks = {}
-    analysis = window.analysis
-    from judge_app.gui.charts_canvas import ChartCanvas
-    for page in json.loads(sys.argv[4]):
-        QTest.qWait(50)
-        start = len(beats)
-        window.page_actions[page].trigger()
-        deadline = time.monotonic() + 300
-        while time.monotonic() < deadline:
-            QTest.qWait(10)
-            charts = window.findChildren(ChartCanvas)
-            if (
-                analysis.shown_page() is not None
-                and window.workspace.task is None
-                and all(chart.drawn or not chart.isVisible() for chart in charts)
-            ):
-                break
-        QTest.qWait(50)
-        gaps = [b - a for a, b in zip(beats[start - 1:], beats[start:])]
-        blocks[page] = max(gaps) * 1000
+    # the real event loop (app.exec), as a user's window runs: QTest.qWait keeps the GIL
+    # while it sleeps and would starve the workers
+    beats = [time.perf_counter()]
+    heart = QTimer()
+    heart.setInterval(5)
+    heart.timeout.connect(lambda: beats.append(time.perf_counter()))
+    heart.start()
+    pages = json.loads(sys.argv[4])
+    blocks, state = {}, {"page": None, "start": 0, "settled": 0}
+
+    def shown() -> bool:
+        charts = window.findChildren(ChartCanvas)
+        return (
+            window.analysis.shown_page() is not None
+            and window.workspace.task is None
+            and all(chart.drawn or not chart.isVisible() for chart in charts)
+        )
+
+    def step() -> None:
+        page = state["page"]
+        if page is not None:
+            if not shown():
+                state["settled"] = 0
+                return
+            state["settled"] += 1
+            if state["settled"] < 10:  # 50 ms of quiet: nothing more comes
+                return
+            gaps = [b - a for a, b in zip(beats[state["start"] - 1:], beats[state["start"]:])]
+            blocks[page] = max(gaps) * 1000
+        if not pages:
+            app.quit()
+            return
+        state["page"], state["start"], state["settled"] = pages.pop(0), len(beats), 0
+        window.page_actions[state["page"]].trigger()
+
+    poll = QTimer()
+    poll.setInterval(5)
+    poll.timeout.connect(step)
+    QTimer.singleShot(300, poll.start)
+    app.exec()
     print(json.dumps(blocks))
+    window.close()
     """
 )
 

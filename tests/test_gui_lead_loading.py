@@ -17,38 +17,48 @@ __all__ = ["demo_template"]  # fixtures
 
 PROBE = textwrap.dedent(
     """
-    import json, os, sys, tempfile, threading, time
+    import json, os, sys, tempfile, threading
     os.environ["QT_QPA_PLATFORM"] = "offscreen"
     os.environ["JUDGE_APP_SETTINGS"] = os.path.join(tempfile.mkdtemp(), "settings.ini")
-    from PySide6.QtTest import QTest
+    from PySide6.QtCore import QTimer
     from judge_app.gui import create_main_window
     from judge_app.gui.app import application
 
     app = application()
     window = create_main_window(sys.argv[1], "dan")
     window.show()
-    QTest.qWait(50)
     on_the_ui_thread = []
+    seen = {}
 
     def heard(event, args):
         if event == "import" and threading.current_thread() is threading.main_thread():
             on_the_ui_thread.append(args[0])
 
-    sys.addaudithook(heard)
-    window.page_actions[sys.argv[2]].trigger()
-    first = window.pages.currentWidget().objectName()
-    menu = all(action.isEnabled() for action in window.page_actions.values())
-    if len(sys.argv) > 3:  # the lead moves on before the first page has loaded
-        window.page_actions[sys.argv[3]].trigger()
-    deadline = time.monotonic() + 240
-    while window.analysis.shown_page() is None and time.monotonic() < deadline:
-        QTest.qWait(20)
+    def ask() -> None:
+        sys.addaudithook(heard)
+        window.page_actions[sys.argv[2]].trigger()
+        seen["first"] = window.pages.currentWidget().objectName()
+        seen["menu"] = all(action.isEnabled() for action in window.page_actions.values())
+        if len(sys.argv) > 3:  # the lead moves on before the first page has loaded
+            window.page_actions[sys.argv[3]].trigger()
+        poll.start()
+
+    def shown() -> None:
+        if window.analysis.shown_page() is not None:
+            app.quit()
+
+    poll = QTimer()  # the real event loop (app.exec), as a user's window runs
+    poll.setInterval(20)
+    poll.timeout.connect(shown)
+    QTimer.singleShot(50, ask)
+    QTimer.singleShot(240_000, app.quit)
+    app.exec()
     heavy = [
         name for name in on_the_ui_thread
         if name.split(".")[0] in ("pandas", "scipy", "statsmodels", "matplotlib", "judge_app")
     ]
-    print(json.dumps({"first": first, "menu": menu, "shown": window.analysis.shown_page(),
-                      "heavy": heavy}))
+    seen.update(shown=window.analysis.shown_page(), heavy=heavy)
+    print(json.dumps(seen))
     window.close()
     """
 )
