@@ -63,3 +63,13 @@ def test_a_charts_axes_are_inside_what_is_shown(qtbot, open_window, demo_db, siz
             assert drawn is not None
             assert box.x0 - 1 <= drawn.x0 and drawn.x1 <= box.x1 + 1, (key, drawn, box)
             assert box.y0 - 1 <= drawn.y0 and drawn.y1 <= box.y1 + 1, (key, drawn, box)
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1024, 738)])
+def test_the_per_query_numbers_need_no_sideways_scrolling(qtbot, open_window, demo_db, size):
+    """The run columns are headed by the run alone ("bm25 / NDCG"; the k is the caption's:
+    "PER QUERY · NDCG@10"), so a small screen shows every number of a query's row."""
+    view = evaluation_at(qtbot, open_window(demo_db), *size)
+    assert view.pane.caption.text() == "PER QUERY · NDCG@10"
+    scroll = view.table.horizontalScrollBar()
+    qtbot.waitUntil(lambda: scroll.maximum() == 0, timeout=3_000)

@@ -221,6 +221,7 @@ def test_choosing_a_rater_fills_the_drift_chart_and_the_too_fast_table(
     assert view.chosen_rater() == "ben"
 
     def drawn() -> tuple[list, list, list, list]:
+        qtbot.waitUntil(lambda: view.drift.drawn, timeout=10_000)  # made and drawn on a worker
         top, bottom = view.drift.figure.axes
         alpha, gold = ([float(y) for y in line.get_ydata()] for line in top.get_lines())
         seconds = [bar.get_height() for bar in bottom.patches]

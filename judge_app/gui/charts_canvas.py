@@ -10,6 +10,7 @@ never draws a figure."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -37,11 +38,14 @@ _ONE_AT_A_TIME = threading.Lock()
 """Matplotlib is not thread-safe: the workers draw one figure at a time."""
 _RUNNING: set[Worker] = set()
 """The draws under way, kept until they end (a canvas closed meanwhile lets its go)."""
-Drawn = tuple[Figure, bytes, int, int, float]
-"""A figure drawn: the figure, its RGBA pixels, their width and height, the pixel ratio."""
+Drawn = tuple[int, Figure, bytes, int, int, float]
+"""A figure drawn: which figure of the canvas (its count), the figure, its RGBA pixels, their
+width and height, the pixel ratio."""
 
 
-def _draw(figure: Figure, size: QSize, ratio: float, colours: dict[str, str], was: dict) -> Drawn:
+def _draw(
+    figure: Figure, size: QSize, ratio: float, colours: dict[str, str], was: dict
+) -> tuple[Figure, bytes, int, int, float]:
     """``figure`` in ``colours`` (from ``was``), drawn at ``size`` (logical pixels) and
     ``ratio`` physical pixels each: on a worker, as nothing else touches the figure meanwhile."""
     with _ONE_AT_A_TIME:
@@ -77,6 +81,8 @@ class ChartCanvas(QWidget):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground)
         self._figure = figure or Figure()
+        self._make: Callable[[], Figure] | None = None  # the figure to make on the next draw
+        self._count = 0  # the figures shown so far: a draw of an earlier one is not shown
         self.colours = dict(LIGHT)  # what the figure was last drawn in
         self._image: QImage | None = None  # the figure as last drawn
         self._drawing: Worker | None = None  # the draw under way
@@ -98,8 +104,16 @@ class ChartCanvas(QWidget):
 
     def set_figure(self, figure: Figure) -> None:
         """Show ``figure`` instead of the one shown."""
-        self._figure = figure
+        self._figure, self._make = figure, None
+        self._count += 1
         self.colours = dict(LIGHT)
+        self._redraw(at_once=True)
+
+    def make_figure(self, make: Callable[[], Figure]) -> None:
+        """Show the figure ``make`` returns, made on the worker that draws it (making one
+        takes tens of milliseconds too)."""
+        self._make = make
+        self._count += 1
         self._redraw(at_once=True)
 
     def changeEvent(self, event: QEvent) -> None:
@@ -147,8 +161,16 @@ class ChartCanvas(QWidget):
             "grid": palette.color(QPalette.ColorRole.Mid).name(),
             "face": palette.color(QPalette.ColorRole.Base).name(),
         }
-        figure, ratio, was = self._figure, self.devicePixelRatioF(), self.colours
-        worker = Worker(lambda _worker: _draw(figure, size, ratio, colours, was))
+        ratio, count = self.devicePixelRatioF(), self._count
+        make, self._make = self._make, None
+        if make is not None:
+            self.colours = dict(LIGHT)  # a new figure, in the colours it is made in
+        figure, was = self._figure, self.colours
+
+        def work(_worker: Worker) -> Drawn:
+            return (count, *_draw(make() if make else figure, size, ratio, colours, was))
+
+        worker = Worker(work)
         worker.signals.returned.connect(self._drawn)
         worker.signals.finished.connect(self._finished)
         worker.signals.finished.connect(lambda: _RUNNING.discard(worker))
@@ -157,9 +179,10 @@ class ChartCanvas(QWidget):
         QThreadPool.globalInstance().start(worker)
 
     def _drawn(self, drawn: Drawn) -> None:
-        figure, pixels, width, height, ratio = drawn
-        if figure is not self._figure:
+        count, figure, pixels, width, height, ratio = drawn
+        if count != self._count:
             return  # swapped meanwhile: its own draw follows
+        self._figure = figure
         image = QImage(pixels, width, height, QImage.Format.Format_RGBA8888).copy()
         image.setDevicePixelRatio(ratio)
         self._image = image

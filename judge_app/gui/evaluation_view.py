@@ -514,6 +514,7 @@ class EvaluationView(QWidget):
         """Show ``evaluation``; ``figures`` drawn beforehand (off the UI thread) if given."""
         self.evaluation = evaluation
         self.model.headers = _headers(evaluation)
+        self.pane.caption.setText(f"PER QUERY · {evaluation.label}")  # the k of its columns
         if len(evaluation.evaluations) >= 2:
             first, second = list(evaluation.evaluations)[:2]
             self.model.tooltips["difference"] = (
@@ -618,18 +619,16 @@ def _height_at(widget: QWidget, width: int) -> int:
 
 
 def _headers(evaluation: EvaluationResult) -> dict[str, str]:
-    label = evaluation.label
-    k = label.split("@")[1]
     headers = {"query_id": "Query", "query": "Text"}
-    for run in evaluation.evaluations:
-        headers[f"{run} judged"] = f"{run}\njudged@{k}"
-        headers[f"{run} DCG"] = f"{run}\nDCG@{k}"
-        headers[f"{run} IDCG"] = f"{run}\nIDCG@{k}"
-        headers[f"{run} NDCG"] = f"{run}\n{label}"
+    for run in evaluation.evaluations:  # the k of each is the page's (its control, the caption)
+        headers[f"{run} judged"] = f"{run}\njudged"
+        headers[f"{run} DCG"] = f"{run}\nDCG"
+        headers[f"{run} IDCG"] = f"{run}\nIDCG"
+        headers[f"{run} NDCG"] = f"{run}\nNDCG"
         for name in evaluation.options.measures:
             headers[f"{run} {name}"] = f"{run}\n{name}"
     if evaluation.table is not None and "difference" in evaluation.table:
-        headers["difference"] = f"Δ\n{label}"  # which runs: its tooltip
+        headers["difference"] = "Δ\nNDCG"  # which runs: its tooltip
     return headers
 
 

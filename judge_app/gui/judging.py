@@ -530,6 +530,7 @@ class JudgingScreen(QWidget):
     def set_keymap(self, keymap: dict[str, str]) -> None:
         self.keymap = keymap
         self._update_rubric()
+        self._update_progress()  # the cue names the keys
         for number, button in enumerate(self.skip_buttons, start=1):
             keys = keys_of(keymap, f"skip_reason{number}")
             key = f"{key_label(keys[0])}  " if keys else ""

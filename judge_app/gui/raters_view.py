@@ -566,7 +566,8 @@ class RatersView(FigurePage):
             self.too_fast.set_frame(pd.DataFrame({column: [] for column in FAST_COLUMNS}))
             return
         self.drift_caption.set_full_text(f"DRIFT · {rater.rater.upper()}")
-        self.drift.set_figure(rater_drift_figure(rater, self.drift_by, report.min_seconds))
+        by, fastest = self.drift_by, report.min_seconds
+        self.drift.make_figure(lambda: rater_drift_figure(rater, by, fastest))
         flagged = report.flagged[report.flagged["rater"] == rater.rater]
         frame = pd.DataFrame(
             {
