@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from judge_app.gui import failure, preferences
 from judge_app.gui.models import Role
-from judge_app.judging.session import READ_ONLY
+from judge_app.judging.changes import READ_ONLY
 
 __all__ = ["demo_db", "demo_template", "fresh_settings", "open_window"]  # fixtures
 

@@ -25,8 +25,8 @@ from sqlalchemy import func, select
 
 from judge_app.gui import preferences
 from judge_app.gui.models import Role
+from judge_app.judging.changes import NOTHING_TO_UNDO
 from judge_app.judging.keys import SKIP_REASONS
-from judge_app.judging.session import NOTHING_TO_UNDO
 from judge_app.store import StoreError, open_database, reads
 from judge_app.store import judgments as store_judgments
 from judge_app.store.judgments import set_note

@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 from gui_support import demo_db, demo_template, fresh_settings, open_window
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QStyle
+
+from judge_app.gui.evaluation_view import NameMenu, _natural_width, _runs_html
 
 __all__ = ["demo_db", "demo_template", "fresh_settings", "open_window"]  # fixtures
 
@@ -73,3 +75,22 @@ def test_the_per_query_numbers_need_no_sideways_scrolling(qtbot, open_window, de
     assert view.pane.caption.text() == "PER QUERY · NDCG@10"
     scroll = view.table.horizontalScrollBar()
     qtbot.waitUntil(lambda: scroll.maximum() == 0, timeout=3_000)
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1024, 738)])
+def test_the_summarys_table_of_runs_is_never_cut(qtbot, open_window, demo_db, size):
+    """Each run's mean, interval and judged share sit on one line each, whole: the per-query
+    table gives up the width they need. One count of queries goes in the title."""
+    view = evaluation_at(qtbot, open_window(demo_db), *size)
+    needed = _natural_width(_runs_html(view.evaluation, width=""), view.summary.font())
+    assert needed <= view.summary.contentsRect().width()
+    assert "Mean NDCG@10 <span style='font-weight:400'>· 16 queries</span>" in view.summary.text()
+    assert "queries</td>" not in view.summary.text()
+
+
+def test_a_drop_down_of_names_has_room_for_its_text_and_its_arrow(qtbot, open_window, demo_db):
+    view = evaluation_at(qtbot, open_window(demo_db), 1024, 738)
+    for menu in view.findChildren(NameMenu):
+        arrow = menu.style().pixelMetric(QStyle.PixelMetric.PM_MenuButtonIndicator, None, menu)
+        text = menu.fontMetrics().horizontalAdvance(menu.text())
+        assert menu.width() >= text + arrow + TAB_PADDING, menu.text()

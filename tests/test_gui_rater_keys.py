@@ -12,8 +12,8 @@ from sqlalchemy import func, select
 
 from judge_app.errors import JudgeAppError
 from judge_app.gui import create_main_window
-from judge_app.gui import window as window_module
 from judge_app.gui.models import Column
+from judge_app.judging import session as session_module
 from judge_app.store.models import JudgmentEvent
 
 __all__ = ["demo_db", "demo_template", "fresh_settings", "open_window", "window"]  # fixtures
@@ -251,7 +251,7 @@ def test_a_queue_that_cannot_be_read_at_start_asks_who_is_judging_saying_why(
     def unreadable(*_args, **_kwargs):
         raise JudgeAppError("the database is locked")
 
-    monkeypatch.setattr(window_module, "JudgingSession", unreadable)
+    monkeypatch.setattr(session_module, "JudgingSession", unreadable)
     window = create_main_window(demo_db, "dan", in_background=True)
     qtbot.addWidget(window)
     window.show()

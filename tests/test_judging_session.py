@@ -6,7 +6,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from judge_app.judging.session import NOTHING_TO_UNDO, Change, JudgingSession
+from judge_app.judging.changes import NOTHING_TO_UNDO, Change
+from judge_app.judging.session import JudgingSession
 from judge_app.store import StoreError
 from judge_app.store.bulk import document_ids, query_ids
 from judge_app.store.imports import import_files

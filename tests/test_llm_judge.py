@@ -49,7 +49,8 @@ from judge_app.judges.prompt import (
 )
 from judge_app.store import open_database
 from judge_app.store.automatic import judge
-from judge_app.store.settings import DEFAULT_SCALE, GradeLabel, set_grade_label
+from judge_app.store.grade_labels import DEFAULT_SCALE, GradeLabel
+from judge_app.store.settings import set_grade_label
 
 __all__ = ["demo", "chat_server", "loopback_only"]  # fixtures
 

@@ -26,7 +26,8 @@ def scipy_wilcoxon(d: np.ndarray) -> tuple[float, float]:
     return float(result.statistic), float(result.pvalue)
 
 
-@settings(max_examples=300, deadline=None)
+# scipy answers a small sample with ties by a permutation test: a quarter of a second each
+@settings(max_examples=100, deadline=None)
 @given(
     st.one_of(st.lists(COARSE, min_size=1, max_size=70), st.lists(FINE, min_size=1, max_size=70))
 )

@@ -17,10 +17,11 @@ from sqlalchemy.orm import Session
 
 from judge_app.metrics.aggregation import ADJUDICATED
 from judge_app.store import Database
+from judge_app.store.grade_labels import GradeLabel
 from judge_app.store.judgments import clear, set_grade
 from judge_app.store.models import JudgmentEvent
 from judge_app.store.people import add_rater, find_rater
-from judge_app.store.settings import GradeLabel, scale
+from judge_app.store.settings import scale
 
 MAX_RATER_KEYS = 9
 """Raters whose grade one key accepts: keys 1–9."""

@@ -9,10 +9,6 @@ import gc
 _collecting = gc.isenabled()
 gc.disable()
 try:
-    # The core the window stands on (SQLAlchemy, the store, a rater's session) comes before
-    # Qt: once PySide6 is loaded it reads the source of every module imported after it (for
-    # its ``__feature__`` switches), which would add tens of milliseconds to a start.
-    import judge_app.judging.session  # noqa: F401
     from judge_app.gui.binding import check_binding
 
     check_binding()  # before any Qt call: a release known to crash on this Python is refused

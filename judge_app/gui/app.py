@@ -7,13 +7,16 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QThreadPool
 from PySide6.QtWidgets import QApplication
 
 from judge_app.gui import failure, preferences
 from judge_app.gui.window import DemoBuilder, MainWindow
-from judge_app.store import Database
-from judge_app.store.database import open_writable_if_possible
+
+if TYPE_CHECKING:  # a start paints the window before the store is loaded
+    from judge_app.store import Database
 
 
 @contextmanager
@@ -60,6 +63,8 @@ def create_main_window(
     runs a modal dialog. With ``in_background`` the rater's queue is read on a worker, so that
     the window paints before it is read (a start).
     """
+    from judge_app.store.database import Database, open_writable_if_possible
+
     application()
     if database is None:
         window = MainWindow(demo)
@@ -87,33 +92,30 @@ def run(
     On ``database``: judging as ``rater``, or as the rater last chosen there. Without one: the
     most recent database that is still there (an error opening it is shown on the start page);
     on first use, when no database was ever opened, the demo (from ``demo``); else the start
-    page.
+    page. The window paints first: the database is opened and the queue read on workers.
     """
     with long_lived():
         app = application()
+        window = MainWindow(demo)
         if database is not None:
-            opened = open_writable_if_possible(database)
-            window = create_main_window(
-                opened,
-                rater or preferences.last_rater(opened.describe()),
-                demo=demo,
-                in_background=True,
-            )
+            window.open_path(database, rater=rater, in_background=True)
         else:
             from judge_app.gui.start import recent_entry_exists
 
-            window = create_main_window(None, demo=demo)
             known = preferences.recent_databases()
             recent = [name for name in known if recent_entry_exists(name)]
             if recent:
                 window.open_path(recent[0], in_background=True)
             elif not known and demo is not None:
-                window.open_path(str(demo()))
+                window.open_path(demo(), in_background=True)
+            else:
+                window.show_start_page()
         failure.install(window)
         window.show()
         window.raise_()
     try:
         return app.exec()
     finally:
+        QThreadPool.globalInstance().waitForDone()  # a start's opening, if still under way
         if window.database is not None:
             window.database.close()

@@ -12,7 +12,7 @@ from html import escape
 import numpy as np
 from matplotlib.figure import Figure
 from PySide6.QtCore import QEvent, QModelIndex, QObject, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeyEvent
+from PySide6.QtGui import QAction, QFont, QKeyEvent, QTextDocument
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSpinBox,
     QSplitter,
+    QStyle,
     QTabWidget,
     QToolButton,
     QVBoxLayout,
@@ -161,6 +162,13 @@ class NameMenu(QToolButton):
     def _update_text(self) -> None:
         chosen = self.chosen()
         self.setText(f"All {self.noun}" if not chosen else ", ".join(chosen))
+
+    def sizeHint(self) -> QSize:
+        """Room for the text and, beside it, the drop-down arrow (which the style would
+        draw over the text's end)."""
+        hint = super().sizeHint()
+        arrow = self.style().pixelMetric(QStyle.PixelMetric.PM_MenuButtonIndicator, None, self)
+        return QSize(hint.width() + arrow, hint.height())
 
 
 class FittedScrollArea(QScrollArea):
@@ -529,6 +537,10 @@ class EvaluationView(QWidget):
         if not self.table.currentIndex().isValid() and self.proxy.rowCount():
             self.table.setCurrentIndex(self.proxy.index(0, 0))  # Enter opens it at once
         self.summary.setText(_summary_html(evaluation))
+        # the runs' table is never cut: the per-query table gives up the width it needs
+        margins = self.summary_area.frameWidth() * 2 + self.summary.margin() * 2 + 8
+        width = _natural_width(_runs_html(evaluation, width=""), self.summary.font())
+        self.summary_pane.setMinimumWidth(width + margins)
         self._fit_summary()
         self.matrix.set_significance(evaluation.significance)
         self.plan.set_evaluation(evaluation)
@@ -632,26 +644,60 @@ def _headers(evaluation: EvaluationResult) -> dict[str, str]:
     return headers
 
 
-def _summary_html(evaluation: EvaluationResult) -> str:
-    """Mean NDCG@k per run with its interval and how much of its top k is judged, the
-    comparison in words, and the queries whose NDCG rests on unjudged results."""
+def _runs_html(evaluation: EvaluationResult, width: str = "100%") -> str:
+    """The summary's head: mean NDCG@k per run with its interval and how much of its top k
+    is judged; the number of queries in the title when every run has the same, else in a
+    column. Its cells never wrap: the pane is made wide enough for it (``_natural_width``)."""
     label = evaluation.label
     k = label.split("@")[1]
     judged = {
         run: float(np.mean(e.values[f"judged@{k}"])) for run, e in evaluation.evaluations.items()
     }
-    rows = "".join(
-        f"<tr><td><b>{run}</b></td><td align='right'><b>{score_text(s.mean)}</b></td>"
-        f"<td align='right'>{_interval(s.low, s.high)}</td>"
-        f"<td align='right'>{s.n:,}</td><td align='right'>{share_text(judged[run])}</td></tr>"
-        for run, s in ((run, evaluation.interval(run)) for run in evaluation.evaluations)
+    intervals = {run: evaluation.interval(run) for run in evaluation.evaluations}
+    counts = {interval.n for interval in intervals.values()}
+    one_count = len(counts) == 1
+    title = f"Mean {label}" + (
+        f" <span style='font-weight:400'>· {_plural(counts.pop(), 'query', 'queries')}</span>"
+        if one_count
+        else ""
     )
-    parts = [
-        f"<p style='margin:0'><span style='font-size:13pt; font-weight:600'>Mean {label}</span>"
-        f"</p><table cellspacing='0' cellpadding='3' width='100%'>"
-        f"<tr><td></td><td align='right'>mean</td><td align='right'>{CONFIDENCE:.0%} t interval"
-        f"</td><td align='right'>queries</td><td align='right'>judged@{k}</td></tr>{rows}</table>"
-    ]
+    cell = "<td align='right' nowrap>"
+    rows = "".join(
+        f"<tr><td nowrap><b>{escape(run)}</b></td>{cell}<b>{score_text(s.mean)}</b></td>"
+        f"{cell}{_interval(s.low, s.high)}</td>"
+        + ("" if one_count else f"{cell}{s.n:,}</td>")
+        + f"{cell}{share_text(judged[run])}</td></tr>"
+        for run, s in intervals.items()
+    )
+    head = (
+        f"<tr><td></td>{cell}mean</td>{cell}{CONFIDENCE:.0%} t interval</td>"
+        + ("" if one_count else f"{cell}queries</td>")
+        + f"{cell}judged@{k}</td></tr>"
+    )
+    return (
+        f"<p style='margin:0'><span style='font-size:13pt; font-weight:600'>{title}</span></p>"
+        f"<table cellspacing='0' cellpadding='3' width='{width}'>{head}{rows}</table>"
+    )
+
+
+def _plural(count: int, one: str, many: str) -> str:
+    return f"{count:,} {one if count == 1 else many}"
+
+
+def _natural_width(html: str, font: QFont) -> int:
+    """The width ``html`` takes laid out in ``font`` without wrapping (pixels)."""
+    document = QTextDocument()
+    document.setDefaultFont(font)
+    document.setHtml(html)
+    return math.ceil(document.idealWidth())
+
+
+def _summary_html(evaluation: EvaluationResult) -> str:
+    """The runs' means (``_runs_html``), the comparison in words, and the queries whose NDCG
+    rests on unjudged results."""
+    label = evaluation.label
+    k = label.split("@")[1]
+    parts = [_runs_html(evaluation)]
     if evaluation.options.grade_source == "automatic":
         parts.insert(0, f"<p><b>⚠</b> {escape(_automatic_note(evaluation))}</p>")
     if evaluation.corrected is not None:  # what the lead asked for leads

@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
     QEvent,
@@ -50,6 +51,7 @@ from judge_app.gui.models import Column, QueueModel, ResultsModel, Role
 from judge_app.gui.panes import as_list, banner, captioned
 from judge_app.gui.theme import MARK_STYLES, grade_colour, is_dark, muted_text, text_on
 from judge_app.gui.workers import Worker
+from judge_app.judging.changes import READ_ONLY, Change, Outcome, changes
 from judge_app.judging.highlight import document_html, query_terms
 from judge_app.judging.keys import (
     ACTIONS,
@@ -59,11 +61,13 @@ from judge_app.judging.keys import (
     key_label,
     keys_of,
 )
-from judge_app.judging.session import READ_ONLY, Change, JudgingSession, Outcome, changes
 from judge_app.judging.timing import ActiveTimer
-from judge_app.store.models import JudgmentEvent
-from judge_app.store.settings import GradeLabel
+from judge_app.store.grade_labels import GradeLabel
 from judge_app.store.write_queue import WriteQueue
+
+if TYPE_CHECKING:  # a start paints this screen before SQLAlchemy and the store are loaded
+    from judge_app.judging.session import JudgingSession
+    from judge_app.store.models import JudgmentEvent
 
 STEP_CHECK_MS = 2000
 """How often an active window asks whether another window of its rater changed a grade."""
@@ -637,10 +641,10 @@ class JudgingScreen(QWidget):
         if self.session is not None and self.session.query is not None and row >= 0:
             self.placeChanged.emit(self.session.query.id, self.session.items[row].document_id)
 
-    def show_opening(self, rater: str) -> None:
-        """Before the session: the rater's queue is being read."""
+    def show_opening(self, title: str, text: str) -> None:
+        """Before the session, while a start opens the database or reads the queue."""
         self.set_session(None)
-        self._show_empty(f"Opening {rater}'s queue…", "Reading the queries and your grades.")
+        self._show_empty(title, text)
 
     def _show_empty(self, title: str, text: str) -> None:
         self.query_caption.setText("")

@@ -60,6 +60,7 @@ from judge_app.store import Database
 from judge_app.store.active_sample import sample_judge
 from judge_app.store.assignments import AssignmentPlan, current_assignments
 from judge_app.store.automatic import judge_names
+from judge_app.store.grade_labels import DEFAULT_SCALE, GradeLabel
 from judge_app.store.people import all_query_ids, campaign_raters, named_rater, new_rater_name
 from judge_app.store.queue import (
     PoolSettings,
@@ -69,9 +70,7 @@ from judge_app.store.queue import (
     set_pool_settings,
 )
 from judge_app.store.settings import (
-    DEFAULT_SCALE,
     MAX_REPEAT_SHARE,
-    GradeLabel,
     QualitySettings,
     quality_settings,
     scale,

@@ -6,6 +6,7 @@ another rater's grade or a system score."""
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
     QAbstractListModel,
@@ -19,8 +20,10 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication
 
 from judge_app.gui.theme import muted_text
-from judge_app.judging.session import JudgingSession
-from judge_app.store.queue import Item
+
+if TYPE_CHECKING:  # a start shows these models empty before the store is loaded
+    from judge_app.judging.session import JudgingSession
+    from judge_app.store.queue import Item
 
 USER = int(Qt.ItemDataRole.UserRole)
 _Index = QModelIndex | QPersistentModelIndex

@@ -9,8 +9,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from PySide6.QtCore import QEvent, QObject, Qt, QThreadPool
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeyEvent, QKeySequence
+from PySide6.QtCore import QEvent, QObject, Qt, QThreadPool, QTimer
+from PySide6.QtGui import (
+    QAction,
+    QActionGroup,
+    QCloseEvent,
+    QKeyEvent,
+    QKeySequence,
+    QPaintEvent,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
@@ -21,7 +28,6 @@ from PySide6.QtWidgets import (
     QStackedWidget,
 )
 
-from judge_app.commands.raters import rater_choice, rater_for
 from judge_app.errors import JudgeAppError, in_words
 from judge_app.gui import geometry, preferences
 from judge_app.gui.analysis import Analysis
@@ -32,19 +38,19 @@ from judge_app.gui.theme import THEMES, apply_theme, stylesheet
 from judge_app.gui.workers import Task, Worker
 from judge_app.gui.workspace import Workspace
 from judge_app.judging.keys import KEYMAP_TITLES, KEYMAPS, key_label, keys_of
-from judge_app.judging.session import JudgingSession
-from judge_app.store import Database
-from judge_app.store.database import open_writable_if_possible
 from judge_app.store.errors import SimilarRaterError
-from judge_app.store.settings import scale
 
-if TYPE_CHECKING:  # imported where used: a rater's start loads neither imports nor exports
+if TYPE_CHECKING:
+    # imported where used: a start paints the window before SQLAlchemy and the store are
+    # loaded (on a worker), and a rater's start never loads imports, exports or lead tools
     from judge_app.commands.export import ExportOptions
     from judge_app.commands.importing import ImportOptions
     from judge_app.gui.adjudication import AdjudicationScreen
     from judge_app.gui.lead import LeadDialog
     from judge_app.gui.start import StartPage
     from judge_app.gui.transfer import ExportDialog, ImportDialog
+    from judge_app.judging.session import JudgingSession
+    from judge_app.store import Database
 
 DATABASE_FILTER = "judge_app databases (*.sqlite *.db *.judge);;All files (*)"
 # builds the demo database where the user keeps judge_app's files; returns its path
@@ -58,6 +64,8 @@ LEAD_DIALOGS = {
 """A lead's tools, by name: their dialogs in ``judge_app.gui.lead`` (imported when first
 opened: a rater's start never needs them)."""
 AnyDialog = TypeVar("AnyDialog", bound=QDialog)
+UNPAINTED_START_MS = 1000
+"""A start's work waits for the window's first paint, or this long for a window not painted."""
 _INPUT_EVENTS = (
     QEvent.Type.KeyPress,
     QEvent.Type.MouseButtonPress,
@@ -71,7 +79,9 @@ class MainWindow(QMainWindow):
     def __init__(self, demo: DemoBuilder | None = None) -> None:
         super().__init__()
         self.demo = demo
-        self._opening: Worker | None = None  # the rater's queue read at start
+        self._opening: set[Worker] = set()  # the database opened, a queue read, at start
+        self._painted = False  # a start's work waits for the first paint
+        self._after_paint: list[Worker] = []
         self.import_dialog: ImportDialog | None = None  # open dialogs, for tests and scripts
         self.export_dialog: ExportDialog | None = None
         self.lead_dialog: LeadDialog | None = None
@@ -384,6 +394,8 @@ class MainWindow(QMainWindow):
         if session is not None:
             labels = [label.label for label in session.scale]
         else:
+            from judge_app.store.settings import scale
+
             with self.workspace.reading() as reading:
                 labels = [label.label for label in scale(reading)]
         self.overlay.show_keymap(self.keymap_name, KEYMAPS[self.keymap_name], labels)
@@ -406,6 +418,8 @@ class MainWindow(QMainWindow):
     # raters ----------------------------------------------------------------------------------
 
     def show_chooser(self) -> None:
+        from judge_app.commands.raters import rater_choice
+
         assert self.database is not None
         described = self.database.describe()
         choice = rater_choice(self.database, preferences.last_rater(described))
@@ -426,20 +440,55 @@ class MainWindow(QMainWindow):
         lacks is added (one only spaces away from a rater's with ``similar_ok``). With
         ``in_background`` (a start: the window paints first) the rater's queue is read on a
         worker while the judging page says so; a failure then shows the rater chooser."""
+        from judge_app.commands.raters import rater_for
+        from judge_app.judging.session import JudgingSession
+
         database = self.database
         assert database is not None
         rater_id, rater_name = rater_for(database, name, create, similar_ok=similar_ok)
         if not in_background:
             self._judge(JudgingSession(database, rater_id, rater_name))
             return
-        self.judging.show_opening(rater_name)
+        self.judging.show_opening(
+            f"Opening {rater_name}'s queue…", "Reading the queries and your grades."
+        )
         self.pages.setCurrentWidget(self.judging)
-        worker = Worker(lambda _worker: JudgingSession(database, rater_id, rater_name))
-        worker.signals.returned.connect(self._judge)
-        worker.signals.errored.connect(self._not_opened)
-        worker.signals.finished.connect(lambda: setattr(self, "_opening", None))
-        self._opening = worker
-        QThreadPool.globalInstance().start(worker)
+        self._open_on_worker(
+            lambda _worker: JudgingSession(database, rater_id, rater_name),
+            self._judge,
+            self._not_opened,
+        )
+
+    def _open_on_worker(
+        self,
+        work: Callable[[Worker], object],
+        returned: Callable[..., None],
+        errored: Callable[[BaseException], None],
+    ) -> None:
+        """Run part of a start (opening the database, reading a queue) on a pool thread once
+        the window has painted (the work would slow its first paint), kept until finished."""
+        worker = Worker(work)
+        worker.signals.returned.connect(returned)
+        worker.signals.errored.connect(errored)
+        worker.signals.finished.connect(lambda: self._opening.discard(worker))
+        self._opening.add(worker)
+        if self._painted:
+            QThreadPool.globalInstance().start(worker)
+            return
+        self._after_paint.append(worker)
+        # a window that does not paint (started minimised, never shown) starts it anyway
+        QTimer.singleShot(UNPAINTED_START_MS, self._start_after_paint)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        super().paintEvent(event)
+        if not self._painted:
+            self._painted = True
+            QTimer.singleShot(0, self._start_after_paint)  # once the frame is on the screen
+
+    def _start_after_paint(self) -> None:
+        waiting, self._after_paint = self._after_paint, []
+        for worker in waiting:
+            QThreadPool.globalInstance().start(worker)
 
     def _judge(self, session: JudgingSession) -> None:
         """Judge ``session``'s queue from where its rater last was."""
@@ -486,6 +535,8 @@ class MainWindow(QMainWindow):
     def start_judging(self, *, in_background: bool = False) -> None:
         """Judge as the rater last chosen on this database (their queue read on a worker
         with ``in_background``), or ask who is judging."""
+        from judge_app.commands.raters import rater_choice
+
         assert self.database is not None
         own = rater_choice(self.database, preferences.last_rater(self.database.describe())).own
         if own is not None:
@@ -555,6 +606,8 @@ class MainWindow(QMainWindow):
         query_id = session.query.id if session.query else None
         row = self.judging.current_row
         document_id = session.items[row].document_id if 0 <= row < len(session.items) else None
+        from judge_app.judging.session import JudgingSession
+
         fresh = JudgingSession(
             self.database,
             session.rater_id,
@@ -615,23 +668,67 @@ class MainWindow(QMainWindow):
         self.show_start_page()
 
     def open_path(
-        self, path: str | Path, *, create: bool = False, in_background: bool = False
+        self,
+        path: str | Path,
+        *,
+        create: bool = False,
+        rater: str | None = None,
+        in_background: bool = False,
     ) -> bool:
-        """Open the database at ``path`` (a file or a URL) and start judging on it: as the rater
-        last chosen there (their queue read on a worker with ``in_background``), or after
-        asking who is judging. False, with the error shown, if it cannot be opened."""
+        """Open the database at ``path`` (a file or a URL) and start judging on it: as
+        ``rater`` (added if the database lacks them), else as the rater last chosen there, else
+        after asking who is judging. False, with the error shown, if it cannot be opened.
+
+        With ``in_background`` (a start) the window paints first: the database is opened and
+        the rater's queue read on workers while the judging page says so, and an error is
+        shown when it comes (True then says only that the opening began)."""
+        if in_background:
+            self.judging.show_opening(
+                f"Opening {_short_name(str(path))}…", "Checking the database."
+            )
+            self.pages.setCurrentWidget(self.judging)
+            self._open_on_worker(
+                lambda _worker: _open_database(path, create),
+                lambda database: self._opened(database, rater),
+                self._cannot_open,
+            )
+            return True
         try:
-            database = open_writable_if_possible(path, create=create)
+            database = _open_database(path, create)
         except JudgeAppError as error:
-            message = f"Cannot open the database: {error}"
-            if self.database is None or self.pages.currentWidget() is self._start_page:
-                self.show_start_page(message)
-            else:
-                self.show_message(message, error=True)
+            self._cannot_open(error)
             return False
         self.set_database(database)
-        self.start_judging(in_background=in_background)
+        if rater is None:
+            self.start_judging()
+        else:
+            self.choose_rater(rater, create=True)
         return True
+
+    def _opened(self, database: Database, rater: str | None) -> None:
+        """A database opened at start: judge as ``rater`` (or the rater last chosen there),
+        their queue read on a worker; a name the database refuses is asked about in the
+        rater chooser."""
+        self.set_database(database)
+        if rater is None:
+            self.start_judging(in_background=True)
+            return
+        try:
+            self.choose_rater(rater, create=True, in_background=True)
+        except JudgeAppError as error:
+            self.show_chooser()
+            if isinstance(error, SimilarRaterError):
+                self.chooser.show_all()  # the question is asked beside the other raters
+                self.chooser.ask_similar(rater, error.similar)
+            else:
+                self.chooser.show_error(str(error))
+
+    def _cannot_open(self, error: BaseException) -> None:
+        message = f"Cannot open the database: {in_words(error)}"
+        if self.database is None or self.pages.currentWidget() is self._start_page:
+            self.show_start_page(message)
+        else:
+            self.show_message(message, error=True)
 
     def ask_open_database(self) -> None:
         self.workspace.choose_file("Open database", DATABASE_FILTER, self.open_path)
@@ -813,6 +910,16 @@ class MainWindow(QMainWindow):
         if app is not None:
             app.removeEventFilter(self)
         super().closeEvent(event)
+
+
+def _open_database(path: str | Path, create: bool) -> Database:
+    """The database at ``path``, for writing if this process can (imported here: a start
+    paints the window before SQLAlchemy and the store are loaded)."""
+    import judge_app.commands.raters
+    import judge_app.judging.session  # noqa: F401 (what judging on it needs: not on the UI thread)
+    from judge_app.store.database import open_writable_if_possible
+
+    return open_writable_if_possible(path, create=create)
 
 
 def _short_name(described: str) -> str:

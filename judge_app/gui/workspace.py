@@ -10,14 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QFileDialog, QWidget
-from sqlalchemy.orm import Session
 
 from judge_app.gui.workers import Task, Worker
-from judge_app.store import Database
+
+if TYPE_CHECKING:  # a start paints the window before SQLAlchemy and the store are loaded
+    from sqlalchemy.orm import Session
+
+    from judge_app.store import Database
 
 
 class Workspace(QObject):

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judge_app.errors import JudgeAppError, UsageError, quoted
-from judge_app.store.settings import GradeLabel
+from judge_app.store.grade_labels import GradeLabel
 
 PLACEHOLDERS = {
     "query": "the query's text (its id when it has no text)",

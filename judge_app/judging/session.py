@@ -12,8 +12,10 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from judge_app.errors import in_words
+from judge_app.judging.changes import NOTHING_TO_UNDO, Change, Outcome, Pair
 from judge_app.store import Database
 from judge_app.store import judgments as store
+from judge_app.store.grade_labels import GradeLabel
 from judge_app.store.judgments import JudgmentState, event_states
 from judge_app.store.models import JudgmentEvent, utcnow
 from judge_app.store.queue import (
@@ -29,41 +31,7 @@ from judge_app.store.queue import (
     total_progress,
 )
 from judge_app.store.repeats import schedule_repeats
-from judge_app.store.settings import GradeLabel, quality_settings, scale
-
-NOTHING_TO_UNDO = "Nothing to undo in this session: earlier grades are changed by grading again"
-READ_ONLY = "Read-only: grades cannot be saved"
-CHANGES = ("grade", "skip", "clear", "note", "undo", "redo")
-"""The key map's actions that change a judgment: these, and those named from them ("grade3");
-one missing here is not refused at once on a read-only database, but fails as unsaved."""
-Pair = tuple[int, int]
-"""(query id, document id): what a judgment is about."""
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What a written change did: ``message`` for the status bar, ``error`` when it failed,
-    and the ``event`` written (None when nothing changed)."""
-
-    message: str
-    error: str | None = None
-    event: JudgmentEvent | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None
-
-
-@dataclass(frozen=True)
-class Change:
-    """A change the rater asked for, aimed when the key was pressed at one result (``pair``;
-    None for undo and redo, which the store aims); ``write`` commits it on a session."""
-
-    write: Callable[[Session], JudgmentEvent | None]
-    pending: str  # what is being saved: "grade 3"
-    done: str  # what was saved: "grade 3 (Relevant)"; for undo and redo: "Undone"
-    pair: Pair | None = None
-    where: str = ""  # "d12 (query q01)"
+from judge_app.store.settings import quality_settings, scale
 
 
 @dataclass
@@ -453,8 +421,3 @@ def _describe_state(grade: int | None, skipped: bool | None, labels: list[GradeL
         return "skipped"
     assert grade is not None
     return f"grade {grade} ({labels[grade].label})"
-
-
-def changes(action: str) -> bool:
-    """Whether the key map's ``action`` changes a judgment (a grade, skip, note, undo…)."""
-    return action.startswith(CHANGES)

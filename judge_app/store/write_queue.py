@@ -20,14 +20,15 @@ import time
 import traceback
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy.orm import Session
+if TYPE_CHECKING:  # the judging screen makes its queue before the store is loaded
+    from sqlalchemy.orm import Session
 
-from judge_app.store.database import Database
+    from judge_app.store.database import Database
 
 Done = Callable[[Any, BaseException | None], None]
-Job = tuple[Database, Callable[[Session], Any], Done]
+Job = tuple["Database", Callable[["Session"], Any], Done]
 
 
 class WriteQueue:

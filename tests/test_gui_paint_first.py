@@ -1,0 +1,73 @@
+"""A start paints the window before SQLAlchemy and the store are loaded (issue 29, item 13):
+``judge-app gui DB --rater NAME`` shows the judging page saying that the database is being
+opened, and the database and the rater's queue arrive from workers afterwards."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from judge_app.cli import main
+
+# the command line, what the window's first paint showed noted, its event loop replaced by
+# passes that run until the rater's queue has arrived
+START = """
+import json, sys, time
+from judge_app.cli import main
+from judge_app.gui.window import MainWindow
+from PySide6.QtWidgets import QApplication
+
+first = {}
+painting = MainWindow.paintEvent
+
+def noting(window, event):
+    if not first:
+        first.update({
+            "store loaded": "judge_app.store.database" in sys.modules,
+            "sqlalchemy loaded": any(name.split(".")[0] == "sqlalchemy" for name in sys.modules),
+            "heading": window.judging.query_text.text(),
+            "database": window.database is not None,
+        })
+    painting(window, event)
+
+def loop(app):
+    (window,) = [w for w in app.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()]
+    deadline = time.monotonic() + 60
+    while window.judging.session is None and time.monotonic() < deadline:
+        app.processEvents()
+        time.sleep(0.01)
+    session = window.judging.session
+    print(json.dumps({"first": first, "rater": session and session.rater_name,
+                      "status": window.status_text()}))
+    window.close()
+    return 0
+
+MainWindow.paintEvent = noting
+QApplication.exec = loop
+sys.exit(main(["gui", sys.argv[1], "--rater", sys.argv[2]]))
+"""
+
+
+def test_the_window_paints_before_the_store_loads_and_the_queue_arrives_after(tmp_path: Path):
+    path = tmp_path / "judging.sqlite"
+    assert main(["demo", str(path)]) == 0
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
+               JUDGE_APP_SETTINGS=str(tmp_path / "settings.ini"))  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", START, str(path), "ana"], capture_output=True,
+                          text=True, env=env, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    complaints = [line for line in done.stderr.splitlines()
+                  if line and not line.startswith("This plugin does not support")]  # fmt: skip
+    assert complaints == []  # no worker reporting to a window that has gone
+    shown = json.loads(done.stdout.strip().splitlines()[-1])
+    assert shown["first"] == {
+        "store loaded": False,
+        "sqlalchemy loaded": False,
+        "heading": "Opening judging.sqlite…",
+        "database": False,
+    }
+    assert shown["rater"] == "ana"
+    assert shown["status"].startswith("Judging as ana: ")
