@@ -62,7 +62,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from common import import_frames, in_workdir, log, max_rss_mib, prepared_database
+from common import bytecode_env, import_frames, in_workdir, log, max_rss_mib, prepared_database
 
 if TYPE_CHECKING:  # Qt and the window are imported where they are used, in the children
     from PySide6.QtCore import Qt
@@ -549,12 +549,8 @@ def timed_process(code: str, *args: str, env: dict[str, str]) -> tuple[float, fl
 
 
 def child_env(workdir: Path) -> dict[str, str]:
-    env = dict(os.environ)
+    env = bytecode_env(workdir)
     env["QT_QPA_PLATFORM"] = "offscreen"
-    # the children start as a user's installed judge_app does, from bytecode written once (in
-    # the work folder, not beside the sources), never compiling every module at every start
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env["PYTHONPYCACHEPREFIX"] = str(workdir / "pycache")
     env["JUDGE_APP_SETTINGS"] = str(workdir / "settings.ini")  # never the user's settings
     repo = str(Path(__file__).resolve().parent.parent)
     env["PYTHONPATH"] = repo + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")

@@ -123,3 +123,13 @@ def measured(command: list[str]) -> dict:
         raise SystemExit(f"failed (exit {result['status']}): {' '.join(command)}")
     result["rss_mib"] = result["rss_kib"] / 1024
     return result
+
+
+def bytecode_env(workdir: Path) -> dict[str, str]:
+    """The environment of a child that starts as a user's installed judge_app does: from
+    bytecode written once (in ``workdir``, not beside the sources; a first, untimed run writes
+    it), never compiling its modules at every start, whatever PYTHONDONTWRITEBYTECODE says."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(workdir / "pycache")
+    return env

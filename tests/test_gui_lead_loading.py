@@ -9,11 +9,13 @@ import subprocess
 import sys
 import textwrap
 
-from gui_support import demo_template
+from gui_support import demo_db, demo_template, fresh_settings, open_window, window
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
 
 from judge_app.gui.page_loading import QT, stack_of
 
-__all__ = ["demo_template"]  # fixtures
+__all__ = ["demo_db", "demo_template", "fresh_settings", "open_window", "window"]  # fixtures
 
 PROBE = textwrap.dedent(
     """
@@ -101,3 +103,21 @@ def test_the_stack_names_every_page_and_no_qt_module():
     ):
         assert needed in stack
     assert not [name for name in stack if name.startswith(QT)]
+
+
+def test_a_lead_page_does_not_watch_every_event_as_judging_does(qtbot, window, monkeypatch):
+    """Judging watches every event of the application (the rater's activity, key releases):
+    a lead page does not, so its events never wait for the GIL its worker holds."""
+    touched = []
+    monkeypatch.setattr(window.judging.timer, "touch", lambda: touched.append(True))
+    QTest.keyClick(window.judging.result_view, Qt.Key.Key_Down)
+    assert touched
+    window.page_actions["evaluation"].trigger()
+    qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
+    touched.clear()
+    QTest.keyClick(window.analysis.evaluation_view.table, Qt.Key.Key_Down)
+    QTest.mouseClick(window.analysis.evaluation_view.table.viewport(), Qt.MouseButton.LeftButton)
+    assert touched == []
+    window.show_judging()
+    QTest.keyClick(window.judging.result_view, Qt.Key.Key_Down)
+    assert touched

@@ -96,9 +96,8 @@ class MainWindow(QMainWindow):
         self.set_theme(preferences.theme_name())
         self._connect_parts()
         geometry.restore(self, self.splitters())
-        app = QApplication.instance()
-        if app is not None:
-            app.installEventFilter(self)
+        self._watching_input = False
+        self._watch_input(True)
 
     def _build_pages(self) -> None:
         self.pages = QStackedWidget()
@@ -849,6 +848,20 @@ class MainWindow(QMainWindow):
     def _page_changed(self, _index: int) -> None:
         self._update_actions()
         self._set_title()
+        self._watch_input(self.pages.currentWidget() is self.judging)
+
+    def _watch_input(self, on: bool) -> None:
+        """Watch every event of the application (``eventFilter``: the rater's activity and key
+        releases) only while judging: each event would call into Python, waiting for the GIL
+        while a lead page's worker computes, and the page would stutter."""
+        app = QApplication.instance()
+        if app is None or on == self._watching_input:
+            return
+        if on:
+            app.installEventFilter(self)
+        else:
+            app.removeEventFilter(self)
+        self._watching_input = on
 
     def _task_finished(self) -> None:
         self._update_actions()
@@ -906,9 +919,7 @@ class MainWindow(QMainWindow):
             adjudication.writes.close()
         geometry.save(self, self.splitters())
         QThreadPool.globalInstance().waitForDone()  # workers past their last signal
-        app = QApplication.instance()
-        if app is not None:
-            app.removeEventFilter(self)
+        self._watch_input(False)
         super().closeEvent(event)
 
 
