@@ -148,7 +148,10 @@ class Analysis(QObject):
     def show_evaluation(self) -> None:
         """Show the evaluation page (loaded off the UI thread the first time)."""
         self.loader.show(
-            "Evaluation (NDCG)", "judge_app.gui.evaluation_view", self._show_evaluation
+            "Evaluation (NDCG)",
+            "judge_app.gui.evaluation_view",
+            lambda: self.evaluation_view,
+            self._show_evaluation,
         )
 
     def _show_evaluation(self) -> None:
@@ -161,7 +164,12 @@ class Analysis(QObject):
 
     def show_agreement(self) -> None:
         """Show the agreement page (loaded off the UI thread the first time)."""
-        self.loader.show("Agreement", "judge_app.gui.agreement_view", self._show_agreement)
+        self.loader.show(
+            "Agreement",
+            "judge_app.gui.agreement_view",
+            lambda: self.agreement_view,
+            self._show_agreement,
+        )
 
     def _show_agreement(self) -> None:
         """Show the agreement page, computed afresh if judgments changed."""
@@ -173,7 +181,9 @@ class Analysis(QObject):
 
     def show_raters(self) -> None:
         """Show the raters page (loaded off the UI thread the first time)."""
-        self.loader.show("Raters", "judge_app.gui.raters_view", self._show_raters)
+        self.loader.show(
+            "Raters", "judge_app.gui.raters_view", lambda: self.raters_view, self._show_raters
+        )
 
     def _show_raters(self) -> None:
         """Show the raters page, computed afresh if judgments changed."""
@@ -188,7 +198,10 @@ class Analysis(QObject):
     def show_calibration(self) -> None:
         """Show the automatic judges page (loaded off the UI thread the first time)."""
         self.loader.show(
-            "Automatic judges", "judge_app.gui.calibration_view", self._show_calibration
+            "Automatic judges",
+            "judge_app.gui.calibration_view",
+            lambda: self.calibration_view,
+            self._show_calibration,
         )
 
     def _show_calibration(self) -> None:

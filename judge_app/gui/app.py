@@ -18,6 +18,13 @@ from judge_app.gui.window import DemoBuilder, MainWindow
 if TYPE_CHECKING:  # a start paints the window before the store is loaded
     from judge_app.store import Database
 
+SWITCH_INTERVAL_S = 0.0002
+"""How long a thread that wants the GIL waits before the one holding it must let go (Python's
+default: 5 ms). The UI thread calls into Python for each cell it paints and each event a widget
+of ours handles, and waits this long each time while a worker computes: a table of 40 rows
+painted beside a busy worker took 0.8 s at 5 ms, 0.1 s at 0.2 ms (0.02 s alone). Without a
+thread waiting, nothing is interrupted."""
+
 
 @contextmanager
 def long_lived() -> Iterator[None]:
@@ -43,6 +50,7 @@ def application() -> QApplication:
         app = QApplication(sys.argv[:1])
         app.setApplicationName("judge-app")
         app.setOrganizationName("judge_app")
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
     assert isinstance(app, QApplication)
     return app
 

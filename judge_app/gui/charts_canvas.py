@@ -32,7 +32,9 @@ from judge_app.reports.charts import LIGHT, recolour
 MINIMUM_HEIGHT = 220
 MARGIN = 4
 SETTLE_MS = 40
-"""A new size is drawn once the widget kept it this long (not at every step of a drag)."""
+"""A figure is drawn once the widget kept its figure, colours and size this long: not at every
+step of a drag, and not while the page around it paints (the UI thread calls into Python for
+each cell it paints, and would wait for the GIL at each while a worker draws)."""
 
 _ONE_AT_A_TIME = threading.Lock()
 """Matplotlib is not thread-safe: the workers draw one figure at a time."""
@@ -107,28 +109,28 @@ class ChartCanvas(QWidget):
         self._figure, self._make = figure, None
         self._count += 1
         self.colours = dict(LIGHT)
-        self._redraw(at_once=True)
+        self._redraw()
 
     def make_figure(self, make: Callable[[], Figure]) -> None:
         """Show the figure ``make`` returns, made on the worker that draws it (making one
         takes tens of milliseconds too)."""
         self._make = make
         self._count += 1
-        self._redraw(at_once=True)
+        self._redraw()
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
-            self._redraw(at_once=True)
+            self._redraw()
         super().changeEvent(event)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
-        self._redraw(at_once=self._image is None)
+        self._redraw()
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if self._stale:
-            self._redraw(at_once=True)
+            self._redraw()
 
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
@@ -141,13 +143,9 @@ class ChartCanvas(QWidget):
     def _target(self) -> QRect:
         return self.rect().adjusted(MARGIN, MARGIN, -MARGIN, -MARGIN)
 
-    def _redraw(self, *, at_once: bool) -> None:
+    def _redraw(self) -> None:
         self._stale = True
-        if at_once:
-            self._settle.stop()
-            self._draw()
-        else:
-            self._settle.start()
+        self._settle.start()
 
     def _draw(self) -> None:
         """Draw the figure on a worker (one at a time: a change meanwhile draws again)."""

@@ -78,6 +78,8 @@ HUMANS = "humans"
 HINT = "Double-click or press Enter on a query to see how its NDCG adds up."
 SUMS = (" DCG", " IDCG")
 SUMMARY_MINIMUM = 60
+TABLE_MINIMUM = 440
+"""The per-query table's width, at the least, when the summary takes the width it needs."""
 CHARTS_MINIMUM = 160
 CHART_ROOM = 40
 """The tab bar and frame around a chart: a chart is drawn at most CHARTS_MINIMUM less this
@@ -216,12 +218,13 @@ class EvaluationView(QWidget):
         self.status.setWordWrap(True)
         outer.addWidget(self.status)
         self.summary_pane = QWidget()  # summary, plan and charts
-        splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter = splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self._table_pane())
         splitter.addWidget(self._summary_pane())
         splitter.setStretchFactor(0, 8)
         splitter.setStretchFactor(1, 5)
         splitter.setSizes([780, 480])
+        self._summary_width = 0  # what the summary's table of runs needs (pixels)
         outer.addWidget(splitter, 1)
 
     # layout ------------------------------------------------------------------------------------
@@ -537,10 +540,10 @@ class EvaluationView(QWidget):
         if not self.table.currentIndex().isValid() and self.proxy.rowCount():
             self.table.setCurrentIndex(self.proxy.index(0, 0))  # Enter opens it at once
         self.summary.setText(_summary_html(evaluation))
-        # the runs' table is never cut: the per-query table gives up the width it needs
         margins = self.summary_area.frameWidth() * 2 + self.summary.margin() * 2 + 8
         width = _natural_width(_runs_html(evaluation, width=""), self.summary.font())
-        self.summary_pane.setMinimumWidth(width + margins)
+        self._summary_width = width + margins
+        self._widen_summary()
         self._fit_summary()
         self.matrix.set_significance(evaluation.significance)
         self.plan.set_evaluation(evaluation)
@@ -552,6 +555,15 @@ class EvaluationView(QWidget):
         self._set_status("")
         if self.drill_down is not None and self.drill_down.isVisible():
             self.drill_down.refresh()
+
+    def _widen_summary(self) -> None:
+        """Give the summary the width its table of runs needs, whole, where the per-query
+        table keeps TABLE_MINIMUM beside it (a window too small for both cuts the summary
+        rather than outgrow a small screen)."""
+        table, summary = self.splitter.sizes()
+        wanted = self._summary_width - summary
+        if wanted > 0 and table - wanted >= TABLE_MINIMUM:
+            self.splitter.setSizes([table - wanted, self._summary_width])
 
     def _fit_summary(self) -> None:
         """The summary as tall as its text, as long as the plan and the charts keep their
@@ -580,6 +592,7 @@ class EvaluationView(QWidget):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.summary_pane and event.type() == QEvent.Type.Resize:
+            self._widen_summary()
             self._fit_summary()
         if (
             watched is self.table

@@ -11,7 +11,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable
 
-from PySide6.QtCore import QObject, Qt, QThreadPool
+from PySide6.QtCore import QObject, Qt, QThreadPool, QTimer
 from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
 from judge_app.errors import in_words
@@ -107,10 +107,13 @@ class PageLoader(QObject):
         self.waiting: str | None = None  # the title of the page the loading page stands for
         self._loading: dict[str, Worker] = {}  # the worker importing each page's stack
 
-    def show(self, title: str, module: str, show: Callable[[], None]) -> None:
-        """Call ``show`` (which builds and shows page ``module``) now if ``module`` is
-        imported; else show ``title`` loading and call ``show`` once it is, if the loading
-        page is still the one shown then."""
+    def show(
+        self, title: str, module: str, build: Callable[[], object], show: Callable[[], None]
+    ) -> None:
+        """Call ``show`` (which shows page ``module``, built by ``build`` if it is not yet) now
+        if ``module`` is imported; else show ``title`` loading and, once it is, if the loading
+        page is still the one shown then, ``build`` it and in the event loop's next turn
+        ``show`` it: both in one turn would keep the window from its events too long."""
         if module in sys.modules:
             self.waiting = None
             show()
@@ -122,15 +125,23 @@ class PageLoader(QObject):
             return
         worker = Worker(lambda _worker: import_all(stack_of([module, STACKS])))
         self._loading[module] = worker
-        worker.signals.returned.connect(lambda _none: self._loaded(title, show))
+        worker.signals.returned.connect(lambda _none: self._loaded(title, build, show))
         worker.signals.errored.connect(
             lambda error: self.page.failed(f"{title} could not be loaded: {in_words(error)}")
         )
         worker.signals.finished.connect(lambda: self._loading.pop(module, None))
         QThreadPool.globalInstance().start(worker)
 
-    def _loaded(self, title: str, show: Callable[[], None]) -> None:
-        if self.pages.currentWidget() is self.page and self.waiting == title:
+    def _loaded(self, title: str, build: Callable[[], object], show: Callable[[], None]) -> None:
+        if self._waiting_for(title):
+            build()
+            QTimer.singleShot(1, lambda: self._built(title, show))  # a timer: events first
+
+    def _built(self, title: str, show: Callable[[], None]) -> None:
+        if self._waiting_for(title):
             self.waiting = None
             self.page.busy.stop()
             show()
+
+    def _waiting_for(self, title: str) -> bool:
+        return self.pages.currentWidget() is self.page and self.waiting == title
