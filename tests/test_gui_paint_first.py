@@ -10,7 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from sqlalchemy import func, select
+
 from judge_app.cli import main
+from judge_app.store import open_database
+from judge_app.store.models import JudgmentEvent
 
 # the command line, what the window's first paint showed noted, its event loop replaced by
 # passes that run until the rater's queue has arrived
@@ -30,18 +34,24 @@ def noting(window, event):
             "sqlalchemy loaded": any(name.split(".")[0] == "sqlalchemy" for name in sys.modules),
             "heading": window.judging.query_text.text(),
             "database": window.database is not None,
+            "focus": window.focusWidget() is window.judging.result_view,
         })
     painting(window, event)
 
 def loop(app):
+    from PySide6.QtTest import QTest
+
     (window,) = [w for w in app.topLevelWidgets() if isinstance(w, MainWindow) and w.isVisible()]
+    app.processEvents()
+    QTest.keyClicks(window.focusWidget(), "3")  # a rater's key before the queue has come
     deadline = time.monotonic() + 60
     while window.judging.session is None and time.monotonic() < deadline:
         app.processEvents()
         time.sleep(0.01)
     session = window.judging.session
     print(json.dumps({"first": first, "rater": session and session.rater_name,
-                      "status": window.status_text()}))
+                      "status": window.status_text(),
+                      "find": window.judging.queue_search.text()}))
     window.close()
     return 0
 
@@ -51,9 +61,16 @@ sys.exit(main(["gui", sys.argv[1], "--rater", sys.argv[2]]))
 """
 
 
+def history(path: Path) -> int:
+    """The judgment events the database holds."""
+    with open_database(path) as database, database.reading() as session:
+        return session.scalar(select(func.count()).select_from(JudgmentEvent))
+
+
 def test_the_window_paints_before_the_store_loads_and_the_queue_arrives_after(tmp_path: Path):
     path = tmp_path / "judging.sqlite"
     assert main(["demo", str(path)]) == 0
+    before = history(path)
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
                JUDGE_APP_SETTINGS=str(tmp_path / "settings.ini"))  # fmt: skip
     done = subprocess.run([sys.executable, "-c", START, str(path), "ana"], capture_output=True,
@@ -68,6 +85,8 @@ def test_the_window_paints_before_the_store_loads_and_the_queue_arrives_after(tm
         "sqlalchemy loaded": False,
         "heading": "Opening judging.sqlite…",
         "database": False,
+        "focus": True,  # a key pressed before the queue comes does nothing, in the results
     }
+    assert shown["find"] == "" and history(path) == before  # no grade given, none searched
     assert shown["rater"] == "ana"
     assert shown["status"].startswith("Judging as ana: ")

@@ -165,7 +165,7 @@ class RubricButton(QPushButton):
             f"background:{colour.name()}; color:{text_on(colour).name()}; border-radius:4px;"
             "font-weight:700; padding:1px 7px;"
         )
-        self.title.setText(f"{label.grade} · {label.label}")
+        self.title.setText(f"{label.grade} · {label.label}" if label.label else str(label.grade))
         self.description.setText(label.description)
         self.setToolTip(f"{label.grade} {label.label}: {label.description} (key {key})")
         self.setAccessibleName(f"Grade {label.grade}, {label.label}")
@@ -478,6 +478,8 @@ class JudgingScreen(QWidget):
         self._skipped_pair = None
         self._leave_warned = None
         self._update_rubric()
+        self.rubric_panel.setEnabled(session is not None)
+        self.overall_progress.setVisible(session is not None)
         if session is None:
             return
         if session.read_only:
@@ -642,9 +644,11 @@ class JudgingScreen(QWidget):
             self.placeChanged.emit(self.session.query.id, self.session.items[row].document_id)
 
     def show_opening(self, title: str, text: str) -> None:
-        """Before the session, while a start opens the database or reads the queue."""
+        """Before the session, while a start opens the database or reads the queue: a key
+        pressed meanwhile goes to the results, where it does nothing (never into Find)."""
         self.set_session(None)
         self._show_empty(title, text)
+        self.result_view.setFocus()
 
     def _show_empty(self, title: str, text: str) -> None:
         self.query_caption.setText("")
