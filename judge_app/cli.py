@@ -8,6 +8,7 @@ error (the message on stderr, never a traceback), 2 a usage error.
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -27,6 +28,8 @@ ADJUDICATED_HELP = (
     "aggregate where there is one (default), or ignore them"
 )
 DIGITS_HELP = "round numbers to N digits (tables: 4; JSON and CSV: in full unless given)"
+PASSWORD_ENV = "JUDGE_APP_PASSWORD"
+"""Where ``team add`` reads a new login's password from, when set."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -669,6 +672,29 @@ def _add_packet_parser(commands: argparse._SubParsersAction) -> None:
     merge.add_argument("db", metavar="DB")
     merge.add_argument("packet", type=Path, metavar="FILE.judge")
 
+    team = commands.add_parser(
+        "team",
+        help="a team on a PostgreSQL server: roles that keep raters apart, and logins",
+        description="On a PostgreSQL database, make the campaign's two roles (run by the "
+        "database's owner: team init) and a login for each person (team add). The server "
+        "itself then lets a rater's login read the queries, documents, results and rubric and "
+        "see and change only that rater's judgments; a lead's login sees and changes "
+        "everything. The password of a new login comes from JUDGE_APP_PASSWORD, or is asked "
+        "for; judge_app never stores it.",
+    )
+    actions = team.add_subparsers(dest="team_command", metavar="ACTION", required=True)
+    actions.add_parser("init", help="make the roles and the rules (the owner)").add_argument(
+        "db", metavar="DB"
+    )
+    add = actions.add_parser("add", help="a login for a rater (or a lead)")
+    add.add_argument("db", metavar="DB")
+    add.add_argument("name", metavar="NAME", help="the rater (added if new); the login's name")
+    add.add_argument("--lead", action="store_true", help="a lead's login: sees everything")
+    remove = actions.add_parser("remove", help="drop a login; the rater's work stays")
+    remove.add_argument("db", metavar="DB")
+    remove.add_argument("name", metavar="NAME")
+    actions.add_parser("list", help="the team's logins").add_argument("db", metavar="DB")
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
@@ -1093,6 +1119,33 @@ def _packet(args: argparse.Namespace) -> str:
     return packets.merge(args.db, args.packet)
 
 
+def _team(args: argparse.Namespace) -> str:
+    from judge_app.commands import team
+
+    if args.team_command == "init":
+        return team.init(args.db)
+    if args.team_command == "add":
+        return team.add(args.db, args.name, _new_password(args.name), lead=args.lead)
+    if args.team_command == "remove":
+        return team.remove(args.db, args.name)
+    return team.listing(args.db)
+
+
+def _new_password(name: str) -> str:
+    """A new login's password: JUDGE_APP_PASSWORD, else asked for twice on the terminal."""
+    import getpass
+
+    given = os.environ.get(PASSWORD_ENV)
+    if given:
+        return given
+    if not sys.stdin.isatty():
+        raise UsageError(f"set {PASSWORD_ENV} to the new login's password (no terminal to ask)")
+    first = getpass.getpass(f"password for {name}: ")
+    if first != getpass.getpass("again: "):
+        raise UsageError("the two passwords differ: nothing was changed")
+    return first
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], str | int]] = {
     "init": _init,
     "import": _import,
@@ -1105,6 +1158,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], str | int]] = {
     "eval": _eval,
     "agreement": _agreement,
     "packet": _packet,
+    "team": _team,
     "raters": _raters,
     "report": _report,
     "plan": _plan,

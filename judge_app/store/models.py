@@ -109,6 +109,8 @@ class Rater(Base):
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     kind: Mapped[str] = mapped_column(String(16), default=HUMAN, server_default=HUMAN)
     """``HUMAN`` or ``AUTOMATIC`` (set by ``store.automatic`` only)."""
+    login: Mapped[str | None] = mapped_column(String(63), unique=True, index=True)
+    """On a team database, the PostgreSQL login that judges as this rater (``store.team``)."""
 
 
 class Judgment(Base):
