@@ -298,7 +298,7 @@ HEADERS = {
     "queries": ["query_id", "text"],
     "run": ["query_id", "doc_id", "rank", "score"],
 }
-CHUNKY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+CHUNKY = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _file(kind: str, rows: list[tuple], blank_after: set[int]) -> str:

@@ -270,7 +270,7 @@ def _csv_with_lines(rows: list[tuple]) -> tuple[str, list[int]]:
     return buffer.getvalue(), lines
 
 
-@settings(FUZZ, max_examples=100)
+@settings(FUZZ, max_examples=50)
 @given(rows=ROWS)
 def test_generated_judgment_rows(rows: list[tuple]) -> None:
     text, lines = _csv_with_lines(rows)

@@ -33,7 +33,7 @@ STORED = {
     ("q2", "d1", "bob"): (None, True, None),
     ("q2", "d3", "ann"): (5, False, "five"),
 }
-MERGE = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+MERGE = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 STATES = st.one_of(
     st.tuples(st.integers(0, 5), st.just(False)), st.tuples(st.none(), st.just(True))
 )

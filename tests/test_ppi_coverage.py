@@ -12,7 +12,7 @@ from ppi_simulation import simulate, true_means
 
 from judge_app.evaluation.corrected import MIN_LABELLED
 
-REPETITIONS = 300
+REPETITIONS = 200
 POPULATION = 30_000  # the true means to ±0.001: enough beside widths of 0.04 to 0.2
 SIZES = (8, MIN_LABELLED, 40)
 DESIGNS = ("uniform", "active")
@@ -38,9 +38,9 @@ humans-only t interval of a random sample (the others are said to be missing, in
 def test_every_interval_given_covers_the_truth_about_95_percent_of_the_time(
     coverage, design, n, estimator
 ):
-    """Over the five estimands together (1,500 intervals): 93–97% with 4,000 campaigns
-    (``python tests/ppi_simulation.py``, ``docs/coverage.txt``); here 300, so ±1.2 points of
-    binomial spread."""
+    """Over the five estimands together (1,000 intervals): 93–97% with 4,000 campaigns
+    (``python tests/ppi_simulation.py``, ``docs/coverage.txt``); here 200, so ±1.4 points of
+    binomial spread (two standard errors)."""
     assert 0.915 <= coverage.of(design, n, estimator).coverage <= 0.985
 
 

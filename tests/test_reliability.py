@@ -25,7 +25,7 @@ from judge_app.store.imports import import_files
 from judge_app.store.models import Judgment
 from judge_app.store.people import rater
 
-SOAK_SECONDS = float(os.environ.get("JUDGE_APP_SOAK_SECONDS", "30"))
+SOAK_SECONDS = float(os.environ.get("JUDGE_APP_SOAK_SECONDS", "10"))
 
 
 @pytest.fixture(scope="module")
@@ -213,7 +213,7 @@ GRADER = textwrap.dedent(
 
 
 @pytest.mark.reliability
-def test_two_processes_grading_one_file_for_thirty_seconds_lose_nothing(campaign: Path):
+def test_two_processes_grading_one_file_for_ten_seconds_lose_nothing(campaign: Path):
     processes = {
         name: subprocess.Popen(
             [sys.executable, "-c", GRADER, str(campaign), name, str(SOAK_SECONDS)],
