@@ -90,7 +90,8 @@ def window_anywhere(open_window, demo_anywhere):
 def press(qtbot, window, key, modifier=Qt.KeyboardModifier.NoModifier):
     """A key sent to whatever has the focus, as a user's key press is; returns once what it
     changed is written (or failed)."""
-    target = QApplication.focusWidget() or window.judging.result_view
+    # the window's own focus where it is not the active window (another test's may be)
+    target = QApplication.focusWidget() or window.focusWidget() or window.judging.result_view
     qtbot.keyClick(target, key, modifier)
     written(qtbot, window)
 

@@ -576,6 +576,7 @@ class MainWindow(QMainWindow):
             return
         screen = self.adjudication
         self.pages.setCurrentWidget(screen)
+        self._focus_page()  # the lead's next key decides: it goes to the list at once
         self.show_message(
             f"Adjudicating {query_id} · {doc_id}: a number key accepts that rater's grade, "
             "G then 0–5 gives your own. Press ? for the keys."
