@@ -592,6 +592,8 @@ class MainWindow(QMainWindow):
         """Read the queue, progress, rubric and pool again (after an import or a lead's
         change), staying on the same query and result where they still exist; once the
         changes on their way are written, so that what is read holds them."""
+        from judge_app.judging.session import JudgingSession
+
         if self.database is None:
             return
         if self.judging.in_flight:
@@ -606,8 +608,6 @@ class MainWindow(QMainWindow):
         query_id = session.query.id if session.query else None
         row = self.judging.current_row
         document_id = session.items[row].document_id if 0 <= row < len(session.items) else None
-        from judge_app.judging.session import JudgingSession
-
         fresh = JudgingSession(
             self.database,
             session.rater_id,

@@ -68,12 +68,13 @@ def init_team(database: Database) -> TeamRoles:
     twice, and after an upgrade that added tables). The database's owner runs it."""
     with database.transaction() as session:
         connection = session.connection()
-        roles = team_roles(_database_name(connection))
+        name = _database_name(connection)
+        roles = team_roles(name)
         _check_owner(connection)
         for role in (roles.lead, roles.rater):
             if not _role_exists(connection, role):
                 connection.exec_driver_sql(f"CREATE ROLE {_name(role)} NOLOGIN")
-        for statement in _rules(roles, _database_name(connection)):
+        for statement in _rules(roles, name):
             connection.exec_driver_sql(statement)
     return roles
 
@@ -168,10 +169,8 @@ def _initialised(connection: Connection) -> TeamRoles:
 
 
 def _check_owner(connection: Connection) -> None:
-    if connection.dialect.name != "postgresql":
-        raise JudgeAppError(
-            "a team needs a PostgreSQL database: on SQLite every person opens the same file"
-        )
+    """Refused unless the one connected owns the database (or is a superuser); PostgreSQL
+    only (``_database_name`` checked that)."""
     owner = connection.execute(
         text(
             "SELECT pg_has_role(current_user, datdba, 'MEMBER') OR "
