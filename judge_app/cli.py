@@ -28,6 +28,9 @@ ADJUDICATED_HELP = (
     "aggregate where there is one (default), or ignore them"
 )
 DIGITS_HELP = "round numbers to N digits (tables: 4; JSON and CSV: in full unless given)"
+RATER_COMMANDS = {"init", "demo", "gui", "team"}
+"""What a rater's login may run on a team database (``team`` checks its own: the owner's);
+every other command is a lead's."""
 PASSWORD_ENV = "JUDGE_APP_PASSWORD"
 """Where ``team add`` reads a new login's password from, when set."""
 
@@ -706,6 +709,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         args = argparse.Namespace(command="gui", db=None, rater=None)
     try:
+        _check_lead(args)
         text = COMMANDS[args.command](args)
     except UsageError as error:
         print(f"judge-app {args.command}: {error}", file=sys.stderr)
@@ -723,6 +727,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return text
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
+
+
+def _check_lead(args: argparse.Namespace) -> None:
+    """Refuse, in words, a lead's command on a team database connected as a rater's login,
+    before it reads anything: the database would show it the rater's own rows alone, and a
+    number made of them would mislead. What a rater may run is ``RATER_COMMANDS``."""
+    db = getattr(args, "db", None)
+    if args.command in RATER_COMMANDS or not isinstance(db, str) or not _on_server(db):
+        return
+    from judge_app.commands.team import check_lead
+
+    check_lead(db, f"run judge-app {args.command}")
+
+
+def _on_server(db: str) -> bool:
+    """Whether ``db`` names a database on a server (a URL, not SQLite's)."""
+    return "://" in db and not db.startswith("sqlite")
 
 
 def _trec_eval(arguments: list[str]) -> int:

@@ -48,10 +48,13 @@ def postgres_url() -> str:
 
 
 @pytest.fixture
-def pg_url(postgres_url: str) -> Iterator[str]:
-    """A PostgreSQL database of its own on the test server, dropped afterwards."""
+def pg_owner_url(postgres_url: str) -> Iterator[str]:
+    """An empty PostgreSQL database of its own on the test server, connected as its owner (a
+    superuser); dropped afterwards, with the roles a test made for its team."""
     from sqlalchemy import create_engine, text
     from sqlalchemy.engine import make_url
+
+    from judge_app.store.team import team_roles
 
     name = f"judge_test_{uuid.uuid4().hex[:10]}"
     admin = create_engine(postgres_url, isolation_level="AUTOCOMMIT")
@@ -60,9 +63,54 @@ def pg_url(postgres_url: str) -> Iterator[str]:
     try:
         yield make_url(postgres_url).set(database=name).render_as_string(hide_password=False)
     finally:
+        roles = team_roles(name)
         with admin.connect() as connection:
             connection.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
+            # the team's groups, once the database (their grants) is gone; logins are the tests'
+            for role in (roles.lead, roles.rater):
+                connection.execute(text(f'DROP ROLE IF EXISTS "{role}"'))
         admin.dispose()
+
+
+@pytest.fixture
+def pg_url(pg_owner_url: str) -> Iterator[str]:
+    """A PostgreSQL database of its own at the newest schema, set up as a team by its owner,
+    connected as a lead's login that is no superuser: every test on PostgreSQL runs as a lead
+    does (issue 30). Dropped afterwards, with the login."""
+    from sqlalchemy.engine import make_url
+
+    from judge_app.store.team import add_member, init_team
+
+    lead = f"lead_{uuid.uuid4().hex[:10]}"
+    with open_database(pg_owner_url) as owner:
+        init_team(owner)
+        add_member(owner, lead, "secret", lead=True)
+    try:
+        yield (
+            make_url(pg_owner_url)
+            .set(username=lead, password="secret")
+            .render_as_string(hide_password=False)
+        )
+    finally:
+        _drop_login(pg_owner_url, lead)
+
+
+def _drop_login(owner_url: str, login: str) -> None:
+    """Drop ``login`` and what it holds in the owner's database."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(owner_url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as connection:
+            connection.execute(
+                text(
+                    f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '{login}'"
+                )
+            )
+            connection.execute(text(f'DROP OWNED BY "{login}"'))
+            connection.execute(text(f'DROP ROLE "{login}"'))
+    finally:
+        engine.dispose()
 
 
 class TinyDisk:

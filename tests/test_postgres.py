@@ -12,9 +12,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from sqlalchemy import select, text
+from sqlalchemy.engine import make_url
 
 from judge_app.store import Database, open_database, reads
 from judge_app.store.bulk import document_ids, query_ids
+from judge_app.store.failures import described
 from judge_app.store.imports import import_files
 from judge_app.store.judgments import JudgmentState, current_state, set_grade, undo
 from judge_app.store.models import JudgmentEvent
@@ -102,6 +104,7 @@ def test_every_command_gives_the_same_answers_on_postgresql(pg_url, tmp_path, ca
     sqlite = tmp_path / "demo.sqlite"
     outputs = {}
     for name, db in (("sqlite", str(sqlite)), ("postgres", pg_url)):
+        shown = described(make_url(db)) if "://" in db else db
         assert main(["init", db]) == 0
         assert main(["demo", db]) == 0
         assert main(["init", db]) == 0  # at head already: nothing to do, nothing lost
@@ -117,9 +120,10 @@ def test_every_command_gives_the_same_answers_on_postgresql(pg_url, tmp_path, ca
             ["report", db, "--out", str(report), "--title", "Campaign"],
         ):
             assert main(command) == 0, command
-            said.append(capsys.readouterr().out.replace(db, "DB").replace(name, "NAME"))
+            out = capsys.readouterr().out.replace(db, "DB").replace(shown, "DB")
+            said.append(out.replace(name, "NAME"))
         html = report.read_text(encoding="utf-8")
-        said.append(re.sub(r"<p class='meta'>.*?</p>", "", html).replace(db, "DB"))
+        said.append(re.sub(r"<p class='meta'>.*?</p>", "", html).replace(shown, "DB"))
         packet = tmp_path / f"{name}.judge"
         assert main(["packet", "export", db, "--rater", "ben", "--out", str(packet)]) == 0
         with open_database(packet, create=False) as offline, offline.transaction() as session:

@@ -148,11 +148,15 @@ ROWS = {
     ],
     "0005": ["INSERT INTO active_sample VALUES (1, 2, 0.25, 1.5, '2026-01-05 00:00:00')"],
     "0006": ["UPDATE rater SET login = 'ana_login' WHERE id = 1"],
+    "0007": ["UPDATE judgment_event SET login = 'ana_login' WHERE id = 1"],
 }
 """Rows in every table of each revision (what it adds), in an order foreign keys allow."""
 
 
-NEW_COLUMNS = {"judgment_event": {"repeat": 0}, "rater": {"kind": "human", "login": None}}
+NEW_COLUMNS = {
+    "judgment_event": {"repeat": 0, "login": None},
+    "rater": {"kind": "human", "login": None},
+}
 """Columns a later revision adds to an existing table, with the value old rows get."""
 
 

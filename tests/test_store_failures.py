@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from failure_support import deleted, plain, unwritable
+from fake_postgres import refusing_server
 from sqlalchemy import select
 
 from judge_app.errors import in_words
@@ -107,3 +108,22 @@ def test_in_words_names_no_exception_class():
     defect = in_words(KeyError("grade"))
     assert defect == "An unexpected problem in judge_app (please report it): 'grade'"
     assert plain(defect) and "KeyError" not in defect
+
+
+def test_a_refused_password_is_said_in_words_and_named_without_it():
+    with refusing_server() as port:
+        with pytest.raises(StoreError) as wrong:
+            open_database(f"postgresql+psycopg://ana:s3cret@127.0.0.1:{port}/campaign")
+        with pytest.raises(StoreError) as none:
+            open_database(f"postgresql+psycopg://ana@127.0.0.1:{port}/campaign?passfile=/none")
+    assert str(wrong.value) == (
+        f"The PostgreSQL server at 127.0.0.1:{port} refused the password of ana: a wrong "
+        "password, or a login that has expired; nothing was changed. Give the right one in "
+        "~/.pgpass or PGPASSWORD, or ask a lead for a new one"
+    )
+    assert str(none.value) == (
+        f"The PostgreSQL server at 127.0.0.1:{port} asks for the password of ana, and none was "
+        "given; nothing was changed. Put it in ~/.pgpass (host:port:database:ana:password, "
+        "readable by you alone) or in PGPASSWORD"
+    )
+    assert plain(str(wrong.value)) and "s3cret" not in str(wrong.value)

@@ -7,100 +7,32 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
-from dataclasses import dataclass
 
 import pytest
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy import create_engine
+from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import DBAPIError
+from team_support import drop_roles, refused, team
 
 from judge_app.cli import main
+from judge_app.commands.raters import RaterChoice, rater_choice, rater_for
 from judge_app.errors import JudgeAppError
 from judge_app.store import open_database
-from judge_app.store.gold import set_gold
 from judge_app.store.judgments import current_state, set_grade
-from judge_app.store.people import rater
-from judge_app.store.reads import judgments_frame
-from judge_app.store.team import add_member, init_team, members, remove_member, team_roles
+from judge_app.store.packets import export_packet, merge_packet
+from judge_app.store.reads import history_frame, judgments_frame
+from judge_app.store.team import (
+    Access,
+    access,
+    add_member,
+    init_team,
+    members,
+    remove_member,
+    team_roles,
+)
 
 pytestmark = pytest.mark.postgres
-
-REFUSED = ("permission denied", "row-level security", "must be owner", "must have")
-
-
-@dataclass
-class Team:
-    url: str  # the owner's
-    logins: dict[str, str]  # person: their login
-    ids: dict[str, int]  # rater name: id
-
-    def as_(self, person: str) -> Engine:
-        """An engine connected as ``person``'s own login (the server trusts 127.0.0.1)."""
-        url = make_url(self.url).set(username=self.logins[person], password="secret")
-        return create_engine(url, isolation_level="AUTOCOMMIT")
-
-
-def _drop_roles(admin: Connection, roles: list[str]) -> None:
-    for role in roles:
-        if admin.execute(text("SELECT 1 FROM pg_roles WHERE rolname = :r"), {"r": role}).first():
-            admin.exec_driver_sql(f'DROP OWNED BY "{role}"')
-            admin.exec_driver_sql(f'DROP ROLE "{role}"')
-
-
-@pytest.fixture
-def team(pg_url: str) -> Iterator[Team]:
-    """The demo on PostgreSQL with a gold item and an automatic judge's grade, its team set
-    up by the owner: ana and ben raters, lena a lead (names made unique on the server)."""
-    suffix = uuid.uuid4().hex[:6]
-    names = {"ana": f"ana_{suffix}", "ben": f"ben_{suffix}", "lena": f"lena_{suffix}"}
-    with open_database(pg_url) as database:
-        assert main(["demo", pg_url]) == 0
-        with database.transaction() as session:
-            for old, new in (("ana", names["ana"]), ("ben", names["ben"])):
-                rater(session, old).name = new
-            set_gold(session, 1, 1, 3)
-            session.execute(
-                text(
-                    "INSERT INTO rater (id, name, created_at, active, kind) VALUES "
-                    "(900, 'llm', now(), true, 'automatic')"
-                )
-            )
-            session.execute(
-                text(
-                    "INSERT INTO automatic_judge VALUES (900, 'llm', 'qwen', 'abc', 'Grade it', "
-                    "'http://127.0.0.1:1/v1', NULL, now())"
-                )
-            )
-            session.execute(
-                text(
-                    "INSERT INTO auto_judgment VALUES (900, 1, 1, 2.0, NULL, '2', 'f00', 30, 1, "
-                    "120, now())"
-                )
-            )
-        init_team(database)
-        for person in ("ana", "ben"):
-            add_member(database, names[person], "secret")
-        add_member(database, names["lena"], "secret", lead=True)
-        with database.reading() as session:
-            ids = {person: rater(session, names[person]).id for person in ("ana", "ben")}
-        roles = team_roles(make_url(pg_url).database or "")
-    admin = create_engine(pg_url, isolation_level="AUTOCOMMIT")
-    try:
-        yield Team(pg_url, names, ids)
-    finally:
-        with admin.connect() as connection:
-            _drop_roles(connection, [*names.values(), roles.lead, roles.rater])
-        admin.dispose()
-
-
-def refused(connection: Connection, statement: str) -> bool:
-    """Whether the server refuses ``statement`` (permission or row-level security)."""
-    try:
-        connection.exec_driver_sql(statement)
-    except DBAPIError as error:
-        return any(reason in str(error.orig) for reason in REFUSED)
-    return False
+__all__ = ["team"]  # the fixture
 
 
 def test_a_rater_reads_only_their_own_rows(team):
@@ -267,28 +199,28 @@ def test_team_needs_postgresql(tmp_path):
             init_team(database)
 
 
-def test_the_command_line_sets_up_a_team(pg_url, capsys, monkeypatch):
+def test_the_command_line_sets_up_a_team(pg_owner_url, capsys, monkeypatch):
     suffix = uuid.uuid4().hex[:6]
-    assert main(["demo", pg_url]) == 0
-    roles = team_roles(make_url(pg_url).database or "")
-    admin = create_engine(pg_url, isolation_level="AUTOCOMMIT")
+    assert main(["demo", pg_owner_url]) == 0
+    roles = team_roles(make_url(pg_owner_url).database or "")
+    admin = create_engine(pg_owner_url, isolation_level="AUTOCOMMIT")
     try:
         monkeypatch.setattr("sys.stdin.isatty", lambda: False)
-        assert main(["team", "add", pg_url, f"x_{suffix}"]) == 2  # no password to give it
+        assert main(["team", "add", pg_owner_url, f"x_{suffix}"]) == 2  # no password to give it
         assert "set JUDGE_APP_PASSWORD" in capsys.readouterr().err
         monkeypatch.setenv("JUDGE_APP_PASSWORD", "secret")
-        assert main(["team", "add", pg_url, f"x_{suffix}"]) == 1
+        assert main(["team", "add", pg_owner_url, f"x_{suffix}"]) == 1
         assert "no team database yet: run judge-app team init DB" in capsys.readouterr().err
-        assert main(["team", "init", pg_url]) == 0
+        assert main(["team", "init", pg_owner_url]) == 0
         assert f"{roles.rater} (raters:" in capsys.readouterr().out
-        assert main(["team", "add", pg_url, f"x_{suffix}", "--lead"]) == 0
-        assert main(["team", "list", pg_url]) == 0
+        assert main(["team", "add", pg_owner_url, f"x_{suffix}", "--lead"]) == 0
+        assert main(["team", "list", pg_owner_url]) == 0
         assert capsys.readouterr().out.splitlines()[-1].split() == [f"x_{suffix}", "lead"]
-        assert main(["team", "remove", pg_url, f"x_{suffix}"]) == 0
+        assert main(["team", "remove", pg_owner_url, f"x_{suffix}"]) == 0
         assert "judgments stay" in capsys.readouterr().out
     finally:
         with admin.connect() as connection:
-            _drop_roles(connection, [f"x_{suffix}", roles.lead, roles.rater])
+            drop_roles(connection, [f"x_{suffix}", roles.lead, roles.rater])
         admin.dispose()
 
 
@@ -296,3 +228,117 @@ def test_the_command_line_sets_up_a_team(pg_url, capsys, monkeypatch):
 def _no_password_from_the_environment(monkeypatch):
     monkeypatch.delenv("JUDGE_APP_PASSWORD", raising=False)
     assert "JUDGE_APP_PASSWORD" not in os.environ
+
+
+def _history(url: str) -> list[tuple[str, str, str | None]]:
+    """(rater, action, login) of every history event, as ``url``'s login reads them."""
+    with open_database(url, create=False) as database, database.reading() as session:
+        frame = history_frame(session)
+    return list(zip(frame["rater"], frame["action"], frame["login"]))
+
+
+def test_each_history_event_names_the_login_that_made_it(team, tmp_path):
+    ana, ben, lena = (team.logins[person] for person in ("ana", "ben", "lena"))
+    with open_database(team.url_of("ana"), create=False) as database:
+        with database.transaction() as session:
+            set_grade(session, team.ids["ana"], 2, 2, 4)
+    with open_database(team.url_of("lena"), create=False) as database:
+        with database.transaction() as session:  # a lead enters ben's grade from his sheet
+            set_grade(session, team.ids["ben"], 2, 2, 1)
+        packet = tmp_path / "ana.judge"
+        export_packet(database, ana, packet)
+    with open_database(packet, create=False) as offline, offline.transaction() as session:
+        set_grade(session, team.ids["ana"], 3, 3, 5)  # offline, where there are no logins
+    with open_database(team.url_of("lena"), create=False) as database:
+        merged = merge_packet(database, packet)
+    assert merged.updated + merged.added == 1
+    events = _history(team.url)
+    assert events == [(ana, "set", ana), (ben, "set", lena), (ana, "merge", lena)]
+    assert _history(team.url_of("ana")) == [event for event in events if event[0] == ana]
+    engine = team.as_("ana")  # a rater's event never names another login
+    try:
+        with engine.connect() as connection:
+            assert refused(
+                connection,
+                "INSERT INTO judgment_event (rater_id, query_id, document_id, action, new_grade, "
+                f"new_skipped, at, login) VALUES ({team.ids['ana']}, 1, 1, 'set', 0, false, "
+                f"now(), '{lena}')",
+            )
+    finally:
+        engine.dispose()
+
+
+def test_a_raters_login_judges_as_its_own_rater_only(team):
+    ana = team.logins["ana"]
+    with open_database(team.url_of("ana"), create=False) as database:
+        assert access(database) == Access(ana, "rater", ana)
+        assert rater_for(database, ana.upper()) == (team.ids["ana"], ana)
+        with pytest.raises(JudgeAppError, match=f"connected as {ana}, you judge as '{ana}'"):
+            rater_for(database, team.logins["ben"], create=True)
+        assert rater_choice(database, last=team.logins["ben"]) == RaterChoice(ana, [ana])
+    with open_database(team.url_of("lena"), create=False) as database:
+        assert access(database).role == "lead"  # a lead may enter any rater's grades
+        assert rater_for(database, team.logins["ben"]) == (team.ids["ben"], team.logins["ben"])
+    with open_database(team.url, create=False) as database:
+        assert access(database) == Access("postgres", "lead", None)  # a superuser
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["eval", "--db", "DB"],
+        ["agreement", "--db", "DB"],
+        ["info", "DB"],
+        ["raters", "DB"],
+        ["export", "DB", "--qrels", "out.qrels"],
+        ["report", "DB", "--out", "out.html"],
+        ["assign", "DB", "--raters", "x,y", "--copies", "1"],
+        ["packet", "merge", "DB", "ana.judge"],
+    ],
+)
+def test_a_lead_command_says_a_raters_login_cannot_run_it(team, command, capsys, tmp_path):
+    ana = team.url_of("ana")
+    argv = [ana if word == "DB" else word for word in command]
+    argv = [str(tmp_path / word) if word.startswith(("out.", "ana.")) else word for word in argv]
+    assert main(argv) == 1
+    said = capsys.readouterr()
+    assert said.out == ""
+    assert said.err == (
+        f"judge-app {command[0]}: {team.logins['ana']} is a rater's login on this team database: "
+        f"it cannot run judge-app {command[0]}, which is a lead's work (the database shows a "
+        "rater's login only its own grades). Connect with a lead's login to do it\n"
+    )
+    assert not any(tmp_path.iterdir())  # nothing written
+
+
+def test_a_leads_login_runs_the_lead_commands(team, capsys):
+    lena = team.url_of("lena")
+    assert main(["eval", "--db", lena, "--format", "json"]) == 0
+    assert main(["info", lena]) == 0
+    assert team.logins["ben"] in capsys.readouterr().out
+
+
+def test_a_login_turned_off_is_said_in_words_and_nothing_changes(team):
+    admin = create_engine(team.url, isolation_level="AUTOCOMMIT")
+    ana = team.logins["ana"]
+    try:
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f'ALTER ROLE "{ana}" NOLOGIN')
+        with pytest.raises(JudgeAppError) as refusal:
+            open_database(team.url_of("ana"), create=False)
+        assert str(refusal.value) == (
+            f"The PostgreSQL server at 127.0.0.1:5432 no longer lets {ana} connect (the login "
+            "was turned off or removed from the team); nothing was changed. Ask a lead"
+        )
+    finally:
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f'ALTER ROLE "{ana}" LOGIN')
+        admin.dispose()
+
+
+def test_a_connection_that_asks_for_tls_the_server_lacks_is_said_in_words(team):
+    url = team.url_of("ana") + "?sslmode=require"
+    with pytest.raises(JudgeAppError) as refusal:
+        open_database(url, create=False)
+    assert str(refusal.value).startswith("The encrypted connection to 127.0.0.1:5432 failed: ")
+    assert "sslmode" in str(refusal.value) and "nothing was changed" in str(refusal.value)

@@ -11,6 +11,7 @@ from judge_app.errors import JudgeAppError, quoted
 from judge_app.names import is_role
 from judge_app.store import Database
 from judge_app.store.people import campaign_raters, find_rater, named_rater
+from judge_app.store.team import access
 
 
 def rater_for(
@@ -20,7 +21,9 @@ def rater_for(
     added if the database lacks one (the only write, once per name). Refused: the lead's
     role ``adjudicated``, and (SimilarRaterError) a new name that differs from a rater's
     only by spaces, unless ``similar_ok``. A name added so is no rater of the campaign
-    (``campaign_raters``) until it judges or is assigned queries: a lead stays a lead."""
+    (``campaign_raters``) until it judges or is assigned queries: a lead stays a lead. On a
+    team database a rater's login judges as its own rater, whatever name it gives."""
+    name = access(database).judging_as(name) or name
     with database.reading() as session:
         known = named_rater(session, name, create=False)
         if known is not None:
@@ -47,7 +50,11 @@ class RaterChoice:
 
 
 def rater_choice(database: Database, last: str | None) -> RaterChoice:
-    """The rater chooser's offer on ``database``, where ``last`` was chosen last."""
+    """The rater chooser's offer on ``database``, where ``last`` was chosen last (a rater's
+    login on a team database: its own rater, and no other)."""
+    team = access(database)
+    if team.is_rater:
+        return RaterChoice(team.rater, [team.rater] if team.rater else [])
     with database.reading() as session:
         names = [name for _id, name in campaign_raters(session, assignable=True)]
         known = None if last is None else find_rater(session, last)

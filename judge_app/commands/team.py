@@ -5,7 +5,7 @@ logins (``store.team``), said in words. The password of a new login is given by 
 from __future__ import annotations
 
 from judge_app.store import open_database
-from judge_app.store.team import add_member, init_team, members, remove_member
+from judge_app.store.team import access, add_member, init_team, members, remove_member
 
 
 def init(db: str) -> str:
@@ -44,3 +44,10 @@ def listing(db: str) -> str:
     return "\n".join(
         f"{member.login:<{width}}  {'lead' if member.lead else 'rater'}" for member in found
     )
+
+
+def check_lead(db: str, what: str) -> None:
+    """JudgeAppError, in words, if the login connected to ``db`` is a rater's (on a team
+    database), which cannot do ``what``: a lead's work."""
+    with open_database(db, create=False) as database:
+        access(database).check(what)

@@ -67,7 +67,8 @@ def create_main_window(
     "Open the demo".
 
     With ``rater`` the window opens judging as that rater (created if the database does not
-    know the name, as ``--rater NAME`` does); without, it asks inline who is judging. It never
+    know the name, as ``--rater NAME`` does); without, it asks inline who is judging (a rater's
+    login on a team database judges as its own rater: JudgeAppError for another name). It never
     runs a modal dialog. With ``in_background`` the rater's queue is read on a worker, so that
     the window paints before it is read (a start).
     """
@@ -82,6 +83,9 @@ def create_main_window(
         database = open_writable_if_possible(database)
     window = MainWindow(demo)
     window.set_database(database)
+    from judge_app.store.team import access
+
+    rater = access(database).judging_as(rater)  # a rater's login: its own rater, no chooser
     if rater is None:
         window.show_chooser()
     else:

@@ -56,13 +56,13 @@ DATABASE_FILTER = "judge_app databases (*.sqlite *.db *.judge);;All files (*)"
 # builds the demo database where the user keeps judge_app's files; returns its path
 DemoBuilder = Callable[[], Path]
 LEAD_DIALOGS = {
-    "assign": "AssignDialog",
-    "rubric": "RubricDialog",
-    "pool": "PoolDialog",
-    "quality": "QualityDialog",
+    "assign": ("AssignDialog", "assign queries"),
+    "rubric": ("RubricDialog", "change the rubric"),
+    "pool": ("PoolDialog", "change the pooling"),
+    "quality": ("QualityDialog", "change the quality checks"),
 }
 """A lead's tools, by name: their dialogs in ``judge_app.gui.lead`` (imported when first
-opened: a rater's start never needs them)."""
+opened: a rater's start never needs them) and what they do, in words."""
 AnyDialog = TypeVar("AnyDialog", bound=QDialog)
 UNPAINTED_START_MS = 1000
 """A start's work waits for the window's first paint, or this long for a window not painted."""
@@ -187,7 +187,10 @@ class MainWindow(QMainWindow):
         self.import_action = self._add(file, "&Import…", self.show_import_dialog, "Ctrl+I")
         self.export_action = self._add(file, "&Export…", self.show_export_dialog, "Ctrl+E")
         self.report_action = self._add(
-            file, "Export &report…", self.analysis.ask_report, "Ctrl+Shift+E"
+            file,
+            "Export &report…",
+            self._as_lead("export the report", self.analysis.ask_report),
+            "Ctrl+Shift+E",
         )
         file.addSeparator()
         self.close_database_action = self._add(file, "C&lose database", self.close_database)
@@ -228,12 +231,28 @@ class MainWindow(QMainWindow):
         self.page_actions = {
             "judging": self._add(view, "&Judging", self.show_judging, "Ctrl+1"),
             "evaluation": self._add(
-                view, "&Evaluation (NDCG)", self.analysis.show_evaluation, "Ctrl+2"
+                view,
+                "&Evaluation (NDCG)",
+                self._as_lead("open the evaluation", self.analysis.show_evaluation),
+                "Ctrl+2",
             ),
-            "agreement": self._add(view, "&Agreement", self.analysis.show_agreement, "Ctrl+3"),
-            "raters": self._add(view, "&Raters", self.analysis.show_raters, "Ctrl+4"),
+            "agreement": self._add(
+                view,
+                "&Agreement",
+                self._as_lead("open the agreement", self.analysis.show_agreement),
+                "Ctrl+3",
+            ),
+            "raters": self._add(
+                view,
+                "&Raters",
+                self._as_lead("open the raters", self.analysis.show_raters),
+                "Ctrl+4",
+            ),
             "calibration": self._add(
-                view, "A&utomatic judges", self.analysis.show_calibration, "Ctrl+5"
+                view,
+                "A&utomatic judges",
+                self._as_lead("open the automatic judges", self.analysis.show_calibration),
+                "Ctrl+5",
             ),
         }
         view.addSeparator()
@@ -309,6 +328,22 @@ class MainWindow(QMainWindow):
         if shortcut is not None:
             action.setShortcut(shortcut)
         return action
+
+    def _as_lead(self, what: str, slot: Callable[[], object]) -> Callable[[], object]:
+        """``slot``, unless the database's login is a rater's (``_refused``)."""
+        return lambda: None if self._refused(what) else slot()
+
+    def _refused(self, what: str) -> bool:
+        """Whether the open database's login is a rater's, which cannot do ``what`` (a
+        lead's work): then the status bar says so."""
+        if self.database is None:
+            return False
+        from judge_app.store.team import access
+
+        reason = access(self.database).refusal(what)
+        if reason is not None:
+            self.show_message(reason, error=True)
+        return reason is not None
 
     def _judge_action(self, menu: QMenu, name: str, title: str) -> None:
         """A menu entry for a keyboard action; the key is shown, the key map handles it."""
@@ -771,7 +806,7 @@ class MainWindow(QMainWindow):
         """File ▸ Import…: the dialog, open (not modal to the code) over the window."""
         from judge_app.gui.transfer import ImportDialog
 
-        return self._open_dialog("import_dialog", ImportDialog)
+        return self._open_dialog("import_dialog", ImportDialog, "import files")
 
     def start_import(self, options: ImportOptions) -> Task | None:
         """What File ▸ Import… starts, without the dialog."""
@@ -783,7 +818,7 @@ class MainWindow(QMainWindow):
         """File ▸ Export…: judgments CSV or aggregated qrels."""
         from judge_app.gui.transfer import ExportDialog
 
-        return self._open_dialog("export_dialog", ExportDialog)
+        return self._open_dialog("export_dialog", ExportDialog, "export the judgments")
 
     def start_export(self, options: ExportOptions) -> Task | None:
         """What File ▸ Export… starts, without the dialog."""
@@ -795,7 +830,8 @@ class MainWindow(QMainWindow):
         """A lead's tool: ``assign``, ``rubric``, ``pool`` or ``quality``."""
         from judge_app.gui import lead
 
-        return self._open_dialog("lead_dialog", getattr(lead, LEAD_DIALOGS[name]))
+        dialog, what = LEAD_DIALOGS[name]
+        return self._open_dialog("lead_dialog", getattr(lead, dialog), what)
 
     def show_assign_dialog(self) -> LeadDialog | None:
         """Lead ▸ Assign queries…: every query to N raters, a share to all of them, or one more
@@ -814,7 +850,7 @@ class MainWindow(QMainWindow):
         """Lead ▸ Gold items…: the pairs whose grade a lead knows; import, remove, export."""
         from judge_app.gui.gold import GoldDialog
 
-        return self._open_dialog("lead_dialog", GoldDialog)
+        return self._open_dialog("lead_dialog", GoldDialog, "open the gold items")
 
     def show_quality_dialog(self) -> LeadDialog | None:
         """Lead ▸ Quality checks… (and the raters page's Settings…): the fastest credible
@@ -825,13 +861,16 @@ class MainWindow(QMainWindow):
         """Lead ▸ Automatic judge…: an LLM grades the pooled pairs, apart from the raters."""
         from judge_app.gui.autojudge_dialog import AutojudgeDialog
 
-        return self._open_dialog("lead_dialog", AutojudgeDialog)
+        return self._open_dialog("lead_dialog", AutojudgeDialog, "grade with an automatic judge")
 
-    def _open_dialog(self, name: str, make: Callable[[Workspace], AnyDialog]) -> AnyDialog | None:
+    def _open_dialog(
+        self, name: str, make: Callable[[Workspace], AnyDialog], what: str
+    ) -> AnyDialog | None:
         """The dialog ``make`` builds on the workspace (none while there is no database or
-        work is under way), shown with ``open()`` (not modal to the code) and kept as
-        ``self.<name>`` until it closes."""
-        if not self.workspace.ready():
+        work is under way, or when the login is a rater's: ``what`` it does is a lead's
+        work), shown with ``open()`` (not modal to the code) and kept as ``self.<name>``
+        until it closes."""
+        if not self.workspace.ready() or self._refused(what):
             return None
         dialog = make(self.workspace)
         setattr(self, name, dialog)
@@ -930,8 +969,15 @@ def _open_database(path: str | Path, create: bool) -> Database:
     import judge_app.commands.raters
     import judge_app.judging.session  # noqa: F401 (what judging on it needs: not on the UI thread)
     from judge_app.store.database import open_writable_if_possible
+    from judge_app.store.team import access
 
-    return open_writable_if_possible(path, create=create)
+    database = open_writable_if_possible(path, create=create)
+    try:
+        access(database)  # who is connected, read here once: the window asks on its thread
+    except BaseException:
+        database.close()
+        raise
+    return database
 
 
 def _short_name(described: str) -> str:

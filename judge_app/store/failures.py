@@ -21,6 +21,8 @@ from sqlalchemy.exc import DBAPIError
 # back: serialization failure, deadlock, lock not available, and a row inserted at the same
 # moment by another (the retry reads it and changes it instead)
 CONFLICT_STATES = {"40001", "40P01", "55P03", "23505"}
+INSUFFICIENT_PRIVILEGE = "42501"
+"""PostgreSQL's SQLSTATE of a statement a grant or a row-level policy refuses."""
 FULL_BELOW = 1 << 20
 """A disk with less free space than this (bytes) is taken for full."""
 BACKUP_ADVICE = (
@@ -30,10 +32,12 @@ BACKUP_ADVICE = (
 
 
 def described(url: URL) -> str:
-    """A database as a user would name it: a file path or a URL without password."""
+    """A database as a user would name it: a file path, or a URL without its password (not
+    even masked: the window keeps this in its recent databases, and reopened so, libpq finds
+    the password where the user keeps it, in ~/.pgpass or PGPASSWORD)."""
     if url.get_backend_name() == "sqlite":
         return url.database or ":memory:"
-    return url.render_as_string(hide_password=True)
+    return url._replace(password=None).render_as_string()  # set() keeps a password given None
 
 
 def conflicted(error: DBAPIError) -> bool:
@@ -113,10 +117,54 @@ def _server_words(error: DBAPIError, url: URL) -> str:
             "change was written; try again"
         )
     reason = str(error.orig)
+    server = f"{url.host or 'localhost'}:{url.port or 5432}"
+    refused = _refused_login(reason, url, server)
+    if refused is not None:
+        return refused
     if error.connection_invalidated or _CONNECTION.search(reason):
-        server = f"{url.host or 'localhost'}:{url.port or 5432}"
         return f"Cannot connect to the PostgreSQL server at {server}: {_server_reason(reason)}"
+    if getattr(error.orig, "sqlstate", None) == INSUFFICIENT_PRIVILEGE:
+        return (
+            f"The login {url.username or 'connected'} may not do this on {described(url)}: "
+            f"{_first_line(reason)}; nothing was changed (a rater's login reads and changes "
+            "only its own judgments: ask a lead)"
+        )
     return f"The database {described(url)} refused the change: {_first_line(reason)}"
+
+
+def _refused_login(reason: str, url: URL, server: str) -> str | None:
+    """The words for a login or an encryption the server refused, None if it is not that."""
+    login = url.username or "this login"
+    unchanged = "nothing was changed"
+    if "password authentication failed" in reason:
+        return (
+            f"The PostgreSQL server at {server} refused the password of {login}: a wrong "
+            f"password, or a login that has expired; {unchanged}. Give the right one in "
+            f"~/.pgpass or PGPASSWORD, or ask a lead for a new one"
+        )
+    if "no password supplied" in reason:
+        return (
+            f"The PostgreSQL server at {server} asks for the password of {login}, and none was "
+            f"given; {unchanged}. Put it in ~/.pgpass (host:port:database:{login}:password, "
+            "readable by you alone) or in PGPASSWORD"
+        )
+    if "is not permitted to log in" in reason or ("role" in reason and "does not exist" in reason):
+        return (
+            f"The PostgreSQL server at {server} no longer lets {login} connect (the login was "
+            f"turned off or removed from the team); {unchanged}. Ask a lead"
+        )
+    if "permission denied for database" in reason:
+        return (
+            f"{login} is not in the team of {described(url)}; {unchanged}. Ask its owner to "
+            f"run judge-app team add"
+        )
+    if "SSL" in reason or "certificate" in reason:
+        return (
+            f"The encrypted connection to {server} failed: {_server_reason(reason)}. The URL's "
+            "sslmode (verify-full checks the server's certificate against sslrootcert) must "
+            f"match what the server offers; {unchanged}"
+        )
+    return None
 
 
 _CONNECTION = re.compile(

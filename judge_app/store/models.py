@@ -9,6 +9,7 @@ from sqlalchemy import (
     Boolean,
     CheckConstraint,
     DateTime,
+    FetchedValue,
     Float,
     ForeignKey,
     Index,
@@ -182,6 +183,10 @@ class JudgmentEvent(Base):
     # a change of the rater's hidden repeat of the pair (``RepeatJudgment``), not of their
     # judgment: evaluation, agreement, exports and packets never read these
     repeat: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    login: Mapped[str | None] = mapped_column(String(63), server_default=FetchedValue())
+    """The database login that wrote the event, set by the server (PostgreSQL's
+    ``session_user``; on a team database whatever the statement said): None on SQLite, which
+    has no logins, and on events older than the column."""
 
 
 class Assignment(Base):

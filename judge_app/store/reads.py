@@ -238,8 +238,9 @@ def document_titles(session: Session, doc_ids: Sequence[str]) -> dict[str, str]:
 
 
 def history_frame(session: Session, rater: str | None = None) -> pd.DataFrame:
-    """The judgment history, oldest first: who changed which pair, from what to what, when
-    (a hidden repeat's changes are no judgment's, and are left out)."""
+    """The judgment history, oldest first: whose judgment of which pair changed, from what to
+    what, when, and the login that changed it (a hidden repeat's changes are no judgment's,
+    and are left out)."""
     statement = (
         select(
             JudgmentEvent.id,
@@ -255,6 +256,7 @@ def history_frame(session: Session, rater: str | None = None) -> pd.DataFrame:
             JudgmentEvent.new_note,
             JudgmentEvent.at,
             JudgmentEvent.reverts,
+            JudgmentEvent.login,
         )
         .join(Rater, Rater.id == JudgmentEvent.rater_id)
         .join(Query, Query.id == JudgmentEvent.query_id)

@@ -9,6 +9,12 @@ their history and repeats, writes only its own judgments, history and repeats, a
 nothing else: no other rater's rows, no gold grade, no automatic judge or its grades, no packet
 or active sample. A lead's login sees and changes everything. ``add_member`` makes a login and
 binds it; ``remove_member`` drops the login and keeps the rater's work.
+
+Every history event names the login that wrote it (``judgment_event.login``, the server's
+``session_user``): a rater's row-level policy refuses an event naming another login. Who a
+connection is (``access``) decides what the window and the command line offer: a rater's login
+judges as its own rater only, and is told in words that a lead's page or command is not its to
+open (the database would show it its own rows alone: a number made of them would mislead).
 """
 
 from __future__ import annotations
@@ -16,17 +22,20 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from weakref import WeakKeyDictionary
 
-from sqlalchemy import Connection, select, text, update
+from sqlalchemy import Connection, Engine, select, text, update
 
 from judge_app.errors import JudgeAppError, quoted
+from judge_app.names import known_name
 from judge_app.store.database import Database
 from judge_app.store.models import Rater
 from judge_app.store.people import named_rater
 
+HISTORY = "judgment_event"
 OWN_ROWS = {
     "judgment": "SELECT, INSERT, UPDATE, DELETE",
-    "judgment_event": "SELECT, INSERT",
+    HISTORY: "SELECT, INSERT",
     "repeat_judgment": "SELECT, INSERT, UPDATE, DELETE",
     "assignment": "SELECT",
 }
@@ -54,6 +63,93 @@ class Member:
     rater: str
     login: str
     lead: bool
+
+
+LEAD, RATER, OWNER = "lead", "rater", "owner"
+
+
+@dataclass(frozen=True)
+class Access:
+    """Who a connection is: on a team database its ``login``, its ``role`` (``LEAD``,
+    ``RATER``, or ``OWNER`` for the database's owner or a superuser, who are in neither group
+    and may do all a lead does) and the rater bound to the login, if any. Elsewhere (SQLite,
+    or a PostgreSQL database before ``team init``) ``role`` is None: whoever opens it may do
+    everything, as before teams."""
+
+    login: str | None = None
+    role: str | None = None
+    rater: str | None = None
+
+    @property
+    def is_rater(self) -> bool:
+        """Whether the connection is a rater's login, kept to that rater's own rows."""
+        return self.role == RATER
+
+    def refusal(self, what: str) -> str | None:
+        """Why this connection cannot do ``what`` (a lead's work: "open the evaluation"),
+        in words; None when it can."""
+        if not self.is_rater:
+            return None
+        return (
+            f"{self.login} is a rater's login on this team database: it cannot {what}, which "
+            "is a lead's work (the database shows a rater's login only its own grades). "
+            "Connect with a lead's login to do it"
+        )
+
+    def check(self, what: str) -> None:
+        """JudgeAppError with ``refusal(what)`` unless this connection may do ``what``."""
+        reason = self.refusal(what)
+        if reason is not None:
+            raise JudgeAppError(reason)
+
+    def judging_as(self, asked: str | None) -> str | None:
+        """The rater this connection judges as when ``asked`` (a name typed, None if none):
+        a rater's login judges as its own rater only (JudgeAppError for another name);
+        anyone else as asked (their history events name their login all the same)."""
+        if not self.is_rater:
+            return asked
+        if self.rater is None:
+            raise JudgeAppError(
+                f"the login {self.login} judges for no rater: ask a lead to run "
+                f"judge-app team add DB {self.login}"
+            )
+        if asked is not None and known_name(asked, [self.rater]) is None:
+            raise JudgeAppError(
+                f"connected as {self.login}, you judge as {quoted(self.rater)}: a rater's "
+                f"login cannot judge as {quoted(asked)}"
+            )
+        return self.rater
+
+
+_ACCESS: WeakKeyDictionary[Engine, Access] = WeakKeyDictionary()
+
+
+def access(database: Database) -> Access:
+    """Who ``database``'s connections are (read once per engine: one engine, one login)."""
+    engine = database.engine
+    known = _ACCESS.get(engine)
+    if known is None:
+        known = _ACCESS[engine] = _read_access(database)
+    return known
+
+
+def _read_access(database: Database) -> Access:
+    if database.url.get_backend_name() != "postgresql":
+        return Access()
+    with database.reading() as session:
+        connection = session.connection()
+        login = str(connection.execute(text("SELECT session_user")).scalar_one())
+        roles = team_roles(_database_name(connection))
+        if not _role_exists(connection, roles.rater):
+            return Access(login)
+        bound = session.scalar(select(Rater.name).where(Rater.login == login))
+        if _is_member(connection, login, roles.lead):
+            role = LEAD  # a superuser too: a member of every role
+        elif _is_member(connection, login, roles.rater):
+            role = RATER
+        else:
+            role = OWNER  # no one else connects (``_rules``)
+        return Access(login, role, bound)
 
 
 def team_roles(database_name: str) -> TeamRoles:
@@ -134,6 +230,8 @@ def members(database: Database) -> list[Member]:
 
 def _rules(roles: TeamRoles, database_name: str) -> Iterable[str]:
     lead, rater = _name(roles.lead), _name(roles.rater)
+    # only the team (and the owner) connect: PostgreSQL lets every login connect by default
+    yield f"REVOKE CONNECT ON DATABASE {_name(database_name)} FROM PUBLIC"
     yield f"GRANT CONNECT ON DATABASE {_name(database_name)} TO {lead}, {rater}"
     yield f"GRANT USAGE ON SCHEMA public TO {lead}, {rater}"
     yield f"GRANT ALL ON ALL TABLES IN SCHEMA public TO {lead}"
@@ -142,22 +240,31 @@ def _rules(roles: TeamRoles, database_name: str) -> Iterable[str]:
     yield f"GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO {rater}"
     yield f"GRANT SELECT ON {', '.join(READ_ONLY)} TO {rater}"
     yield f"GRANT SELECT ON {RATER_ROW} TO {rater}"
+    # tables a later upgrade adds (made by the owner, who runs init): the leads' at once, no
+    # rater's until init runs again and says what a rater may do with them
+    yield f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT ALL ON TABLES TO {lead}"
+    yield f"ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT ALL ON SEQUENCES TO {lead}"
     mine = "(SELECT id FROM rater WHERE login = current_user)"
     for table, actions in OWN_ROWS.items():
         yield f"GRANT {actions} ON {table} TO {rater}"
-        yield from _policies(table, roles, f"rater_id = {mine}")
+        own = f"rater_id = {mine}"
+        # a rater's history event names the login that wrote it (the column's default):
+        # never another's
+        written = f"{own} AND login = session_user" if table == HISTORY else own
+        yield from _policies(table, roles, own, written)
     yield from _policies(RATER_ROW, roles, "login = current_user")
 
 
-def _policies(table: str, roles: TeamRoles, own: str) -> Iterable[str]:
-    """Row-level security on ``table``: a lead's every row, a rater's rows where ``own``."""
+def _policies(table: str, roles: TeamRoles, own: str, written: str | None = None) -> Iterable[str]:
+    """Row-level security on ``table``: a lead's every row, a rater's rows where ``own``
+    (rows the rater writes where ``written``, if given)."""
     yield f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY"
     for policy in ("judge_app_lead", "judge_app_own"):
         yield f"DROP POLICY IF EXISTS {policy} ON {table}"
     yield f"CREATE POLICY judge_app_lead ON {table} TO {_name(roles.lead)} USING (true)"
     yield (
         f"CREATE POLICY judge_app_own ON {table} TO {_name(roles.rater)} "
-        f"USING ({own}) WITH CHECK ({own})"
+        f"USING ({own}) WITH CHECK ({written or own})"
     )
 
 
