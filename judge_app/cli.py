@@ -79,13 +79,22 @@ def _parser() -> argparse.ArgumentParser:
         help="refuse queries and documents the database does not know",
     )
 
-    export = commands.add_parser("export", help="export judgments as CSV or aggregated qrels")
+    export = commands.add_parser(
+        "export", help="export judgments as CSV, aggregated qrels, or their history as CSV"
+    )
     export.add_argument("db", metavar="DB")
     target = export.add_mutually_exclusive_group(required=True)
     target.add_argument(
         "--judgments", type=Path, metavar="OUT.csv", help="one row per rater judgment"
     )
     target.add_argument("--qrels", type=Path, metavar="OUT", help="TREC qrels, one grade per pair")
+    target.add_argument(
+        "--history",
+        type=Path,
+        metavar="OUT.csv",
+        help="every change of every judgment: from what to what, when, and the database login "
+        "that made it",
+    )
     export.add_argument(
         "--aggregate",
         default="mean",
@@ -825,10 +834,10 @@ def _import(args: argparse.Namespace) -> str:
 def _export(args: argparse.Namespace) -> str:
     from judge_app.commands.export import ExportOptions, export
 
-    kind = "judgments" if args.judgments else "qrels"
+    kind = next(kind for kind in ("judgments", "qrels", "history") if getattr(args, kind))
     options = ExportOptions(
         kind,
-        args.judgments or args.qrels,
+        getattr(args, kind),
         aggregate=args.aggregate,
         adjudicated=args.adjudicated == "prefer",
     )

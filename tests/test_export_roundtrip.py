@@ -307,3 +307,35 @@ def test_qrels_refuse_ids_with_spaces(tmp_path: Path, column: str, spaced: str) 
 )  # fmt: skip
 def test_format_grade(grade: float, text: str) -> None:
     assert format_grade(grade) == text
+
+
+def test_the_history_export_has_every_change_with_its_states_and_login(
+    db: Database, tmp_path: Path
+) -> None:
+    with db.transaction() as session:
+        rater = bulk.rater_ids(session, ["=r"])["=r"]
+        query, document = (
+            bulk.query_ids(session, ["q"])["q"],
+            bulk.document_ids(session, ["d"])["d"],
+        )
+        judgments.set_grade(session, rater, query, document, 4)
+        judgments.set_note(session, rater, query, document, "@see")
+        judgments.skip(session, rater, query, document)
+        judgments.undo(session, rater)
+        judgments.clear(session, rater, query, document)
+    with db.reading() as session:
+        times = [at.strftime("%Y-%m-%dT%H:%M:%S.%fZ") for at in reads.history_frame(session)["at"]]
+    path = tmp_path / "history.csv"
+    said = export(db.describe(), ExportOptions("history", path))
+    assert said == f"{path}: 5 changes of judgments"
+    assert path.read_bytes().count(b"\r\n") == 6
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert lines == [
+        "event,rater,query_id,doc_id,action,old_grade,old_skipped,old_note,new_grade,"
+        "new_skipped,new_note,at,reverts,login",
+        f"1,'=r,q,d,set,,,,4,false,,{times[0]},,",
+        f"2,'=r,q,d,note,4,false,,4,false,'@see,{times[1]},,",
+        f"3,'=r,q,d,skip,4,false,'@see,,true,'@see,{times[2]},,",
+        f"4,'=r,q,d,undo,,true,'@see,4,false,'@see,{times[3]},3,",
+        f"5,'=r,q,d,clear,4,false,'@see,,,,{times[4]},,",
+    ]

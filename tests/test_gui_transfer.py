@@ -9,7 +9,7 @@ from io import StringIO
 from typing import Any
 
 import pytest
-from gui_support import demo_db, demo_template, fresh_settings, open_window
+from gui_support import demo_db, demo_template, fresh_settings, open_window, press
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 from snapshots import snapshot
@@ -169,23 +169,35 @@ def test_a_worker_error_reaches_the_ui_and_cancelled_is_its_own_outcome(
         pass
 
 
-def test_export_judgments_and_qrels_match_the_command_line(qtbot, open_window, demo_db, tmp_path):
+def test_every_export_matches_the_command_line(qtbot, open_window, demo_db, tmp_path):
     window = open_window(demo_db, "ana")
-    for kind, method, name in (("judgments", None, "j.csv"), ("qrels", "rater:ben", "q.qrels")):
+    press(qtbot, window, Qt.Key.Key_2)  # a change for the history
+    exports = (
+        ("judgments", None, "j.csv"),
+        ("history", None, "h.csv"),
+        ("qrels", "rater:ben", "q.qrels"),
+    )
+    for kind, method, name in exports:
         dialog = window.show_export_dialog()
-        if kind == "qrels":
-            dialog.as_qrels.setChecked(True)
+        choice = {
+            "judgments": dialog.as_csv,
+            "qrels": dialog.as_qrels,
+            "history": dialog.as_history,
+        }
+        choice[kind].setChecked(True)
+        if method:
             dialog.method.setCurrentIndex(dialog.method.findData(method))
         dialog.path.setText(str(tmp_path / name))
         dialog.export_button.click()
         wait_for_task(qtbot, window)
         assert window.export_dialog is None
         expected = tmp_path / f"cli-{name}"
-        args = ["--judgments", str(expected)] if kind == "judgments" else ["--qrels", str(expected)]
+        args = [f"--{kind}", str(expected)]
         args += ["--aggregate", method] if method else []
         with redirect_stdout(StringIO()):
             assert cli(["export", str(demo_db), *args]) == 0
         assert (tmp_path / name).read_bytes() == expected.read_bytes()
+    assert (tmp_path / "h.csv").read_text(encoding="utf-8").count(",ana,") == 1
     assert window.status_text().startswith("Exported ") and "(rater:ben)" in window.status_text()
     assert not list(tmp_path.glob("*.part"))
 

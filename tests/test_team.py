@@ -18,9 +18,12 @@ from judge_app.cli import main
 from judge_app.commands.raters import RaterChoice, rater_choice, rater_for
 from judge_app.errors import JudgeAppError
 from judge_app.store import open_database
+from judge_app.store.active_sample import Drawn, replace_active_sample
 from judge_app.store.judgments import current_state, set_grade
 from judge_app.store.packets import export_packet, merge_packet
+from judge_app.store.queue import rater_queue
 from judge_app.store.reads import history_frame, judgments_frame
+from judge_app.store.settings import set_setting
 from judge_app.store.team import (
     Access,
     access,
@@ -342,3 +345,25 @@ def test_a_connection_that_asks_for_tls_the_server_lacks_is_said_in_words(team):
         open_database(url, create=False)
     assert str(refusal.value).startswith("The encrypted connection to 127.0.0.1:5432 failed: ")
     assert "sslmode" in str(refusal.value) and "nothing was changed" in str(refusal.value)
+
+
+def test_a_raters_queue_takes_the_active_order_without_reading_the_sample(team):
+    with open_database(team.url, create=False) as owner, owner.transaction() as session:
+        queries = [query.id for query in rater_queue(session, team.ids["ana"])]
+        drawn = [Drawn(query, 1.0, float(len(queries) - place)) for place, query in
+                 enumerate(queries[:3])]  # fmt: skip
+        replace_active_sample(session, 900, drawn)
+        set_setting(session, "pool.query_order", "active")
+    expected = [*reversed(queries[:3]), *queries[3:]]
+    with open_database(team.url_of("ana"), create=False) as database:
+        with database.reading() as session:
+            assert [query.id for query in rater_queue(session, team.ids["ana"])] == expected
+    engine = team.as_("ana")
+    try:
+        with engine.connect() as connection:
+            assert refused(connection, "SELECT key FROM active_sample")
+            places = connection.exec_driver_sql("SELECT * FROM active_order ORDER BY place")
+            assert [tuple(row) for row in places] == [(query, place + 1) for place, query in
+                                                      enumerate(reversed(queries[:3]))]  # fmt: skip
+    finally:
+        engine.dispose()

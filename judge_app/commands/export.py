@@ -1,6 +1,7 @@
 """Export a database's judgments (``judge-app export``, File ▸ Export…): every rater
-judgment as CSV, or one grade per (query, document) as TREC qrels, the raters' grades
-combined as the evaluation combines them. A file is written whole or not at all."""
+judgment as CSV, one grade per (query, document) as TREC qrels, the raters' grades combined
+as the evaluation combines them, or the history of every judgment as CSV, each change with
+the login that made it. A file is written whole or not at all."""
 
 from __future__ import annotations
 
@@ -15,16 +16,16 @@ from judge_app.io.exports import ById, format_grade, write_qrels
 from judge_app.io.outputs import check_output
 from judge_app.metrics.aggregation import ADJUDICATED, aggregate_codes, parse_method
 
-KINDS = ("judgments", "qrels")
+KINDS = ("judgments", "qrels", "history")
 Step = Callable[[str], None]
 """Told each step as it begins ("reading the judgments", …); it may raise to stop."""
 
 
 @dataclass(frozen=True)
 class ExportOptions:
-    """What to write where: ``judgments`` CSV, or ``qrels`` with the raters' grades
-    combined by ``aggregate`` (a method or ``rater:NAME``), adjudicated grades preferred
-    or left out."""
+    """What to write where: ``judgments`` CSV, ``qrels`` with the raters' grades combined
+    by ``aggregate`` (a method or ``rater:NAME``), adjudicated grades preferred or left out,
+    or the ``history`` CSV."""
 
     kind: str
     path: Path
@@ -47,13 +48,17 @@ def export(db: str, options: ExportOptions, step: Step | None = None) -> str:
     """Write what ``options`` ask from the database ``db``; what was written, in words.
     Judgments stream from the database to the file a chunk at a time; qrels are combined
     from the graded judgments' integer keys."""
-    from judge_app.io.exports import write_judgments_csv
+    from judge_app.io.exports import write_history_csv, write_judgments_csv
     from judge_app.store import open_database, rows
 
     options.checked()  # before the database is read
     step = step or (lambda _name: None)
     step("reading the judgments")
     with open_database(db, read_only=True) as database, database.reading() as session:
+        if options.kind == "history":
+            step("writing")
+            count = write_history_csv(rows.history_in_order(session), options.path)
+            return f"{options.path}: {count:,} changes of judgments"
         if options.kind == "judgments":
             step("writing")
             count = write_judgments_csv(rows.judgments_in_order(session), options.path)

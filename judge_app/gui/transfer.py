@@ -340,7 +340,8 @@ class ImportDialog(TaskDialog):
 
 
 class ExportDialog(TaskDialog):
-    """Judgments as CSV, or qrels with the raters' grades aggregated (by one rater's, too)."""
+    """Judgments as CSV, qrels with the raters' grades aggregated (by one rater's, too), or
+    the history of the judgments as CSV."""
 
     def __init__(self, workspace: Workspace) -> None:
         super().__init__(workspace.dialog_parent)
@@ -365,11 +366,16 @@ class ExportDialog(TaskDialog):
         self.as_qrels = QRadioButton("Qrels for trec_eval: one grade per query and document")
         self.as_qrels.setObjectName("exportQrels")
         qrels_text = QLabel("The raters' grades of each pair combined into one.")
+        self.as_history = QRadioButton("History as CSV: every change of every judgment")
+        self.as_history.setObjectName("exportHistory")
+        history_text = QLabel(
+            "From what grade to what, when, and the database login that made the change."
+        )
         group = QButtonGroup(self)
-        for button in (self.as_csv, self.as_qrels):
+        for button in (self.as_csv, self.as_qrels, self.as_history):
             group.addButton(button)
         self.as_csv.setChecked(True)
-        for widget in (csv_text, qrels_text):
+        for widget in (csv_text, qrels_text, history_text):
             widget.setObjectName("dialogText")
             widget.setWordWrap(True)
             widget.setContentsMargins(26, 0, 0, 0)
@@ -399,6 +405,12 @@ class ExportDialog(TaskDialog):
         method_row.addWidget(method_label)
         method_row.addWidget(self.method, 1)
         layout.addLayout(method_row)
+        history = QVBoxLayout()
+        history.setSpacing(2)
+        history.addSpacing(4)
+        history.addWidget(self.as_history)
+        history.addWidget(history_text)
+        layout.addLayout(history)
         self.as_qrels.toggled.connect(self._update)
 
         target = QGridLayout()
@@ -435,9 +447,15 @@ class ExportDialog(TaskDialog):
         self.path.textChanged.connect(self._update)
         self._update()
 
+    def kind(self) -> str:
+        """What is chosen: ``judgments``, ``qrels`` or ``history``."""
+        if self.as_qrels.isChecked():
+            return "qrels"
+        return "history" if self.as_history.isChecked() else "judgments"
+
     def options(self) -> ExportOptions:
         return ExportOptions(
-            kind="qrels" if self.as_qrels.isChecked() else "judgments",
+            kind=self.kind(),
             path=Path(self.path.text().strip()).expanduser(),
             aggregate=self.method.currentData(),
         )
@@ -447,14 +465,15 @@ class ExportDialog(TaskDialog):
         self.export_button.setEnabled(bool(self.path.text().strip()))
 
     def _browse(self) -> None:
-        qrels = self.as_qrels.isChecked()
+        kind = self.kind()
+        qrels = kind == "qrels"
         self.workspace.choose_file(
-            "Export qrels" if qrels else "Export judgments",
+            f"Export {kind}",
             "TREC qrels (*.qrels *.txt);;All files (*)" if qrels else "CSV (*.csv)",
             self.path.setText,
             save=True,
             suffix="qrels" if qrels else "csv",
-            default="judgments.qrels" if qrels else "judgments.csv",
+            default="judgments.qrels" if qrels else f"{kind}.csv",
             parent=self,
         )
 

@@ -32,6 +32,10 @@ JUDGMENT_COLUMNS = [
     "query_id", "query_text", "doc_id", "doc_title", "rater", "grade", "skipped", "note",
     "judged_at", "duration_ms",
 ]  # fmt: skip
+HISTORY_COLUMNS = [
+    "event", "rater", "query_id", "doc_id", "action", "old_grade", "old_skipped", "old_note",
+    "new_grade", "new_skipped", "new_note", "at", "reverts", "login",
+]  # fmt: skip
 SPACE = re.compile(r"\s")
 
 
@@ -126,6 +130,28 @@ def write_judgments_csv(judgments: Judgments, path: Path) -> int:
                 (query_ids[query], query_texts[query], doc_ids[document], doc_titles[document],
                  raters[rater], grade, flags[skipped], inert(note), utc_text(at), duration)
                 for query, document, rater, grade, skipped, note, at, duration in chunk
+            )  # fmt: skip
+            count += len(chunk)
+    return count
+
+
+def write_history_csv(chunks: Iterable[Sequence[tuple]], path: Path) -> int:
+    """Write one row per change of a judgment (``HISTORY_COLUMNS``), oldest first: a state's
+    skipped flag is empty where the judgment did not exist, and the login empty where none was
+    recorded (SQLite, or before judge_app recorded it); returns the rows written."""
+    flags = {None: "", False: "false", True: "true"}
+    count = 0
+    with output_file(Path(path), newline="") as handle:
+        writer = csv.writer(handle, lineterminator="\r\n")
+        writer.writerow(HISTORY_COLUMNS)
+        for chunk in chunks:
+            writer.writerows(
+                (event, inert(rater), inert(query), inert(document), action,
+                 old_grade, flags[old_skipped], inert(old_note),
+                 new_grade, flags[new_skipped], inert(new_note),
+                 utc_text(at), reverts, inert(login))
+                for (event, rater, query, document, action, old_grade, old_skipped, old_note,
+                     new_grade, new_skipped, new_note, at, reverts, login) in chunk
             )  # fmt: skip
             count += len(chunk)
     return count

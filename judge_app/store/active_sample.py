@@ -1,8 +1,9 @@
 """The active sample drawn for an automatic judge (``commands.active_sampling``): each query's
 predicted residual scale and sequential Poisson key.
 
-Only the queue's order (``store.queue.rater_queue``) and the evaluation read it: nothing a
-rater sees carries a scale or a key. Every function takes a Session and does not commit.
+Only the evaluation reads it whole; the queue's order (``store.queue.rater_queue``) reads each
+query's place alone (the view ``active_order``): nothing a rater sees carries a scale or a
+key. Every function takes a Session and does not commit.
 """
 
 from __future__ import annotations
@@ -11,13 +12,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from sqlalchemy import delete, select
+from sqlalchemy import column, delete, select, table
 from sqlalchemy.orm import Session
 
 from judge_app.store.models import ActiveSample, Query, Rater, utcnow
 
 if TYPE_CHECKING:  # the judging window reads the order, never a frame: no pandas at its start
     import pandas as pd
+
+ACTIVE_ORDER = table("active_order", column("query_id"), column("place"))
+"""The view of each sampled query's place in the order (migration 0007)."""
 
 
 @dataclass(frozen=True)
@@ -55,16 +59,18 @@ def has_active_sample(session: Session) -> bool:
     return session.scalar(select(ActiveSample.query_id).limit(1)) is not None
 
 
-def keys_of(session: Session, query_ids: Iterable[int]) -> dict[int, float]:
-    """Query id → its key, for the queries of ``query_ids`` in the sample."""
+def places_of(session: Session, query_ids: Iterable[int]) -> dict[int, int]:
+    """Query id → its place in the sample's order (1 for the lowest key; equal keys share a
+    place), for the queries of ``query_ids`` in the sample: read from the view
+    ``active_order``, which a rater's login on a team database may read, unlike the keys."""
     ids = list(query_ids)
-    keys: dict[int, float] = {}
+    places: dict[int, int] = {}
     for start in range(0, len(ids), 500):
-        statement = select(ActiveSample.query_id, ActiveSample.key).where(
-            ActiveSample.query_id.in_(ids[start : start + 500])
+        statement = select(ACTIVE_ORDER.c.query_id, ACTIVE_ORDER.c.place).where(
+            ACTIVE_ORDER.c.query_id.in_(ids[start : start + 500])
         )
-        keys.update({query_id: float(key) for query_id, key in session.execute(statement)})
-    return keys
+        places.update({query_id: int(place) for query_id, place in session.execute(statement)})
+    return places
 
 
 def active_sample_frame(session: Session) -> pd.DataFrame:
@@ -85,8 +91,8 @@ def active_sample_frame(session: Session) -> pd.DataFrame:
     import pandas as pd
 
     frame = pd.read_sql(statement, session.connection())
-    for column in ("scale", "key"):
-        frame[column] = frame[column].astype(np.float64)
+    for name in ("scale", "key"):
+        frame[name] = frame[name].astype(np.float64)
     return frame
 
 

@@ -18,7 +18,7 @@ from typing import Literal
 from sqlalchemy import Row, Select, and_, case, func, select
 from sqlalchemy.orm import Session
 
-from judge_app.store.active_sample import has_active_sample, keys_of
+from judge_app.store.active_sample import has_active_sample, places_of
 from judge_app.store.errors import StoreError
 from judge_app.store.judgments import open_repeat
 from judge_app.store.models import (
@@ -170,10 +170,14 @@ def rater_queue(session: Session, rater_id: int) -> list[QueueQuery]:
     then the others as assigned. Nothing of the sample (scale, key) is returned."""
     ids = assigned_queries(session, rater_id)
     if pool_settings(session).query_order == "active":
-        keys = keys_of(session, ids)
-        place = {query_id: index for index, query_id in enumerate(ids)}
+        sampled = places_of(session, ids)
+        assigned = {query_id: index for index, query_id in enumerate(ids)}
         ids.sort(
-            key=lambda query_id: (query_id not in keys, keys.get(query_id, 0.0), place[query_id])
+            key=lambda query_id: (
+                query_id not in sampled,
+                sampled.get(query_id, 0),
+                assigned[query_id],
+            )
         )
     rows = {
         row.id: row

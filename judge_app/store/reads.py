@@ -23,7 +23,7 @@ from judge_app.store.models import (
     Run,
 )
 from judge_app.store.people import campaign_raters
-from judge_app.store.rows import Places, fetch, graded_keys
+from judge_app.store.rows import Places, fetch, graded_keys, history_statement
 
 
 def _frame(session: Session, statement: Select) -> pd.DataFrame:
@@ -239,34 +239,8 @@ def document_titles(session: Session, doc_ids: Sequence[str]) -> dict[str, str]:
 
 def history_frame(session: Session, rater: str | None = None) -> pd.DataFrame:
     """The judgment history, oldest first: whose judgment of which pair changed, from what to
-    what, when, and the login that changed it (a hidden repeat's changes are no judgment's,
-    and are left out)."""
-    statement = (
-        select(
-            JudgmentEvent.id,
-            Rater.name.label("rater"),
-            Query.external_id.label("query_id"),
-            Document.external_id.label("doc_id"),
-            JudgmentEvent.action,
-            JudgmentEvent.old_grade,
-            JudgmentEvent.old_skipped,
-            JudgmentEvent.old_note,
-            JudgmentEvent.new_grade,
-            JudgmentEvent.new_skipped,
-            JudgmentEvent.new_note,
-            JudgmentEvent.at,
-            JudgmentEvent.reverts,
-            JudgmentEvent.login,
-        )
-        .join(Rater, Rater.id == JudgmentEvent.rater_id)
-        .join(Query, Query.id == JudgmentEvent.query_id)
-        .join(Document, Document.id == JudgmentEvent.document_id)
-        .where(JudgmentEvent.repeat.is_(False))
-        .order_by(JudgmentEvent.id)
-    )
-    if rater is not None:
-        statement = statement.where(Rater.name == rater)
-    frame = _frame(session, statement)
+    what, when, and the login that changed it (``rows.history_statement``)."""
+    frame = _frame(session, history_statement(rater))
     for name in ("old_grade", "new_grade", "reverts"):
         frame[name] = frame[name].astype("Int64")
     return frame

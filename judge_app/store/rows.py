@@ -10,9 +10,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from sqlalchemy import Select, select
 from sqlalchemy.orm import Session
 
 from judge_app.io.exports import ById, Judgments
+from judge_app.store.models import Document, JudgmentEvent, Query, Rater
 
 CHUNK = 20_000
 """Rows fetched (and, for the export, sorted and written) at a time."""
@@ -143,6 +145,43 @@ def names(session: Session, table: str, column: str, ordered: bool = False) -> N
     keys = [key for key, _name in pairs]
     keys = sorted(keys, key=lambda key: by_id[key] or "") if ordered else []
     return Names(by_id, keys, Places(np.array(keys, dtype=np.int64), np.arange(len(keys))))
+
+
+def history_statement(rater: str | None = None) -> Select:
+    """The judgment history (of ``rater``, or everyone's), oldest first: whose judgment of
+    which pair changed, from what to what, when, and the login that changed it (a hidden
+    repeat's changes are no judgment's, and are left out)."""
+    statement = (
+        select(
+            JudgmentEvent.id,
+            Rater.name.label("rater"),
+            Query.external_id.label("query_id"),
+            Document.external_id.label("doc_id"),
+            JudgmentEvent.action,
+            JudgmentEvent.old_grade,
+            JudgmentEvent.old_skipped,
+            JudgmentEvent.old_note,
+            JudgmentEvent.new_grade,
+            JudgmentEvent.new_skipped,
+            JudgmentEvent.new_note,
+            JudgmentEvent.at,
+            JudgmentEvent.reverts,
+            JudgmentEvent.login,
+        )
+        .join(Rater, Rater.id == JudgmentEvent.rater_id)
+        .join(Query, Query.id == JudgmentEvent.query_id)
+        .join(Document, Document.id == JudgmentEvent.document_id)
+        .where(JudgmentEvent.repeat.is_(False))
+        .order_by(JudgmentEvent.id)
+    )
+    return statement if rater is None else statement.where(Rater.name == rater)
+
+
+def history_in_order(session: Session) -> Iterator[Sequence[tuple]]:
+    """Every judgment's history (``history_statement``), a chunk of rows at a time."""
+    result = session.execute(history_statement(), execution_options={"yield_per": CHUNK})
+    for chunk in result.partitions():
+        yield [tuple(row) for row in chunk]
 
 
 def judgments_in_order(session: Session) -> Judgments:

@@ -40,8 +40,9 @@ OWN_ROWS = {
     "assignment": "SELECT",
 }
 """The tables whose rows belong to a rater (``rater_id``), with what a rater may do to its own."""
-READ_ONLY = ("query", "document", "run", "result", "setting", "alembic_version")
-"""What every rater reads and none changes (the rubric is in ``setting``)."""
+READ_ONLY = ("query", "document", "run", "result", "setting", "alembic_version", "active_order")
+"""What every rater reads and none changes (the rubric is in ``setting``; ``active_order`` is
+each sampled query's place in the queue's order, without the sample's scale or key)."""
 RATER_ROW = "rater"
 """A rater reads its own row of it alone (the one its login is bound to)."""
 LOGIN_LENGTH = 63

@@ -1,4 +1,4 @@
-"""who made each change
+"""who made each change; the active order a rater may read
 
 Revision ID: 0007
 Revises: 0006
@@ -9,6 +9,10 @@ to ``session_user`` (the login that connected, whatever role it then took), and 
 database a trigger (``judge_app.store.team``) sets it whatever the statement said. Events
 written before this revision keep NULL: who made them was not recorded. SQLite has no logins:
 NULL there.
+
+The view ``active_order`` gives each query of the active sample its place in the order raters
+take them (ascending key): all a rater's queue needs, without the scale or the key, which a
+rater's login on a team database may not read.
 """
 
 import sqlalchemy as sa
@@ -19,6 +23,11 @@ down_revision = "0006"
 branch_labels = None
 depends_on = None
 
+ACTIVE_ORDER = (
+    "CREATE VIEW active_order AS "
+    "SELECT query_id, rank() OVER (ORDER BY key) AS place FROM active_sample"
+)
+
 
 def upgrade() -> None:
     # in place on SQLite too: copying the table others refer to would break their keys
@@ -27,8 +36,10 @@ def upgrade() -> None:
     if op.get_context().dialect.name == "postgresql":
         # set apart from the ADD COLUMN: there it would name the migrating login on every old row
         op.alter_column("judgment_event", "login", server_default=sa.text("session_user"))
+    op.execute(ACTIVE_ORDER)
 
 
 def downgrade() -> None:
+    op.execute("DROP VIEW active_order")
     with op.batch_alter_table("judgment_event", recreate="never") as batch:
         batch.drop_column("login")
