@@ -28,7 +28,7 @@ ADJUDICATED_HELP = (
     "aggregate where there is one (default), or ignore them"
 )
 DIGITS_HELP = "round numbers to N digits (tables: 4; JSON and CSV: in full unless given)"
-RATER_COMMANDS = {"init", "demo", "gui", "team"}
+RATER_COMMANDS = {"init", "gui", "team"}
 """What a rater's login may run on a team database (``team`` checks its own: the owner's);
 every other command is a lead's."""
 PASSWORD_ENV = "JUDGE_APP_PASSWORD"

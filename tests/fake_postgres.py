@@ -16,6 +16,8 @@ CLEARTEXT_PASSWORD = 3
 
 
 class _Refusing(socketserver.BaseRequestHandler):
+    passwords: list[str]  # what the clients gave, in order (set per server)
+
     def handle(self) -> None:
         connection: socket.socket = self.request
         while True:  # encryption requests, then the startup message
@@ -29,7 +31,7 @@ class _Refusing(socketserver.BaseRequestHandler):
         if kind != b"p":
             return  # libpq hung up: it had no password to give
         (length,) = struct.unpack("!i", _read(connection, 4))
-        _read(connection, length - 4)
+        self.passwords.append(_read(connection, length - 4).rstrip(b"\0").decode())
         fields = [
             b"SFATAL",
             b"VFATAL",
@@ -51,14 +53,17 @@ def _read(connection: socket.socket, size: int) -> bytes:
 
 
 @contextmanager
-def refusing_server() -> Iterator[int]:
-    """A server on 127.0.0.1 that refuses every password; its port."""
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Refusing)
+def refusing_server() -> Iterator[tuple[int, list[str]]]:
+    """A server on 127.0.0.1 that refuses every password: its port, and the passwords it was
+    given."""
+    passwords: list[str] = []
+    handler = type("Refusing", (_Refusing,), {"passwords": passwords})
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield server.server_address[1]
+        yield server.server_address[1], passwords
     finally:
         server.shutdown()
         server.server_close()

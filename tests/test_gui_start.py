@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 
+from fake_postgres import refusing_server
 from gui_support import demo_db, demo_template, fresh_settings, open_window
 from PySide6.QtCore import Qt
 
@@ -135,6 +136,24 @@ def test_a_file_that_is_no_database_shows_the_error_on_the_start_page(open_windo
     assert window.pages.currentWidget() is window.start_page
     assert "not a SQLite database" in window.start_page.error.text()
     assert window.status_text() == "The database could not be opened: see above"
+
+
+def test_a_refused_password_is_said_on_the_start_page_and_not_kept(
+    open_window, monkeypatch
+):
+    monkeypatch.delenv("PGPASSWORD", raising=False)
+    window = open_window(None)
+    with refusing_server() as (port, passwords):
+        url = f"postgresql+psycopg://ana:typo@127.0.0.1:{port}/campaign"
+        assert not window.open_path(url)
+    assert passwords == ["typo"]
+    assert window.pages.currentWidget() is window.start_page
+    assert window.start_page.error.text() == (
+        f"Cannot open the database: The PostgreSQL server at 127.0.0.1:{port} refused the "
+        "password of ana: a wrong password, or a login that has expired; nothing was changed. "
+        "Give the right one in ~/.pgpass or PGPASSWORD, or ask a lead for a new one"
+    )
+    assert preferences.recent_databases() == []
 
 
 def test_close_database_returns_to_the_start_page_with_it_listed(open_window, demo_db):

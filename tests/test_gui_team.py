@@ -24,9 +24,8 @@ __all__ = ["fresh_settings", "open_window", "team"]  # fixtures
 
 def _refusal(login: str, what: str) -> str:
     return (
-        f"{login} is a rater's login on this team database: it cannot {what}, which is a "
-        "lead's work (the database shows a rater's login only its own grades). Connect with a "
-        "lead's login to do it"
+        f"{login} is a rater's login: it cannot {what}, which is a lead's work (connect with a "
+        "lead's login)"
     )
 
 

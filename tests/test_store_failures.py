@@ -110,8 +110,9 @@ def test_in_words_names_no_exception_class():
     assert plain(defect) and "KeyError" not in defect
 
 
-def test_a_refused_password_is_said_in_words_and_named_without_it():
-    with refusing_server() as port:
+def test_a_refused_password_is_said_in_words_and_named_without_it(monkeypatch):
+    monkeypatch.delenv("PGPASSWORD", raising=False)
+    with refusing_server() as (port, _passwords):
         with pytest.raises(StoreError) as wrong:
             open_database(f"postgresql+psycopg://ana:s3cret@127.0.0.1:{port}/campaign")
         with pytest.raises(StoreError) as none:
@@ -127,3 +128,15 @@ def test_a_refused_password_is_said_in_words_and_named_without_it():
         "readable by you alone) or in PGPASSWORD"
     )
     assert plain(str(wrong.value)) and "s3cret" not in str(wrong.value)
+
+
+def test_the_password_comes_from_libpqs_password_file(tmp_path, monkeypatch):
+    passfile = tmp_path / "pgpass"
+    with refusing_server() as (port, passwords):
+        passfile.write_text(f"127.0.0.1:{port}:campaign:ana:from the file\n", encoding="utf-8")
+        passfile.chmod(0o600)
+        monkeypatch.setenv("PGPASSFILE", str(passfile))
+        monkeypatch.delenv("PGPASSWORD", raising=False)
+        with pytest.raises(StoreError, match="refused the password of ana"):
+            open_database(f"postgresql+psycopg://ana@127.0.0.1:{port}/campaign")
+    assert passwords == ["from the file"]

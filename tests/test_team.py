@@ -307,9 +307,8 @@ def test_a_lead_command_says_a_raters_login_cannot_run_it(team, command, capsys,
     said = capsys.readouterr()
     assert said.out == ""
     assert said.err == (
-        f"judge-app {command[0]}: {team.logins['ana']} is a rater's login on this team database: "
-        f"it cannot run judge-app {command[0]}, which is a lead's work (the database shows a "
-        "rater's login only its own grades). Connect with a lead's login to do it\n"
+        f"judge-app {command[0]}: {team.logins['ana']} is a rater's login: it cannot run "
+        f"judge-app {command[0]}, which is a lead's work (connect with a lead's login)\n"
     )
     assert not any(tmp_path.iterdir())  # nothing written
 

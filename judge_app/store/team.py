@@ -92,9 +92,8 @@ class Access:
         if not self.is_rater:
             return None
         return (
-            f"{self.login} is a rater's login on this team database: it cannot {what}, which "
-            "is a lead's work (the database shows a rater's login only its own grades). "
-            "Connect with a lead's login to do it"
+            f"{self.login} is a rater's login: it cannot {what}, which is a lead's work "
+            "(connect with a lead's login)"
         )
 
     def check(self, what: str) -> None:
