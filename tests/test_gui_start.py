@@ -138,9 +138,7 @@ def test_a_file_that_is_no_database_shows_the_error_on_the_start_page(open_windo
     assert window.status_text() == "The database could not be opened: see above"
 
 
-def test_a_refused_password_is_said_on_the_start_page_and_not_kept(
-    open_window, monkeypatch
-):
+def test_a_refused_password_is_said_on_the_start_page_and_not_kept(open_window, monkeypatch):
     monkeypatch.delenv("PGPASSWORD", raising=False)
     window = open_window(None)
     with refusing_server() as (port, passwords):
