@@ -410,6 +410,7 @@ class ExportDialog(TaskDialog):
         history.addSpacing(4)
         history.addWidget(self.as_history)
         history.addWidget(history_text)
+        history.addSpacing(6)
         layout.addLayout(history)
         self.as_qrels.toggled.connect(self._update)
 
