@@ -109,6 +109,11 @@ def test_a_rater_changes_no_one_elses_grades_by_any_statement(team):
         "DELETE FROM result",
         "INSERT INTO run (name) VALUES ('mine')",
         "UPDATE setting SET value = 'x'",
+        "INSERT INTO setting VALUES ('rubric.0.label', 'mine')",
+        "DELETE FROM setting",
+        "UPDATE repeat_judgment SET rater_id = rater_id + 1",
+        "DELETE FROM auto_judgment",
+        "UPDATE gold_item SET grade = 0",
         "INSERT INTO gold_item VALUES (1, 2, 5, now())",
         "UPDATE rater SET login = NULL",
         "INSERT INTO rater (name, created_at, active, kind) VALUES ('other', now(), true, 'human')",
@@ -135,6 +140,9 @@ def test_a_rater_cannot_become_a_lead_or_another_rater(team):
             for role in (roles.lead, team.logins["ben"], team.logins["lena"]):
                 assert refused(connection, f'SET ROLE "{role}"') or _denied_role(connection, role)
             assert refused(connection, f'GRANT "{roles.lead}" TO "{team.logins["ana"]}"')
+            ben = team.logins["ben"]
+            for statement in (f"ALTER ROLE \"{ben}\" PASSWORD 'mine'", f'DROP ROLE "{ben}"'):
+                assert refused(connection, statement), statement
     finally:
         engine.dispose()
 
@@ -366,3 +374,22 @@ def test_a_raters_queue_takes_the_active_order_without_reading_the_sample(team):
                                                       enumerate(reversed(queries[:3]))]  # fmt: skip
     finally:
         engine.dispose()
+
+
+def test_a_login_outside_the_team_cannot_even_connect(team):
+    stranger = f"stranger_{uuid.uuid4().hex[:6]}"
+    admin = create_engine(team.url, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f'CREATE ROLE "{stranger}" LOGIN')
+        url = make_url(team.url).set(username=stranger).render_as_string(hide_password=False)
+        with pytest.raises(JudgeAppError) as refusal:
+            open_database(url, create=False)
+        assert str(refusal.value) == (
+            f"{stranger} is not in the team of {url}; nothing was changed. Ask its owner to run "
+            "judge-app team add"
+        )
+    finally:
+        with admin.connect() as connection:
+            drop_roles(connection, [stranger])
+        admin.dispose()

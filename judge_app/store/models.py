@@ -184,9 +184,9 @@ class JudgmentEvent(Base):
     # judgment: evaluation, agreement, exports and packets never read these
     repeat: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     login: Mapped[str | None] = mapped_column(String(63), server_default=FetchedValue())
-    """The database login that wrote the event, set by the server (PostgreSQL's
-    ``session_user``; on a team database whatever the statement said): None on SQLite, which
-    has no logins, and on events older than the column."""
+    """The database login that wrote the event: on PostgreSQL the column's default,
+    ``session_user`` (on a team database a rater's login can write no other: ``store.team``);
+    None on SQLite, which has no logins, and on events older than the column."""
 
 
 class Assignment(Base):

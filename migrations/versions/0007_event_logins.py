@@ -6,9 +6,9 @@ Create Date: 2026-11-27 12:00:00.000000
 
 Each history event names the database login that wrote it: on PostgreSQL the column defaults
 to ``session_user`` (the login that connected, whatever role it then took), and on a team
-database a trigger (``judge_app.store.team``) sets it whatever the statement said. Events
-written before this revision keep NULL: who made them was not recorded. SQLite has no logins:
-NULL there.
+database a rater's row-level policy refuses an event naming another (``judge_app.store.team``).
+Events written before this revision keep NULL: who made them was not recorded. SQLite has no
+logins: NULL there.
 
 The view ``active_order`` gives each query of the active sample its place in the order raters
 take them (ascending key): all a rater's queue needs, without the scale or the key, which a
