@@ -6,6 +6,7 @@ import shutil
 import sqlite3
 
 import pandas as pd
+import pytest
 from gui_support import (
     demo_anywhere,
     demo_db,
@@ -21,7 +22,7 @@ from gui_support import (
 from PySide6.QtCore import QAbstractItemModel, QAbstractListModel, QEvent, QModelIndex, Qt
 from PySide6.QtGui import QDesktopServices, QKeyEvent
 from PySide6.QtWidgets import QApplication
-from sqlalchemy import func, select
+from sqlalchemy import func, select, text
 
 from judge_app.gui import preferences
 from judge_app.gui.models import Role
@@ -660,6 +661,31 @@ def test_o_opens_the_web_page_and_the_rater_comes_back_to_the_same_result(
     window.close()
     again = open_window(demo_db)
     assert (again.judging.session.query.id, current_item(again).document_id) == place
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "file:///etc/passwd",
+        "javascript:alert(1)",
+        "data:text/html,<script>alert(1)</script>",
+        "FILE:///C:/Windows/System32/calc.exe",
+        "http:///no-host",
+        "//example.com/no-scheme",
+        "smb://server/share/setup.exe",
+    ],
+)
+def test_o_opens_only_a_web_address(qtbot, open_window, demo_db, monkeypatch, url):
+    with open_database(demo_db) as database, database.transaction() as session:
+        session.execute(text("UPDATE document SET url = :url"), {"url": url})
+    opened = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda address: opened.append(address) or True)
+    window = open_window(demo_db)
+    press(qtbot, window, Qt.Key.Key_O)
+    assert opened == []
+    assert window.status_text() == (
+        f"Not opened: {url} is no web address (only http and https addresses open in the browser)"
+    )
 
 
 def test_a_double_click_on_the_rubric_grades_once_as_a_held_key_does(qtbot, window, demo_db):

@@ -55,6 +55,7 @@ from judge_app.errors import in_words
 from judge_app.gui.delegates import GradeBadgeDelegate, TwoLineDelegate
 from judge_app.gui.models import Role
 from judge_app.gui.panes import as_list, banner, captioned
+from judge_app.gui.plain import PLAIN, plain_tip
 from judge_app.gui.theme import MARK_STYLES, grade_colour, is_dark, muted_text, text_on
 from judge_app.gui.workers import Task, Worker
 from judge_app.gui.workspace import Workspace
@@ -163,7 +164,7 @@ class DisputeModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             state = "undecided" if decided is None else f"decided {decided}"
             given = ", ".join(f"{o.rater} {_grade_word(o)}" for o in item.opinions)
-            return f"{item.query_id} · {item.doc_id}: {given}; {state}"
+            return plain_tip(f"{item.query_id} · {item.doc_id}: {given}; {state}")
         if role == Qt.ItemDataRole.TextAlignmentRole and column == GRADES:
             return int(Qt.AlignmentFlag.AlignCenter)
         return None
@@ -221,6 +222,7 @@ class RaterCard(QFrame):
         self.key.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.key.setFixedWidth(26)
         name = QLabel(opinion.rater)
+        name.setTextFormat(PLAIN)
         name.setObjectName("raterName")
         self.badge = QLabel()
         self.badge.setObjectName("gradeBadge")
@@ -253,9 +255,11 @@ class RaterCard(QFrame):
         layout.addWidget(note, 2, 1, 1, 2)
         layout.setColumnStretch(1, 1)
         self.setToolTip(
-            f"Press {number} to accept {opinion.rater}'s grade"
-            if opinion.grade is not None and number <= MAX_RATER_KEYS
-            else f"{opinion.rater} gave no grade"
+            plain_tip(
+                f"Press {number} to accept {opinion.rater}'s grade"
+                if opinion.grade is not None and number <= MAX_RATER_KEYS
+                else f"{opinion.rater} gave no grade"
+            )
         )
 
     def set_chosen(self, chosen: bool) -> None:
@@ -621,7 +625,9 @@ class AdjudicationScreen(QWidget):
             self.cards_layout.addWidget(card)
         self.cards_layout.addStretch(1)
         for step, button in zip(adjudication.disputes.scale, self.grade_buttons):
-            button.setToolTip(f"Your grade {step.grade} · {step.label}: {step.description}")
+            button.setToolTip(
+                plain_tip(f"Your grade {step.grade} · {step.label}: {step.description}")
+            )
         self._show_decision(row)
 
     def _show_document(self, item: Dispute) -> None:

@@ -33,6 +33,7 @@ from judge_app.agreement.tables import (
 )
 from judge_app.gui.charts_canvas import ChartCanvas
 from judge_app.gui.figure_page import FigurePage
+from judge_app.gui.plain import plain_tip
 from judge_app.gui.tables import MISSING, TablePane, named_label
 from judge_app.numbers import score_text, share_text, signed_text
 from judge_app.reports.figures import agreement_figures
@@ -196,7 +197,7 @@ class StatCard(QFrame):
         self.value.setText(value)
         self.note.setText(note)
         undefined = f"\n\nUndefined: {reason}" if reason else ""
-        self.setToolTip(self.explanation + undefined)
+        self.setToolTip(plain_tip(self.explanation + undefined))
 
 
 class CardGrid(QWidget):
@@ -529,7 +530,9 @@ class AgreementView(FigurePage):
         split = adjudications(report.per_query)
         to_adjudicate = len(split.awaiting)
         cards["raters"].show_value(f"{report.n_raters:,}", ", ".join(report.raters))
-        cards["raters"].setToolTip(f"{cards['raters'].explanation}: {', '.join(report.raters)}")
+        cards["raters"].setToolTip(
+            plain_tip(f"{cards['raters'].explanation}: {', '.join(report.raters)}")
+        )
         cards["documents"].show_value(
             f"{report.n_units:,}", f"in {queries:,} quer{'y' if queries == 1 else 'ies'}"
         )

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from judge_app.gui.plain import PLAIN, plain_tip
 from judge_app.gui.theme import significance_colours
 from judge_app.metrics.intervals import CONFIDENCE
 from judge_app.metrics.significance import (
@@ -90,7 +91,7 @@ class ComparisonMatrixModel(QAbstractTableModel):
                 return ""
             return NOT_COMPARED if found is None else signed_text(self.difference(row, column))
         if role == int(Qt.ItemDataRole.ToolTipRole):
-            return None if found is None else self._tooltip(row, column, found[0])
+            return None if found is None else plain_tip(self._tooltip(row, column, found[0]))
         if role in (int(Qt.ItemDataRole.BackgroundRole), int(Qt.ItemDataRole.ForegroundRole)):
             if found is None or not self.significance.significant(found[0]):
                 return None
@@ -166,6 +167,7 @@ class ComparisonMatrix(QWidget):
         layout.setContentsMargins(8, 8, 8, 8)
         layout.setSpacing(6)
         self.caption = QLabel()
+        self.caption.setTextFormat(PLAIN)  # run names
         self.caption.setObjectName("tableHint")
         self.caption.setWordWrap(True)
         layout.addWidget(self.caption)
@@ -182,6 +184,7 @@ class ComparisonMatrix(QWidget):
             header.setHighlightSections(False)
         layout.addWidget(self.table, 1)
         self.groups = QLabel()
+        self.groups.setTextFormat(PLAIN)
         self.groups.setObjectName("tableHint")
         self.groups.setWordWrap(True)
         layout.addWidget(self.groups)

@@ -107,6 +107,7 @@ class DrillDownDialog(QDialog):
         self.splitter.addWidget(self.ideal)
         layout.addWidget(self.splitter, 1)
         self.note = QLabel()
+        self.note.setTextFormat(Qt.TextFormat.PlainText)
         self.note.setObjectName("tableHint")
         self.note.setWordWrap(True)
         layout.addWidget(self.note)

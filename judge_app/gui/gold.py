@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 from judge_app.commands.gold import GoldOptions, GoldOutcome, Pair, gold
 from judge_app.errors import in_words
 from judge_app.gui.lead import LeadDialog
+from judge_app.gui.plain import plain_tip
 from judge_app.gui.workspace import Workspace
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -78,7 +79,7 @@ class GoldModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return (query_id, title or doc_id, str(grade))[column]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return f"{query_id} · {doc_id}" + (f": {title}" if title else "")
+            return plain_tip(f"{query_id} · {doc_id}" + (f": {title}" if title else ""))
         if role == Qt.ItemDataRole.TextAlignmentRole and column == GRADE:
             return int(Qt.AlignmentFlag.AlignCenter)
         return None

@@ -49,6 +49,7 @@ from judge_app.gui.delegates import GradeBadgeDelegate, TwoLineDelegate
 from judge_app.gui.flow import FlowLayout
 from judge_app.gui.models import Column, QueueModel, ResultsModel, Role
 from judge_app.gui.panes import as_list, banner, captioned
+from judge_app.gui.plain import PLAIN, plain_tip
 from judge_app.gui.theme import MARK_STYLES, grade_colour, is_dark, muted_text, text_on
 from judge_app.gui.workers import Worker
 from judge_app.judging.changes import READ_ONLY, Change, Outcome, changes
@@ -80,6 +81,10 @@ the tooltip and the ? overlay), so that the results and the document keep their 
 RUBRIC_HEIGHT = {False: 118, True: 66}
 CUE_PADDING = 16
 """The cue above the results is two lines high (and this padding), whatever it says."""
+WEB_SCHEMES = ("http", "https")
+"""What ``o`` opens in the browser: a result's address of any other kind is refused, said."""
+URL_SHOWN = 120
+"""The most of an address the status bar shows."""
 SPLIT = [205, 650, 425]
 """The queue, results and document panes' first widths (a window scales them alike): at 1280
 pixels the results show titles of 50 characters whole, and the document keeps 400 pixels."""
@@ -155,6 +160,7 @@ class RubricButton(QPushButton):
         self.description.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.description, 1)
         for child in (self.key_label, self.title, self.description):
+            child.setTextFormat(PLAIN)  # a rubric's words are the lead's, never HTML
             child.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.set_label(label, key)
 
@@ -167,7 +173,7 @@ class RubricButton(QPushButton):
         )
         self.title.setText(f"{label.grade} · {label.label}" if label.label else str(label.grade))
         self.description.setText(label.description)
-        self.setToolTip(f"{label.grade} {label.label}: {label.description} (key {key})")
+        self.setToolTip(plain_tip(f"{label.grade} {label.label}: {label.description} (key {key})"))
         self.setAccessibleName(f"Grade {label.grade}, {label.label}")
 
     def set_compact(self, compact: bool) -> None:
@@ -338,6 +344,7 @@ class JudgingScreen(QWidget):
         self.query_description.setWordWrap(True)
         self.query_description.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         for widget in (self.query_caption, self.query_text, self.query_description):
+            widget.setTextFormat(PLAIN)  # a query's text from a file is never HTML
             left.addWidget(widget)
         layout.addLayout(left, 1)
 
@@ -876,10 +883,20 @@ class JudgingScreen(QWidget):
         url = self.session.items[row].url
         if not url:
             self.message.emit("This result has no web address", False)
-        elif QDesktopServices.openUrl(QUrl(url)):
-            self.message.emit(f"Opened {url} in the browser", False)
+            return
+        address = QUrl(url.strip(), QUrl.ParsingMode.StrictMode)
+        if address.scheme().lower() not in WEB_SCHEMES or not address.host():
+            # a file: URL to a program runs it on some systems; javascript:, data: and the
+            # like are no web page: only a web address goes to the browser
+            self.message.emit(
+                f"Not opened: {_shown_url(url)} is no web address (only http and https "
+                "addresses open in the browser)",
+                True,
+            )
+        elif QDesktopServices.openUrl(address):
+            self.message.emit(f"Opened {_shown_url(url)} in the browser", False)
         else:
-            self.message.emit(f"No browser could open {url}", True)
+            self.message.emit(f"No browser could open {_shown_url(url)}", True)
 
     # writes ----------------------------------------------------------------------------------
 
@@ -1215,6 +1232,12 @@ def _out_of_step(session: JudgingSession) -> bool:
 def _key_id(event: QKeyEvent) -> int:
     """The physical key where the system says which it is, else Qt's key code."""
     return event.nativeScanCode() or event.key()
+
+
+def _shown_url(url: str) -> str:
+    """``url`` as the status bar shows it: on one line, at most ``URL_SHOWN`` characters."""
+    text = " ".join(url.split())
+    return text if len(text) <= URL_SHOWN else text[: URL_SHOWN - 1] + "…"
 
 
 def _escape(text: str | None) -> str:

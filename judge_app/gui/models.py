@@ -19,6 +19,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication
 
+from judge_app.gui.plain import plain_tip
 from judge_app.gui.theme import muted_text
 
 if TYPE_CHECKING:  # a start shows these models empty before the store is loaded
@@ -206,7 +207,7 @@ class QueueModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return query.text or query.external_id
         if role == Qt.ItemDataRole.ToolTipRole:
-            return query.description or query.text or query.external_id
+            return plain_tip(query.description or query.text or query.external_id)
         if role == Role.PROGRESS:
             if progress is None:
                 return f"{query.external_id} · no results"

@@ -21,6 +21,7 @@ from judge_app.commands.plan import Plan, PlanOptions, plan, read_judging_cost
 from judge_app.errors import in_words
 from judge_app.evaluation.result import EvaluationResult
 from judge_app.gui.flow import FlowLayout
+from judge_app.gui.plain import PLAIN, plain_tip
 from judge_app.gui.workers import Task, Worker
 from judge_app.store.judging_cost import JudgingCost
 
@@ -99,6 +100,7 @@ class PlanPanel(QFrame):
             spin.valueChanged.connect(self._debounce.start)
         layout.addWidget(row)
         self.words = QLabel("The plan follows the evaluation.")
+        self.words.setTextFormat(PLAIN)  # run names
         self.words.setObjectName("planWords")
         self.words.setWordWrap(True)
         layout.addWidget(self.words)
@@ -154,8 +156,10 @@ class PlanPanel(QFrame):
         self.plan = shown
         self.words.setText(shown.sentence())
         self.words.setToolTip(
-            f"Variance of per-query differences {shown.variance.variance:.4f}, "
-            f"{shown.variance.describe()}; two-sided paired t-test"
+            plain_tip(
+                f"Variance of per-query differences {shown.variance.variance:.4f}, "
+                f"{shown.variance.describe()}; two-sided paired t-test"
+            )
         )
         self.planned.emit(shown)
 

@@ -40,6 +40,7 @@ from judge_app.agreement.raters import BLOCK
 from judge_app.errors import JudgeAppError
 from judge_app.gui.charts_canvas import ChartCanvas
 from judge_app.gui.figure_page import FigurePage
+from judge_app.gui.plain import PLAIN, plain_tip
 from judge_app.gui.tables import (
     WARNING_COLOURS,
     CsvButton,
@@ -217,7 +218,7 @@ class RatersModel(FrameModel):
                 return None
             text, warned = note
             if role == Qt.ItemDataRole.ToolTipRole:
-                return text
+                return plain_tip(text)
             if not warned:
                 return None
             if role == Qt.ItemDataRole.ForegroundRole:
@@ -261,6 +262,7 @@ class ElidedLabel(QLabel):
     def __init__(self, name: str) -> None:
         super().__init__()
         self.setObjectName(name)
+        self.setTextFormat(PLAIN)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.full_text = ""
 
@@ -276,7 +278,7 @@ class ElidedLabel(QLabel):
         room = self.contentsRect().width()
         shown = self.fontMetrics().elidedText(self.full_text, Qt.TextElideMode.ElideRight, room)
         self.setText(shown)
-        self.setToolTip(self.full_text if shown != self.full_text else "")
+        self.setToolTip(plain_tip(self.full_text) if shown != self.full_text else "")
 
 
 class RatersView(FigurePage):

@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
 )
 
 from judge_app.errors import JudgeAppError
+from judge_app.gui.plain import PLAIN, plain_tip
 from judge_app.gui.theme import is_dark
 from judge_app.io.exports import write_csv
 from judge_app.numbers import score_text
@@ -251,12 +252,12 @@ class FrameModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return _RIGHT if self._numeric[column] else _LEFT
         if role == Qt.ItemDataRole.ToolTipRole and self._columns[column] in self.full_text:
-            return self.column_texts(column)[row]  # elided in a narrow column
+            return plain_tip(self.column_texts(column)[row])  # elided in a narrow column
         if self._marks[row]:
             if role == Qt.ItemDataRole.ForegroundRole:
                 return QBrush(QColor(WARNING_COLOURS[is_dark(QGuiApplication.palette())]))
             if role == Qt.ItemDataRole.ToolTipRole and self.marked is not None:
-                return self.tooltips.get(self.marked)
+                return plain_tip(self.tooltips.get(self.marked))
         return None
 
     def headerData(
@@ -268,7 +269,7 @@ class FrameModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return self.headers.get(column, str(column))
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self.tooltips.get(column)
+            return plain_tip(self.tooltips.get(column))
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return _RIGHT if self._numeric[section] else _LEFT
         return None
@@ -438,8 +439,10 @@ def csv_button(
 
 
 def named_label(text: str, name: str, *, wrap: bool = False) -> QLabel:
-    """A label with an object name (its style) that may wrap."""
+    """A label with an object name (its style) that may wrap; its text is shown as it is,
+    never read as HTML (``gui.plain``)."""
     label = QLabel(text)
+    label.setTextFormat(PLAIN)
     label.setObjectName(name)
     label.setWordWrap(wrap)
     return label
