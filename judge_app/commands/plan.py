@@ -17,6 +17,7 @@ import numpy as np
 
 from judge_app.errors import JudgeAppError, UsageError
 from judge_app.evaluation.options import EvaluationOptions
+from judge_app.io.exports import csv_text
 from judge_app.metrics.ranking import k_label
 from judge_app.metrics.sample_size import (
     TooFewQueries,
@@ -249,7 +250,7 @@ class Plan:
             }
             for need in self.table
         ]
-        return pd.DataFrame(rows).to_csv(index=False, lineterminator="\n")
+        return csv_text(pd.DataFrame(rows))
 
     def _table(self) -> str:
         options, need, pace = self.options, self.need, self.pace

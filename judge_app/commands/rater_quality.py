@@ -34,7 +34,8 @@ from judge_app.agreement.quality import DriftPoint, RaterQuality, RatersReport
 from judge_app.agreement.report import Ratings
 from judge_app.commands.agree import AgreementOptions, coded_agreement
 from judge_app.errors import UsageError
-from judge_app.io.outputs import check_output, output_file
+from judge_app.io.exports import write_csv
+from judge_app.io.outputs import check_output
 from judge_app.metrics.codes import Graded
 from judge_app.names import ADJUDICATED
 from judge_app.store.gold import gold_frame
@@ -100,8 +101,7 @@ def rater_quality(database: Database, options: RatersOptions) -> RatersReport:
     with database.reading() as session:
         report = rater_quality_in(session, database.describe(), options)
     if options.too_fast_out is not None:
-        with output_file(options.too_fast_out, newline="") as handle:
-            report.flagged.to_csv(handle, index=False, lineterminator="\n")
+        write_csv(report.flagged, options.too_fast_out)
     return report
 
 

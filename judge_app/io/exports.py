@@ -53,6 +53,8 @@ def make_inert(cells: pd.Series) -> pd.Series:
     """
     import pandas as pd
 
+    if isinstance(cells.dtype, pd.CategoricalDtype):  # names (of raters, say) as categories
+        cells = cells.astype(object)
     if pd.api.types.infer_dtype(cells, skipna=True) not in TEXT_KINDS:
         return cells
     risky = cells.str.startswith(RISKY_STARTS + ("'",), na=False).to_numpy(dtype=bool)
@@ -85,13 +87,15 @@ def write_csv(frame: pd.DataFrame, path: Path | str, float_format: str | None = 
 
 
 def _inert(frame: pd.DataFrame, float_format: str | None) -> pd.DataFrame:
-    """``frame`` with every column made inert, and real numbers among text formatted."""
+    """``frame`` with every column and every column's name made inert (a table's columns may
+    be named after runs or raters), and real numbers among text formatted."""
     out = frame.copy(deep=False)
     for position in range(frame.shape[1]):
         column = make_inert(frame.iloc[:, position])
         if float_format and column.dtype == object:
             column = column.map(lambda cell: _formatted(cell, float_format))
         out.isetitem(position, column)
+    out.columns = [inert(name) if isinstance(name, str) else name for name in frame.columns]
     return out
 
 

@@ -10,6 +10,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from judge_app.io.exports import csv_text
 from judge_app.numbers import MISSING, score_text, seconds_text, share_text, signed_text
 
 if TYPE_CHECKING:
@@ -167,7 +168,7 @@ def as_text(report: RatersReport, output: str) -> str:
             allow_nan=False,
         )
     if output == "csv":
-        return frame(report).to_csv(index=False, lineterminator="\n")
+        return csv_text(frame(report))  # text cells inert, as every CSV of judge_app
     return _table(report)
 
 
