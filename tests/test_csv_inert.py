@@ -85,9 +85,7 @@ def test_every_command_that_writes_csv_makes_text_cells_inert(risky_db, tmp_path
         outputs[name] = path.read_text(encoding="utf-8")
     assert "=HYPERLINK" in outputs["eval"] and "@SUM(A1)" in outputs["eval"]
     assert "-ana" in outputs["raters"] and "=ben" in outputs["raters --too-fast"]
-    assert {name: risky_cells(data) for name, data in outputs.items()} == dict.fromkeys(
-        outputs, []
-    )
+    assert {name: risky_cells(data) for name, data in outputs.items()} == dict.fromkeys(outputs, [])
 
 
 @pytest.mark.parametrize("page", ["evaluation", "agreement", "raters"])
