@@ -734,8 +734,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     if isinstance(text, int):  # the window's exit code
         return text
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    # what was written, said where it does not mix with a file written to standard output
+    said = sys.stderr if _writes_standard_output(args) else sys.stdout
+    said.write(text if text.endswith("\n") else text + "\n")
     return 0
+
+
+def _writes_standard_output(args: argparse.Namespace) -> bool:
+    """Whether a file the command writes is standard output (``-``)."""
+    return any(isinstance(value, Path) and str(value) == "-" for value in vars(args).values())
 
 
 def _check_lead(args: argparse.Namespace) -> None:

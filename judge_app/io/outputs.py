@@ -2,12 +2,17 @@
 
 A file is written under a temporary name beside it and renamed into place once complete: a
 write cut short (a full disk, an error half-way) leaves no partial file, and an older file of
-that name stays as it was. A path that cannot be written is an ExportError naming it and why.
+that name stays as it was. Only a regular file is ever replaced: a symbolic link is written
+through (its target replaced, the link kept), and standard output (``-``), a pipe or a device
+is written to as a stream. A path that cannot be written is an ExportError naming it and why.
 """
 
 from __future__ import annotations
 
+import io
 import os
+import stat
+import sys
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,10 +22,19 @@ from typing import TextIO
 from judge_app.io import live_files
 from judge_app.io.errors import ExportError
 
+STDOUT = "-"
+"""The path that names standard output."""
+
 
 def check_output(path: Path) -> None:
-    """ExportError unless a file can be written at ``path`` (checked before any work)."""
-    path, folder = Path(path), Path(path).parent
+    """ExportError unless a file can be written at ``path`` (checked before any work): a
+    regular file (or a new one), through a symbolic link to where it points, or what is
+    written as a stream: standard output (``-``), a pipe or a device."""
+    path = Path(path)
+    if str(path) == STDOUT or _streamed(path):
+        return
+    path = _real(path)
+    folder = path.parent
     if live_files.is_live(path):
         raise _cannot_write(path, live_files.LIVE_REASON)
     if path.is_dir():
@@ -35,6 +49,22 @@ def check_output(path: Path) -> None:
         raise _cannot_write(path, "is a SQLite database: choose another file")
 
 
+def _streamed(path: Path) -> bool:
+    """Whether ``path`` is (or links to) something other than a regular file or a folder: a
+    pipe, a device, a socket. Such a thing is written to as it is, never replaced."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _real(path: Path) -> Path:
+    """Where ``path`` leads: a symbolic link's target (the file replaced is the one it points
+    to, and the link stays a link), else ``path``."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
 def _holds_a_database(path: Path) -> bool:
     """Whether the file at ``path`` (not open in this process) starts like a SQLite file."""
     try:
@@ -46,14 +76,28 @@ def _holds_a_database(path: Path) -> bool:
 
 @contextmanager
 def output_file(path: Path, newline: str | None = None) -> Iterator[TextIO]:
-    """A UTF-8 text file to write at ``path``, put in place only once written whole."""
+    """A UTF-8 text file to write at ``path``, put in place only once written whole (through
+    a symbolic link, at its target); standard output (``-``), a pipe or a device is written
+    to as it is."""
     path = Path(path)
     check_output(path)
-    partial = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.part")
+    if str(path) == STDOUT:
+        with _standard_output(newline) as handle:
+            yield handle
+        return
+    if _streamed(path):
+        try:
+            with path.open("w", encoding="utf-8", newline=newline) as handle:
+                yield handle
+        except OSError as error:
+            raise _cannot_write(path, error.strerror or str(error)) from None
+        return
+    target = _real(path)
+    partial = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.part")
     try:
         with partial.open("x", encoding="utf-8", newline=newline) as handle:
             yield handle
-        partial.replace(path)
+        partial.replace(target)
     except OSError as error:
         partial.unlink(missing_ok=True)
         raise _cannot_write(path, error.strerror or str(error)) from None
@@ -62,14 +106,42 @@ def output_file(path: Path, newline: str | None = None) -> Iterator[TextIO]:
         raise
 
 
+@contextmanager
+def _standard_output(newline: str | None) -> Iterator[TextIO]:
+    """Standard output as UTF-8 text with ``newline``, left open afterwards."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # replaced by a text-only stream
+        yield sys.stdout
+        return
+    sys.stdout.flush()
+    handle = io.TextIOWrapper(buffer, encoding="utf-8", newline=newline)
+    try:
+        yield handle
+    finally:
+        handle.flush()
+        handle.detach()
+
+
 def output_bytes(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` whole or not at all, as :func:`output_file` writes text."""
     path = Path(path)
     check_output(path)
-    partial = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.part")
+    if str(path) == STDOUT:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return
+    if _streamed(path):
+        try:
+            path.write_bytes(data)
+        except OSError as error:
+            raise _cannot_write(path, error.strerror or str(error)) from None
+        return
+    target = _real(path)
+    partial = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.part")
     try:
         partial.write_bytes(data)
-        partial.replace(path)
+        partial.replace(target)
     except OSError as error:
         partial.unlink(missing_ok=True)
         raise _cannot_write(path, error.strerror or str(error)) from None
