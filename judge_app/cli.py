@@ -35,6 +35,22 @@ PASSWORD_ENV = "JUDGE_APP_PASSWORD"
 """Where ``team add`` reads a new login's password from, when set."""
 
 
+class Once(argparse.Action):
+    """An option given at most once: argparse would keep the last of two and drop the first
+    without a word (``import --run A --run B`` imported B alone)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        if getattr(namespace, self.dest, None) is not None:
+            parser.error(f"{option_string} is given twice: import one at a time")
+        setattr(namespace, self.dest, values)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="judge-app",
@@ -54,22 +70,35 @@ def _parser() -> argparse.ArgumentParser:
         "as a TREC run or TREC qrels.",
     )
     load.add_argument("db", metavar="DB")
-    load.add_argument("--queries", type=Path, metavar="FILE", help="query_id,text[,description]")
-    load.add_argument("--documents", type=Path, metavar="FILE", help="doc_id[,title,url,body]")
     load.add_argument(
-        "--run", type=Path, metavar="FILE", help="query_id,doc_id,rank[,score] or TREC run"
+        "--queries", type=Path, action=Once, metavar="FILE", help="query_id,text[,description]"
     )
     load.add_argument(
-        "--run-name", metavar="NAME", help="name of the run (default: TREC tag or file name)"
+        "--documents", type=Path, action=Once, metavar="FILE", help="doc_id[,title,url,body]"
+    )
+    load.add_argument(
+        "--run",
+        type=Path,
+        action=Once,
+        metavar="FILE",
+        help="query_id,doc_id,rank[,score] or TREC run",
+    )
+    load.add_argument(
+        "--run-name",
+        action=Once,
+        metavar="NAME",
+        help="name of the run (default: TREC tag or file name)",
     )
     load.add_argument(
         "--judgments",
         type=Path,
+        action=Once,
         metavar="FILE",
         help="query_id,doc_id,rater,grade[,note] or TREC qrels",
     )
     load.add_argument(
         "--rater",
+        action=Once,
         metavar="NAME",
         help="the rater of a qrels file (or of a file without a rater column)",
     )

@@ -312,3 +312,17 @@ def test_no_help_shows_a_doubled_percent_sign():
     (commands,) = [action for action in parser._actions if action.choices and action.dest]
     for name, command in commands.choices.items():
         assert "%%" not in command.format_help(), name
+
+
+def test_an_import_option_given_twice_is_refused_not_dropped(tmp_path, capsys):
+    db = tmp_path / "db.sqlite"
+    runs = []
+    for name in ("a", "b"):
+        run = tmp_path / f"{name}.txt"
+        run.write_text(f"q1 Q0 d1 1 1.0 {name}\n", encoding="utf-8")
+        runs += ["--run", str(run)]
+    with pytest.raises(SystemExit) as exit_:
+        main(["import", str(db), *runs])
+    assert exit_.value.code == 2
+    assert "--run is given twice: import one at a time" in capsys.readouterr().err
+    assert not db.exists()  # nothing was imported

@@ -13,7 +13,6 @@ judge then weights the labelled queries by their inclusion probabilities
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, replace
 from itertools import combinations
@@ -26,6 +25,7 @@ from judge_app.evaluation.options import EvaluationOptions
 from judge_app.metrics import active_order
 from judge_app.metrics.ranking import Evaluation, k_label
 from judge_app.options import require_whole
+from judge_app.writers.json_document import json_document
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -172,7 +172,7 @@ class ActiveSample:
                     for query, scale, key in zip(self.order, self.scales, self.keys)
                 ],
             }
-            return json.dumps(document, indent=2) + "\n"
+            return json_document(document, indent=2)
         from judge_app.writers.tables import text_table
 
         rows: list[dict[str, object]] = [

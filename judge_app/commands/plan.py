@@ -8,7 +8,6 @@ the runs) × raters per query, in judgments, and × the median seconds of a judg
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -27,6 +26,7 @@ from judge_app.metrics.sample_size import (
     queries_needed,
 )
 from judge_app.options import require_finite, require_whole
+from judge_app.writers.json_document import json_document
 
 if TYPE_CHECKING:
     from judge_app.evaluation.result import EvaluationResult
@@ -231,7 +231,7 @@ class Plan:
     def as_text(self, output: str) -> str:
         """The plan as ``table`` (rounded, for people), ``json`` or ``csv`` (in full)."""
         if output == "json":
-            return json.dumps(self.record(), indent=2, allow_nan=False) + "\n"
+            return json_document(self.record(), indent=2)
         if output == "csv":
             return self._csv()
         return self._table()

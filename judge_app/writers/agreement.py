@@ -13,7 +13,6 @@ the columns that say what it is about. Each lists the documents graded two or mo
 
 from __future__ import annotations
 
-import json
 import textwrap
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from judge_app.agreement.coefficients import GRADES, LEVELS
 from judge_app.agreement.report import adjudications
 from judge_app.errors import UsageError
+from judge_app.writers.json_document import json_document
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -189,7 +189,7 @@ def _ranking_record(ranking: RankingStability | None, digits: int | None) -> dic
 
 
 def json_text(report: AgreementReport, digits: int | None = None) -> str:
-    return json.dumps(report_record(report, digits), ensure_ascii=False, allow_nan=False) + "\n"
+    return json_document(report_record(report, digits))
 
 
 # --------------------------------------------------------------------------- CSV

@@ -8,7 +8,6 @@ far it orders the runs as humans do), Kendall's tau among the best half
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from judge_app.errors import UsageError, quoted
@@ -36,6 +35,7 @@ from judge_app.numbers import (
 )
 from judge_app.writers.agreement import alpha_reading
 from judge_app.writers.corrected import quality_warning
+from judge_app.writers.json_document import json_document
 
 OUTPUTS = ("table", "json", "csv")
 BIAS_TOLERANCE = 0.1
@@ -162,7 +162,7 @@ def as_text(calibration: Calibration, output: str) -> str:
     if output not in OUTPUTS:
         raise UsageError(f"--format must be one of {', '.join(OUTPUTS)}")
     if output == "json":
-        return json.dumps(record(calibration), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+        return json_document(record(calibration), indent=2)
     if output == "csv":
         return _csv(calibration)
     return _table(calibration)

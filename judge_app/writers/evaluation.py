@@ -4,7 +4,6 @@ run's mean comes with its one interval, named where it is shown (``95% t interva
 
 from __future__ import annotations
 
-import json
 import math
 from typing import TYPE_CHECKING
 
@@ -13,6 +12,7 @@ import numpy as np
 from judge_app.metrics.intervals import MeanInterval
 from judge_app.metrics.measure_names import MEAN, SUM, aggregate_note, aggregate_of
 from judge_app.metrics.ranking import Evaluation, k_label
+from judge_app.writers.json_document import json_document
 from judge_app.writers.tables import text_table
 
 if TYPE_CHECKING:
@@ -120,7 +120,7 @@ def json_text(result: EvaluationResult, digits: int | None = None) -> str:
             estimates = corrected_writer.record(corrected.runs[record["run"]], digits)
             record["estimates"] = estimates
             record.update({key: estimates[key] for key in ("ppi_mean", "ppi_interval")})
-    return json.dumps(document, ensure_ascii=False) + "\n"
+    return json_document(document)
 
 
 def interval_record(interval: MeanInterval, measure: str, digits: int | None) -> dict:

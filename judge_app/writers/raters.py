@@ -6,12 +6,12 @@ line (:func:`warning_lines`)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from judge_app.io.exports import csv_text
 from judge_app.numbers import MISSING, score_text, seconds_text, share_text, signed_text
+from judge_app.writers.json_document import json_document
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -162,11 +162,10 @@ def as_text(report: RatersReport, output: str) -> str:
     """The report as ``table`` (rounded, for people), ``csv`` or ``json`` (in full)."""
     if output == "json":
         settings = {"min_seconds": report.min_seconds, "repeat_share": report.repeat_share}
-        return json.dumps(
+        return json_document(
             {"source": report.source, "settings": settings, "raters": records(report)},
             indent=2,
-            allow_nan=False,
-        )
+        ).rstrip("\n")
     if output == "csv":
         return csv_text(frame(report))  # text cells inert, as every CSV of judge_app
     return _table(report)

@@ -6,7 +6,6 @@ p-value or a bound is never rounded across the threshold it is judged by."""
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
@@ -20,6 +19,7 @@ from judge_app.metrics.significance import (
     Significance,
 )
 from judge_app.numbers import MISSING, bound_text, p_text, score_text, signed_text
+from judge_app.writers.json_document import json_document
 from judge_app.writers.tables import count_text, listed, text_table
 
 TABLE_DIGITS = 4
@@ -325,7 +325,7 @@ def csv_text(significance: Significance, digits: int | None = None) -> str:
 
 
 def json_text(significance: Significance, digits: int | None = None) -> str:
-    return json.dumps(as_document(significance, digits), ensure_ascii=False) + "\n"
+    return json_document(as_document(significance, digits))
 
 
 def table_text(significance: Significance, digits: int = TABLE_DIGITS) -> str:
