@@ -443,3 +443,49 @@ def test_a_failed_export_changes_nothing(source: Path, tmp_path: Path, monkeypat
     assert main(["packet", "export", str(source), "--rater", "chloe", "--out", str(out)]) == 1
     assert _dump(source) == before  # no database.id, no packet issued
     assert not list(tmp_path.glob("chloe.judge*"))  # no packet, no -wal or -shm beside it
+
+
+@pytest.mark.parametrize(
+    ("statements", "reason"),
+    [
+        (  # the settings read through a view: it could loop or multiply rows without end
+            [
+                "ALTER TABLE setting RENAME TO setting_rows",
+                "CREATE VIEW setting AS SELECT key, value FROM setting_rows",
+            ],
+            "it holds the table 'setting_rows', which judge_app does not make",
+        ),
+        (
+            ["CREATE TRIGGER judged AFTER INSERT ON judgment BEGIN DELETE FROM judgment; END"],
+            "it holds the trigger 'judged', which judge_app does not make",
+        ),
+        (  # computed whenever the history is read
+            [
+                "ALTER TABLE judgment_event ADD COLUMN heavy BLOB "
+                "GENERATED ALWAYS AS (zeroblob(1000000000)) VIRTUAL"
+            ],
+            "it holds the table 'judgment_event', which judge_app does not make",
+        ),
+        (
+            ["CREATE INDEX mine ON judgment (note)"],
+            "it holds the index 'mine', which judge_app does not make",
+        ),
+    ],
+)
+def test_a_packet_with_schema_objects_judge_app_does_not_make_is_refused_unread(
+    source: Path, chloe_packet: Path, capsys: pytest.CaptureFixture[str], statements, reason
+):
+    _tamper(chloe_packet, *statements)
+    assert reason in _refused(source, chloe_packet, capsys)
+
+
+def test_a_packet_with_more_history_than_a_rater_makes_is_refused(
+    source: Path, chloe_packet: Path, capsys: pytest.CaptureFixture[str], monkeypatch
+):
+    from judge_app.store import packet_schema
+
+    with closing(sqlite3.connect(chloe_packet)) as connection:
+        events = connection.execute("SELECT count(*) FROM judgment_event").fetchone()[0]
+    monkeypatch.setattr(packet_schema, "MAX_EVENTS", events - 1)
+    said = _refused(source, chloe_packet, capsys)
+    assert f"it holds {events:,} history events, more than a rater makes ({events - 1:,})" in said

@@ -234,6 +234,9 @@ def _configure_sqlite(engine: Engine) -> None:
         cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA synchronous=FULL")
+        # a file may come from anyone: no function of its views or triggers runs with side
+        # effects (judge_app's own schema needs none)
+        cursor.execute("PRAGMA trusted_schema=OFF")
         cursor.close()
 
     @event.listens_for(engine, "begin")

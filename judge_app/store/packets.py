@@ -57,6 +57,7 @@ from judge_app.store.models import (
     Setting,
     utcnow,
 )
+from judge_app.store.packet_schema import check_packet_schema
 from judge_app.store.people import assigned_queries, rater
 from judge_app.store.settings import REPEAT_SHARE, get_setting, set_setting
 
@@ -269,6 +270,7 @@ def merge_packet(database: Database, path: Path) -> MergeOutcome:
 def _read_packet(path: Path) -> PacketClaims:
     """What the packet file at ``path`` says; StoreError if it holds values of the wrong type
     or range, which no judge_app wrote."""
+    check_packet_schema(path)  # before any row of it is read
     with open_database(path, read_only=True) as packet, packet.reading() as session:
         settings: dict[str, object] = dict(session.execute(text(SETTINGS)).all())
         if any(settings.get(key) is None for key in (PACKET_ID, PACKET_RATER, PACKET_BASE)):
