@@ -326,3 +326,23 @@ def test_an_import_option_given_twice_is_refused_not_dropped(tmp_path, capsys):
     assert exit_.value.code == 2
     assert "--run is given twice: import one at a time" in capsys.readouterr().err
     assert not db.exists()  # nothing was imported
+
+
+@pytest.mark.parametrize(
+    "twin",
+    [
+        "\u0430na",  # a Cyrillic a
+        "an\u200da",  # a zero-width joiner
+        "\u202eana",  # a right-to-left override
+        "a\u00adna",  # a soft hyphen
+        "\uff41na",  # a full-width a
+    ],
+)
+def test_a_name_that_only_looks_like_a_raters_is_refused_as_such(tmp_path, capsys, twin):
+    db = tmp_path / "demo.sqlite"
+    assert main(["demo", str(db)]) == 0  # ana is one of its raters
+    capsys.readouterr()
+    assert main(["assign", str(db), "--raters", twin, "--copies", "1"]) == 1
+    said = capsys.readouterr().err
+    assert "looks like the rater 'ana': it differs only by invisible or look-alike" in said
+    assert "U+" in said  # the character that sets it apart, named

@@ -19,6 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from judge_app.names import only_case_or_spaces
+
 LEAD_TOOLS = (("assign", "Assign…"), ("rubric", "Rubric…"), ("pool", "Pooling…"))
 
 
@@ -228,12 +230,14 @@ class RaterChooser(QWidget):
 
     def ask_similar(self, name: str, other: str) -> None:
         """Ask whether the new name ``name`` is the rater ``other`` (their names differ only
-        by spaces or case) or another person."""
+        by spaces or case, or by invisible or look-alike characters) or another person."""
         self.error.hide()
-        self.similar_text.setText(
-            f"“{name}” differs from the rater “{other}” only by spaces or case."
-            " Is this the same person?"
+        how = (
+            "differs from the rater “{}” only by spaces or case"
+            if only_case_or_spaces(name, other)
+            else "looks like the rater “{}”: it differs only by invisible or look-alike characters"
         )
+        self.similar_text.setText(f"“{name}” {how.format(other)}. Is this the same person?")
         self.use_similar.setText(f"Yes: judge as {other}")
         self.use_similar.setProperty("rater", other)
         self.add_anyway.setText(f"No: add {name}")
