@@ -54,6 +54,23 @@ class Drop:
 
 
 @dataclass(frozen=True)
+class Raw:
+    """A 200 response of this JSON body (the usage given, or the default), sent whole, or a
+    byte every ``drip`` seconds."""
+
+    content: str
+    usage: dict[str, Any] | None = None
+    drip: float = 0.0
+
+
+@dataclass(frozen=True)
+class Echo:
+    """An error status whose message repeats the request's Authorization header."""
+
+    code: int = 400
+
+
+@dataclass(frozen=True)
 class Seen:
     """A request as received: its path, headers and JSON body."""
 
@@ -112,6 +129,17 @@ class ChatServer:
                         action.code, {"error": {"message": f"scripted {action.code}"}}, headers
                     )
                     return
+                if isinstance(action, Echo):
+                    said = f"bad request with Authorization: {self.headers.get('Authorization')}"
+                    self.reply(action.code, {"error": {"message": said}})
+                    return
+                if isinstance(action, Raw):
+                    usage = action.usage or {"prompt_tokens": PROMPT_TOKENS,
+                                             "completion_tokens": COMPLETION_TOKENS}  # fmt: skip
+                    message = {"role": "assistant", "content": action.content}
+                    body = {"choices": [{"index": 0, "message": message}], "usage": usage}
+                    self.reply(200, body, drip=action.drip)
+                    return
                 if isinstance(action, Sleep):
                     time.sleep(action.seconds)
                     action = None
@@ -142,7 +170,11 @@ class ChatServer:
                 )
 
             def reply(
-                self, code: int, payload: dict, headers: dict[str, str] | None = None
+                self,
+                code: int,
+                payload: dict,
+                headers: dict[str, str] | None = None,
+                drip: float = 0.0,
             ) -> None:
                 data = json.dumps(payload).encode()
                 try:
@@ -152,7 +184,12 @@ class ChatServer:
                     for key, value in (headers or {}).items():
                         self.send_header(key, value)
                     self.end_headers()
-                    self.wfile.write(data)
+                    if not drip:
+                        self.wfile.write(data)
+                    for byte in data if drip else b"":
+                        self.wfile.write(bytes([byte]))
+                        self.wfile.flush()
+                        time.sleep(drip)
                 except OSError:  # the client gave up (its timeout)
                     pass
 

@@ -68,6 +68,18 @@ def test_the_dialog_judges_and_reports_the_summary(qtbot, open_window, demo_db, 
     assert preferences.autojudge_settings()["endpoint"] == chat_server.url
 
 
+def test_an_endpoint_is_remembered_without_a_key_in_it(qtbot, open_window, demo_db, chat_server):
+    window = open_window(demo_db)
+    dialog = opened_dialog(window, chat_server)
+    secret = chat_server.url.replace("http://", "http://user:s3cret@") + "?api-key=s3cret"
+    dialog.endpoint.setText(secret)
+    dialog.limit.setValue(1)
+    with qtbot.waitSignal(dialog.judged, timeout=30_000):
+        qtbot.mouseClick(dialog.accept_button, Qt.MouseButton.LeftButton)
+    assert preferences.autojudge_settings()["endpoint"] == chat_server.url
+    assert chat_server.seen[0].path.endswith("?api-key=s3cret")  # used, never kept
+
+
 def test_cancel_in_the_progress_dialog_keeps_the_answers(qtbot, open_window, demo_db, chat_server):
     chat_server.pause = 0.05
     window = open_window(demo_db)

@@ -15,6 +15,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from contextlib import redirect_stderr, redirect_stdout
 from io import StringIO
@@ -27,6 +28,8 @@ from chat_server import (
     PROMPT_TOKENS,
     Answer,
     Drop,
+    Echo,
+    Raw,
     Sleep,
     Status,
     chat_server,
@@ -38,6 +41,7 @@ from judge_app.cli import main as cli
 from judge_app.commands import autojudge as autojudge_module
 from judge_app.commands.autojudge import AutojudgeOptions, autojudge
 from judge_app.errors import JudgeAppError, UsageError
+from judge_app.judges import llm
 from judge_app.judges.llm import EndpointError, chat_url, public_url
 from judge_app.judges.prompt import (
     DEFAULT_TEMPLATE,
@@ -501,12 +505,16 @@ def test_the_command_line_end_to_end(db, chat_server, tmp_path):
         ("", None),
         (None, None),
         ("<think>Final score: 3</think>", None),
+        ("Final score: 5.0e308", None),  # no 5
+        ("Final score: 4e0", None),
+        ("Final score: " + "9" * 5000, None),
     ],
 )
 def test_answers_are_read_as_a_grade_or_a_failure(answer, grade):
     verdict = parse_grade(answer)
     assert verdict.grade == grade
     assert (verdict.failure is None) == (grade is not None)
+    assert len(verdict.failure or "") < 200  # a line, whatever the answer
 
 
 @pytest.mark.parametrize(
@@ -581,3 +589,42 @@ def test_ctrl_c_stops_the_command_keeping_the_answers(db, chat_server):
     asked = len(rows(db))
     assert 5 <= asked < len(pooled(db)) and asked == len(chat_server.seen)
     assert f"{asked} asked: {asked} graded" in err
+
+
+# a hostile server (issue 31, item 4) ------------------------------------------------------------
+
+
+def test_a_server_is_held_to_bounds_and_every_answer_received_is_kept(db, chat_server, monkeypatch):
+    monkeypatch.setenv("MY_KEY", KEY)
+    chat_server.script = {
+        PIZZA: [Raw("Final score: 3", usage={"prompt_tokens": 10**30, "completion_tokens": 2**62})],
+        "hiking boots": [Raw("x" * (llm.MAX_BODY + 1))],
+        "reset iphone": [Echo()],
+        "noise cancel": [Raw("Final score: 2", drip=0.05)],  # a whole answer would take minutes
+    }
+    summary = run(
+        db, chat_server, api_key_env="MY_KEY", queries=("q01", "q02", "q03", "q04"), retries=0,
+        timeout=1.0,
+    )  # fmt: skip
+    found = rows(db)
+    assert summary.graded + summary.failed == len(found) > 4  # every other answer kept
+    counted = [row for row in found if row["query"] == "q01" and row["prompt_tokens"] is None]
+    assert [(row["grade"], row["completion_tokens"]) for row in counted] == [(3, None)]
+    failures = sorted(row["failure"] for row in found if row["failure"])
+    assert len(failures) == 3
+    assert f"the answer is longer than {llm.MAX_BODY:,} bytes: not kept" in failures
+    assert any(failure.startswith("no answer within 1 s") for failure in failures)
+    echoed = [failure for failure in failures if "Authorization" in failure]
+    assert len(echoed) == 1 and "Bearer [key]" in echoed[0]
+    assert not [row for row in found if KEY in str(dict(row))]
+    assert all(seen.body["max_tokens"] == llm.MAX_TOKENS for seen in chat_server.seen)
+
+
+def test_stop_ends_an_answer_under_way_at_once(chat_server):
+    chat_server.script = {"slow": [Raw("Final score: 2", drip=0.1)]}  # some 10 s in all
+    stop = threading.Event()
+    settings = llm.ChatSettings(chat_server.url, "judge-model", timeout=60.0, retries=0)
+    with llm.ChatClient(settings, stop=stop) as client:
+        threading.Timer(0.3, stop.set).start()
+        reply = client.ask([{"role": "user", "content": "slow"}])
+    assert reply.stopped and reply.answer is None  # it did not wait for the whole answer

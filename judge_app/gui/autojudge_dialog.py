@@ -27,6 +27,7 @@ from judge_app.gui import preferences
 from judge_app.gui.lead import LeadDialog
 from judge_app.gui.workers import Worker
 from judge_app.gui.workspace import Workspace
+from judge_app.judges.llm import public_url
 from judge_app.judges.local import LocalReport
 from judge_app.judges.prompt import DEFAULT_TEMPLATE, PLACEHOLDERS
 
@@ -184,7 +185,8 @@ class AutojudgeDialog(LeadDialog):
         if not options.local:
             preferences.remember_autojudge_settings(
                 {
-                    "endpoint": options.endpoint or "",
+                    # no user, password or query, where a key could hide: never in the settings
+                    "endpoint": public_url(options.endpoint) if options.endpoint else "",
                     "model": options.model or "",
                     "api_key_env": options.api_key_env,
                 }

@@ -5,14 +5,22 @@ A request that meets 429, a 5xx status, a timeout or a dropped connection is sen
 an exponential pause (or the pause the server's Retry-After asks for), up to ``retries``
 times; then it is a failure with its reason. A status that says the endpoint, model or key is
 wrong (401, 403, 404) stops everything: ``EndpointError``. The API key is read from an
-environment variable by the caller and only ever sent in the Authorization header.
+environment variable by the caller and only ever sent in the Authorization header; a server
+that echoes it (or any bearer token) in its words gets it blanked before they are kept.
+
+A server is not trusted to be reasonable: an answer is asked for in at most ``max_tokens``
+tokens, its body is read up to ``MAX_BODY`` bytes, the whole of an attempt (not each read)
+within ``timeout`` seconds, a token count past ``MAX_COUNT`` is no count, and ``stop`` ends
+an attempt under way at once.
 """
 
 from __future__ import annotations
 
 import email.utils
+import json
 import math
 import random
+import re
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -33,6 +41,15 @@ FATAL_STATUSES = {
 }
 LONGEST_PAUSE = 60.0
 """No pause between attempts is longer, whatever a Retry-After asks."""
+MAX_BODY = 1 << 20
+"""The most bytes of a response read: an answer longer than this is a failure, not kept."""
+MAX_TOKENS = 1024
+"""The most tokens an answer may take (``max_tokens``): a grade and its reasons need far fewer."""
+MAX_COUNT = 2**31 - 1
+"""A token count past this is no count (the database's integers hold no more)."""
+WATCH_SECONDS = 0.05
+"""How often an attempt under way looks whether it is past its time or stopped."""
+_BEARER = re.compile(r"(?i)(bearer\s+)[^\s\"',;]+")
 
 
 class EndpointError(JudgeAppError):
@@ -47,9 +64,9 @@ class EndpointError(JudgeAppError):
 @dataclass(frozen=True)
 class ChatSettings:
     """Where and how to ask: the ``base_url`` (``…/v1``), the ``model``, the API key (None:
-    no Authorization header), the ``timeout`` of one attempt in seconds, how many times a
-    failed attempt is ``retries``-ed, and the first pause before a retry (``backoff`` s,
-    doubled each time)."""
+    no Authorization header), the ``timeout`` of one whole attempt in seconds, how many times
+    a failed attempt is ``retries``-ed, the first pause before a retry (``backoff`` s, doubled
+    each time) and the most tokens an answer may take."""
 
     base_url: str
     model: str
@@ -57,6 +74,7 @@ class ChatSettings:
     timeout: float = 60.0
     retries: int = 3
     backoff: float = 1.0
+    max_tokens: int = MAX_TOKENS
 
     def __repr__(self) -> str:  # never shows the key
         return f"ChatSettings({self.base_url!r}, {self.model!r})"
@@ -107,7 +125,12 @@ class ChatClient:
 
     def ask(self, messages: Sequence[Mapping[str, str]]) -> Reply:
         """The model's reply to ``messages`` (temperature 0), retried as the module says."""
-        payload = {"model": self.settings.model, "messages": list(messages), "temperature": 0}
+        payload = {
+            "model": self.settings.model,
+            "messages": list(messages),
+            "temperature": 0,
+            "max_tokens": self.settings.max_tokens,
+        }
         started = time.monotonic()
         attempts = 0
         while True:
@@ -133,31 +156,103 @@ class ChatClient:
 
     def _attempt(self, payload: dict[str, Any]) -> tuple[str, float | None, Reply | None]:
         """One attempt: (why it failed, the pause asked for, None) to try again, or
-        ("", None, the reply) when it needs no retry (an answer, or a failure for good);
-        httpx.ConnectError when nothing answers at the address."""
+        ("", None, the reply) when it needs no retry (an answer, a failure for good, or
+        stopped); httpx.ConnectError when nothing answers at the address."""
+        timeout = self.settings.timeout
+        deadline = time.monotonic() + timeout
+        late = f"no answer within {timeout:g} s"
         try:
-            response = self._http.post(self.url, json=payload)
+            with self._http.stream("POST", self.url, json=payload) as response:
+                body = self._body(response, deadline)
         except httpx.TimeoutException:
-            return f"no answer within {self.settings.timeout:g} s", None, None
+            return late, None, None
         except httpx.ConnectError:
             raise
-        except httpx.RequestError as error:
+        except (httpx.RequestError, httpx.StreamError) as error:
+            if self.stop.is_set():
+                return "", None, Reply(None, "stopped", stopped=True)
+            if time.monotonic() >= deadline:
+                return late, None, None
             reason = str(error) or type(error).__name__
             return f"the connection failed: {shortened(reason)}", None, None
+        if body is None:
+            return "", None, Reply(None, f"the answer is longer than {MAX_BODY:,} bytes: not kept")
         status = response.status_code
         if status in FATAL_STATUSES:
             raise EndpointError(
                 f"{public_url(self.url)} {FATAL_STATUSES[status]} (HTTP {status}"
-                f"{_error_text(response)}): check the endpoint, the model "
+                f"{self._error_text(body)}): check the endpoint, the model "
                 f"{self.settings.model!r} and the API key",
                 status,
             )
         if status in RETRIED_STATUSES:
-            return f"HTTP {status}{_error_text(response)}", retry_after(response), None
+            return f"HTTP {status}{self._error_text(body)}", retry_after(response), None
         if status != 200:
-            failure = f"HTTP {status}{_error_text(response)}"
-            return "", None, Reply(None, failure)
-        return "", None, _reply_of(response)
+            return "", None, Reply(None, f"HTTP {status}{self._error_text(body)}")
+        return "", None, self._reply_of(body)
+
+    def _body(self, response: httpx.Response, deadline: float) -> bytes | None:
+        """The body of ``response``, read until ``deadline`` (a watcher closes it then, or
+        as soon as ``stop`` is set: the read fails); None past ``MAX_BODY`` bytes."""
+        done = threading.Event()
+
+        def watch() -> None:
+            while not done.wait(WATCH_SECONDS):
+                if self.stop.is_set() or time.monotonic() >= deadline:
+                    response.close()
+                    return
+
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        try:
+            chunks: list[bytes] = []
+            size = 0
+            for chunk in response.iter_bytes():
+                size += len(chunk)
+                if size > MAX_BODY:
+                    return None
+                chunks.append(chunk)
+            return b"".join(chunks)
+        finally:
+            done.set()
+
+    def _error_text(self, body: bytes) -> str:
+        """``: <the server's message>`` from an error's body (any key blanked), or nothing."""
+        text = body.decode("utf-8", "replace").strip()
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            pass
+        else:
+            error = parsed.get("error") if isinstance(parsed, dict) else None
+            if isinstance(error, dict):
+                error = error.get("message")
+            text = str(error).strip() if error else ""
+        return f": {shortened(self.blanked(text))}" if text else ""
+
+    def _reply_of(self, body: bytes) -> Reply:
+        """The answer and usage of a 200 response; a failure if it is not chat-completions
+        JSON."""
+        try:
+            parsed = json.loads(body)
+            content = parsed["choices"][0]["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            text = shortened(self.blanked(body.decode("utf-8", "replace").strip()))
+            return Reply(None, f"not a chat-completions answer: {text!r}")
+        usage = parsed.get("usage") if isinstance(parsed.get("usage"), dict) else {}
+        return Reply(
+            answer=self.blanked(content) if isinstance(content, str) else "",
+            failure=None,
+            prompt_tokens=_count(usage.get("prompt_tokens")),
+            completion_tokens=_count(usage.get("completion_tokens")),
+        )
+
+    def blanked(self, text: str) -> str:
+        """``text`` without the API key or any bearer token in it."""
+        key = self.settings.api_key
+        if key:
+            text = text.replace(key, "[key]")
+        return _BEARER.sub(r"\1[key]", text)
 
 
 def chat_url(base_url: str) -> str:
@@ -199,39 +294,11 @@ def retry_after(response: httpx.Response) -> float | None:
     return max(0.0, seconds) if math.isfinite(seconds) else None
 
 
-def _error_text(response: httpx.Response) -> str:
-    """``: <the server's message>`` from an error's body, or nothing."""
-    try:
-        body = response.json()
-    except ValueError:
-        text = response.text.strip()
-    else:
-        error = body.get("error") if isinstance(body, dict) else None
-        if isinstance(error, dict):
-            error = error.get("message")
-        text = str(error).strip() if error else ""
-    return f": {shortened(text)}" if text else ""
-
-
-def _reply_of(response: httpx.Response) -> Reply:
-    """The answer and usage of a 200 response; a failure if it is not chat-completions JSON."""
-    try:
-        body = response.json()
-        content = body["choices"][0]["message"]["content"]
-    except (ValueError, KeyError, IndexError, TypeError):
-        text = shortened(response.text.strip())
-        return Reply(None, f"not a chat-completions answer: {text!r}")
-    usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
-    return Reply(
-        answer=content if isinstance(content, str) else "",
-        failure=None,
-        prompt_tokens=_count(usage.get("prompt_tokens")),
-        completion_tokens=_count(usage.get("completion_tokens")),
-    )
-
-
 def _count(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+    """A token count as a server gave it, None unless a whole number 0–``MAX_COUNT``."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT:
+        return value
+    return None
 
 
 def _timed(reply: Reply, started: float, attempts: int) -> Reply:

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge_app.errors import JudgeAppError, UsageError, quoted
+from judge_app.errors import JudgeAppError, UsageError, quoted, shortened
 from judge_app.store.grade_labels import GradeLabel
 
 PLACEHOLDERS = {
@@ -199,11 +199,12 @@ def request_sha(model: str, rendered: Sequence[Mapping[str, str]]) -> str:
 
 
 _THINKING = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+# a number is taken whole, exponent and all: "5.0e308" is no 5
+_NUMBER = r"(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
 _FINAL = re.compile(
-    r"final[\s_*#]*score[\s*#]*(?:\(\s*O\s*\)[\s*]*)?[:=]?[\s*#]*(-?\d+(?:\.\d+)?)",
-    re.IGNORECASE,
+    r"final[\s_*#]*score[\s*#]*(?:\(\s*O\s*\)[\s*]*)?[:=]?[\s*#]*" + _NUMBER, re.IGNORECASE
 )
-_LONE = re.compile(r"[\s*#`\"'(\[]*(-?\d+(?:\.\d+)?)[\s*#`\"'.)\]]*")
+_LONE = re.compile(r"[\s*#`\"'(\[]*" + _NUMBER + r"[\s*#`\"'.)\]]*")
 
 
 def parse_grade(answer: str | None) -> Verdict:
@@ -220,5 +221,7 @@ def parse_grade(answer: str | None) -> Verdict:
     else:
         return Verdict(None, f"no final score in the answer: {quoted(text)}")
     if not re.fullmatch(r"\d+(?:\.0+)?", number) or not 0 <= float(number) <= 5:
-        return Verdict(None, f"the final score {number} is not a whole number from 0 to 5")
+        return Verdict(
+            None, f"the final score {shortened(number)} is not a whole number from 0 to 5"
+        )
     return Verdict(int(float(number)))
