@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from judge_app.judging.highlight import highlighted_html, query_terms
+from judge_app.judging.highlight import (
+    SHOWN_CHARACTERS,
+    document_html,
+    highlighted_html,
+    query_terms,
+)
 
 MARK = "M"
 
@@ -30,3 +35,14 @@ def test_highlight_keeps_lines_and_takes_terms_as_text_not_patterns():
         '<p>first <span style="M">line</span><br>second</p>'
     )
     assert highlighted_html("a.b axb", ["a.b"], MARK) == '<p><span style="M">a.b</span> axb</p>'
+
+
+def test_a_document_of_megabytes_is_shown_in_its_first_part_and_said_so():
+    body = "pizza dough " * 1_500_000  # 18 MB
+    shown = document_html("t" * 50_000, "d" * 5_000, "http://x/" + "u" * 5_000, body, ["pizza"],
+                          "background:yellow", "gray")  # fmt: skip
+    assert len(shown) < 10 * SHOWN_CHARACTERS
+    assert (
+        f"The first {SHOWN_CHARACTERS:,} of the document's 18,000,000 characters are shown" in shown
+    )
+    assert shown.count("…") == 3  # the title, the URL and the id cut

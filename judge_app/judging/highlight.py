@@ -40,6 +40,17 @@ def highlighted_html(text: str | None, terms: list[str], mark_style: str) -> str
     return "".join(paragraphs)
 
 
+SHOWN_CHARACTERS = 100_000
+"""The most of a document's text the panes show (some 25 pages)."""
+TITLE_CHARACTERS = 1_000
+"""The most of a title, a URL or an id shown."""
+
+
+def _cut(text: str) -> str:
+    """``text``, or its first ``TITLE_CHARACTERS`` and "…" (a title, a URL, an id)."""
+    return text if len(text) <= TITLE_CHARACTERS else text[:TITLE_CHARACTERS] + "…"
+
+
 def document_html(
     title: str | None,
     doc_id: str,
@@ -50,15 +61,23 @@ def document_html(
     muted: str,
 ) -> str:
     """A document as the document panes show it: its title (or id) large, its URL and id in
-    ``muted`` colour, its text; the query's ``terms`` marked in ``mark_style``."""
-    heading = highlighted_html(title or doc_id, terms, mark_style)
-    text = highlighted_html(body, terms, mark_style) or (
+    ``muted`` colour, its text (its first ``SHOWN_CHARACTERS`` at most, and a note saying so:
+    a body of megabytes would freeze the window, and no rater reads that far); the query's
+    ``terms`` marked in ``mark_style``."""
+    heading = highlighted_html(_cut(title or doc_id), terms, mark_style)
+    shown = body[:SHOWN_CHARACTERS] if body is not None else None
+    text = highlighted_html(shown, terms, mark_style) or (
         f'<p style="color:{muted}"><i>This document has no text.</i></p>'
     )
+    if body is not None and len(body) > SHOWN_CHARACTERS:
+        text += (
+            f'<p style="color:{muted}"><i>The first {SHOWN_CHARACTERS:,} of the document\'s '
+            f"{len(body):,} characters are shown.</i></p>"
+        )
     return (
         f'<div style="font-size:15pt; font-weight:600; margin-bottom:2px">'
         f"{heading.removeprefix('<p>').removesuffix('</p>')}</div>"
         f'<div style="color:{muted}; font-size:9.5pt; margin-bottom:10px">'
-        f"{html.escape(url or '')} &nbsp;·&nbsp; {html.escape(doc_id)}</div>"
+        f"{html.escape(_cut(url or ''))} &nbsp;·&nbsp; {html.escape(_cut(doc_id))}</div>"
         f'<div style="font-size:11pt; line-height:150%">{text}</div>'
     )
