@@ -31,8 +31,8 @@ JUDGMENTS = DEMO / "judgments.csv"
 ISSUE_KEYS = {
     "n_units", "n_raters", "raters", "percent_agreement", "within_one_agreement",
     "krippendorff_alpha", "krippendorff_alpha_ci", "fleiss_kappa", "fleiss_units", "gwet_ac1",
-    "gwet_ac2", "pairwise", "per_rater", "per_query", "ranking_stability", "reasons",
-    "adjudication",
+    "gwet_ac2", "pairwise", "pairs_without_common_units", "per_rater", "per_query",
+    "ranking_stability", "reasons", "adjudication",
 }  # fmt: skip
 PAIR_KEYS = {
     "rater_a", "rater_b", "n_units", "percent_agreement", "cohen_kappa", "cohen_kappa_linear",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import warnings
+from itertools import combinations
 
 import krippendorff
 import numpy as np
@@ -101,12 +102,12 @@ def test_report_equals_the_oracles_overall_and_per_pair(case):
         else:
             assert report.fleiss_kappa == pytest.approx(expected, abs=1e-9)
 
+    sharing = {(a, b) for a, b in combinations(report.raters, 2) if not wide[[a, b]].dropna().empty}
+    assert {(pair.rater_a, pair.rater_b) for pair in report.pairwise} == sharing
+    assert report.pairs_apart == len(report.raters) * (len(report.raters) - 1) // 2 - len(sharing)
     for pair in report.pairwise:
         both = wide[[pair.rater_a, pair.rater_b]].dropna().astype(int)
-        assert pair.n_units == len(both)
-        if both.empty:
-            assert pair.cohen_kappa is None and "no unit in common" in pair.reasons["cohen_kappa"]
-            continue
+        assert pair.n_units == len(both) > 0
         a, b = both[pair.rater_a], both[pair.rater_b]
         assert pair.percent_agreement == pytest.approx((a == b).mean())
         for key, weights in (("cohen_kappa", None), ("cohen_kappa_linear", "linear"),
@@ -250,12 +251,7 @@ def test_one_rater_gives_nulls_with_one_reason():
 def test_raters_without_common_units():
     frame = judgments_frame(np.array([[1, -1], [3, -1], [-1, 2], [-1, 0]]), ["ana", "ben"])
     report = build_report(Ratings.from_frame(frame))
-    [pair] = report.pairwise
-    assert pair.n_units == 0
-    assert pair.reasons == dict.fromkeys(
-        ["cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic", "percent_agreement"],
-        "ana and ben have no unit in common",
-    )
+    assert report.pairwise == [] and report.pairs_apart == 1  # counted, not listed
     assert report.reasons["fleiss_kappa"] == "no unit was graded by both raters"
     assert report.reasons["krippendorff_alpha.ordinal"] == (
         "no unit was graded by two or more raters"
@@ -367,3 +363,21 @@ def test_formats_agree_with_each_other():
 )  # fmt: skip
 def test_alpha_reading_follows_krippendorffs_thresholds(alpha, word):
     assert agreement_writer.alpha_reading(alpha).startswith(word)
+
+
+def test_thousands_of_raters_who_share_little_make_a_table_of_the_pairs_who_share():
+    """Issue 31: 3,000 raters in pairs, each pair on its own two documents. The table lists
+    the 1,500 pairs who share a document and counts the 4,497,000 who share none."""
+    rows = [
+        (f"q{pair}", f"d{pair}_{doc}", f"r{2 * pair + side}", (pair + doc + side) % 6)
+        for pair in range(1500)
+        for doc in range(2)
+        for side in range(2)
+    ]
+    frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "rater", "grade"])
+    report = build_report(Ratings.from_frame(frame), resamples=0)
+    assert len(report.pairwise) == 1500
+    assert report.pairs_apart == 3000 * 2999 // 2 - 1500
+    assert all(pair.n_units == 2 for pair in report.pairwise)
+    text = agreement_writer.table_text(report)
+    assert "4,497,000 pairs of raters share no document: not listed." in text

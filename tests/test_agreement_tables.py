@@ -79,9 +79,10 @@ def test_one_row_a_pair_and_a_rater(report):
         "cohen_kappa_linear", "cohen_kappa_quadratic",
     ]  # fmt: skip
     assert list(zip(pairs["rater_a"], pairs["rater_b"], pairs["documents"])) == [
-        ("ana", "ben", 4), ("ana", "chloe", 3), ("ben", "chloe", 0),
+        ("ana", "ben", 4), ("ana", "chloe", 3),
     ]  # fmt: skip
-    assert pairs["cohen_kappa"].isna().tolist() == [False, False, True]
+    assert report.pairs_apart == 1  # ben and chloe share nothing: counted, not listed
+    assert pairs["cohen_kappa"].isna().tolist() == [False, False]
     raters = raters_frame(report)
     assert raters["rater"].tolist() == list(RATERS)
     assert raters["documents"].tolist() == [7, 4, 3]

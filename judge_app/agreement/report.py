@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import combinations, repeat
+from itertools import repeat
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -199,6 +199,10 @@ class AgreementReport:
     gwet_ac1: float | None
     gwet_ac2: dict[str, float | None]
     pairwise: list[PairAgreement]
+    """The pairs of raters who share a unit (never a pair who share none: with thousands of
+    raters they would be millions)."""
+    pairs_apart: int
+    """How many pairs of raters share no unit (not in ``pairwise``)."""
     per_rater: list[RaterAgreement]
     per_query: list[QueryAgreement]
     ranking_stability: RankingStability | None
@@ -250,6 +254,7 @@ def build_report(
         reasons["krippendorff_alpha_ci.ordinal"] = interval.reason or "undefined"
     fleiss, fleiss_units = _fleiss(counts, len(ratings.raters))
     exact = co.mean_agreement(ratings.shares)
+    pairwise, apart = _pairs(ratings)
     report = AgreementReport(
         raters=list(ratings.raters),
         n_units=ratings.n_units,
@@ -275,7 +280,8 @@ def build_report(
             )
             for kind in ("linear", "quadratic")
         },
-        pairwise=_pairs(ratings),
+        pairwise=pairwise,
+        pairs_apart=apart,
         per_rater=_raters(ratings, alpha["ordinal"], reasons.get("krippendorff_alpha.ordinal")),
         per_query=_queries(ratings, few),
         ranking_stability=ranking,
@@ -310,19 +316,27 @@ def _fleiss(counts: np.ndarray, n_raters: int) -> tuple[co.Estimate, int]:
     return co.fleiss_kappa(complete), len(complete)
 
 
-def _pairs(ratings: Ratings) -> list[PairAgreement]:
+def _pairs(ratings: Ratings) -> tuple[list[PairAgreement], int]:
+    """The agreement of every pair of raters who share a unit, and how many pairs share
+    none. The pairs sharing one are found from the units' sparse rater sets (a product of
+    sparse matrices), never by trying every pair of raters."""
+    from scipy import sparse
+
+    graded = ratings.grades >= 0
+    n_raters = graded.shape[1]
+    incidence = sparse.csc_matrix(graded, dtype=np.int32)
+    shared = sparse.triu(incidence.T @ incidence, k=1).tocoo()
+    units = [np.flatnonzero(graded[:, rater]) for rater in range(n_raters)]
     pairs = []
-    for a, b in combinations(range(len(ratings.raters)), 2):
+    for a, b in sorted(zip(shared.row.tolist(), shared.col.tolist())):
         name_a, name_b = ratings.raters[a], ratings.raters[b]
-        both = (ratings.grades[:, a] >= 0) & (ratings.grades[:, b] >= 0)
+        both = np.intersect1d(units[a], units[b], assume_unique=True)
         confusion = co.confusion_matrix(ratings.grades[both, a], ratings.grades[both, b])
-        n = int(both.sum())
+        n = len(both)
         reasons: dict[str, str] = {}
-        none = co.Estimate.undefined(f"{name_a} and {name_b} have no unit in common")
-        agreement = co.Estimate(float(np.trace(confusion) / n)) if n else none
         kappas = {
             weighting: _take(
-                co.cohen_kappa(confusion, weighting) if n else none,
+                co.cohen_kappa(confusion, weighting),
                 "cohen_kappa" + ("" if weighting == "none" else f"_{weighting}"),
                 reasons,
             )
@@ -333,14 +347,14 @@ def _pairs(ratings: Ratings) -> list[PairAgreement]:
                 rater_a=name_a,
                 rater_b=name_b,
                 n_units=n,
-                percent_agreement=_take(agreement, "percent_agreement", reasons),
+                percent_agreement=float(np.trace(confusion) / n),
                 cohen_kappa=kappas["none"],
                 cohen_kappa_linear=kappas["linear"],
                 cohen_kappa_quadratic=kappas["quadratic"],
                 reasons=reasons,
             )
         )
-    return pairs
+    return pairs, n_raters * (n_raters - 1) // 2 - len(pairs)
 
 
 def _raters(

@@ -37,7 +37,7 @@ from judge_app.gui.plain import plain_tip
 from judge_app.gui.tables import MISSING, TablePane, named_label
 from judge_app.numbers import score_text, share_text, signed_text
 from judge_app.reports.figures import agreement_figures
-from judge_app.writers.agreement import KAPPA_MATRIX_NOTE, alpha_reading
+from judge_app.writers.agreement import KAPPA_MATRIX_NOTE, alpha_reading, apart_sentence
 
 PAIR_COLUMNS = {
     "rater_a": "Rater A",
@@ -434,8 +434,9 @@ class AgreementView(FigurePage):
             ),
             "pairs",
         )
+        apart = apart_sentence(report.pairs_apart) if report.pairs_apart else None
         self.pairs.set_frame(
-            pairs_frame(report), "\n".join(filter(None, [undefined, KAPPA_MATRIX_NOTE]))
+            pairs_frame(report), "\n".join(filter(None, [apart, undefined, KAPPA_MATRIX_NOTE]))
         )
         self.raters.set_frame(
             raters_frame(report),

@@ -26,7 +26,7 @@ from judge_app.reports.significance import significance_blocks
 from judge_app.reports.style import style_sheet
 from judge_app.reports.tables import Cell, Table, split, table_html
 from judge_app.writers import raters as rater_writer
-from judge_app.writers.agreement import KAPPA_MATRIX_NOTE, adjudication_summary
+from judge_app.writers.agreement import KAPPA_MATRIX_NOTE, adjudication_summary, apart_sentence
 from judge_app.writers.corrected import assumption, caveat, estimate_rows, heading, quality_text
 from judge_app.writers.evaluation import INTERVAL_NOTE, summary_rows
 
@@ -195,6 +195,8 @@ def _agreement(report: AgreementReport, digits: int) -> Iterator[Block]:
         ],
         keys=2,
     )
+    if report.pairs_apart:
+        yield _p(apart_sentence(report.pairs_apart))
     yield _p(f"{adjudication_summary(adjudications(report.per_query))}.")
 
 

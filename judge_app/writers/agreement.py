@@ -116,6 +116,7 @@ def report_record(report: AgreementReport, digits: int | None = None) -> dict[st
             }
             for pair in report.pairwise
         ],
+        "pairs_without_common_units": report.pairs_apart,
         "per_rater": [
             {
                 "rater": rater.rater,
@@ -360,6 +361,8 @@ def table_text(report: AgreementReport, digits: int = 4) -> str:
             }
         )
         lines += ["", "Pairs (Cohen's kappa on common documents)", _indent(pairs)]
+    if report.pairs_apart:
+        lines += ["", f"  {apart_sentence(report.pairs_apart)}"]
     raters = pd.DataFrame(
         {
             "rater": [r.rater for r in report.per_rater],
@@ -452,3 +455,9 @@ def _ranking_lines(ranking: RankingStability | None, f: Callable[[float | None],
 
 def _indent(frame: pd.DataFrame) -> str:
     return "\n".join("  " + line for line in frame.to_string(index=False).splitlines())
+
+
+def apart_sentence(apart: int) -> str:
+    """The sentence that counts the pairs of raters who share no document (not listed)."""
+    pairs = "pair of raters shares" if apart == 1 else "pairs of raters share"
+    return f"{apart:,} {pairs} no document: not listed."
