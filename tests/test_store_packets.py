@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import shutil
 import sqlite3
+import subprocess
+import sys
 from contextlib import closing
 from pathlib import Path
 
@@ -489,3 +491,26 @@ def test_a_packet_with_more_history_than_a_rater_makes_is_refused(
     monkeypatch.setattr(packet_schema, "MAX_EVENTS", events - 1)
     said = _refused(source, chloe_packet, capsys)
     assert f"it holds {events:,} history events, more than a rater makes ({events - 1:,})" in said
+
+
+def test_an_export_killed_before_its_record_is_committed_leaves_no_packet(
+    source: Path, tmp_path: Path
+):
+    out = tmp_path / "killed.judge"
+    program = (
+        "import os, sys\n"
+        "from pathlib import Path\n"
+        "from judge_app.store import open_database, packets\n"
+        "write = packets._write_packet\n"
+        "def written_then_killed(*args):\n"
+        "    write(*args)\n"
+        "    os._exit(9)  # as SIGKILL: no except, no finally\n"
+        "packets._write_packet = written_then_killed\n"
+        "with open_database(sys.argv[1]) as database:\n"
+        "    packets.export_packet(database, 'ana', Path(sys.argv[2]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program, str(source), str(out)], check=False)
+    assert done.returncode == 9
+    assert not out.exists()  # no packet without its record
+    with closing(sqlite3.connect(source)) as connection:
+        assert connection.execute("SELECT count(*) FROM packet").fetchone()[0] == 0

@@ -118,18 +118,23 @@ class MergeOutcome:
 
 def export_packet(database: Database, rater_name: str, out: Path) -> PacketContents:
     """Write ``rater_name``'s packet to ``out`` (a new file; StoreError if it exists) and
-    record it as issued: both in one unit of work, or neither."""
+    record it as issued: the file is written under a hidden name, the record committed, and
+    only then the file named ``out``."""
     out = Path(out)
     if out.exists():
         raise StoreError(f"{out} already exists: choose a new file for the packet")
+    part = out.with_name(f".{out.name}.{secrets.token_hex(4)}.part")
     try:
         with database.transaction() as source:
             person = rater(source, rater_name)
             tables = _packet_rows(source, person.id, assigned_queries(source, person.id))
             settings = _issue(source, person, tables)
-            _write_packet(out, tables, settings)
+            _write_packet(part, tables, settings)
+        # named only once recorded: a packet at its name is whole and issued, whenever the
+        # export is cut short (a kill leaves at most a hidden .part file)
+        part.rename(out)
     except BaseException:
-        _remove_packet_file(out)
+        _remove_packet_file(part)
         raise
     counts = {table.name: len(rows) for table, rows in tables}
     return PacketContents(
