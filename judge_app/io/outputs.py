@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from judge_app.io import live_files
 from judge_app.io.errors import ExportError
@@ -80,14 +80,38 @@ def output_file(path: Path, newline: str | None = None) -> Iterator[TextIO]:
     a symbolic link, at its target); standard output (``-``), a pipe or a device is written
     to as it is."""
     path = Path(path)
+    if str(path) == STDOUT and not hasattr(sys.stdout, "buffer"):  # a text stream put there
+        check_output(path)
+        yield sys.stdout
+        return
+    with _destination(path) as raw:
+        text = io.TextIOWrapper(raw, encoding="utf-8", newline=newline)
+        try:
+            yield text
+        finally:
+            text.detach()  # flushed into ``raw``, which stays the destination's to close
+
+
+def output_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` whole or not at all, as :func:`output_file` writes text."""
+    with _destination(Path(path)) as raw:
+        raw.write(data)
+
+
+@contextmanager
+def _destination(path: Path) -> Iterator[BinaryIO]:
+    """Where an output's bytes go: standard output (``-``, left open), a pipe or a device as
+    it is, else a hidden file beside the regular file (or a symbolic link's target) that
+    replaces it once written whole; ExportError naming ``path`` if it cannot be written."""
     check_output(path)
     if str(path) == STDOUT:
-        with _standard_output(newline) as handle:
-            yield handle
+        sys.stdout.flush()
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()
         return
     if _streamed(path):
         try:
-            with path.open("w", encoding="utf-8", newline=newline) as handle:
+            with path.open("wb") as handle:
                 yield handle
         except OSError as error:
             raise _cannot_write(path, error.strerror or str(error)) from None
@@ -95,7 +119,7 @@ def output_file(path: Path, newline: str | None = None) -> Iterator[TextIO]:
     target = _real(path)
     partial = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.part")
     try:
-        with partial.open("x", encoding="utf-8", newline=newline) as handle:
+        with partial.open("xb") as handle:
             yield handle
         partial.replace(target)
     except OSError as error:
@@ -104,47 +128,6 @@ def output_file(path: Path, newline: str | None = None) -> Iterator[TextIO]:
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
-
-
-@contextmanager
-def _standard_output(newline: str | None) -> Iterator[TextIO]:
-    """Standard output as UTF-8 text with ``newline``, left open afterwards."""
-    buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None:  # replaced by a text-only stream
-        yield sys.stdout
-        return
-    sys.stdout.flush()
-    handle = io.TextIOWrapper(buffer, encoding="utf-8", newline=newline)
-    try:
-        yield handle
-    finally:
-        handle.flush()
-        handle.detach()
-
-
-def output_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` whole or not at all, as :func:`output_file` writes text."""
-    path = Path(path)
-    check_output(path)
-    if str(path) == STDOUT:
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-        return
-    if _streamed(path):
-        try:
-            path.write_bytes(data)
-        except OSError as error:
-            raise _cannot_write(path, error.strerror or str(error)) from None
-        return
-    target = _real(path)
-    partial = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.part")
-    try:
-        partial.write_bytes(data)
-        partial.replace(target)
-    except OSError as error:
-        partial.unlink(missing_ok=True)
-        raise _cannot_write(path, error.strerror or str(error)) from None
 
 
 def _cannot_write(path: Path, reason: str) -> ExportError:
