@@ -36,7 +36,6 @@ from PySide6.QtWidgets import (
     QSplitter,
     QStackedWidget,
     QTableView,
-    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
@@ -53,13 +52,14 @@ from judge_app.commands.adjudicate import (
 from judge_app.commands.gold import GoldOptions, GoldOutcome, gold
 from judge_app.errors import in_words
 from judge_app.gui.delegates import GradeBadgeDelegate, TwoLineDelegate
+from judge_app.gui.document_view import DocumentView
 from judge_app.gui.models import Role
 from judge_app.gui.panes import as_list, banner, captioned
 from judge_app.gui.plain import PLAIN, plain_tip
 from judge_app.gui.theme import MARK_STYLES, grade_colour, is_dark, muted_text, text_on
 from judge_app.gui.workers import Task, Worker
 from judge_app.gui.workspace import Workspace
-from judge_app.judging.highlight import document_html, query_terms
+from judge_app.judging.highlight import document_pieces, query_terms
 from judge_app.store import open_database
 from judge_app.store.models import JudgmentEvent
 from judge_app.store.write_queue import WriteQueue
@@ -404,11 +404,7 @@ class AdjudicationScreen(QWidget):
         layout.addWidget(self.query_text)
         layout.addWidget(self.summary)
 
-        self.document_view = QTextBrowser()
-        self.document_view.setObjectName("documentView")
-        self.document_view.setOpenLinks(False)
-        self.document_view.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.document_view.document().setDocumentMargin(14)
+        self.document_view = DocumentView()
 
         side = QWidget()
         side_layout = QVBoxLayout(side)
@@ -633,8 +629,8 @@ class AdjudicationScreen(QWidget):
     def _show_document(self, item: Dispute) -> None:
         palette = self.palette()
         mark = MARK_STYLES["dark" if is_dark(palette) else "light"]
-        self.document_view.setHtml(
-            document_html(
+        self.document_view.show_pieces(
+            document_pieces(
                 item.title, item.doc_id, item.url, item.body, self._terms, mark, muted_text(palette)
             )
         )

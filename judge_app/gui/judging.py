@@ -39,13 +39,13 @@ from PySide6.QtWidgets import (
     QSplitter,
     QStyleOptionViewItem,
     QTableView,
-    QTextBrowser,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from judge_app.gui.delegates import GradeBadgeDelegate, TwoLineDelegate
+from judge_app.gui.document_view import DocumentView
 from judge_app.gui.flow import FlowLayout
 from judge_app.gui.models import Column, QueueModel, ResultsModel, Role
 from judge_app.gui.panes import as_list, banner, captioned
@@ -53,7 +53,7 @@ from judge_app.gui.plain import PLAIN, plain_tip
 from judge_app.gui.theme import MARK_STYLES, grade_colour, is_dark, muted_text, text_on
 from judge_app.gui.workers import Worker
 from judge_app.judging.changes import READ_ONLY, Change, Outcome, changes
-from judge_app.judging.highlight import document_html, query_terms
+from judge_app.judging.highlight import Piece, document_pieces, query_terms
 from judge_app.judging.keys import (
     ACTIONS,
     KEYMAPS,
@@ -378,11 +378,7 @@ class JudgingScreen(QWidget):
         caption = QLabel("DOCUMENT")
         caption.setObjectName("paneCaption")
         layout.addWidget(caption)
-        self.document_view = QTextBrowser()
-        self.document_view.setObjectName("documentView")
-        self.document_view.setOpenLinks(False)
-        self.document_view.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.document_view.document().setDocumentMargin(14)
+        self.document_view = DocumentView()
         layout.addWidget(self.document_view, 1)
 
         self.note_box = QFrame()
@@ -666,7 +662,7 @@ class JudgingScreen(QWidget):
     def _show_document(self) -> None:
         row = self.current_row
         if self.session is None or not 0 <= row < len(self.session.items):
-            self.document_view.setHtml("")
+            self.document_view.clear()
             return
         item = self.session.items[row]
         self._shown_note = item.note
@@ -680,12 +676,11 @@ class JudgingScreen(QWidget):
             if item.note
             else ""
         )
-        self.document_view.setHtml(
-            document_html(
-                item.title, item.external_id, item.url, item.body, self._terms, mark, muted
-            )
-            + note
+        pieces = document_pieces(
+            item.title, item.external_id, item.url, item.body, self._terms, mark, muted
         )
+        last = pieces[-1]  # the note after the text, in its last piece (the first, mostly)
+        self.document_view.show_pieces([*pieces[:-1], Piece(last.html + note, last.continues)])
 
     def _update_progress(self) -> None:
         session = self.session
