@@ -5,6 +5,8 @@ long one; and every line of every message is cut at ``LINE_CHARACTERS``, so that
 however large, makes a message larger than a screen.
 """
 
+from collections.abc import Sequence
+
 VALUE_CHARACTERS = 70
 LINE_CHARACTERS = 500
 
@@ -14,6 +16,13 @@ def shortened(text: str, limit: int = VALUE_CHARACTERS) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def some_of(names: Sequence[str], limit: int = 10) -> str:
+    """``names`` joined by commas; past ``limit`` the first ones and "and N more" (10,000
+    raters named in full would fill a screen)."""
+    more = len(names) - limit
+    return ", ".join(names[:limit]) + (f" and {more:,} more" if more > 0 else "")
 
 
 def quoted(value: object) -> str:

@@ -161,6 +161,37 @@ def test_cohen_kappa_equals_scikit_learn_for_every_pair(grades):
                     assert ours.value == pytest.approx(expected, abs=1e-9), weighting
 
 
+@settings(max_examples=100, deadline=None)
+@given(judgment_sets(max_raters=6))
+def test_every_pair_at_once_equals_scikit_learn(grades):
+    """``cohen_kappas`` (the report's pairwise table: every pair's figures in one pass) is
+    scikit-learn's kappa of each pair on its common units, and its exact agreement."""
+    pair, a, b, expected_pairs = [], [], [], []
+    for first in range(grades.shape[1]):
+        for second in range(first + 1, grades.shape[1]):
+            both = (grades[:, first] >= 0) & (grades[:, second] >= 0)
+            if both.any():
+                pair += [len(expected_pairs)] * int(both.sum())
+                a += grades[both, first].tolist()
+                b += grades[both, second].tolist()
+                expected_pairs.append((grades[both, first], grades[both, second]))
+    figures = co.cohen_kappas(
+        *(np.array(column, dtype=np.int64) for column in (pair, a, b)), len(expected_pairs)
+    )
+    for index, (first, second) in enumerate(expected_pairs):
+        assert figures.units[index] == len(first)
+        assert figures.agreement[index] == pytest.approx(np.mean(first == second), abs=1e-12)
+        for weighting in co.WEIGHTINGS:
+            ours, expected = (
+                figures.kappas[weighting][index],
+                oracle_cohen(first, second, weighting),
+            )
+            if expected is None:
+                assert ours.value is None and "chance agreement is total" in ours.reason
+            else:
+                assert ours.value == pytest.approx(expected, abs=1e-9), weighting
+
+
 @settings(max_examples=80, deadline=None)
 @given(judgment_sets(max_units=25))
 def test_gwet_ac1_and_ac2_equal_the_handbook_formulas_written_out(grades):

@@ -381,3 +381,21 @@ def test_thousands_of_raters_who_share_little_make_a_table_of_the_pairs_who_shar
     assert all(pair.n_units == 2 for pair in report.pairwise)
     text = agreement_writer.table_text(report)
     assert "4,497,000 pairs of raters share no document: not listed." in text
+    # a table for people: 50 pairs and 50 raters, said so (the JSON and CSV hold them all)
+    assert text.startswith(
+        "Agreement of 3,000 raters (r0, r1, r10, r100, r1000, r1001, r1002, r1003, r1004, "
+        "r1005 and 2,990 more) on 3,000 documents"
+    )
+    pairs = text.split("Pairs (")[1].split("\n\n")[0].splitlines()
+    assert pairs[0].endswith(
+        "; the 50 of 1,500 pairs with the most common documents: --format csv or json lists all)"
+    )
+    assert len(pairs) == 2 + 50
+    raters = text.split("Raters (")[1].split("\n\n")[0].splitlines()
+    assert "; the 50 of 3,000 raters who lower the agreement most:" in raters[0]
+    contributions = [float(line.split()[-1]) for line in raters[2:]]
+    assert len(contributions) == 50
+    lowest = sorted(r.alpha_contribution for r in report.per_rater)[:50]
+    assert sorted(contributions) == pytest.approx(lowest, abs=5e-5)
+    record = json.loads(agreement_writer.as_text(report, "json"))
+    assert len(record["pairwise"]) == 1500 and len(record["per_rater"]) == 3000

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -269,6 +270,22 @@ def test_info_lists_queries_and_documents_known_by_id_alone(tmp_path):
     assert "and 6 more" in info
     judge_app("import", db, "--queries", DEMO / "queries.csv")
     assert "Queries known by id alone" not in judge_app("info", db).stdout
+
+
+def test_info_names_fifty_raters_and_counts_the_others(tmp_path, capsys):
+    """A campaign of a million raters printed a million lines (and took minutes): ``info``
+    lists the first 50 by name and counts the rest; the counts are of every rater."""
+    db, judgments = tmp_path / "db.sqlite", tmp_path / "judgments.csv"
+    rows = [f"q{n % 7},d{n % 11},r{n:03d},{n % 6}" for n in range(120)]
+    judgments.write_text("query_id,doc_id,rater,grade\n" + "\n".join(rows) + "\n")
+    assert main(["import", str(db), "--judgments", str(judgments)]) == 0
+    capsys.readouterr()
+    assert main(["info", str(db)]) == 0
+    info = capsys.readouterr().out
+    assert re.search(r"^  raters +120$", info, re.MULTILINE)
+    listed = re.findall(r"^ +(r\d{3}) +yes", info, re.MULTILINE)
+    assert listed == [f"r{n:03d}" for n in range(50)]
+    assert "  and 70 more (judge-app raters lists every one)" in info
 
 
 @pytest.mark.parametrize(

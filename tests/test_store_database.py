@@ -475,3 +475,37 @@ def test_downgrading_from_0003_drops_the_repeats_and_their_history_only(tmp_path
     assert [event["id"] for event in tables["judgment_event"]] == [1]
     assert "repeat" not in tables["judgment_event"][0]
     assert [judgment["grade"] for judgment in tables["judgment"]] == [3]
+
+
+ENDLESS_INFO = """
+import os, signal, sys, threading
+from sqlalchemy import func, literal, select
+from judge_app import cli
+from judge_app.store import reads
+
+def counted(session):  # a statement of a trillion steps in place of the table counts
+    counter = select(literal(1).label("n")).cte("counter", recursive=True)
+    counter = counter.union_all(select(counter.c.n + 1).where(counter.c.n < 10**12))
+    statement = select(func.count()).select_from(counter)
+    if sys.argv[2] == "pandas":
+        return {"rows": int(reads.read_frame(session, statement).iloc[0, 0])}
+    return {"rows": session.scalar(statement)}
+
+reads.table_counts = counted
+threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()
+sys.exit(cli.main(["info", sys.argv[1]]))
+"""
+
+
+@pytest.mark.parametrize("read", ["pandas", "sqlalchemy"])
+def test_ctrl_c_stops_a_long_statement_at_once(db_path, read):
+    """Ctrl+C in the middle of one long SQLite statement (a million raters' ``info`` ran
+    past ten minutes and ignored it): the statement stops, the command says so and exits
+    130 (before, it ran to its end; here that is a trillion steps, past the timeout)."""
+    open_database(db_path).close()
+    done = subprocess.run(
+        [sys.executable, "-c", ENDLESS_INFO, str(db_path), read],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 130, done.stderr
+    assert done.stderr == "interrupted; nothing of the unfinished step was written\n"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import random
+from datetime import timedelta
 
 import pandas as pd
 import pytest
@@ -10,7 +12,8 @@ import pytest
 from judge_app.store import StoreError
 from judge_app.store.bulk import document_ids, query_ids
 from judge_app.store.imports import import_files
-from judge_app.store.judgments import set_grade, skip
+from judge_app.store.judgments import clear, set_grade, skip
+from judge_app.store.models import utcnow
 from judge_app.store.people import add_rater, assign_queries, set_rater_active
 from judge_app.store.queue import (
     Item,
@@ -24,10 +27,12 @@ from judge_app.store.queue import (
     query_items,
     queue_progress,
     rater_queue,
+    raters_progress,
     run_names,
     set_pool_settings,
     total_progress,
 )
+from judge_app.store.repeats import schedule_repeats
 
 
 def _run(db, folder, name, rows):
@@ -55,6 +60,41 @@ def pooled(db, tmp_path):
         ana = add_rater(session, "ana").id
         ben = add_rater(session, "ben").id
     return {"db": db, "q": queries, "d": documents, "ana": ana, "ben": ben}
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_every_raters_progress_at_once_is_each_raters_own(pooled, seed):
+    """``raters_progress`` (one read for all raters: ``raters``) equals each rater's
+    ``overall_progress`` after random grades, skips, clears (in and out of the pool),
+    assignments, hidden repeats scheduled, answered and cleared again, under two pools."""
+    db, q, d = pooled["db"], pooled["q"], pooled["d"]
+    rng = random.Random(seed)
+    with db.transaction() as session:
+        raters = [pooled["ana"], pooled["ben"], add_rater(session, "chloé").id]
+        for rater_id in raters[: rng.randint(0, 2)]:
+            assign_queries(session, rater_id, rng.sample(sorted(q.values()), rng.randint(1, 2)))
+    for step in range(40):
+        with db.transaction() as session:
+            rater_id, query_id, document_id = (
+                rng.choice(raters), rng.choice(list(q.values())), rng.choice(list(d.values()))
+            )  # fmt: skip
+            action = rng.choice(["grade", "grade", "skip", "clear"])
+            if action == "grade":
+                set_grade(session, rater_id, query_id, document_id, rng.randint(0, 5))
+            elif action == "skip":
+                skip(session, rater_id, query_id, document_id)
+            else:
+                clear(session, rater_id, query_id, document_id)
+            if step % 10 == 9:
+                schedule_repeats(
+                    session, rng.choice(raters), 0.5, judged_before=utcnow() + timedelta(1)
+                )
+    for pool in (PoolSettings(), PoolSettings(depth=2, runs=("beta",))):
+        with db.reading() as session:
+            every = raters_progress(session, [*raters, 999], pool)
+            assert every == {
+                rater_id: overall_progress(session, rater_id, pool) for rater_id in [*raters, 999]
+            }
 
 
 def _ids(items: list[Item]) -> list[str]:

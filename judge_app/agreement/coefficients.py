@@ -387,6 +387,50 @@ def cohen_kappa(
     return Estimate(float(1 - (weights * confusion).sum() / chance))
 
 
+@dataclass(frozen=True)
+class PairFigures:
+    """Many pairs of raters at once: each pair's common ``units``, share of them graded
+    alike (``agreement``) and Cohen's kappa by weighting."""
+
+    units: np.ndarray
+    agreement: np.ndarray
+    kappas: dict[str, list[Estimate]]
+
+
+def cohen_kappas(
+    pair: np.ndarray, a: np.ndarray, b: np.ndarray, n_pairs: int, values: np.ndarray = GRADES
+) -> PairFigures:
+    """``cohen_kappa`` of ``n_pairs`` pairs of raters from their common units: unit ``i``
+    belongs to pair ``pair[i]``, which graded it ``a[i]`` (first rater) and ``b[i]``, as
+    indexes into ``values``. Every pair shares at least one unit."""
+    n_values = len(values)
+    units = np.bincount(pair, minlength=n_pairs)
+    rows = np.bincount(pair * n_values + a, minlength=n_pairs * n_values).reshape(-1, n_values)
+    columns = np.bincount(pair * n_values + b, minlength=n_pairs * n_values).reshape(-1, n_values)
+    agreement = np.bincount(pair, weights=a == b, minlength=n_pairs) / units
+    values = np.asarray(values, dtype=np.float64)
+    difference = np.abs(np.subtract.outer(values, values))
+    weights = {"none": (difference > 0).astype(np.float64), "linear": difference,
+               "quadratic": difference**2}  # fmt: skip
+    modal = values[rows.argmax(axis=1)].tolist()  # the grade named where chance is total
+    kappas = {}
+    for weighting, weight in weights.items():
+        observed = np.bincount(pair, weights=weight[a, b], minlength=n_pairs)
+        chance = np.einsum("pi,ij,pj->p", rows, weight, columns) / units
+        kappas[weighting] = [
+            Estimate(float(1 - seen / expected))
+            if expected != 0
+            else Estimate.undefined(
+                f"both raters gave all {count} common units grade {_label(grade)}: "
+                "chance agreement is total"
+            )
+            for seen, expected, count, grade in zip(
+                observed.tolist(), chance.tolist(), units.tolist(), modal
+            )
+        ]
+    return PairFigures(units, agreement, kappas)
+
+
 def _label(value: float) -> str:
     """A category value as text: ``3`` (or ``2.5``)."""
     return f"{float(value):g}"

@@ -11,6 +11,9 @@ from judge_app.store import Database, automatic, open_database, reads
 from judge_app.store.automatic import Judge
 from judge_app.writers.calibration import judge_facts, judge_title
 
+RATERS_SHOWN = 50
+"""Raters listed by name (a campaign of a million would print a million lines)."""
+
 
 def info(db: str) -> str:
     """The overview of the database ``db``, opened read-only."""
@@ -23,7 +26,7 @@ def describe_database(database: Database) -> str:
     automatic judges."""
     with database.reading() as session:
         counts = reads.table_counts(session)
-        raters = reads.raters_frame(session)
+        raters = reads.raters_frame(session, limit=RATERS_SHOWN)
         coverage = reads.coverage_frame(session)
         lacking = reads.ids_without_text(session)
         judges = automatic.judges(session)
@@ -36,6 +39,7 @@ def describe_database(database: Database) -> str:
             shown = ", ".join(ids) + (f" and {more:,} more" if more else "")
             lines += ["", f"{name.capitalize()} known by id alone (import their file): {shown}"]
     if not raters.empty:
+        more = counts["raters"] - len(raters)
         raters = raters.assign(
             active=raters["active"].astype(bool).map({True: "yes", False: "no"}),
             mean_grade=raters["mean_grade"].map(
@@ -43,6 +47,8 @@ def describe_database(database: Database) -> str:
             ),
         )
         lines += ["", "Raters", _indent(raters.to_string(index=False))]
+        if more:
+            lines.append(f"  and {more:,} more (judge-app raters lists every one)")
     if not coverage.empty:
         table = pd.DataFrame(
             {

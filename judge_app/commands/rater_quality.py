@@ -31,8 +31,7 @@ from sqlalchemy import select
 from judge_app.agreement import coefficients as co
 from judge_app.agreement import raters as figures
 from judge_app.agreement.quality import DriftPoint, RaterQuality, RatersReport
-from judge_app.agreement.report import Ratings
-from judge_app.commands.agree import AgreementOptions, coded_agreement
+from judge_app.agreement.report import Ratings, per_rater
 from judge_app.errors import UsageError
 from judge_app.io.exports import write_csv
 from judge_app.io.outputs import check_output
@@ -41,7 +40,7 @@ from judge_app.names import ADJUDICATED
 from judge_app.store.gold import gold_frame
 from judge_app.store.models import Rater
 from judge_app.store.people import campaign_raters
-from judge_app.store.queue import Progress, pool_settings, queue_progress, total_progress
+from judge_app.store.queue import Progress, pool_settings, raters_progress
 from judge_app.store.reads import judgments_frame
 from judge_app.store.repeats import answered_repeats_frame, pending_repeats
 from judge_app.store.settings import QualitySettings, quality_settings
@@ -117,17 +116,14 @@ def rater_quality_in(session: Session, source: str, options: RatersOptions) -> R
         rater_id: active for rater_id, active in session.execute(select(Rater.id, Rater.active))
     }
     pool = pool_settings(session)
-    progress = {
-        name: total_progress(queue_progress(session, rater_id, pool).values())
-        for rater_id, name in people
-    }
+    progress = raters_progress(session, [rater_id for rater_id, _name in people], pool)
     return quality_report(
         source,
         settings,
         judgments_frame(session, texts=False),
         answered_repeats_frame(session),
         gold_frame(session),
-        progress,
+        {name: progress[rater_id] for rater_id, name in people},
         {name: active[rater_id] for rater_id, name in people},
         pending_repeats(session),
     )
@@ -147,19 +143,22 @@ def quality_report(
     ``repeats`` (``answered_repeats_frame``), ``gold`` items, each rater's queue ``progress``
     (``Progress``), whether ``active`` and their ``pending`` repeats."""
     judged = _Judged.of(judgments[judgments["rater"] != ADJUDICATED], gold)
-    agreement = coded_agreement(AgreementOptions(bootstrap=0), judged.graded, None, source)
     contribution = {
         rater.rater: (
             co.Estimate(rater.alpha_contribution)
             if rater.alpha_contribution is not None
             else co.Estimate.undefined(rater.reasons.get("alpha_contribution", "undefined"))
         )
-        for rater in agreement.per_rater
+        for rater in per_rater(Ratings.from_graded(judged.graded))
     }
+    answered = repeats[~repeats["skipped"]]
+    answered_grades = answered["grade"].to_numpy(dtype=np.int64)
+    first_grades = answered["first_grade"].to_numpy(dtype=np.int64)
+    answered_by = answered.groupby("rater").indices if len(answered) else {}
     raters = []
-    for name in sorted(set(progress) | set(judged.frame["rater"].unique())):
-        rows = judged.rows_of(name)
-        answered = repeats[(repeats["rater"] == name) & ~repeats["skipped"]]
+    for name in sorted(set(progress) | set(judged.rows)):
+        rows = judged.rows.get(name, np.zeros(0, dtype=np.int64))
+        own_repeats = answered_by.get(name, np.zeros(0, dtype=np.int64))
         queue = progress.get(name, Progress())
         whole = judged.periods(rows, np.zeros(len(rows), dtype=np.int64), ["all"])[0]
         gold_rows = rows[(judged.gold[rows] >= 0) & (judged.grade[rows] >= 0)]
@@ -168,14 +167,12 @@ def quality_report(
             active=active.get(name, True),
             assigned=queue.total,
             done=len(rows),
-            skipped=int(judged.frame["skipped"].to_numpy()[rows].sum()),
+            skipped=int(judged.skipped[rows].sum()),
             remaining=queue.total - queue.done,
             speed=figures.speed(judged.seconds[rows] * 1000, settings.min_seconds),
             repeats_pending=pending.get(name, 0),
             self_agreement=figures.consistency(
-                answered["grade"].to_numpy(dtype=np.int64),
-                answered["first_grade"].to_numpy(dtype=np.int64),
-                "repeats",
+                answered_grades[own_repeats], first_grades[own_repeats], "repeats"
             ),
             gold=figures.consistency(judged.grade[gold_rows], judged.gold[gold_rows], "gold items"),
             alpha_with_others=whole.alpha_with_others,
@@ -206,10 +203,16 @@ class _Judged:
 
     frame: pd.DataFrame
     graded: Graded
+    rows: dict[str, np.ndarray]
+    """Each rater's rows, in the order judged."""
     seconds: np.ndarray
     grade: np.ndarray
+    skipped: np.ndarray
     others: np.ndarray
     gold: np.ndarray
+    day: np.ndarray
+    """Each row's day (UTC), a number in order of ``day_names``."""
+    day_names: list[str]
 
     @classmethod
     def of(cls, judgments: pd.DataFrame, gold: pd.DataFrame) -> _Judged:
@@ -230,24 +233,24 @@ class _Judged:
         grade[is_graded] = own
         weighted = np.zeros((len(frame), len(co.GRADES)))
         weighted[is_graded] = np.divide(others, totals, out=np.zeros_like(others), where=totals > 0)
+        day, days = pd.factorize(frame["judged_at"].dt.floor("D"), sort=True)
         return cls(
             frame=frame,
             graded=graded,
+            rows={str(name): rows for name, rows in frame.groupby("rater").indices.items()},
             seconds=frame["duration_ms"].to_numpy(dtype=np.float64, na_value=np.nan) / 1000,
             grade=grade,
+            skipped=frame["skipped"].to_numpy(dtype=bool),
             others=weighted,
             gold=golden.to_numpy(dtype=np.float64, na_value=-1).astype(np.int64),
+            day=np.asarray(day, dtype=np.int64),
+            day_names=[name.strftime("%Y-%m-%d") for name in days],
         )
-
-    def rows_of(self, rater: str) -> np.ndarray:
-        """The rows of ``rater``'s judgments, in the order judged."""
-        return np.flatnonzero(self.frame["rater"].to_numpy() == rater)
 
     def days(self, rows: np.ndarray) -> tuple[np.ndarray, list[str]]:
         """Each of ``rows``' day (UTC) as a group number, and the days' names."""
-        days = self.frame["judged_at"].iloc[rows].dt.floor("D")
-        codes, names = pd.factorize(days, sort=True)
-        return np.asarray(codes, dtype=np.int64), [day.strftime("%Y-%m-%d") for day in names]
+        used, codes = np.unique(self.day[rows], return_inverse=True)
+        return codes.reshape(-1), [self.day_names[day] for day in used.tolist()]
 
     def periods(self, rows: np.ndarray, groups: np.ndarray, labels: list[str]) -> list[DriftPoint]:
         """The figures of ``rows`` in each group (``groups[i]`` numbers ``labels``)."""
@@ -257,7 +260,7 @@ class _Judged:
         checked = (gold >= 0) & (grade >= 0)
         gold_items = np.bincount(groups[checked], minlength=n)
         gold_right = np.bincount(groups[checked & (gold == grade)], minlength=n)
-        medians = pd.Series(self.seconds[rows]).groupby(groups).median()
+        medians = _medians(self.seconds[rows], groups, n)
         counts = np.bincount(groups, minlength=n)
         return [
             DriftPoint(
@@ -269,11 +272,28 @@ class _Judged:
                 if gold_items[index]
                 else co.Estimate.undefined("no gold items graded"),
                 co.Estimate(float(medians[index]))
-                if not np.isnan(medians.get(index, np.nan))
+                if not np.isnan(medians[index])
                 else co.Estimate.undefined("no judgment was timed"),
             )
             for index, label in enumerate(labels)
         ]
+
+
+def _medians(values: np.ndarray, groups: np.ndarray, n: int) -> np.ndarray:
+    """The median of ``values`` (NaN left out) in each of ``n`` groups; NaN for a group
+    without one. (pandas' groupby median took 0.25 ms a call: 7 s for 10,000 raters.)"""
+    known = ~np.isnan(values)
+    values, groups = values[known], groups[known]
+    order = np.lexsort((values, groups))
+    values = values[order]
+    counts = np.bincount(groups, minlength=n)
+    starts = np.cumsum(counts) - counts
+    medians = np.full(n, np.nan)
+    some = counts > 0
+    low = starts[some] + (counts[some] - 1) // 2
+    high = starts[some] + counts[some] // 2
+    medians[some] = (values[low] + values[high]) / 2
+    return medians
 
 
 def _blocks(count: int) -> tuple[np.ndarray, list[str]]:

@@ -31,6 +31,7 @@ from judge_app.agreement.tables import (
     queries_frame,
     raters_frame,
 )
+from judge_app.errors import some_of
 from judge_app.gui.charts_canvas import ChartCanvas
 from judge_app.gui.figure_page import FigurePage
 from judge_app.gui.plain import plain_tip
@@ -151,9 +152,7 @@ def _undefined_note(entries: Iterable[tuple[str, dict[str, str]]], noun: str = "
                 whom[why].append(who)
     lines = []
     for why, names in whom.items():
-        shown = ", ".join(names[:NAMED]) + (
-            f" and {len(names) - NAMED} more" if len(names) > NAMED else ""
-        )
+        shown = some_of(names, NAMED)
         counted = f"{len(names)} {noun} ({shown})" if noun and len(names) > 1 else shown
         lines.append(f"{MISSING} {counted}: {why}")
     return "\n".join(lines)
@@ -514,7 +513,7 @@ class AgreementView(FigurePage):
         ):
             cards[key].show_value(_shown(value, _percent), note, reasons.get(key))
         fleiss_note = (
-            f"{report.fleiss_units:,} graded by all {report.n_raters}"
+            f"{report.fleiss_units:,} graded by all {report.n_raters:,}"
             if report.fleiss_units
             else ""
         )
@@ -530,9 +529,9 @@ class AgreementView(FigurePage):
         queries = len(report.per_query)
         split = adjudications(report.per_query)
         to_adjudicate = len(split.awaiting)
-        cards["raters"].show_value(f"{report.n_raters:,}", ", ".join(report.raters))
+        cards["raters"].show_value(f"{report.n_raters:,}", some_of(report.raters))
         cards["raters"].setToolTip(
-            plain_tip(f"{cards['raters'].explanation}: {', '.join(report.raters)}")
+            plain_tip(f"{cards['raters'].explanation}: {some_of(report.raters, 50)}")
         )
         cards["documents"].show_value(
             f"{report.n_units:,}", f"in {queries:,} quer{'y' if queries == 1 else 'ies'}"

@@ -18,6 +18,7 @@ from judge_app.errors import UsageError, typed
 from judge_app.judges.embeddings import local_embedder
 from judge_app.judges.local_model import MODEL, LocalData, Progress, Quality, fit_predict
 from judge_app.store import automatic
+from judge_app.store.reads import read_frame
 from judge_app.writers.corrected import quality_warning
 
 if TYPE_CHECKING:
@@ -140,7 +141,7 @@ def read_local_data(session: Session, depth: int | None = None) -> LocalData:
         results=results_frame(session),
         judgments=grades_frame(session),
         queries=queries_frame(session)[["query_id", "text"]],
-        documents=pd.read_sql(documents, session.connection()),
+        documents=read_frame(session, documents),
         depth=depth,
     )
 

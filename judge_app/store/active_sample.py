@@ -88,9 +88,10 @@ def active_sample_frame(session: Session) -> pd.DataFrame:
         .order_by(ActiveSample.key, Query.external_id)
     )
     import numpy as np
-    import pandas as pd
 
-    frame = pd.read_sql(statement, session.connection())
+    from judge_app.store.reads import read_frame
+
+    frame = read_frame(session, statement)
     for name in ("scale", "key"):
         frame[name] = frame[name].astype(np.float64)
     return frame

@@ -257,7 +257,6 @@ def auto_grades_frame(
     order of query and document; with ``failures``, its failed pairs too (grade NaN) and a
     ``failure`` column; with ``usage``, ``prompt_tokens, completion_tokens, duration_ms``."""
     import numpy as np
-    import pandas as pd
 
     columns: list[Any] = [Query.external_id.label("query_id"), Document.external_id.label("doc_id")]
     columns.append(AutoJudgment.grade)
@@ -278,6 +277,8 @@ def auto_grades_frame(
     )
     if not failures:
         statement = statement.where(AutoJudgment.grade.is_not(None))
-    frame = pd.read_sql(statement, session.connection())
+    from judge_app.store.reads import read_frame
+
+    frame = read_frame(session, statement)
     frame["grade"] = frame["grade"].astype(np.float64)
     return frame

@@ -21,7 +21,14 @@ from sqlalchemy.orm import Session, SessionTransaction, sessionmaker
 from judge_app.io import live_files
 from judge_app.store import schema
 from judge_app.store.errors import ReadOnlyDatabaseError, StoreError
-from judge_app.store.failures import conflicted, described, in_words, moved, read_only
+from judge_app.store.failures import (
+    conflicted,
+    described,
+    in_words,
+    interrupted,
+    moved,
+    read_only,
+)
 
 BUSY_TIMEOUT_MS = 5_000
 """How long SQLite itself waits for another writer's lock before a unit of work retries."""
@@ -206,6 +213,8 @@ def _translated_errors(database: Database) -> Iterator[None]:
     try:
         yield
     except DBAPIError as error:
+        if interrupted(error):
+            raise KeyboardInterrupt from error
         waited = time.monotonic() - started
         raise StoreError(in_words(error, database.url, waited)) from error
 
@@ -226,6 +235,19 @@ def _moved(shared: _SharedEngine) -> bool:
     )
 
 
+SIGNAL_STEPS = 100_000
+"""How many steps of SQLite's machine a statement runs between calls of ``_signals_due``
+(a few milliseconds; the calls cost nothing measurable)."""
+
+
+def _signals_due() -> int:
+    """SQLite calls this while a statement runs: Python runs there the signal handlers that
+    are due (in the main thread), so Ctrl+C stops a long statement at once (sqlite3 then
+    raises "interrupted", ``KeyboardInterrupt`` again past ``_translated_errors``) instead
+    of when it ends, minutes later."""
+    return 0
+
+
 def _configure_sqlite(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: sqlite3.Connection, _record: object) -> None:
@@ -238,6 +260,7 @@ def _configure_sqlite(engine: Engine) -> None:
         # effects (judge_app's own schema needs none)
         cursor.execute("PRAGMA trusted_schema=OFF")
         cursor.close()
+        dbapi_connection.set_progress_handler(_signals_due, SIGNAL_STEPS)
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
@@ -372,6 +395,8 @@ def _prepare(shared: _SharedEngine, read_only: bool) -> None:
             schema.upgrade(engine)
             shared.writable = True
     except DBAPIError as error:
+        if interrupted(error):
+            raise KeyboardInterrupt from error
         words = in_words(error, engine.url)
         if not read_only and "SQLITE_READONLY" in getattr(error.orig, "sqlite_errorname", ""):
             raise ReadOnlyDatabaseError(words) from None

@@ -48,6 +48,11 @@ def conflicted(error: DBAPIError) -> bool:
     return getattr(error.orig, "sqlstate", None) in CONFLICT_STATES
 
 
+def interrupted(error: DBAPIError) -> bool:
+    """Whether SQLite stopped the statement for a signal (Ctrl+C: ``database._signals_due``)."""
+    return getattr(error.orig, "sqlite_errorname", "") == "SQLITE_INTERRUPT"
+
+
 def moved(path: str | Path) -> str:
     """The words for a database file that is no longer where it was opened."""
     return (

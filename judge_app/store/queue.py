@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import Row, Select, and_, case, func, select
+from sqlalchemy import Row, Select, and_, case, exists, func, or_, select
 from sqlalchemy.orm import Session
 
 from judge_app.store.active_sample import has_active_sample, places_of
@@ -356,6 +356,69 @@ def queue_progress(
 def overall_progress(session: Session, rater_id: int, pool: PoolSettings | None = None) -> Progress:
     """The rater's progress over all their assigned work."""
     return total_progress(queue_progress(session, rater_id, pool).values())
+
+
+def raters_progress(
+    session: Session, rater_ids: Iterable[int], pool: PoolSettings | None = None
+) -> dict[int, Progress]:
+    """The ``overall_progress`` of each of ``rater_ids`` (between their sessions: pending
+    repeats count), read in three statements whatever the number of raters (a queue read per
+    rater took 160 s for 10,000 raters)."""
+    pool = pool or pool_settings(session)
+    run_ids = [run_id for run_id, _name in _pool_runs(session, pool)]
+    pairs = (
+        select(Result.query_id, Result.document_id)
+        .where(Result.run_id.in_(run_ids), Result.rank <= pool.depth)
+        .distinct()
+        .subquery()
+    )
+    counts = select(pairs.c.query_id, func.count()).group_by(pairs.c.query_id)
+    per_query = {query_id: count for query_id, count in session.execute(counts)}
+    totals: dict[int, int] = {}  # the raters with an assignment: its pooled pairs
+    for rater_id, query_id in session.execute(select(Assignment.rater_id, Assignment.query_id)):
+        totals[rater_id] = totals.get(rater_id, 0) + per_query.get(query_id, 0)
+    whole_pool = sum(per_query.values())
+    # each rater's judgments in the pool and in their queue; a pending repeat is the rater's
+    # view of its pair (and holds no grade until answered: one without its judgment, cleared
+    # before, adds nothing)
+    in_queue = or_(
+        Judgment.rater_id.not_in(select(Assignment.rater_id)),
+        exists().where(
+            Assignment.rater_id == Judgment.rater_id, Assignment.query_id == Judgment.query_id
+        ),
+    )
+    repeat = RepeatJudgment.rater_id.is_not(None)
+    statement = (
+        select(
+            Judgment.rater_id,
+            func.count(case((repeat, RepeatJudgment.grade), else_=Judgment.grade)),
+            func.count(case((repeat, case((RepeatJudgment.skipped, 1))), (Judgment.skipped, 1))),
+        )
+        .select_from(pairs)
+        .join(
+            Judgment,
+            and_(
+                Judgment.query_id == pairs.c.query_id,
+                Judgment.document_id == pairs.c.document_id,
+            ),
+        )
+        .outerjoin(
+            RepeatJudgment,
+            and_(
+                RepeatJudgment.rater_id == Judgment.rater_id,
+                RepeatJudgment.query_id == Judgment.query_id,
+                RepeatJudgment.document_id == Judgment.document_id,
+                open_repeat(None),
+            ),
+        )
+        .where(in_queue)
+        .group_by(Judgment.rater_id)
+    )
+    judged = {row[0]: (row[1], row[2]) for row in session.execute(statement)}
+    return {
+        rater_id: Progress(*judged.get(rater_id, (0, 0)), totals.get(rater_id, whole_pool))
+        for rater_id in rater_ids
+    }
 
 
 def total_progress(parts: Iterable[Progress]) -> Progress:

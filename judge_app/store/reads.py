@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 from sqlalchemy import Select, and_, case, exists, func, select
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from judge_app.store.models import (
@@ -22,12 +23,20 @@ from judge_app.store.models import (
     Result,
     Run,
 )
-from judge_app.store.people import campaign_raters
+from judge_app.store.people import in_campaign
 from judge_app.store.rows import Places, fetch, graded_keys, history_statement
 
 
-def _frame(session: Session, statement: Select) -> pd.DataFrame:
-    return pd.read_sql(statement, session.connection())
+def read_frame(session: Session, statement: Select) -> pd.DataFrame:
+    """The rows of ``statement`` as a frame (``pandas.read_sql``). A database's error stays
+    the database's (pandas words it as "Execution failed on sql '…'", the whole statement),
+    so that it reaches the user in words, and Ctrl+C as an interrupt."""
+    try:
+        return pd.read_sql(statement, session.connection())
+    except pd.errors.DatabaseError as error:
+        if isinstance(error.__cause__, DBAPIError):
+            raise error.__cause__ from None
+        raise
 
 
 def judgments_frame(
@@ -209,7 +218,7 @@ def _names(session: Session, table: str, column: str) -> tuple[Places, pa.Array]
 
 def queries_frame(session: Session) -> pd.DataFrame:
     """``query_id, text, description`` for every query."""
-    return _frame(
+    return read_frame(
         session,
         select(Query.external_id.label("query_id"), Query.text, Query.description).order_by(
             Query.external_id
@@ -219,7 +228,7 @@ def queries_frame(session: Session) -> pd.DataFrame:
 
 def documents_frame(session: Session) -> pd.DataFrame:
     """``doc_id, title, url, body`` for every document."""
-    return _frame(
+    return read_frame(
         session,
         select(
             Document.external_id.label("doc_id"), Document.title, Document.url, Document.body
@@ -240,7 +249,7 @@ def document_titles(session: Session, doc_ids: Sequence[str]) -> dict[str, str]:
 def history_frame(session: Session, rater: str | None = None) -> pd.DataFrame:
     """The judgment history, oldest first: whose judgment of which pair changed, from what to
     what, when, and the login that changed it (``rows.history_statement``)."""
-    frame = _frame(session, history_statement(rater))
+    frame = read_frame(session, history_statement(rater))
     for name in ("old_grade", "new_grade", "reverts"):
         frame[name] = frame[name].astype("Int64")
     return frame
@@ -260,7 +269,7 @@ def table_counts(session: Session) -> dict[str, int]:
         "assignments": Assignment,
     }
     counts = {
-        name: len(campaign_raters(session))
+        name: session.scalar(select(func.count()).where(in_campaign())) or 0
         if model is None
         else session.scalar(select(func.count()).select_from(model)) or 0
         for name, model in models.items()
@@ -285,10 +294,9 @@ def ids_without_text(session: Session, limit: int = 10) -> dict[str, list[str]]:
     return found
 
 
-def raters_frame(session: Session) -> pd.DataFrame:
-    """Per rater of the campaign (``campaign_raters``): ``rater, active, judged, skipped,
-    mean_grade, queries``."""
-    raters = [rater_id for rater_id, _name in campaign_raters(session)]
+def raters_frame(session: Session, limit: int | None = None) -> pd.DataFrame:
+    """Per rater of the campaign (``campaign_raters``; the first ``limit`` by name):
+    ``rater, active, judged, skipped, mean_grade, queries``."""
     statement = (
         select(
             Rater.name.label("rater"),
@@ -299,11 +307,12 @@ def raters_frame(session: Session) -> pd.DataFrame:
             func.count(Judgment.query_id.distinct()).label("queries"),
         )
         .outerjoin(Judgment, Judgment.rater_id == Rater.id)
-        .where(Rater.id.in_(raters))
+        .where(in_campaign())
         .group_by(Rater.id, Rater.name, Rater.active)
         .order_by(Rater.name)
+        .limit(limit)
     )
-    return _frame(session, statement)
+    return read_frame(session, statement)
 
 
 def coverage_frame(session: Session, depth: int = 10) -> pd.DataFrame:
@@ -331,7 +340,7 @@ def coverage_frame(session: Session, depth: int = 10) -> pd.DataFrame:
         .group_by(Run.id, Run.name)
         .order_by(Run.name)
     )
-    frame = _frame(session, statement)
+    frame = read_frame(session, statement)
     for name in ("judged", "results_at_depth", "judged_at_depth"):
         frame[name] = frame[name].fillna(0).astype("int64")
     return frame

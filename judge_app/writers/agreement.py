@@ -13,13 +13,14 @@ the columns that say what it is about. Each lists the documents graded two or mo
 
 from __future__ import annotations
 
+import heapq
 import textwrap
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from judge_app.agreement.coefficients import GRADES, LEVELS
 from judge_app.agreement.report import adjudications
-from judge_app.errors import UsageError
+from judge_app.errors import UsageError, some_of
 from judge_app.writers.json_document import json_document
 
 if TYPE_CHECKING:
@@ -48,6 +49,10 @@ OUTPUTS = ("table", "csv", "json")
 TABLE_DIGITS = 4
 WORST_QUERIES = 10
 ADJUDICATION_LINES = 20
+TABLE_ROWS = 50
+Row = TypeVar("Row")
+"""Pairs and raters a table lists (the CSV and JSON list every one): 10,000 raters share
+a million pairs."""
 KAPPA_MATRIX_NOTE = (
     "The heat map shows each pair's quadratic weighted κ; its diagonal is left empty: a rater "
     "is not compared with themselves."
@@ -321,8 +326,8 @@ def table_text(report: AgreementReport, digits: int = 4) -> str:
 
     queries = len(report.per_query)
     lines = [
-        f"Agreement of {report.n_raters} rater{'s' * (report.n_raters != 1)} "
-        f"({', '.join(report.raters)}) on {report.n_units:,} documents of {queries:,} "
+        f"Agreement of {report.n_raters:,} rater{'s' * (report.n_raters != 1)} "
+        f"({some_of(report.raters)}) on {report.n_units:,} documents of {queries:,} "
         f"quer{'ies' if queries != 1 else 'y'}; {report.n_multi_rated:,} graded by two or more",
         "",
     ]
@@ -341,7 +346,7 @@ def table_text(report: AgreementReport, digits: int = 4) -> str:
         f"  Krippendorff's alpha  {alphas}",
         f"  Fleiss' kappa         {f(report.fleiss_kappa)}"
         + (
-            f"  over the {report.fleiss_units:,} documents graded by all {report.n_raters} raters"
+            f"  over the {report.fleiss_units:,} documents graded by all {report.n_raters:,} raters"
             if report.fleiss_units
             else ""
         ),
@@ -349,34 +354,43 @@ def table_text(report: AgreementReport, digits: int = 4) -> str:
         f"  Gwet's AC2            {ac2}",
     ]
     if report.pairwise:
+        shown, which = _first_rows(
+            report.pairwise, lambda p: -p.n_units, "pairs", "with the most common documents"
+        )
         pairs = pd.DataFrame(
             {
-                "rater_a": [p.rater_a for p in report.pairwise],
-                "rater_b": [p.rater_b for p in report.pairwise],
-                "common": [p.n_units for p in report.pairwise],
-                "agreement": [f(p.percent_agreement) for p in report.pairwise],
-                "kappa": [f(p.cohen_kappa) for p in report.pairwise],
-                "linear": [f(p.cohen_kappa_linear) for p in report.pairwise],
-                "quadratic": [f(p.cohen_kappa_quadratic) for p in report.pairwise],
+                "rater_a": [p.rater_a for p in shown],
+                "rater_b": [p.rater_b for p in shown],
+                "common": [p.n_units for p in shown],
+                "agreement": [f(p.percent_agreement) for p in shown],
+                "kappa": [f(p.cohen_kappa) for p in shown],
+                "linear": [f(p.cohen_kappa_linear) for p in shown],
+                "quadratic": [f(p.cohen_kappa_quadratic) for p in shown],
             }
         )
-        lines += ["", "Pairs (Cohen's kappa on common documents)", _indent(pairs)]
+        lines += ["", f"Pairs (Cohen's kappa on common documents{which})", _indent(pairs)]
     if report.pairs_apart:
         lines += ["", f"  {apart_sentence(report.pairs_apart)}"]
+    shown_raters, which = _first_rows(
+        report.per_rater,
+        lambda r: (r.alpha_contribution is None, r.alpha_contribution or 0),
+        "raters",
+        "who lower the agreement most",
+    )
     raters = pd.DataFrame(
         {
-            "rater": [r.rater for r in report.per_rater],
-            "documents": [r.n_units for r in report.per_rater],
-            "mean": [f(r.mean_grade) for r in report.per_rater],
-            **{str(g): [r.grades[g] for r in report.per_rater] for g in range(len(GRADES))},
-            "alpha_without": [f(r.alpha_without_rater) for r in report.per_rater],
-            "contribution": [f(r.alpha_contribution) for r in report.per_rater],
+            "rater": [r.rater for r in shown_raters],
+            "documents": [r.n_units for r in shown_raters],
+            "mean": [f(r.mean_grade) for r in shown_raters],
+            **{str(g): [r.grades[g] for r in shown_raters] for g in range(len(GRADES))},
+            "alpha_without": [f(r.alpha_without_rater) for r in shown_raters],
+            "contribution": [f(r.alpha_contribution) for r in shown_raters],
         }
     )
     lines += [
         "",
         "Raters (grades 0-5: how many of each; contribution: ordinal alpha of all minus alpha "
-        "without the rater, below 0 the others agree better without them)",
+        f"without the rater, below 0 the others agree better without them{which})",
         _indent(raters),
     ]
     lines += _worst_queries(report, f)
@@ -393,7 +407,7 @@ def table_text(report: AgreementReport, digits: int = 4) -> str:
     if undefined:
         lines += ["", "Undefined (shown as –)"]
         for why, keys in undefined.items():
-            text = f"{', '.join(keys)}: {why}"
+            text = f"{some_of(keys)}: {why}"
             lines += textwrap.wrap(text, 98, initial_indent="  ", subsequent_indent="    ")
     return "\n".join(lines) + "\n"
 
@@ -455,6 +469,20 @@ def _ranking_lines(ranking: RankingStability | None, f: Callable[[float | None],
 
 def _indent(frame: pd.DataFrame) -> str:
     return "\n".join("  " + line for line in frame.to_string(index=False).splitlines())
+
+
+def _first_rows(
+    rows: list[Row], key: Callable[[Row], Any], noun: str, which: str
+) -> tuple[list[Row], str]:
+    """All ``rows`` when there are ``TABLE_ROWS`` or fewer; else the first ones by ``key``,
+    in their order, and the words that say which they are."""
+    if len(rows) <= TABLE_ROWS:
+        return rows, ""
+    first = set(map(id, heapq.nsmallest(TABLE_ROWS, rows, key=key)))
+    shown = [row for row in rows if id(row) in first]
+    return shown, (
+        f"; the {TABLE_ROWS} of {len(rows):,} {noun} {which}: --format csv or json lists all"
+    )
 
 
 def apart_sentence(apart: int) -> str:
