@@ -492,7 +492,8 @@ def counted(session):  # a statement of a trillion steps in place of the table c
     return {"rows": session.scalar(statement)}
 
 reads.table_counts = counted
-threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal (a background
+threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()  # job ignores Ctrl+C)
 sys.exit(cli.main(["info", sys.argv[1]]))
 """
 
