@@ -636,6 +636,25 @@ def _add_autojudge_parser(commands: argparse._SubParsersAction) -> None:
         help="the document text is cut to N characters (4000)",
     )
     autojudge.add_argument(
+        "--max-tokens",
+        type=int,
+        default=1024,
+        metavar="N",
+        help="the most tokens an answer may take (1024): a rambling answer is cut there",
+    )
+    autojudge.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="ask again the pairs whose answer failed (default: kept; at temperature 0 a "
+        "model fails the same way)",
+    )
+    autojudge.add_argument(
+        "--free-text",
+        action="store_true",
+        help="ask for the answer in free text (default: a JSON object of a reason and the "
+        "final score, which a server that enforces a schema answers in nothing else)",
+    )
+    autojudge.add_argument(
         "--template", type=Path, metavar="FILE", help="the prompt template (--show-template)"
     )
     autojudge.add_argument(
@@ -1081,8 +1100,9 @@ def _calibrate(args: argparse.Namespace) -> str:
 
 
 def _autojudge(args: argparse.Namespace) -> str | int:
-    """``judge-app autojudge``: the summary line; Ctrl+C stops asking, keeps what was
-    answered and exits with 130 after the summary."""
+    """``judge-app autojudge``: the summary line; exit 1 after it when a pair failed (the
+    others are kept); Ctrl+C stops asking, keeps what was answered and exits with 130 after
+    the summary."""
     from judge_app.commands.autojudge import (
         AutojudgeOptions,
         AutojudgeSummary,
@@ -1111,6 +1131,9 @@ def _autojudge(args: argparse.Namespace) -> str | int:
         retries=args.retries,
         backoff=args.backoff,
         body_chars=args.body_chars,
+        max_tokens=args.max_tokens,
+        structured=not args.free_text,
+        retry_failed=args.retry_failed,
         local=args.local,
     ).checked()
     with (
@@ -1123,7 +1146,11 @@ def _autojudge(args: argparse.Namespace) -> str | int:
         print(summary.sentence(), file=sys.stderr)
         return 130
     name = summary.judge if isinstance(summary, AutojudgeSummary) else summary.name
-    return f"{summary.sentence()}\n{next_steps(args.db, name)}"
+    said = f"{summary.sentence()}\n{next_steps(args.db, name)}"
+    if isinstance(summary, AutojudgeSummary) and summary.failed:
+        print(said)  # what was answered is kept; the exit says not every pair was
+        return 1
+    return said
 
 
 @contextmanager

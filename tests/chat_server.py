@@ -98,6 +98,12 @@ class ChatServer:
     script: dict[str, list[Any]] = field(default_factory=dict)
     grade_of: Callable[[str], int] = default_grade
     pause: float = 0.0
+    formats: frozenset[str] | None = None
+    """The answer formats (``response_format`` types) it takes, answering those as JSON;
+    another is refused as llama.cpp's Python server refuses it. None: the field is ignored
+    (every answer in text)."""
+    models: list[str] | None = None
+    """The model ids ``GET /v1/models`` lists (None: 404, as a server that lists none)."""
     seen: list[Seen] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -110,6 +116,13 @@ class ChatServer:
 
             def log_message(self, *args: object) -> None:
                 pass
+
+            def do_GET(self) -> None:
+                if self.path != "/v1/models" or server.models is None:
+                    self.reply(404, {"error": {"message": "not found"}})
+                    return
+                listed = [{"id": name, "object": "model"} for name in server.models]
+                self.reply(200, {"object": "list", "data": listed})
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
@@ -140,13 +153,21 @@ class ChatServer:
                     body = {"choices": [{"index": 0, "message": message}], "usage": usage}
                     self.reply(200, body, drip=action.drip)
                     return
+                asked = (body.get("response_format") or {}).get("type")
+                if server.formats is not None and asked and asked not in server.formats:
+                    said = f"response_format.type: Input should be one of {sorted(server.formats)}"
+                    self.reply(500, {"error": {"message": said}})
+                    return
                 if isinstance(action, Sleep):
                     time.sleep(action.seconds)
                     action = None
+                grade = server.grade_of(seen.user)
                 content = (
                     action.content
                     if isinstance(action, Answer)
-                    else f"The page matches the intent.\nFinal score: {server.grade_of(seen.user)}"
+                    else json.dumps({"reason": "It matches the intent.", "final_score": grade})
+                    if server.formats is not None and asked
+                    else f"The page matches the intent.\nFinal score: {grade}"
                 )
                 self.reply(
                     200,

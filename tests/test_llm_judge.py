@@ -197,7 +197,7 @@ def test_without_the_variable_no_authorization_is_sent(db, chat_server, monkeypa
 # the cache ------------------------------------------------------------------------------------
 
 
-def test_a_rerun_asks_nothing_and_a_failure_is_asked_again(db, chat_server):
+def test_a_rerun_asks_nothing_and_a_failure_only_when_asked_to(db, chat_server):
     chat_server.script[PIZZA] = [Answer("It looks relevant to me.")]
     first = run(db, chat_server, queries=("q01",))
     asked = len(chat_server.seen)
@@ -205,13 +205,17 @@ def test_a_rerun_asks_nothing_and_a_failure_is_asked_again(db, chat_server):
     before = {
         (row["query"], row["doc"]): row["judged_at"] for row in rows(db) if row["grade"] is not None
     }
-    second = run(db, chat_server, queries=("q01",))
+    second = run(db, chat_server, queries=("q01",))  # the failure is kept: asked again, at
+    assert len(chat_server.seen) == asked  # temperature 0 it fails the same way
+    assert (second.cached, second.cached_failures, second.asked) == (asked, 1, 0)
+    assert "1 failed before: --retry-failed asks them again" in second.sentence()
+    third = run(db, chat_server, queries=("q01",), retry_failed=True)
     assert len(chat_server.seen) == asked + 1  # only the failure, asked again
-    assert (second.cached, second.graded, second.failed) == (asked - 1, 1, 0)
+    assert (third.cached, third.graded, third.failed) == (asked - 1, 1, 0)
     after = {(row["query"], row["doc"]): row["judged_at"] for row in rows(db)}
     assert all(after[key] == value for key, value in before.items())  # untouched
-    third = run(db, chat_server, queries=("q01",))
-    assert len(chat_server.seen) == asked + 1 and third.cached == asked and third.asked == 0
+    fourth = run(db, chat_server, queries=("q01",), retry_failed=True)
+    assert len(chat_server.seen) == asked + 1 and fourth.cached == asked and fourth.asked == 0
 
 
 def test_another_prompt_is_another_judge_and_is_asked_again(db, chat_server):
@@ -300,14 +304,13 @@ def test_a_refused_key_stops_the_run_with_its_reason(db, chat_server, monkeypatc
     assert len(chat_server.seen) == 1 and rows(db) == []
 
 
-def test_nothing_listening_stops_the_run_after_the_retries(db, monkeypatch):
+def test_nothing_listening_stops_the_run_before_a_judge_is_made(db, monkeypatch):
     monkeypatch.delenv("JUDGE_APP_API_KEY", raising=False)
     with socket.socket() as probe:  # a port of this machine nothing listens on
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    started = time.monotonic()
     with pytest.raises(
-        EndpointError, match=f"cannot connect to http://127.0.0.1:{port}/v1/chat/completions"
+        EndpointError, match=f"cannot connect to http://127.0.0.1:{port}/v1/models"
     ) as raised:
         with open_database(db) as database:
             autojudge(
@@ -316,8 +319,40 @@ def test_nothing_listening_stops_the_run_after_the_retries(db, monkeypatch):
                     endpoint=f"http://127.0.0.1:{port}/v1?key=k", model="m", retries=2, backoff=0.01
                 ),
             )
-    assert time.monotonic() - started < 10 and rows(db) == []
+    assert rows(db) == [] and automatic_raters(db) == []  # no empty judge left behind
     assert "key=k" not in str(raised.value) and "API key" not in str(raised.value)
+
+
+def automatic_raters(path: Path) -> list[str]:
+    connection = sqlite3.connect(path)
+    try:
+        return [name for (name,) in connection.execute(
+            "SELECT name FROM rater WHERE kind = 'automatic'"
+        )]  # fmt: skip
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize(
+    ("model", "served"),
+    [
+        ("llama3", ["llama3:latest", "qwen2"]),  # Ollama's
+        ("smollm2", ["/models/smollm2.gguf"]),  # llama.cpp's: a file
+        ("gpt-4o", ["gpt-4o", "gpt-4o-mini"]),
+    ],
+)
+def test_a_model_the_endpoint_lists_is_taken(db, chat_server, model, served):
+    chat_server.models = served
+    assert run(db, chat_server, model=model, queries=("q01",)).graded > 0
+
+
+def test_a_model_the_endpoint_does_not_list_is_refused_before_a_judge_is_made(db, chat_server):
+    """A llama.cpp server answers under any name: grades were kept under a model it never
+    served ("gpt-4o-doesnotexist"); its list of models says so."""
+    chat_server.models = ["smollm2", "qwen2"]
+    with pytest.raises(EndpointError, match=r"serves 'smollm2', 'qwen2', not 'gpt-4o-nope'"):
+        run(db, chat_server, model="gpt-4o-nope")
+    assert chat_server.seen == [] and automatic_raters(db) == []
 
 
 # which pairs ----------------------------------------------------------------------------------
@@ -402,6 +437,64 @@ def test_answers_are_committed_in_batches_as_they_arrive(db, chat_server, monkey
     assert committed[-1][0] - 5 < committed[-1][1]
 
 
+# structured answers (issue 32, item 2) -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("formats", "used", "words"),
+    [
+        ({"json_schema", "json_object"}, "json_schema", "as JSON with a schema"),
+        ({"json_object"}, "json_object", "as a JSON object with a schema"),  # llama.cpp's
+        (set(), None, "in free text"),  # refuses both
+        (None, "json_schema", "as JSON with a schema"),  # ignores the field: answers in text
+    ],
+)
+def test_the_answer_is_asked_for_in_the_best_format_the_server_takes(
+    db, chat_server, formats, used, words
+):
+    chat_server.formats = None if formats is None else frozenset(formats)
+    summary = run(db, chat_server, queries=("q01",), concurrency=1)
+    refused = len(chat_server.seen) - summary.asked  # each refused format asked once
+    assert refused == {"json_schema": 0, "json_object": 1, None: 2}[used] or formats is None
+    answered = [seen.body.get("response_format") for seen in chat_server.seen[refused:]]
+    assert summary.graded == summary.asked == len(pooled(db, ["q01"]))
+    assert summary.retried == 0 and summary.failed == 0  # a refused format costs no attempt
+    assert f"answers asked {words}" in summary.sentence()
+    if used is None:
+        assert answered == [None] * summary.asked
+    else:
+        assert {format["type"] for format in answered} == {used}
+        schema = answered[0].get("schema") or answered[0]["json_schema"]["schema"]
+        assert schema["properties"]["final_score"]["enum"] == [0, 1, 2, 3, 4, 5]
+    for row in rows(db):
+        assert row["answer"].startswith('{"reason"') == bool(formats)  # JSON, read as such
+    assert sorted(row["grade"] for row in rows(db)) == sorted(
+        default_grade(seen.user) for seen in chat_server.seen[refused:]
+    )
+
+
+def test_free_text_asks_for_no_format(db, chat_server):
+    run(db, chat_server, queries=("q01",), structured=False)
+    assert all("response_format" not in seen.body for seen in chat_server.seen)
+
+
+@pytest.mark.parametrize(
+    ("answer", "grade"),
+    [
+        ('{"reason": "on topic", "final_score": 4}', 4),
+        ('{"final_score": "2"}', 2),
+        ('{"final_score": 2.0}', 2),
+        ('{"final_score": 7}', None),
+        ('{"final_score": true}', None),
+        ('{"final_score": 5e308}', None),
+        ('{"reason": "no score"}', None),
+        ('{"x": 1}\nFinal score: 3', 3),
+    ],
+)
+def test_a_structured_answer_is_read_by_its_final_score(answer, grade):
+    assert parse_grade(answer).grade == grade
+
+
 # options and the command line -----------------------------------------------------------------
 
 
@@ -446,6 +539,7 @@ def test_the_command_line_end_to_end(db, chat_server, tmp_path):
     code, out, err = cli_run(*base, "--queries", "q01,q02", "--limit", "4", "--name", "cli judge")
     assert (code, err) == (0, "")
     assert out.startswith('judge "cli judge": 4 pairs, 0 cached, 4 asked: 4 graded, 0 failed')
+    assert " s and 107 tokens a pair)" in out.splitlines()[0]  # 100 prompt + 7 completion
     assert len(chat_server.seen) == 4 and len(rows(db)) == 4
     code, out, _ = cli_run(*base, "--queries", "q01,q02", "--limit", "4", "--name", "cli judge")
     assert code == 0 and "4 pairs, 4 cached, 0 asked" in out and len(chat_server.seen) == 4
@@ -475,6 +569,23 @@ def test_the_command_line_end_to_end(db, chat_server, tmp_path):
     assert code == 1 and "has no such model or path (HTTP 404" in err
     code, out, _ = cli_run("autojudge", "--show-template")
     assert code == 0 and out == DEFAULT_TEMPLATE
+
+
+def test_a_run_with_failures_exits_1_and_counts_them_by_reason(db, chat_server):
+    """Issue 32: every pair failed and the exit was 0, the summary naming only the first."""
+    chat_server.script[PIZZA] = [Answer("Relevant, I think.")] * 2 + [Status(500)] * 8
+    code, out, err = cli_run(
+        "autojudge", str(db), "--endpoint", chat_server.url, "--model", "m", "--queries", "q01",
+        "--backoff", "0.01", "--retries", "1", "--concurrency", "1",
+    )  # fmt: skip
+    assert code == 1 and err == ""
+    failed = len([row for row in rows(db) if row["failure"]])
+    assert failed >= 3 and f"{failed} failed" in out.splitlines()[0]
+    by_reason = next(line for line in out.splitlines() if line.startswith("failed: "))
+    counts = dict(part.split(" ", 1)[::-1] for part in by_reason[8:].split("; "))
+    assert counts["no final score in the answer"] == "2"
+    assert int(counts["HTTP 500"]) == failed - 2
+    assert "The judge is named" in out  # what was answered is kept, and said so
 
 
 # the prompt -----------------------------------------------------------------------------------

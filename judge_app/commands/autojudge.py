@@ -21,14 +21,23 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from judge_app.errors import JudgeAppError, UsageError, typed
-from judge_app.judges.llm import ChatClient, ChatSettings, EndpointError, Reply, public_url
+from judge_app.judges.llm import (
+    MAX_TOKENS,
+    ChatClient,
+    ChatSettings,
+    EndpointError,
+    Reply,
+    check_endpoint,
+    public_url,
+)
 from judge_app.judges.prompt import (
     DEFAULT_TEMPLATE,
     Pair,
+    answer_schema,
     check_template,
     messages,
     parse_grade,
@@ -66,8 +75,12 @@ class AutojudgeOptions:
     prompt ``template`` text (None: the default); the ``queries`` (None: all); the first
     ``limit`` pairs (None: all); the pool ``depth`` (None: the lead's pooling depth); requests
     at once (``concurrency``), the ``timeout`` of one in seconds, ``retries`` and the first
-    pause between them (``backoff`` s); the document text cut to ``body_chars``. ``local``:
-    the local model learned from the human grades instead of an LLM."""
+    pause between them (``backoff`` s); the document text cut to ``body_chars``; the most
+    tokens an answer may take (``max_tokens``); a ``structured`` answer (a JSON object,
+    ``prompt.answer_schema``) or free text; ``retry_failed``: ask again the pairs whose
+    answer with the same request failed (else they are kept as they are: at temperature 0 a
+    model fails the same way). ``local``: the local model learned from the human grades
+    instead of an LLM."""
 
     endpoint: str | None = None
     model: str | None = None
@@ -82,6 +95,9 @@ class AutojudgeOptions:
     retries: int = 3
     backoff: float = 1.0
     body_chars: int = 4000
+    max_tokens: int = MAX_TOKENS
+    structured: bool = True
+    retry_failed: bool = False
     local: bool = False
 
     def checked(self) -> AutojudgeOptions:
@@ -124,6 +140,7 @@ class AutojudgeOptions:
         if not 0 <= self.backoff <= 60:
             raise UsageError("--backoff takes seconds from 0 to 60")
         require_whole("--body-chars", self.body_chars, 1)
+        require_whole("--max-tokens", self.max_tokens, 16, 100_000)
         check_template(self.prompt_template)
         return self
 
@@ -140,14 +157,16 @@ class AutojudgeOptions:
 
 @dataclass
 class AutojudgeSummary:
-    """What a run did: the judge, the ``pairs`` of the pool, those ``cached`` (graded before
-    with the same request, not asked), ``graded`` and ``failed`` of those asked (with the
-    first failure's reason), the extra attempts ``retried``, the tokens used and the seconds
-    it took; ``cancelled`` if it stopped before the end."""
+    """What a run did: the judge, the ``pairs`` of the pool, those ``cached`` (answered before
+    with the same request, not asked; ``cached_failures`` of them failed), ``graded`` and
+    ``failed`` of those asked (with the first failure's reason), the extra attempts
+    ``retried``, the tokens used and the seconds it took, the ``answer_format`` the server
+    took (``llm.ANSWER_FORMATS``); ``cancelled`` if it stopped before the end."""
 
     judge: str
     pairs: int = 0
     cached: int = 0
+    cached_failures: int = 0
     graded: int = 0
     failed: int = 0
     retried: int = 0
@@ -156,6 +175,9 @@ class AutojudgeSummary:
     seconds: float = 0.0
     cancelled: bool = False
     first_failure: str | None = None
+    failures: dict[str, int] = field(default_factory=dict)
+    """How many failed, by kind of reason (``failure_kind``)."""
+    answer_format: str | None = None
     agreement: JudgeQuality | None = None  # with the humans, once its grades are written
 
     @property
@@ -165,8 +187,13 @@ class AutojudgeSummary:
 
     def sentence(self) -> str:
         """The run in one line, as the command line and the window say it."""
+        failures = (
+            f" ({self.cached_failures:,} failed before: --retry-failed asks them again)"
+            if self.cached_failures
+            else ""
+        )
         text = (
-            f"judge {typed(self.judge)}: {self.pairs:,} pairs, {self.cached:,} cached, "
+            f"judge {typed(self.judge)}: {self.pairs:,} pairs, {self.cached:,} cached{failures}, "
             f"{self.asked:,} asked: {self.graded:,} graded, {self.failed:,} failed"
         )
         if self.retried:
@@ -175,14 +202,28 @@ class AutojudgeSummary:
             f"; {self.prompt_tokens:,} prompt + {self.completion_tokens:,} completion tokens; "
             f"{self.seconds:.1f} s"
         )
+        if self.asked:
+            tokens = (self.prompt_tokens + self.completion_tokens) / self.asked
+            text += f" ({self.seconds / self.asked:.2f} s and {tokens:,.0f} tokens a pair)"
+        if self.answer_format is not None:
+            text += f"; answers asked {ANSWER_WORDS[self.answer_format]}"
         if self.cancelled:
             text += "; cancelled (what was answered is kept)"
-        if self.first_failure:
+        if self.failures:
+            kinds = sorted(self.failures.items(), key=lambda item: -item[1])
+            text += "\nfailed: " + "; ".join(f"{count:,} {kind}" for kind, count in kinds)
             text += f"\nfirst failure: {self.first_failure}"
         warning = None if self.agreement is None else quality_warning(self.agreement)
         if warning:
             text += f"\n{warning}"
         return text
+
+
+ANSWER_WORDS = {
+    "json_schema": "as JSON with a schema",
+    "json_object": "as a JSON object with a schema",
+    "text": "in free text",
+}
 
 
 @dataclass(frozen=True)
@@ -240,6 +281,17 @@ def autojudge(
         raise JudgeAppError(f"{database.describe()}: no pooled pair to judge (import a run)")
     assert options.model is not None and options.endpoint is not None  # checked
     model, endpoint = options.model.strip(), options.endpoint.strip()
+    settings = ChatSettings(
+        base_url=endpoint,
+        model=model,
+        api_key=os.environ.get(options.api_key_env) or None,
+        timeout=options.timeout,
+        retries=options.retries,
+        backoff=options.backoff,
+        max_tokens=options.max_tokens,
+        structured=options.structured,
+    )
+    check_endpoint(settings)  # before the judge is made: no empty judge of a run never begun
     judge = database.write(
         lambda session: add_judge(
             session,
@@ -263,23 +315,20 @@ def autojudge(
     for pair in pairs:
         rendered = messages(template, _prompt_pair(pair), grades, options.body_chars)
         sha = request_sha(model, rendered)
-        if known.get((pair.query_id, pair.document_id)) == sha:
+        earlier, failed = known.get((pair.query_id, pair.document_id), (None, False))
+        if earlier == sha and failed and not options.retry_failed:
+            summary.cached += 1
+            summary.cached_failures += 1
+        elif earlier == sha and not failed:
             summary.cached += 1
         else:
             requests.append(_Request(pair, rendered, sha))
-    settings = ChatSettings(
-        base_url=endpoint,
-        model=model,
-        api_key=os.environ.get(options.api_key_env) or None,
-        timeout=options.timeout,
-        retries=options.retries,
-        backoff=options.backoff,
-    )
     writer = _BatchWriter(database, judge.rater_id)
     try:
         for request, reply in _answers(
-            settings, requests, options.concurrency, progress, cancelled or (lambda: False)
-        ):
+            settings, requests, options.concurrency, progress, cancelled or (lambda: False),
+            summary,
+        ):  # fmt: skip
             if reply is not None:
                 writer.add(_grade_of(request, reply, summary))
         summary.cancelled = summary.asked < len(requests)
@@ -319,9 +368,11 @@ def _answers(
     concurrency: int,
     progress: Progress | None,
     cancelled: Cancelled,
+    summary: AutojudgeSummary,
 ) -> Iterator[tuple[_Request, Reply | None]]:
     """Each request with its reply as it arrives, ``concurrency`` at a time; once
-    ``cancelled``, no more is sent (a reply cut short by it comes as None)."""
+    ``cancelled``, no more is sent (a reply cut short by it comes as None). The format the
+    answers were asked in goes to ``summary``."""
     stop = threading.Event()
     waiting = iter(requests)
     running: dict[Future[Reply], _Request] = {}
@@ -329,7 +380,7 @@ def _answers(
     if progress is not None:
         progress(0, len(requests))
     with (
-        ChatClient(settings, connections=concurrency, stop=stop) as client,
+        ChatClient(settings, connections=concurrency, stop=stop, schema=answer_schema()) as client,
         ThreadPoolExecutor(concurrency, thread_name_prefix="autojudge") as pool,
     ):
         try:
@@ -347,6 +398,7 @@ def _answers(
                 for future in finished:
                     request = running.pop(future)
                     reply = future.result()
+                    summary.answer_format = client.answer_format
                     done += 1
                     yield request, None if reply.stopped else reply
                     if progress is not None:
@@ -371,6 +423,8 @@ def _grade_of(request: _Request, reply: Reply, summary: AutojudgeSummary) -> Aut
     else:
         summary.failed += 1
         summary.first_failure = summary.first_failure or failure
+        kind = failure_kind(failure)
+        summary.failures[kind] = summary.failures.get(kind, 0) + 1
     return AutoGrade(
         query_id=request.pair.query_id,
         document_id=request.pair.document_id,
@@ -403,6 +457,12 @@ class _BatchWriter:
         self.since = time.monotonic()
         if batch:
             self.database.write(lambda session: write_grades(session, self.rater_id, batch))
+
+
+def failure_kind(failure: str) -> str:
+    """A failure's reason without what varies from pair to pair (the answer quoted, the
+    attempts): "no final score in the answer", "no answer within 60 s", "HTTP 500"."""
+    return re.sub(r" \(after \d+ attempts\)$", "", failure).split(":")[0]
 
 
 def _prompt_pair(pair: PoolPair) -> Pair:

@@ -66,7 +66,8 @@ class ChatSettings:
     """Where and how to ask: the ``base_url`` (``…/v1``), the ``model``, the API key (None:
     no Authorization header), the ``timeout`` of one whole attempt in seconds, how many times
     a failed attempt is ``retries``-ed, the first pause before a retry (``backoff`` s, doubled
-    each time) and the most tokens an answer may take."""
+    each time), the most tokens an answer may take, and whether to ask for a ``structured``
+    answer (``ANSWER_FORMATS``)."""
 
     base_url: str
     model: str
@@ -75,6 +76,7 @@ class ChatSettings:
     retries: int = 3
     backoff: float = 1.0
     max_tokens: int = MAX_TOKENS
+    structured: bool = True
 
     def __repr__(self) -> str:  # never shows the key
         return f"ChatSettings({self.base_url!r}, {self.model!r})"
@@ -95,15 +97,38 @@ class Reply:
     stopped: bool = False
 
 
+ANSWER_FORMATS = ("json_schema", "json_object", "text")
+"""How an answer is asked for, best first: a JSON schema the server enforces (OpenAI's
+``response_format`` type ``json_schema``: OpenAI, vLLM, Ollama, LM Studio), a JSON object
+with the schema (llama.cpp's servers, which refuse the first), then free text. A server that
+refuses a format (an error naming ``response_format``) is asked the next, at once; one that
+ignores it answers in text, which is parsed as text."""
+
+
+class _FormatRefused(Exception):
+    """The server refused the answer format asked for."""
+
+
 class ChatClient:
     """Asks one model at one endpoint, from any number of threads at once (one connection
-    pool of ``connections``); ``stop`` cuts the pauses between retries short."""
+    pool of ``connections``); ``stop`` cuts the pauses between retries short. ``schema``:
+    the JSON schema of a structured answer (``settings.structured``)."""
 
     def __init__(
-        self, settings: ChatSettings, *, connections: int = 4, stop: threading.Event | None = None
+        self,
+        settings: ChatSettings,
+        *,
+        connections: int = 4,
+        stop: threading.Event | None = None,
+        schema: Mapping[str, object] | None = None,
     ) -> None:
         self.settings = settings
         self.stop = stop or threading.Event()
+        self.schema = schema
+        self.answer_format = (
+            "text" if schema is None or not settings.structured else ANSWER_FORMATS[0]
+        )
+        self._format_lock = threading.Lock()
         headers = {"Content-Type": "application/json"}
         if settings.api_key:
             headers["Authorization"] = f"Bearer {settings.api_key}"
@@ -125,18 +150,17 @@ class ChatClient:
 
     def ask(self, messages: Sequence[Mapping[str, str]]) -> Reply:
         """The model's reply to ``messages`` (temperature 0), retried as the module says."""
-        payload = {
-            "model": self.settings.model,
-            "messages": list(messages),
-            "temperature": 0,
-            "max_tokens": self.settings.max_tokens,
-        }
         started = time.monotonic()
         attempts = 0
         while True:
             attempts += 1
+            answer_format = self.answer_format
             try:
-                failure, pause, reply = self._attempt(payload)
+                failure, pause, reply = self._attempt(self._payload(messages, answer_format))
+            except _FormatRefused:
+                self._refused(answer_format)
+                attempts -= 1  # the question was not asked: no attempt spent
+                continue
             except httpx.ConnectError as error:
                 if attempts > self.settings.retries:  # nothing listens there: no pair can be
                     raise EndpointError(  # answered
@@ -153,6 +177,29 @@ class ChatClient:
                 pause = self.settings.backoff * 2 ** (attempts - 1) * random.uniform(0.75, 1.25)
             if self.stop.wait(min(pause, LONGEST_PAUSE)):
                 return _timed(Reply(None, failure, stopped=True), started, attempts)
+
+    def _payload(self, messages: Sequence[Mapping[str, str]], answer_format: str) -> dict[str, Any]:
+        """The request of ``messages`` with the answer asked for in ``answer_format``."""
+        payload: dict[str, Any] = {
+            "model": self.settings.model,
+            "messages": list(messages),
+            "temperature": 0,
+            "max_tokens": self.settings.max_tokens,
+        }
+        if answer_format == "json_schema":
+            payload["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "relevance_grade", "strict": True, "schema": self.schema},
+            }
+        elif answer_format == "json_object":
+            payload["response_format"] = {"type": "json_object", "schema": self.schema}
+        return payload
+
+    def _refused(self, answer_format: str) -> None:
+        """Ask in the format after ``answer_format`` from now on (every thread)."""
+        with self._format_lock:
+            if self.answer_format == answer_format:
+                self.answer_format = ANSWER_FORMATS[ANSWER_FORMATS.index(answer_format) + 1]
 
     def _attempt(self, payload: dict[str, Any]) -> tuple[str, float | None, Reply | None]:
         """One attempt: (why it failed, the pause asked for, None) to try again, or
@@ -178,6 +225,8 @@ class ChatClient:
         if body is None:
             return "", None, Reply(None, f"the answer is longer than {MAX_BODY:,} bytes: not kept")
         status = response.status_code
+        if status >= 400 and "response_format" in payload and _names_format(body):
+            raise _FormatRefused
         if status in FATAL_STATUSES:
             raise EndpointError(
                 f"{public_url(self.url)} {FATAL_STATUSES[status]} (HTTP {status}"
@@ -255,6 +304,40 @@ class ChatClient:
         return _BEARER.sub(r"\1[key]", text)
 
 
+def check_endpoint(settings: ChatSettings) -> None:
+    """Before a run: EndpointError when nothing answers at the endpoint, or when it lists
+    the models it serves (``GET …/models``) and ``settings.model`` is none of them (a
+    llama.cpp server answers under any name: grades were kept under one it never served). A
+    server that lists none, or not there, is taken at its word."""
+    parts = urlsplit(chat_url(settings.base_url))
+    url = urlunsplit(parts._replace(path=parts.path.removesuffix("/chat/completions") + "/models"))
+    headers = {"Authorization": f"Bearer {settings.api_key}"} if settings.api_key else {}
+    try:
+        response = httpx.get(url, headers=headers, timeout=min(settings.timeout, 10.0))
+        listed = response.json().get("data") if response.status_code == 200 else None
+    except httpx.ConnectError as error:
+        raise EndpointError(
+            f"cannot connect to {public_url(url)}: {shortened(str(error) or 'refused')}"
+        ) from None
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return
+    ids = [str(model["id"]) for model in listed or () if isinstance(model, dict) and "id" in model]
+    if ids and not any(_same_model(settings.model, served) for served in ids):
+        shown = ", ".join(map(repr, ids[:10])) + (
+            f" and {len(ids) - 10} more" if len(ids) > 10 else ""
+        )
+        raise EndpointError(
+            f"{public_url(url)} serves {shown}, not {settings.model!r}: check --model"
+        )
+
+
+def _same_model(asked: str, served: str) -> bool:
+    """Whether ``served`` (as a server lists it) is the model ``asked`` for: the same name,
+    Ollama's ``name:latest``, or a file's name without its folder (llama.cpp's servers)."""
+    file = served.replace("\\", "/").rsplit("/", 1)[-1]
+    return asked in (served, file, file.removesuffix(".gguf")) or served == f"{asked}:latest"
+
+
 def chat_url(base_url: str) -> str:
     """The chat-completions URL of a base URL (``http://host:11434/v1``, its query kept); a
     URL whose path already ends in ``/chat/completions`` is kept."""
@@ -292,6 +375,12 @@ def retry_after(response: httpx.Response) -> float | None:
             when = when.replace(tzinfo=UTC)
         seconds = (when - datetime.now(UTC)).total_seconds()
     return max(0.0, seconds) if math.isfinite(seconds) else None
+
+
+def _names_format(body: bytes) -> bool:
+    """Whether an error's body speaks of the answer format (the server refused it)."""
+    text = body[:4096].decode("utf-8", "replace").lower()
+    return any(word in text for word in ("response_format", "json_schema", "json schema"))
 
 
 def _count(value: object) -> int | None:

@@ -198,6 +198,25 @@ def request_sha(model: str, rendered: Sequence[Mapping[str, str]]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+ANSWER_KEY = "final_score"
+REASON_CHARACTERS = 400
+
+
+def answer_schema() -> dict[str, object]:
+    """The JSON schema of a structured answer: a short ``reason`` first (the model weighs the
+    pair before it grades) then the ``final_score``, a whole number 0–5; a server that
+    enforces a schema (a grammar) can answer nothing else."""
+    return {
+        "type": "object",
+        "properties": {
+            "reason": {"type": "string", "maxLength": REASON_CHARACTERS},
+            ANSWER_KEY: {"type": "integer", "enum": [0, 1, 2, 3, 4, 5]},
+        },
+        "required": ["reason", ANSWER_KEY],
+        "additionalProperties": False,
+    }
+
+
 _THINKING = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
 # a number is taken whole, exponent and all: "5.0e308" is no 5
 _NUMBER = r"(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
@@ -208,13 +227,18 @@ _LONE = re.compile(r"[\s*#`\"'(\[]*" + _NUMBER + r"[\s*#`\"'.)\]]*")
 
 
 def parse_grade(answer: str | None) -> Verdict:
-    """The grade of an answer: the number after its last "Final score:", else the answer
-    when it is a number alone; a failure when there is none or it is not a whole number 0–5."""
+    """The grade of an answer: its ``final_score`` when it is a structured answer (a JSON
+    object, ``answer_schema``), else the number after its last "Final score:", else the
+    answer when it is a number alone; a failure when there is none or it is not a whole
+    number 0–5."""
     text = _THINKING.sub("", answer or "").strip()
     if not text:
         return Verdict(None, "the answer is empty")
+    structured = _structured_score(text)
     found = _FINAL.findall(text)
-    if found:
+    if structured is not None:
+        number = structured
+    elif found:
         number = found[-1]
     elif lone := _LONE.fullmatch(text):
         number = lone.group(1)
@@ -225,3 +249,19 @@ def parse_grade(answer: str | None) -> Verdict:
             None, f"the final score {shortened(number)} is not a whole number from 0 to 5"
         )
     return Verdict(int(float(number)))
+
+
+def _structured_score(text: str) -> str | None:
+    """The ``final_score`` of a JSON object answer, as text (None: not such an answer)."""
+    if not text.startswith("{"):
+        return None
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(parsed, dict) or ANSWER_KEY not in parsed:
+        return None
+    score = parsed[ANSWER_KEY]
+    if isinstance(score, bool) or not isinstance(score, (int, float, str)):
+        return f"{score!r}"
+    return str(score).strip()

@@ -192,13 +192,20 @@ def is_automatic(session: Session, rater_id: int) -> bool:
     return session.get_one(Rater, rater_id).kind == AUTOMATIC
 
 
-def cached(session: Session, rater_id: int) -> dict[tuple[int, int], str | None]:
-    """(query id, document id) → request hash of the judge's grades (not its failures): a
-    rerun asks again only pairs missing here or whose request changed."""
+def cached(session: Session, rater_id: int) -> dict[tuple[int, int], tuple[str | None, bool]]:
+    """(query id, document id) → (request hash, whether it failed) of the judge's answers: a
+    rerun asks again only pairs missing here or whose request changed (and, when asked to,
+    those that failed)."""
     statement = select(
-        AutoJudgment.query_id, AutoJudgment.document_id, AutoJudgment.prompt_sha
-    ).where(AutoJudgment.rater_id == rater_id, AutoJudgment.grade.is_not(None))
-    return {(query, document): sha for query, document, sha in session.execute(statement)}
+        AutoJudgment.query_id,
+        AutoJudgment.document_id,
+        AutoJudgment.prompt_sha,
+        AutoJudgment.grade.is_(None),
+    ).where(AutoJudgment.rater_id == rater_id)
+    return {
+        (query, document): (sha, bool(failed))
+        for query, document, sha, failed in session.execute(statement)
+    }
 
 
 def write_grades(session: Session, rater_id: int, grades: Iterable[AutoGrade]) -> int:
