@@ -598,10 +598,11 @@ def _add_autojudge_parser(commands: argparse._SubParsersAction) -> None:
         "again. Requests meeting 429, 5xx, a timeout or a dropped connection are retried with "
         "a growing pause; an answer that is not a grade is recorded as a failure. The API key "
         "is read from the environment variable --api-key-env and never stored. A template "
-        "(--show-template prints the default) has a [system] and a [user] line starting its "
-        "messages, and the placeholders {query}, {query_id}, {description}, {doc_id}, "
-        "{title}, {url}, {body} and {rubric}; {{ and }} are braces. Ctrl+C stops asking and "
-        "keeps what was answered.",
+        "(--show-template prints the default) has a [system] line and [user] and [assistant] "
+        "lines starting its messages (turns before the last [user] are examples; an "
+        "[assistant] after it starts the answer), and the placeholders {query}, {query_id}, "
+        "{description}, {doc_id}, {title}, {url}, {body} and {rubric}; {{ and }} are braces. "
+        "Ctrl+C stops asking and keeps what was answered.",
     )
     autojudge.add_argument("db", metavar="DB", nargs="?")
     autojudge.add_argument("--endpoint", metavar="URL", help="base URL: http://localhost:11434/v1")
@@ -641,6 +642,11 @@ def _add_autojudge_parser(commands: argparse._SubParsersAction) -> None:
         default=1024,
         metavar="N",
         help="the most tokens an answer may take (1024): a rambling answer is cut there",
+    )
+    autojudge.add_argument(
+        "--estimate",
+        action="store_true",
+        help="say what the run would ask (pairs, prompt and completion tokens) and ask nothing",
     )
     autojudge.add_argument(
         "--retry-failed",
@@ -1107,6 +1113,7 @@ def _autojudge(args: argparse.Namespace) -> str | int:
         AutojudgeOptions,
         AutojudgeSummary,
         autojudge,
+        estimate,
         next_steps,
     )
     from judge_app.judges.prompt import DEFAULT_TEMPLATE, read_template
@@ -1136,6 +1143,9 @@ def _autojudge(args: argparse.Namespace) -> str | int:
         retry_failed=args.retry_failed,
         local=args.local,
     ).checked()
+    if args.estimate:
+        with open_database(args.db, create=False, read_only=True) as database:
+            return estimate(database, options).sentence()
     with (
         open_database(args.db, create=False) as database,
         _count_bar("judging") as progress,

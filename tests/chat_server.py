@@ -81,7 +81,8 @@ class Seen:
 
     @property
     def user(self) -> str:
-        return next(m["content"] for m in self.body["messages"] if m["role"] == "user")
+        """The last user message: the question (those before are examples)."""
+        return [m["content"] for m in self.body["messages"] if m["role"] == "user"][-1]
 
 
 def default_grade(content: str) -> int:

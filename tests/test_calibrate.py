@@ -24,12 +24,12 @@ from sqlalchemy import select
 from judge_app.cli import main as cli
 from judge_app.commands.calibrate import calibrate, overview_of
 from judge_app.errors import UsageError
-from judge_app.evaluation.calibration import CalibrationOptions
+from judge_app.evaluation.calibration import CalibrationOptions, Figure, Ranking, RunScore
 from judge_app.metrics.ranking import Settings, evaluate
 from judge_app.store import open_database
 from judge_app.store.automatic import AutoGrade, add_judge, write_grades
 from judge_app.store.models import Document, Query
-from judge_app.writers.calibration import as_text, findings
+from judge_app.writers.calibration import as_text, findings, tau_words
 
 SHIFT = 0.6
 JUDGE = "lenient-llm"
@@ -369,3 +369,28 @@ def test_the_best_half_line_counts_the_runs_and_says_why_it_has_no_tau(tmp_path,
     assert ranking["top_runs"] == best
     assert ranking["top_kendall_tau"] == pytest.approx(tau, abs=1e-12)
     assert line == f"Kendall's τ-b among the best {best} of the {runs} runs: {tau:.4f}"
+
+
+def _ranking(humans: list[float], judges: list[float]) -> Ranking:
+    """Runs with these means (humans', judge's), best first by the humans."""
+    tau = kendalltau(humans, judges).statistic
+    runs = tuple(
+        RunScore(f"run{index}", 50, human, judge, index + 1, index + 1)
+        for index, (human, judge) in enumerate(zip(humans, judges))
+    )
+    return Ranking("NDCG@10", runs, Figure(float(tau)), 2, Figure(None, reason="-"))
+
+
+@pytest.mark.parametrize(
+    ("humans", "judges", "said"),
+    [
+        # issue 32: "orders the runs as humans do" from 2 runs 0.0005 apart
+        ([0.5005, 0.5], [0.41, 0.40], "too few runs to say whether the judge orders runs"),
+        ([0.6, 0.5, 0.4], [0.6, 0.5, 0.4], "too few runs"),
+        ([0.504, 0.503, 0.501, 0.500], [0.4, 0.3, 0.2, 0.1], "lie within 0.0040: too close"),
+        ([0.8, 0.6, 0.4, 0.2], [0.7, 0.5, 0.3, 0.1], "the judge orders the runs as humans do"),
+        ([0.8, 0.6, 0.4, 0.2], [0.1, 0.3, 0.5, 0.7], "does not order the runs as humans do"),
+    ],
+)
+def test_the_ranking_verdict_needs_enough_runs_far_enough_apart(humans, judges, said):
+    assert said in " ".join(tau_words(_ranking(humans, judges)))

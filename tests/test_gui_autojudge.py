@@ -113,3 +113,24 @@ def test_the_local_model_learns_from_the_raters_grades_in_the_window(qtbot, open
     assert "held out: quadratic kappa" in dialog.summary.text()
     with open_database(demo_db) as database, database.reading() as session:
         assert automatic.judge(session, "local model").graded == 161
+
+
+def test_the_dialog_asks_as_the_command_line_does(qtbot, open_window, demo_db, chat_server):
+    """Issue 32: the longest answer, JSON or free text and failures asked again are the
+    dialog's as they are ``autojudge``'s options (--max-tokens, --free-text, --retry-failed)."""
+    window = open_window(demo_db)
+    dialog = opened_dialog(window, chat_server)
+    assert dialog.options().max_tokens == 1024 and dialog.options().structured
+    assert not dialog.options().retry_failed
+    dialog.limit.setValue(2)
+    dialog.max_tokens.setValue(200)
+    dialog.structured.setChecked(False)
+    dialog.retry_failed.setChecked(True)
+    assert (dialog.options().max_tokens, dialog.options().structured) == (200, False)
+    assert dialog.options().retry_failed
+    with qtbot.waitSignal(dialog.judged, timeout=30_000):
+        qtbot.mouseClick(dialog.accept_button, Qt.MouseButton.LeftButton)
+    sent = chat_server.seen[-1].body
+    assert sent["max_tokens"] == 200 and "response_format" not in sent
+    dialog.with_local.setChecked(True)
+    assert not dialog.max_tokens.isEnabled() and not dialog.structured.isEnabled()

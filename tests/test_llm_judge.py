@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -588,6 +589,26 @@ def test_a_run_with_failures_exits_1_and_counts_them_by_reason(db, chat_server):
     assert "The judge is named" in out  # what was answered is kept, and said so
 
 
+def test_an_estimate_asks_nothing_and_counts_what_a_run_would_ask(db, chat_server):
+    """Issue 32: pairs × tokens before a run, so a lead knows what a hosted model costs."""
+    base = ["autojudge", str(db), "--endpoint", chat_server.url, "--model", "m",
+            "--queries", "q01", "--max-tokens", "100"]  # fmt: skip
+    code, out, err = cli_run(*base, "--estimate")
+    pairs = len(pooled(db, ["q01"]))
+    assert (code, err) == (0, "") and chat_server.seen == [] and automatic_raters(db) == []
+    characters = int(re.search(r"\(([\d,]+) characters / 4\)", out).group(1).replace(",", ""))
+    assert out.startswith(f'judge "m": {pairs} pairs, 0 cached, {pairs} to ask: about ')
+    assert f"at most {pairs * 100:,} completion tokens" in out and "Nothing was asked" in out
+    code, _, _ = cli_run(*base, "--limit", "3")  # three answered: 100 + 7 tokens each
+    sent = sum(len(m["content"]) for seen in chat_server.seen for m in seen.body["messages"])
+    code, out, _ = cli_run(*base, "--estimate")
+    assert f"{pairs} pairs, 3 cached, {pairs - 3} to ask" in out
+    assert "this judge has used 100 prompt and 7 completion tokens a pair" in out
+    assert characters == pytest.approx(sent * pairs / 3, rel=0.5)  # the prompts' characters
+    code, _, err = cli_run("autojudge", str(db), "--local", "--estimate")
+    assert code == 2 and "--local costs no tokens" in err
+
+
 # the prompt -----------------------------------------------------------------------------------
 
 
@@ -619,6 +640,22 @@ def test_a_run_with_failures_exits_1_and_counts_them_by_reason(db, chat_server):
         ("Final score: 5.0e308", None),  # no 5
         ("Final score: 4e0", None),
         ("Final score: " + "9" * 5000, None),
+        # a grade in plain words (issue 32: "The document is 5." was refused)
+        ("The document is 5.", 5),
+        ("I would give it a 3.", 3),
+        ("Score: 4", 4),
+        ("My grade is 2", 2),
+        ("relevance = 1/5", 1),
+        ("The rating is 4 out of 5.", 4),
+        ("Provide a score of 0-5. My score: 3", 3),
+        # and what is not one
+        ("The page has 5 sections.", None),
+        ("It is relevant to 3 of the needs and more", None),
+        ("There are 3 steps, and it is good. It is a 3", None),  # two numbers: which?
+        ("a score of 0 to 5, where grade 0 is bad and grade 5 perfect", None),  # the rubric
+        ("score of 80%", None),
+        ("Grade: 7", None),
+        ("It deserves " + "very " * 30 + "much a 4", None),  # too long to end with it
     ],
 )
 def test_answers_are_read_as_a_grade_or_a_failure(answer, grade):
@@ -640,11 +677,44 @@ def test_answers_are_read_as_a_grade_or_a_failure(answer, grade):
         ("intro\n[system]\nhi\n[user]\n{query}", "text before its first"),
         ("[system]\n{query}", "no user message"),
         ("  \n", "empty"),
+        ("[user]\n{query}\n[system]\nlate", r"\[system\] message must come first"),
+        ("[user]\n{query}\n[user]\n{title}", "must take turns"),
+        ("[user]\nA\n[assistant]\nB\n[assistant]\nC\n[user]\n{query}", "must take turns"),
     ],
 )
 def test_a_template_that_cannot_render_names_why(template, message):
     with pytest.raises(UsageError, match=message):
         check_template(template)
+
+
+FEW_SHOT = """\
+[system]
+Grade how relevant a document is to a query, from 0 to 5.
+[user]
+Query: cheap flights
+Document: Cheap flights to Paris from 29 euros
+[assistant]
+Final score: 4
+[user]
+Query: {query}
+Document: {title}
+[assistant]
+Final score:"""
+
+
+def test_a_template_with_example_turns_and_an_answer_prefix(db, chat_server):
+    """Issue 32: few-shot turns and a pre-filled answer ("Final score:"), which the model
+    goes on from: its answer " 3" is read with the prefix."""
+    chat_server.script[PIZZA] = [Answer(" 3")]
+    summary = run(db, chat_server, queries=("q01",), template=FEW_SHOT, structured=False)
+    sent = chat_server.seen[0].body["messages"]
+    assert [message["role"] for message in sent] == [
+        "system", "user", "assistant", "user", "assistant",
+    ]  # fmt: skip
+    assert sent[2]["content"] == "Final score: 4" and sent[-1]["content"] == "Final score:"
+    assert sent[3]["content"].startswith("Query: best pizza recipes")
+    assert summary.failed == 0
+    assert any(row["grade"] == 3 and row["answer"] == " 3" for row in rows(db))
 
 
 def test_rendering_fills_the_messages_and_the_version_follows_the_prompt():

@@ -37,6 +37,7 @@ from judge_app.judges.llm import (
 from judge_app.judges.prompt import (
     DEFAULT_TEMPLATE,
     Pair,
+    answer_prefix,
     answer_schema,
     check_template,
     messages,
@@ -47,8 +48,11 @@ from judge_app.judges.prompt import (
 from judge_app.names import normal_id
 from judge_app.options import check_known, require_finite, require_whole
 from judge_app.store import Database
-from judge_app.store.automatic import AutoGrade, add_judge, cached, write_grades
+from judge_app.store.automatic import AutoGrade, add_judge, cached, tokens_a_pair, write_grades
+from judge_app.store.grade_labels import GradeLabel
 from judge_app.store.judge_pairs import PoolPair, pool_pairs, query_external_ids
+from judge_app.store.models import AUTOMATIC
+from judge_app.store.people import find_rater
 from judge_app.store.queue import pool_settings
 from judge_app.store.settings import scale
 from judge_app.writers.corrected import quality_warning
@@ -264,21 +268,7 @@ def autojudge(
         return replace(report, agreement=agreement(database, report.name))
     started = time.monotonic()
     template = options.prompt_template
-    with database.reading() as session:
-        grades = scale(session)
-        pool = pool_settings(session)
-        check_known(options.queries, query_external_ids(session), "query", "--queries",
-                    database.describe())  # fmt: skip
-        pairs = pool_pairs(
-            session,
-            options.depth or pool.depth,
-            runs=pool.runs,
-            queries=options.queries,
-            limit=options.limit,
-            body_chars=options.body_chars,
-        )
-    if not pairs:
-        raise JudgeAppError(f"{database.describe()}: no pooled pair to judge (import a run)")
+    pairs, grades = _pool_of(database, options)
     assert options.model is not None and options.endpoint is not None  # checked
     model, endpoint = options.model.strip(), options.endpoint.strip()
     settings = ChatSettings(
@@ -311,18 +301,7 @@ def autojudge(
     with database.reading() as session:
         known = cached(session, judge.rater_id)
     summary = AutojudgeSummary(judge.name, pairs=len(pairs))
-    requests = []
-    for pair in pairs:
-        rendered = messages(template, _prompt_pair(pair), grades, options.body_chars)
-        sha = request_sha(model, rendered)
-        earlier, failed = known.get((pair.query_id, pair.document_id), (None, False))
-        if earlier == sha and failed and not options.retry_failed:
-            summary.cached += 1
-            summary.cached_failures += 1
-        elif earlier == sha and not failed:
-            summary.cached += 1
-        else:
-            requests.append(_Request(pair, rendered, sha))
+    requests = _to_ask(pairs, grades, known, options, summary)
     writer = _BatchWriter(database, judge.rater_id)
     try:
         for request, reply in _answers(
@@ -345,6 +324,112 @@ def autojudge(
         summary.seconds = time.monotonic() - started
     summary.agreement = agreement(database, summary.judge)
     return summary
+
+
+@dataclass(frozen=True)
+class AutojudgeEstimate:
+    """What a run would ask, before it starts (``estimate``): the pairs ``to_ask`` of the
+    ``pairs`` (the others ``cached``), the characters of their prompts, the most tokens an
+    answer may take, and the judge's tokens a pair so far (None: it has answered none)."""
+
+    judge: str
+    pairs: int
+    cached: int
+    to_ask: int
+    prompt_characters: int
+    max_tokens: int
+    seen: tuple[float, float] | None
+
+    def sentence(self) -> str:
+        """The estimate in words, as the command line says it."""
+        prompt = self.prompt_characters / CHARACTERS_A_TOKEN
+        text = (
+            f"judge {typed(self.judge)}: {self.pairs:,} pairs, {self.cached:,} cached, "
+            f"{self.to_ask:,} to ask: about {prompt:,.0f} prompt tokens ({self.prompt_characters:,}"
+            f" characters / {CHARACTERS_A_TOKEN}) and at most "
+            f"{self.to_ask * self.max_tokens:,} completion tokens (--max-tokens "
+            f"{self.max_tokens:,} each)"
+        )
+        if self.seen is not None:
+            prompt_seen, completion_seen = self.seen
+            text += (
+                f"; this judge has used {prompt_seen:,.0f} prompt and {completion_seen:,.0f} "
+                f"completion tokens a pair: about {self.to_ask * prompt_seen:,.0f} and "
+                f"{self.to_ask * completion_seen:,.0f} for these"
+            )
+        return text + ". Nothing was asked: multiply by the provider's prices per token."
+
+
+CHARACTERS_A_TOKEN = 4
+"""A prompt's tokens, estimated from its characters (English text, common tokenizers)."""
+
+
+def estimate(database: Database, options: AutojudgeOptions) -> AutojudgeEstimate:
+    """What ``autojudge`` would ask with ``options``, without asking or making a judge."""
+    options = options.checked()
+    if options.local:
+        raise UsageError("--estimate is of an LLM judge: --local costs no tokens")
+    pairs, grades = _pool_of(database, options)
+    name = options.judge_name
+    with database.reading() as session:
+        found = find_rater(session, name)
+        judge_id = found.id if found is not None and found.kind == AUTOMATIC else None
+        known = {} if judge_id is None else cached(session, judge_id)
+        seen = None if judge_id is None else tokens_a_pair(session, judge_id)
+    summary = AutojudgeSummary(name, pairs=len(pairs))
+    requests = _to_ask(pairs, grades, known, options, summary)
+    characters = sum(len(message["content"]) for r in requests for message in r.messages)
+    return AutojudgeEstimate(
+        name, len(pairs), summary.cached, len(requests), characters, options.max_tokens, seen
+    )
+
+
+def _pool_of(
+    database: Database, options: AutojudgeOptions
+) -> tuple[list[PoolPair], list[GradeLabel]]:
+    """The pairs ``options`` asks of the pool, and the campaign's grades."""
+    with database.reading() as session:
+        grades = scale(session)
+        pool = pool_settings(session)
+        check_known(options.queries, query_external_ids(session), "query", "--queries",
+                    database.describe())  # fmt: skip
+        pairs = pool_pairs(
+            session,
+            options.depth or pool.depth,
+            runs=pool.runs,
+            queries=options.queries,
+            limit=options.limit,
+            body_chars=options.body_chars,
+        )
+    if not pairs:
+        raise JudgeAppError(f"{database.describe()}: no pooled pair to judge (import a run)")
+    return pairs, list(grades)
+
+
+def _to_ask(
+    pairs: list[PoolPair],
+    grades: list[GradeLabel],
+    known: dict[tuple[int, int], tuple[str | None, bool]],
+    options: AutojudgeOptions,
+    summary: AutojudgeSummary,
+) -> list[_Request]:
+    """The questions of ``pairs`` not answered before with the same request (``known``: by
+    pair, its request hash and whether it failed), the others counted as cached."""
+    assert options.model is not None  # checked
+    model, template = options.model.strip(), options.prompt_template
+    requests = []
+    for pair in pairs:
+        rendered = messages(template, _prompt_pair(pair), grades, options.body_chars)
+        sha = request_sha(model, rendered)
+        earlier, failed = known.get((pair.query_id, pair.document_id), (None, False))
+        if earlier == sha and failed and not options.retry_failed:
+            summary.cached += 1
+            summary.cached_failures += 1
+        elif earlier == sha and not failed:
+            summary.cached += 1
+        else:
+            requests.append(_Request(pair, rendered, sha))
+    return requests
 
 
 def agreement(database: Database, judge: str) -> JudgeQuality | None:
@@ -416,7 +501,8 @@ def _grade_of(request: _Request, reply: Reply, summary: AutojudgeSummary) -> Aut
     failure = reply.failure
     grade = None
     if failure is None:
-        verdict = parse_grade(reply.answer)
+        prefix = answer_prefix(request.messages)
+        verdict = parse_grade(prefix + (reply.answer or "") if prefix else reply.answer)
         grade, failure = verdict.grade, verdict.failure
     if failure is None:
         summary.graded += 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
+    QCheckBox,
     QGridLayout,
     QHBoxLayout,
     QLabel,
@@ -75,6 +76,23 @@ class AutojudgeDialog(LeadDialog):
         self.limit.setRange(0, 10_000_000)
         self.limit.setSpecialValueText("all")
         self.limit.setToolTip("Only the first N pairs of the pool (all: every pair)")
+        self.max_tokens = QSpinBox()
+        self.max_tokens.setObjectName("autojudgeMaxTokens")
+        self.max_tokens.setRange(16, 100_000)
+        self.max_tokens.setValue(AutojudgeOptions.max_tokens)
+        self.max_tokens.setToolTip("The most tokens an answer may take: a rambling one is cut")
+        self.structured = QCheckBox("Answers as JSON, enforced by the server where it can")
+        self.structured.setObjectName("autojudgeStructured")
+        self.structured.setChecked(AutojudgeOptions.structured)
+        self.structured.setToolTip(
+            "A reason and the final score as a JSON object; unchecked: free text, read after "
+            'its last "Final score:"'
+        )
+        self.retry_failed = QCheckBox("Ask again the pairs whose answer failed")
+        self.retry_failed.setObjectName("autojudgeRetryFailed")
+        self.retry_failed.setToolTip(
+            "Unchecked, a failed answer is kept: at temperature 0 a model fails the same way"
+        )
         self.with_llm = QRadioButton("An LLM at an endpoint")
         self.with_llm.setObjectName("autojudgeWithLlm")
         self.with_llm.setChecked(True)
@@ -97,6 +115,7 @@ class AutojudgeDialog(LeadDialog):
             ("API key variable", self.api_key_env),
             ("Requests at once", self.concurrency),
             ("Pairs", self.limit),
+            ("Longest answer (tokens)", self.max_tokens),
         )
         for row, (text, widget) in enumerate(rows):
             label = QLabel(text)
@@ -104,6 +123,8 @@ class AutojudgeDialog(LeadDialog):
             label.setBuddy(widget)
             grid.addWidget(label, row, 0)
             grid.addWidget(widget, row, 1)
+        grid.addWidget(self.structured, len(rows), 1)
+        grid.addWidget(self.retry_failed, len(rows) + 1, 1)
         grid.setColumnStretch(1, 1)
         self.body.addLayout(grid)
 
@@ -117,21 +138,26 @@ class AutojudgeDialog(LeadDialog):
         heading.addWidget(caption, 1)
         heading.addWidget(reset)
         self.llm_only: list[QWidget] = [
-            self.endpoint, self.model, self.api_key_env, self.concurrency, self.limit, reset
+            self.endpoint, self.model, self.api_key_env, self.concurrency, self.limit,
+            self.max_tokens, self.structured, self.retry_failed, reset,
         ]  # fmt: skip
         self.body.addLayout(heading)
         self.template = QPlainTextEdit(DEFAULT_TEMPLATE)
         self.template.setObjectName("autojudgeTemplate")
         self.template.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.template.setMinimumHeight(260)
-        self.body.addWidget(self.template, 1)
+        self.template.setMinimumHeight(90)  # more where the screen has room (stretch)
+        self.body.addWidget(self.template, 10)  # the room left goes to it, not to the gap
         self.llm_only.append(self.template)
         hint = QLabel(
-            "[system] and [user] lines start the messages. Placeholders: "
+            "[system], [user] and [assistant] lines start the messages. Placeholders: "
             + ", ".join("{" + name + "}" for name in PLACEHOLDERS)
             + "; write {{ and }} for braces."
         )
         hint.setObjectName("dialogText")
+        hint.setToolTip(
+            "Turns before the last [user] are examples (a pair and the answer wanted); an "
+            "[assistant] after it starts the model's answer, which is read with it."
+        )
         hint.setWordWrap(True)
         self.body.addWidget(hint)
         self.summary = QLabel()
@@ -140,6 +166,10 @@ class AutojudgeDialog(LeadDialog):
         self.summary.hide()
         self.body.addWidget(self.summary)
         self.finish_layout()
+        # at the size of its content (opened smaller, its lines were drawn over the editor),
+        # within the screen: the template editor gives up its height first
+        room = self.screen().availableGeometry().size() * 0.92
+        self.resize(self.sizeHint().boundedTo(room))
 
     @staticmethod
     def _line(name: str, text: str) -> QLineEdit:
@@ -170,6 +200,9 @@ class AutojudgeDialog(LeadDialog):
             template=None if template == DEFAULT_TEMPLATE else template,
             limit=self.limit.value() or None,
             concurrency=self.concurrency.value(),
+            max_tokens=self.max_tokens.value(),
+            structured=self.structured.isChecked(),
+            retry_failed=self.retry_failed.isChecked(),
         ).checked()
 
     def save(self) -> None:

@@ -6,9 +6,12 @@ The default template follows UMBRELA (Upadhyay et al. 2024, "UMBRELA: UMbrela is
 document matches the intent of the query and how trustworthy it is, then gives a final
 score. UMBRELA's scale is 0–3; ours is the campaign's 0–5 rubric, inserted as ``{rubric}``.
 
-A template is one text: an optional ``[system]`` line starting the system message and a
-``[user]`` line starting the user message (without either, the whole text is the user
-message). Placeholders are ``{name}`` (``PLACEHOLDERS``); ``{{`` and ``}}`` are braces.
+A template is one text: an optional ``[system]`` line starting the system message, then
+``[user]`` and ``[assistant]`` lines starting the turns (without any, the whole text is the
+user message). Turns before the last user message are examples (few-shot: a pair and the
+answer wanted); an ``[assistant]`` turn after it starts the model's answer (a prefix, read
+with the answer). Placeholders are ``{name}`` (``PLACEHOLDERS``); ``{{`` and ``}}`` are
+braces.
 """
 
 from __future__ import annotations
@@ -34,7 +37,8 @@ PLACEHOLDERS = {
     "body": "the document's text, cut to the first body_chars characters",
     "rubric": "the campaign's grades 0–5 with their labels and descriptions",
 }
-SYSTEM, USER = "[system]", "[user]"
+SYSTEM, USER, ASSISTANT = "[system]", "[user]", "[assistant]"
+MARKERS = {SYSTEM: "system", USER: "user", ASSISTANT: "assistant"}
 
 DEFAULT_TEMPLATE = """\
 [system]
@@ -109,22 +113,30 @@ def check_template(template: str) -> str:
     wrong (and the placeholders there are)."""
     if not template.strip():
         raise UsageError("the prompt template is empty")
-    for _role, text in _sections(template):
+    sections = _sections(template)
+    for _role, text in sections:
         _fields(text)
-    if not any(text.strip() for role, text in _sections(template) if role == "user"):
+    if not any(text.strip() for role, text in sections if role == "user"):
         raise UsageError(f"the prompt template has no user message (after a {USER} line)")
+    if any(role == "system" for role, _text in sections[1:]):
+        raise UsageError(f"the prompt template's {SYSTEM} message must come first")
+    roles = [role for role, _text in sections if role != "system"]
+    if any(first == second for first, second in zip(roles, roles[1:])):
+        raise UsageError(
+            f"the prompt template's {USER} and {ASSISTANT} turns must take turns (two "
+            f"{USER} or two {ASSISTANT} in a row)"
+        )
     return template
 
 
 def _sections(template: str) -> list[tuple[str, str]]:
     """(role, text) of the template's messages, in order."""
     lines = template.splitlines(keepends=True)
-    markers = {SYSTEM: "system", USER: "user"}
-    if not any(line.strip() in markers for line in lines):
+    if not any(line.strip() in MARKERS for line in lines):
         return [("user", template)]
     sections: list[tuple[str, list[str]]] = []
     for line in lines:
-        role = markers.get(line.strip())
+        role = MARKERS.get(line.strip())
         if role is not None:
             sections.append((role, []))
         elif sections:
@@ -191,6 +203,13 @@ def messages(
     return rendered
 
 
+def answer_prefix(rendered: Sequence[Mapping[str, str]]) -> str:
+    """The start of the answer the messages give the model (their last message when it is
+    the assistant's), to read with its answer; "" when there is none."""
+    last = rendered[-1] if rendered else {}
+    return last.get("content", "") if last.get("role") == "assistant" else ""
+
+
 def request_sha(model: str, rendered: Sequence[Mapping[str, str]]) -> str:
     """The SHA-256 of the model and the exact messages: a rerun asking the same question
     finds its answer by it (the cache key)."""
@@ -224,24 +243,41 @@ _FINAL = re.compile(
     r"final[\s_*#]*score[\s*#]*(?:\(\s*O\s*\)[\s*]*)?[:=]?[\s*#]*" + _NUMBER, re.IGNORECASE
 )
 _LONE = re.compile(r"[\s*#`\"'(\[]*" + _NUMBER + r"[\s*#`\"'.)\]]*")
+# a grade said in words: "Score: 3", "my grade is 4", "relevance = 2"; or the last words of a
+# short answer: "The document is 5.", "I would give it a 3." (not "it has 5 sections")
+_NAMED = re.compile(
+    r"\b(?:score|grade|rating|relevance)\b(?:\s+(?:is|of|would be|should be))?[\s:=*#]*"
+    + _NUMBER
+    + r"(?![\d.]*\s*%)(?!\s*(?:to|-|–)\s*\d)(?:\s*/\s*5)?\b",
+    re.IGNORECASE,
+)
+_ENDING = re.compile(r"(?:\bis|\bbe|\ba|\ban|:)\s*" + _NUMBER + r"(?:\s*/\s*5)?\s*[.!]?\s*$")
+SHORT_WORDS = 25
+"""An answer that ends with its grade (its only number) is read so up to this many words."""
 
 
 def parse_grade(answer: str | None) -> Verdict:
     """The grade of an answer: its ``final_score`` when it is a structured answer (a JSON
-    object, ``answer_schema``), else the number after its last "Final score:", else the
-    answer when it is a number alone; a failure when there is none or it is not a whole
-    number 0–5."""
+    object, ``answer_schema``), else the number after its last "Final score:" (or "score",
+    "grade", "rating", "relevance"), else the answer when it is a number alone, else the
+    number a short answer ends with after "is", "be", "a" or a colon; a failure when there
+    is none or it is not a whole number 0–5."""
     text = _THINKING.sub("", answer or "").strip()
     if not text:
         return Verdict(None, "the answer is empty")
     structured = _structured_score(text)
-    found = _FINAL.findall(text)
+    named = set(_NAMED.findall(text))  # several: the rubric echoed, not a grade
+    found = _FINAL.findall(text) or (list(named) if len(named) == 1 else [])
+    short = len(text.split()) <= SHORT_WORDS and len(re.findall(r"\d+", text)) == 1
+    ending = _ENDING.search(text) if short else None
     if structured is not None:
         number = structured
     elif found:
         number = found[-1]
     elif lone := _LONE.fullmatch(text):
         number = lone.group(1)
+    elif ending:
+        number = ending.group(1)
     else:
         return Verdict(None, f"no final score in the answer: {quoted(text)}")
     if not re.fullmatch(r"\d+(?:\.0+)?", number) or not 0 <= float(number) <= 5:

@@ -208,6 +208,17 @@ def cached(session: Session, rater_id: int) -> dict[tuple[int, int], tuple[str |
     }
 
 
+def tokens_a_pair(session: Session, rater_id: int) -> tuple[float, float] | None:
+    """The judge's mean prompt and completion tokens an answer (None: no answer counted)."""
+    prompt, completion = session.execute(
+        select(func.avg(AutoJudgment.prompt_tokens), func.avg(AutoJudgment.completion_tokens))
+        .where(AutoJudgment.rater_id == rater_id)
+    ).one()  # fmt: skip
+    if prompt is None or completion is None:
+        return None
+    return float(prompt), float(completion)
+
+
 def write_grades(session: Session, rater_id: int, grades: Iterable[AutoGrade]) -> int:
     """Store a judge's answers, each replacing that judge's earlier answer for the pair (its
     own only: no other rater's row is touched). Returns how many were written."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import Row, Select, and_, case, exists, func, or_, select
+from sqlalchemy import Row, Select, Subquery, and_, case, exists, func, or_, select
 from sqlalchemy.orm import Session
 
 from judge_app.store.active_sample import has_active_sample, places_of
@@ -149,14 +149,19 @@ def run_names(session: Session) -> list[str]:
 def pooled_pair_count(session: Session, pool: PoolSettings) -> int:
     """How many (query, document) pairs the pool holds over all queries: the work of a
     rater who judges every query."""
+    pairs = _whole_pool(session, pool)
+    return session.scalar(select(func.count()).select_from(pairs)) or 0
+
+
+def _whole_pool(session: Session, pool: PoolSettings) -> Subquery:
+    """The distinct (query_id, document_id) pairs of the pool over all queries."""
     run_ids = [run_id for run_id, _name in _pool_runs(session, pool)]
-    pairs = (
+    return (
         select(Result.query_id, Result.document_id)
         .where(Result.run_id.in_(run_ids), Result.rank <= pool.depth)
         .distinct()
         .subquery()
     )
-    return session.scalar(select(func.count()).select_from(pairs)) or 0
 
 
 def all_rater_names(session: Session) -> list[str]:
@@ -364,14 +369,7 @@ def raters_progress(
     """The ``overall_progress`` of each of ``rater_ids`` (between their sessions: pending
     repeats count), read in three statements whatever the number of raters (a queue read per
     rater took 160 s for 10,000 raters)."""
-    pool = pool or pool_settings(session)
-    run_ids = [run_id for run_id, _name in _pool_runs(session, pool)]
-    pairs = (
-        select(Result.query_id, Result.document_id)
-        .where(Result.run_id.in_(run_ids), Result.rank <= pool.depth)
-        .distinct()
-        .subquery()
-    )
+    pairs = _whole_pool(session, pool or pool_settings(session))
     counts = select(pairs.c.query_id, func.count()).group_by(pairs.c.query_id)
     per_query = {query_id: count for query_id, count in session.execute(counts)}
     totals: dict[int, int] = {}  # the raters with an assignment: its pooled pairs

@@ -411,12 +411,33 @@ def top_words(ranking: Ranking) -> str:
     return f"among {top_label(ranking)}: {_figure(ranking.top_tau)}"
 
 
+FEW_RUNS = 4
+"""Fewer runs say nothing of how a judge orders runs: over 2, τ is +1 or −1."""
+CLOSE_MEANS = 0.01
+"""Runs whose humans' means all lie within this are too close for their order to count."""
+
+
 def tau_words(ranking: Ranking) -> list[str]:
     """What the two rankings' taus say: how far the judge orders the runs as humans do, and
-    whether it tells the best runs apart worse."""
+    whether it tells the best runs apart worse; or that the runs are too few (under
+    ``FEW_RUNS``) or too close (``CLOSE_MEANS``) to say it."""
     tau, top = ranking.tau.value, ranking.top_tau.value
     if tau is None:
         return [f"Kendall's τ undefined: {ranking.tau.reason}"]
+    count = len(ranking.runs)
+    humans = [run.human for run in ranking.runs]
+    if count < FEW_RUNS:
+        return [
+            f"Kendall's τ {score_text(tau)} over {count} runs: too few runs to say whether "
+            f"the judge orders runs as humans do (over {count} runs τ takes only "
+            f"{count * (count - 1) // 2 + 1} values: judge {FEW_RUNS} or more runs)"
+        ]
+    if max(humans) - min(humans) < CLOSE_MEANS:
+        return [
+            f"Kendall's τ {score_text(tau)} over {count} runs, whose mean {ranking.label} with "
+            f"the humans' grades lie within {max(humans) - min(humans):.4f}: too close for "
+            "their order to say how the judge orders runs"
+        ]
     if tau >= 0.9:
         how = "orders the runs as humans do"
     elif tau >= 0.7:
