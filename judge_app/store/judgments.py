@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, exists, func, or_, select
+from sqlalchemy import ColumnElement, and_, exists, func, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from judge_app.store.errors import StoreError
@@ -69,6 +69,16 @@ def open_repeat(since: datetime | None) -> ColumnElement[bool]:
     again, which the repeat never changed."""
     pending = RepeatJudgment.judged_at.is_(None)
     return pending if since is None else or_(pending, RepeatJudgment.judged_at >= since)
+
+
+def repeat_of(rater: Any, query: Any, document: Any) -> ColumnElement[bool]:
+    """Whether a ``RepeatJudgment`` row is the repeat of the pair (``rater``, ``query``,
+    ``document``): columns or values, as a join condition."""
+    return and_(
+        RepeatJudgment.rater_id == rater,
+        RepeatJudgment.query_id == query,
+        RepeatJudgment.document_id == document,
+    )
 
 
 def state_of(judgment: Judgment | RepeatJudgment | None) -> JudgmentState | None:

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from judge_app.store.active_sample import has_active_sample, places_of
 from judge_app.store.errors import StoreError
-from judge_app.store.judgments import open_repeat
+from judge_app.store.judgments import open_repeat, repeat_of
 from judge_app.store.models import (
     Assignment,
     Document,
@@ -250,9 +250,7 @@ def query_items(
         .outerjoin(
             RepeatJudgment,
             and_(
-                RepeatJudgment.query_id == Result.query_id,
-                RepeatJudgment.document_id == Result.document_id,
-                RepeatJudgment.rater_id == rater_id,
+                repeat_of(rater_id, Result.query_id, Result.document_id),
                 open_repeat(repeats_since),
             ),
         )
@@ -344,9 +342,7 @@ def queue_progress(
         .outerjoin(
             RepeatJudgment,
             and_(
-                RepeatJudgment.query_id == pairs.c.query_id,
-                RepeatJudgment.document_id == pairs.c.document_id,
-                RepeatJudgment.rater_id == rater_id,
+                repeat_of(rater_id, pairs.c.query_id, pairs.c.document_id),
                 open_repeat(repeats_since),
             ),
         )
@@ -403,9 +399,7 @@ def raters_progress(
         .outerjoin(
             RepeatJudgment,
             and_(
-                RepeatJudgment.rater_id == Judgment.rater_id,
-                RepeatJudgment.query_id == Judgment.query_id,
-                RepeatJudgment.document_id == Judgment.document_id,
+                repeat_of(Judgment.rater_id, Judgment.query_id, Judgment.document_id),
                 open_repeat(None),
             ),
         )

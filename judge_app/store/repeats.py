@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import and_, func, insert, select
 from sqlalchemy.orm import Session
 
+from judge_app.store.judgments import repeat_of
 from judge_app.store.models import Document, Judgment, Query, Rater, RepeatJudgment, utcnow
 from judge_app.store.queue import PoolSettings, pool_settings, pooled_pairs
 
@@ -71,11 +72,7 @@ def schedule_repeats(
             )
             .outerjoin(
                 RepeatJudgment,
-                and_(
-                    RepeatJudgment.rater_id == Judgment.rater_id,
-                    RepeatJudgment.query_id == Judgment.query_id,
-                    RepeatJudgment.document_id == Judgment.document_id,
-                ),
+                repeat_of(Judgment.rater_id, Judgment.query_id, Judgment.document_id),
             )
             .where(
                 Judgment.rater_id == rater_id,
