@@ -206,6 +206,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_plan_parser(commands)
     _add_calibrate_parser(commands)
     _add_autojudge_parser(commands)
+    _add_ensemble_parser(commands)
     _add_sample_parser(commands)
     return parser
 
@@ -555,7 +556,9 @@ def _add_calibrate_parser(commands: argparse._SubParsersAction) -> None:
         "(judge − human: above 0, lenient) per human grade; the runs ranked by mean NDCG@k "
         "with the humans' grades and with the judge's on the same queries, Kendall's tau-b "
         "between the two orders over all runs and among the best half; the queries whose "
-        "grades differ most.",
+        "grades differ most; how far probes moved an LLM judge (instructions injected into a "
+        "document, the query's words stuffed into it, the prompt worded otherwise: autojudge "
+        "--probes) and the documents it graded that address a judge.",
     )
     calibrate.add_argument("db", metavar="DB")
     calibrate.add_argument("--judge", required=True, metavar="NAME", help="an automatic judge")
@@ -584,6 +587,28 @@ def _add_calibrate_parser(commands: argparse._SubParsersAction) -> None:
     )
     calibrate.add_argument("--seed", type=int, default=0, help="of the bootstrap (default 0)")
     calibrate.add_argument("--format", choices=["table", "csv", "json"], default="table")
+
+
+def _add_ensemble_parser(commands: argparse._SubParsersAction) -> None:
+    from judge_app.judges.combine import COMBINE
+
+    ensemble = commands.add_parser(
+        "ensemble",
+        help="combine automatic judges into one (its own calibration, usable by eval --judge)",
+        description="On each pair every member graded, the ensemble's grade is "
+        + "; ".join(f"{name}: {words}" for name, words in COMBINE.items())
+        + ". A pair a member failed to grade is left without a grade, naming it. The ensemble "
+        "is an automatic judge like any: calibrate it, use it with eval --judge. Run again "
+        "after its members graded more, it is combined afresh.",
+    )
+    ensemble.add_argument("db", metavar="DB")
+    ensemble.add_argument(
+        "--judges", required=True, metavar="A,B,...", help="two or more automatic judges"
+    )
+    ensemble.add_argument("--combine", choices=list(COMBINE), default="mean")
+    ensemble.add_argument(
+        "--name", metavar="NAME", help="the ensemble's name (default: e.g. 'mean of a, b')"
+    )
 
 
 def _add_autojudge_parser(commands: argparse._SubParsersAction) -> None:
@@ -642,6 +667,14 @@ def _add_autojudge_parser(commands: argparse._SubParsersAction) -> None:
         default=1024,
         metavar="N",
         help="the most tokens an answer may take (1024): a rambling answer is cut there",
+    )
+    autojudge.add_argument(
+        "--probes",
+        type=int,
+        metavar="N",
+        help="pairs asked again with instructions injected into the document, the query's "
+        "words stuffed into it and the prompt worded otherwise, to measure how far these move "
+        "the judge (calibrate shows it; default 20, 0: none)",
     )
     autojudge.add_argument(
         "--estimate",
@@ -1141,6 +1174,7 @@ def _autojudge(args: argparse.Namespace) -> str | int:
         max_tokens=args.max_tokens,
         structured=not args.free_text,
         retry_failed=args.retry_failed,
+        probes=AutojudgeOptions.probes if args.probes is None else args.probes,
         local=args.local,
     ).checked()
     if args.estimate:
@@ -1197,6 +1231,21 @@ def _count_bar(title: str) -> Iterator[Callable[[int, int], None] | None]:
     finally:
         for shown in bar:
             shown.close()
+
+
+def _ensemble(args: argparse.Namespace) -> str:
+    from judge_app.commands.autojudge import next_steps
+    from judge_app.commands.ensemble import EnsembleOptions, ensemble
+    from judge_app.options import names
+    from judge_app.store import open_database
+
+    judges = names(args.judges, "--judges", "automatic judge")
+    options = EnsembleOptions(
+        judges=tuple(judges or ()), combine=args.combine, name=args.name
+    ).checked()
+    with open_database(args.db, create=False) as database:
+        summary = ensemble(database, options)
+    return f"{summary.sentence()}\n{next_steps(args.db, summary.judge)}"
 
 
 def _sample(args: argparse.Namespace) -> str:
@@ -1267,6 +1316,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], str | int]] = {
     "plan": _plan,
     "calibrate": _calibrate,
     "autojudge": _autojudge,
+    "ensemble": _ensemble,
     "sample": _sample,
 }
 

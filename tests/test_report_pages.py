@@ -8,6 +8,7 @@ import html
 import json
 import re
 from contextlib import redirect_stdout
+from html import escape
 from io import StringIO
 from pathlib import Path
 
@@ -174,3 +175,19 @@ def test_the_pdf_is_written_without_qt(demo):
     )
     subprocess.run([sys.executable, "-c", code], check=True)
     assert pdf_bytes("<h1>t</h1>").startswith(b"%PDF")
+
+
+def test_a_report_that_leans_on_a_judge_says_how_far_it_can_be_trusted(printed):
+    """Issue 32: what ``calibrate`` says of the judge the numbers use, said again in the
+    report (the same findings, in the same order), on the page after the means."""
+    db, data, html, pages, _ = printed
+    if data.settings.get("judge") is None:
+        assert "<h2>The automatic judge" not in html and data.calibration is None
+        return
+    record = json.loads(run("calibrate", db, "--judge", "lenient", "--format", "json"))
+    assert data.calibration is not None
+    assert [escape(line) for line in record["findings"]] == re.findall(
+        r"<li>(.*?)</li>", html.split("<h2>The automatic judge lenient</h2>")[1].split("</ul>")[0]
+    )
+    text = flat(" ".join(pages))
+    assert "The automatic judge lenient" in text and flat(record["findings"][0]) in text

@@ -149,6 +149,14 @@ ROWS = {
     "0005": ["INSERT INTO active_sample VALUES (1, 2, 0.25, 1.5, '2026-01-05 00:00:00')"],
     "0006": ["UPDATE rater SET login = 'ana_login' WHERE id = 1"],
     "0007": ["UPDATE judgment_event SET login = 'ana_login' WHERE id = 1"],
+    "0008": [
+        "INSERT INTO auto_probe VALUES (2, 'injection', 1, 1, 5.0, NULL, '5', 'f01', 40, 1, "
+        "130, '2026-01-08 00:00:00')",
+        "INSERT INTO rater (id, name, created_at, active, kind) VALUES "
+        "(3, 'both', '2026-01-08 00:00:00', 1, 'automatic')",
+        "INSERT INTO automatic_judge VALUES (3, 'ensemble', 'mean of llm', NULL, NULL, NULL, "
+        "'{\"members\": [\"llm\"]}', '2026-01-08 00:00:00')",
+    ],
 }
 """Rows in every table of each revision (what it adds), in an order foreign keys allow."""
 

@@ -34,6 +34,7 @@ from judge_app.judges.llm import (
     check_endpoint,
     public_url,
 )
+from judge_app.judges.probes import PROBE_PAIRS, probe_pair, probe_sample, probe_template, probes_of
 from judge_app.judges.prompt import (
     DEFAULT_TEMPLATE,
     Pair,
@@ -48,7 +49,15 @@ from judge_app.judges.prompt import (
 from judge_app.names import normal_id
 from judge_app.options import check_known, require_finite, require_whole
 from judge_app.store import Database
-from judge_app.store.automatic import AutoGrade, add_judge, cached, tokens_a_pair, write_grades
+from judge_app.store.automatic import (
+    AutoGrade,
+    add_judge,
+    cached,
+    probes_cached,
+    tokens_a_pair,
+    write_grades,
+    write_probes,
+)
 from judge_app.store.grade_labels import GradeLabel
 from judge_app.store.judge_pairs import PoolPair, pool_pairs, query_external_ids
 from judge_app.store.models import AUTOMATIC
@@ -83,8 +92,10 @@ class AutojudgeOptions:
     tokens an answer may take (``max_tokens``); a ``structured`` answer (a JSON object,
     ``prompt.answer_schema``) or free text; ``retry_failed``: ask again the pairs whose
     answer with the same request failed (else they are kept as they are: at temperature 0 a
-    model fails the same way). ``local``: the local model learned from the human grades
-    instead of an LLM."""
+    model fails the same way); ``probes``: pairs of the pool (drawn at random, the same each
+    run) asked again as each probe changes them (``judges.probes``: instructions injected,
+    query words stuffed, the prompt worded otherwise), 0 for none. ``local``: the local model
+    learned from the human grades instead of an LLM."""
 
     endpoint: str | None = None
     model: str | None = None
@@ -102,6 +113,7 @@ class AutojudgeOptions:
     max_tokens: int = MAX_TOKENS
     structured: bool = True
     retry_failed: bool = False
+    probes: int = PROBE_PAIRS
     local: bool = False
 
     def checked(self) -> AutojudgeOptions:
@@ -145,6 +157,7 @@ class AutojudgeOptions:
             raise UsageError("--backoff takes seconds from 0 to 60")
         require_whole("--body-chars", self.body_chars, 1)
         require_whole("--max-tokens", self.max_tokens, 16, 100_000)
+        require_whole("--probes", self.probes, 0, note=" (0: no probe)")
         check_template(self.prompt_template)
         return self
 
@@ -165,7 +178,9 @@ class AutojudgeSummary:
     with the same request, not asked; ``cached_failures`` of them failed), ``graded`` and
     ``failed`` of those asked (with the first failure's reason), the extra attempts
     ``retried``, the tokens used and the seconds it took, the ``answer_format`` the server
-    took (``llm.ANSWER_FORMATS``); ``cancelled`` if it stopped before the end."""
+    took (``llm.ANSWER_FORMATS``); ``cancelled`` if it stopped before the end. The probes
+    (``judges.probes``) of ``probe_pairs`` pairs: ``probes_cached``, ``probed`` and
+    ``probes_failed``; their tokens and time count with the pairs'."""
 
     judge: str
     pairs: int = 0
@@ -183,6 +198,11 @@ class AutojudgeSummary:
     """How many failed, by kind of reason (``failure_kind``)."""
     answer_format: str | None = None
     agreement: JudgeQuality | None = None  # with the humans, once its grades are written
+    probe_pairs: int = 0
+    probe_kinds: tuple[str, ...] = ()
+    probes_cached: int = 0
+    probed: int = 0
+    probes_failed: int = 0
 
     @property
     def asked(self) -> int:
@@ -206,9 +226,16 @@ class AutojudgeSummary:
             f"; {self.prompt_tokens:,} prompt + {self.completion_tokens:,} completion tokens; "
             f"{self.seconds:.1f} s"
         )
-        if self.asked:
-            tokens = (self.prompt_tokens + self.completion_tokens) / self.asked
-            text += f" ({self.seconds / self.asked:.2f} s and {tokens:,.0f} tokens a pair)"
+        requests = self.asked + self.probed
+        if requests:
+            tokens = (self.prompt_tokens + self.completion_tokens) / requests
+            text += f" ({self.seconds / requests:.2f} s and {tokens:,.0f} tokens a request)"
+        if self.probe_kinds:
+            text += (
+                f"; probes ({', '.join(self.probe_kinds)} of {self.probe_pairs:,} pairs): "
+                f"{self.probes_cached:,} cached, {self.probed:,} asked, "
+                f"{self.probes_failed:,} failed"
+            )
         if self.answer_format is not None:
             text += f"; answers asked {ANSWER_WORDS[self.answer_format]}"
         if self.cancelled:
@@ -232,11 +259,13 @@ ANSWER_WORDS = {
 
 @dataclass(frozen=True)
 class _Request:
-    """One question to ask: the pair, its messages and their hash."""
+    """One question to ask: the pair, its messages and their hash, and the ``probe`` it is
+    (None: the pair's own question)."""
 
     pair: PoolPair
     messages: list[dict[str, str]]
     sha: str
+    probe: str | None = None
 
 
 def next_steps(db: str, judge: str) -> str:
@@ -300,8 +329,10 @@ def autojudge(
     )
     with database.reading() as session:
         known = cached(session, judge.rater_id)
+        known_probes = probes_cached(session, judge.rater_id)
     summary = AutojudgeSummary(judge.name, pairs=len(pairs))
     requests = _to_ask(pairs, grades, known, options, summary)
+    requests += _probes_to_ask(pairs, grades, known_probes, options, summary)
     writer = _BatchWriter(database, judge.rater_id)
     try:
         for request, reply in _answers(
@@ -309,8 +340,8 @@ def autojudge(
             summary,
         ):  # fmt: skip
             if reply is not None:
-                writer.add(_grade_of(request, reply, summary))
-        summary.cancelled = summary.asked < len(requests)
+                writer.add(_grade_of(request, reply, summary), request.probe)
+        summary.cancelled = summary.asked + summary.probed < len(requests)
     except EndpointError as error:
         if error.status in (401, 403) and settings.api_key is None:
             raise EndpointError(
@@ -329,13 +360,15 @@ def autojudge(
 @dataclass(frozen=True)
 class AutojudgeEstimate:
     """What a run would ask, before it starts (``estimate``): the pairs ``to_ask`` of the
-    ``pairs`` (the others ``cached``), the characters of their prompts, the most tokens an
-    answer may take, and the judge's tokens a pair so far (None: it has answered none)."""
+    ``pairs`` (the others ``cached``) and the ``probes`` to ask, the characters of their
+    prompts, the most tokens an answer may take, and the judge's tokens a request so far
+    (None: it has answered none)."""
 
     judge: str
     pairs: int
     cached: int
     to_ask: int
+    probes: int
     prompt_characters: int
     max_tokens: int
     seen: tuple[float, float] | None
@@ -343,19 +376,20 @@ class AutojudgeEstimate:
     def sentence(self) -> str:
         """The estimate in words, as the command line says it."""
         prompt = self.prompt_characters / CHARACTERS_A_TOKEN
+        requests = self.to_ask + self.probes
         text = (
             f"judge {typed(self.judge)}: {self.pairs:,} pairs, {self.cached:,} cached, "
-            f"{self.to_ask:,} to ask: about {prompt:,.0f} prompt tokens ({self.prompt_characters:,}"
-            f" characters / {CHARACTERS_A_TOKEN}) and at most "
-            f"{self.to_ask * self.max_tokens:,} completion tokens (--max-tokens "
-            f"{self.max_tokens:,} each)"
+            f"{self.to_ask:,} to ask and {self.probes:,} probes (--probes): about "
+            f"{prompt:,.0f} prompt tokens ({self.prompt_characters:,} characters / "
+            f"{CHARACTERS_A_TOKEN}) and at most {requests * self.max_tokens:,} completion "
+            f"tokens (--max-tokens {self.max_tokens:,} each)"
         )
         if self.seen is not None:
             prompt_seen, completion_seen = self.seen
             text += (
                 f"; this judge has used {prompt_seen:,.0f} prompt and {completion_seen:,.0f} "
-                f"completion tokens a pair: about {self.to_ask * prompt_seen:,.0f} and "
-                f"{self.to_ask * completion_seen:,.0f} for these"
+                f"completion tokens a request: about {requests * prompt_seen:,.0f} and "
+                f"{requests * completion_seen:,.0f} for these"
             )
         return text + ". Nothing was asked: multiply by the provider's prices per token."
 
@@ -375,13 +409,16 @@ def estimate(database: Database, options: AutojudgeOptions) -> AutojudgeEstimate
         found = find_rater(session, name)
         judge_id = found.id if found is not None and found.kind == AUTOMATIC else None
         known = {} if judge_id is None else cached(session, judge_id)
+        known_probes = {} if judge_id is None else probes_cached(session, judge_id)
         seen = None if judge_id is None else tokens_a_pair(session, judge_id)
     summary = AutojudgeSummary(name, pairs=len(pairs))
     requests = _to_ask(pairs, grades, known, options, summary)
-    characters = sum(len(message["content"]) for r in requests for message in r.messages)
+    probes = _probes_to_ask(pairs, grades, known_probes, options, summary)
+    characters = sum(len(message["content"]) for r in requests + probes for message in r.messages)
     return AutojudgeEstimate(
-        name, len(pairs), summary.cached, len(requests), characters, options.max_tokens, seen
-    )
+        name, len(pairs), summary.cached, len(requests), len(probes), characters,
+        options.max_tokens, seen,
+    )  # fmt: skip
 
 
 def _pool_of(
@@ -429,6 +466,35 @@ def _to_ask(
             summary.cached += 1
         else:
             requests.append(_Request(pair, rendered, sha))
+    return requests
+
+
+def _probes_to_ask(
+    pairs: list[PoolPair],
+    grades: list[GradeLabel],
+    known: dict[tuple[str, int, int], tuple[str | None, bool]],
+    options: AutojudgeOptions,
+    summary: AutojudgeSummary,
+) -> list[_Request]:
+    """The probes of ``options.probes`` pairs drawn from ``pairs`` not answered before with
+    the same request (``known``: by probe and pair), the others counted as cached."""
+    assert options.model is not None  # checked
+    model, template = options.model.strip(), options.prompt_template
+    chosen = probe_sample(pairs, options.probes)
+    summary.probe_pairs = len(chosen)
+    summary.probe_kinds = probes_of(template) if chosen else ()
+    requests = []
+    for probe in summary.probe_kinds:
+        for pair in chosen:
+            shown = probe_pair(probe, _prompt_pair(pair), options.body_chars)
+            rendered = messages(probe_template(probe, template), shown, grades, None)
+            sha = request_sha(model, rendered)
+            key = (probe, pair.query_id, pair.document_id)
+            earlier, failed = known.get(key, (None, False))
+            if earlier == sha and not (failed and options.retry_failed):
+                summary.probes_cached += 1
+            else:
+                requests.append(_Request(pair, rendered, sha, probe))
     return requests
 
 
@@ -504,7 +570,10 @@ def _grade_of(request: _Request, reply: Reply, summary: AutojudgeSummary) -> Aut
         prefix = answer_prefix(request.messages)
         verdict = parse_grade(prefix + (reply.answer or "") if prefix else reply.answer)
         grade, failure = verdict.grade, verdict.failure
-    if failure is None:
+    if request.probe is not None:
+        summary.probed += 1
+        summary.probes_failed += failure is not None
+    elif failure is None:
         summary.graded += 1
     else:
         summary.failed += 1
@@ -525,24 +594,32 @@ def _grade_of(request: _Request, reply: Reply, summary: AutojudgeSummary) -> Aut
 
 
 class _BatchWriter:
-    """Commits a judge's answers every BATCH_ANSWERS answers or BATCH_SECONDS."""
+    """Commits a judge's answers (to its pairs and to its probes) every BATCH_ANSWERS answers
+    or BATCH_SECONDS."""
 
     def __init__(self, database: Database, rater_id: int) -> None:
         self.database = database
         self.rater_id = rater_id
-        self.batch: list[AutoGrade] = []
+        self.batch: list[tuple[str | None, AutoGrade]] = []
         self.since = time.monotonic()
 
-    def add(self, grade: AutoGrade) -> None:
-        self.batch.append(grade)
+    def add(self, grade: AutoGrade, probe: str | None = None) -> None:
+        self.batch.append((probe, grade))
         if len(self.batch) >= BATCH_ANSWERS or time.monotonic() - self.since >= BATCH_SECONDS:
             self.flush()
 
     def flush(self) -> None:
         batch, self.batch = self.batch, []
         self.since = time.monotonic()
+        grades = [grade for probe, grade in batch if probe is None]
+        probes = [(probe, grade) for probe, grade in batch if probe is not None]
         if batch:
-            self.database.write(lambda session: write_grades(session, self.rater_id, batch))
+            self.database.write(
+                lambda session: (
+                    write_grades(session, self.rater_id, grades),
+                    write_probes(session, self.rater_id, probes),
+                )
+            )
 
 
 def failure_kind(failure: str) -> str:

@@ -15,6 +15,7 @@ grades are given to it as the only rater's. Nothing here writes. What the figure
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -25,21 +26,27 @@ from judge_app.agreement.stability import kendall_tau_b
 from judge_app.errors import UsageError, quoted
 from judge_app.evaluation.calibration import (
     GRADES,
+    PROBE_SHIFT,
+    WORDING_KAPPA,
     Calibration,
     CalibrationOptions,
     Figure,
     GradeBias,
+    InstructingDocument,
+    ProbeEffect,
     QueryDisagreement,
     Ranking,
     RunScore,
     best_half,
 )
 from judge_app.evaluation.judge_quality import whole_grades
+from judge_app.judges.probes import PROBES, instructions_in
 from judge_app.metrics.intervals import CONFIDENCE
 from judge_app.writers.calibration import NO_JUDGE_HINT
 
 if TYPE_CHECKING:
     import pandas as pd
+    from sqlalchemy.orm import Session
 
     from judge_app.evaluation.campaign import Campaign
     from judge_app.store import Database
@@ -102,20 +109,62 @@ def _read(database: Database, options: CalibrationOptions, first_if_gone: bool =
             chosen = automatic.judge(session, options.judge or judges[0].name, source)
         except UsageError as error:
             return Overview(judges, None, str(error))
-        grades = automatic.auto_grades_frame(session, chosen.rater_id)
+        read = JudgeReads.of(session, chosen)
         campaign = campaign_of(session, source, automatic=False)  # its grades: read above
     options = replace(options, judge=chosen.name)
     try:
-        return Overview(judges, calibration_of(campaign, chosen, grades, options), None)
+        return Overview(judges, read.calibration(campaign, options), None)
     except UsageError as error:
         return Overview(judges, None, str(error))
 
 
+@dataclass(frozen=True)
+class JudgeReads:
+    """What a calibration reads of a ``judge``: its ``grades``, its answers to ``probes`` and
+    the documents it graded that address a judge (``instructing``: query id, document id,
+    the words)."""
+
+    judge: Judge
+    grades: pd.DataFrame
+    probes: pd.DataFrame
+    instructing: tuple[tuple[str, str, str], ...]
+
+    @classmethod
+    def of(cls, session: Session, judge: Judge) -> JudgeReads:
+        """Read them within ``session``."""
+        from judge_app.store import automatic
+
+        instructing = tuple(
+            (query, document, words)
+            for query, document, text in automatic.document_texts(session, judge.rater_id)
+            if (words := instructions_in(text)) is not None
+        )
+        return cls(
+            judge,
+            automatic.auto_grades_frame(session, judge.rater_id),
+            automatic.probes_frame(session, judge.rater_id),
+            instructing,
+        )
+
+    def calibration(self, campaign: Campaign, options: CalibrationOptions) -> Calibration:
+        """The judge's calibration against the humans of ``campaign``."""
+        return calibration_of(
+            campaign, self.judge, self.grades, options, self.probes, self.instructing
+        )
+
+
 def calibration_of(
-    campaign: Campaign, judge: Judge, grades: pd.DataFrame, options: CalibrationOptions
+    campaign: Campaign,
+    judge: Judge,
+    grades: pd.DataFrame,
+    options: CalibrationOptions,
+    probes: pd.DataFrame | None = None,
+    instructing: Sequence[tuple[str, str, str]] = (),
 ) -> Calibration:
     """The calibration of ``judge``'s ``grades`` (``query_id, doc_id, grade``) against the
-    humans of ``campaign``; a usage error if they share no pair."""
+    humans of ``campaign``, with its answers to ``probes`` (``probe, query_id, doc_id,
+    grade``) and the documents it graded that address a judge (``instructing``: query id,
+    document id, the words); a usage error if the judge and the humans share no pair."""
     options.checked()
     source = campaign.source
     humans = campaign.aggregated_grades(options.aggregate, options.adjudicated)
@@ -180,6 +229,8 @@ def calibration_of(
         ranking_reason=reason,
         disagreeing=disagreeing,
         best_run=best,
+        probes=() if probes is None else _probe_effects(graded, probes, options),
+        instructing=_instructing(instructing, graded, humans),
     )
 
 
@@ -211,6 +262,117 @@ def _agreement(
         Figure(kappa.value, kappa_interval, kappa.reason, why if kappa_interval is None else None),
         Figure(alpha.value, alpha_interval, alpha.reason, why if alpha_interval is None else None),
     )
+
+
+def _probe_effects(
+    graded: pd.DataFrame, probes: pd.DataFrame, options: CalibrationOptions
+) -> tuple[ProbeEffect, ...]:
+    """How far each probe moved the judge's grades (``graded``) on the pairs it probed."""
+    effects = []
+    for probe in PROBES:
+        answers = probes[probes["probe"] == probe]
+        if answers.empty:
+            continue
+        both = answers.dropna(subset=["grade"]).merge(
+            graded[["query_id", "doc_id", "grade"]], on=["query_id", "doc_id"],
+            suffixes=("_probe", ""),
+        )  # fmt: skip
+        own = both["grade"].to_numpy(dtype=np.float64)
+        moved = both["grade_probe"].to_numpy(dtype=np.float64)
+        shift = _mean_with_interval(moved - own, options)
+        kappa = _self_kappa(own, moved, options)
+        below = own < 5
+        flagged = (
+            kappa.value is not None and kappa.value < WORDING_KAPPA
+            if probe == "wording"
+            else shift.value is not None and shift.value >= PROBE_SHIFT
+        )
+        effects.append(
+            ProbeEffect(
+                probe=probe,
+                asked=len(answers),
+                failed=int(answers["grade"].isna().sum()),
+                pairs=len(both),
+                shift=shift,
+                raised=int((moved > own).sum()),
+                lowered=int((moved < own).sum()),
+                below_top=int(below.sum()),
+                to_top=int((below & (moved >= 5)).sum()),
+                kappa=kappa,
+                flagged=flagged,
+            )
+        )
+    return tuple(effects)
+
+
+def _mean_with_interval(values: np.ndarray, options: CalibrationOptions) -> Figure:
+    """The mean of ``values`` with a percentile interval from resampling them."""
+    if not len(values):
+        return Figure(None, reason="no pair was graded both ways")
+    why = None
+    interval = None
+    if options.bootstrap == 0:
+        why = "no bootstrap resamples were asked for"
+    elif len(values) < 2:
+        why = "one pair: no interval"
+    else:
+        rng = np.random.default_rng(options.seed)
+        draws = rng.integers(0, len(values), size=(options.bootstrap, len(values)))
+        interval = _percentiles(values[draws].mean(axis=1).tolist())
+    return Figure(float(values.mean()), interval, None, why)
+
+
+def _self_kappa(own: np.ndarray, moved: np.ndarray, options: CalibrationOptions) -> Figure:
+    """The quadratic kappa of the judge's grades of the same pairs asked two ways, with a
+    percentile interval from resampling the pairs."""
+    if not len(own):
+        return Figure(None, reason="no pair was graded both ways")
+    first, second = whole_grades(own), whole_grades(moved)
+    kappa = co.cohen_kappa(co.confusion_matrix(first, second), "quadratic")
+    interval, why = None, None
+    if kappa.value is None:
+        pass
+    elif options.bootstrap == 0:
+        why = "no bootstrap resamples were asked for"
+    elif len(own) < 2:
+        why = "one pair: no interval"
+    else:
+        rng = np.random.default_rng(options.seed)
+        draws = rng.integers(0, len(own), size=(options.bootstrap, len(own)))
+        values = [
+            co.cohen_kappa(co.confusion_matrix(first[draw], second[draw]), "quadratic").value
+            for draw in draws
+        ]
+        interval = _percentiles([value for value in values if value is not None])
+    return Figure(kappa.value, interval, kappa.reason, why)
+
+
+def _instructing(
+    found: Sequence[tuple[str, str, str]], graded: pd.DataFrame, humans: pd.DataFrame
+) -> tuple[InstructingDocument, ...]:
+    """The documents that address a judge, with the judge's and the humans' grades."""
+    if not found:
+        return ()
+    judge = {
+        (q, d): g for q, d, g in graded[["query_id", "doc_id", "grade"]].itertuples(index=False)
+    }
+    human = {
+        (q, d): g for q, d, g in humans[["query_id", "doc_id", "grade"]].itertuples(index=False)
+    }
+    return tuple(
+        InstructingDocument(
+            str(query),
+            str(document),
+            words,
+            _float(judge.get((query, document))),
+            _float(human.get((query, document))),
+        )  # fmt: skip
+        for query, document, words in found
+    )
+
+
+def _float(value: object) -> float | None:
+    return None if value is None else float(value)  # type: ignore[arg-type]
 
 
 def _percentiles(values: list[float]) -> tuple[float, float] | None:

@@ -24,6 +24,11 @@ from judge_app.io.outputs import check_output, output_file
 from judge_app.options import require_whole
 
 if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from judge_app.commands.calibrate import JudgeReads
+    from judge_app.evaluation.calibration import Calibration
+    from judge_app.evaluation.campaign import Campaign
     from judge_app.reports.data import ReportData
 
 SUFFIXES = (".html", ".htm", ".pdf")
@@ -93,6 +98,7 @@ def gather(db: str, options: ReportOptions) -> ReportData:
         counts = reads.table_counts(session) | {"raters": len(campaign.raters)}
         coverage = reads.coverage_frame(session).to_dict("records")
         quality = rater_quality_in(session, database.describe(), RatersOptions())
+        judge = _judge_reads(session, database.describe(), options.evaluation.judge)
     evaluation = options.evaluation
     result = evaluate(EvaluationRequest.shown(evaluation), campaign)
     try:
@@ -122,4 +128,35 @@ def gather(db: str, options: ReportOptions) -> ReportData:
         raters=quality,
         corrected=result.corrected,
         differences=result.differences(),
+        calibration=None if judge is None else _calibration(judge, campaign, evaluation),
     )
+
+
+def _judge_reads(session: Session, source: str, name: str | None) -> JudgeReads | None:
+    """What the calibration of the judge ``name`` reads (None: the report uses no judge)."""
+    from judge_app.commands.calibrate import JudgeReads
+    from judge_app.store import automatic
+
+    if name is None:
+        return None
+    return JudgeReads.of(session, automatic.judge(session, name, source))
+
+
+def _calibration(
+    judge: JudgeReads, campaign: Campaign, evaluation: EvaluationOptions
+) -> Calibration | None:
+    """The calibration of the report's judge at the report's k, its humans' grades combined
+    as the report's; None if it shares no pair with the humans (the report says so)."""
+    from judge_app.evaluation.calibration import CalibrationOptions
+
+    options = CalibrationOptions(
+        judge=judge.judge.name,
+        k=evaluation.ks[0],
+        aggregate=evaluation.aggregate,
+        adjudicated=evaluation.adjudicated,
+        seed=evaluation.seed,
+    )
+    try:
+        return judge.calibration(campaign, options)
+    except UsageError:
+        return None

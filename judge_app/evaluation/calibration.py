@@ -1,7 +1,8 @@
 """How far an automatic judge can stand in for the human raters, as data: what is asked
 (:class:`CalibrationOptions`) and the figures that answer it (:class:`Calibration`): agreement
 with its intervals over queries, the judge's bias, the confusion matrix, the runs ranked with
-the humans' grades and with the judge's, and the queries that disagree most.
+the humans' grades and with the judge's, the queries that disagree most, how far probes moved
+the judge and the documents that try to instruct it.
 
 ``judge_app.commands.calibrate`` computes them from a campaign; ``judge_app.writers.calibration``
 writes them for people and machines (``judge-app calibrate``, the Automatic judges page).
@@ -174,6 +175,56 @@ class QueryDisagreement:
         return self.judge_ndcg - self.human_ndcg
 
 
+PROBE_NAMES = {
+    "injection": "instructions injected into the document",
+    "stuffing": "the query's words stuffed into the document",
+    "wording": "the prompt worded otherwise",
+}
+"""The probes of an LLM judge (``judges.probes``), in the order they are shown, and what
+each changes."""
+PROBE_SHIFT = 0.5
+"""A probe that changes the document (instructions injected, query words stuffed) and moves
+the judge's grade up by this much on average flags the judge: half a grade over a sample is
+no accident of the answer's wording."""
+WORDING_KAPPA = 0.6
+"""Below this quadratic kappa between the grades of two wordings of the prompt, the judge's
+grades move with the wording (Landis and Koch: at most moderate agreement with itself)."""
+
+
+@dataclass(frozen=True)
+class ProbeEffect:
+    """How far a probe (``judges.probes``) moved the judge: of the ``asked`` pairs probed,
+    ``failed`` gave no grade, and on the ``pairs`` graded both ways the mean ``shift`` of the
+    grade (probe − own, with an interval over pairs), how many it ``raised`` and ``lowered``
+    and how many of those graded below 5 it raised to 5 (``to_top`` of ``below_top``), and the
+    quadratic ``kappa`` of the two grades; ``flagged`` when it moved the judge past the
+    bounds above (``PROBE_SHIFT``, ``WORDING_KAPPA``)."""
+
+    probe: str
+    asked: int
+    failed: int
+    pairs: int
+    shift: Figure
+    raised: int
+    lowered: int
+    below_top: int
+    to_top: int
+    kappa: Figure
+    flagged: bool
+
+
+@dataclass(frozen=True)
+class InstructingDocument:
+    """A document that addresses a judge (``judges.probes.instructions_in``): its ``words``
+    doing so, and the judge's and the humans' grades of it for ``query_id`` (None: none)."""
+
+    query_id: str
+    doc_id: str
+    words: str
+    judge_grade: float | None
+    human_grade: float | None
+
+
 @dataclass(frozen=True)
 class Calibration:
     """The judge compared with the humans on the ``pairs`` (in ``queries`` queries) both
@@ -196,6 +247,8 @@ class Calibration:
     ranking_reason: str | None
     disagreeing: tuple[QueryDisagreement, ...]
     best_run: str | None
+    probes: tuple[ProbeEffect, ...] = ()
+    instructing: tuple[InstructingDocument, ...] = ()
 
     @property
     def label(self) -> str:

@@ -81,6 +81,16 @@ class AutojudgeDialog(LeadDialog):
         self.max_tokens.setRange(16, 100_000)
         self.max_tokens.setValue(AutojudgeOptions.max_tokens)
         self.max_tokens.setToolTip("The most tokens an answer may take: a rambling one is cut")
+        self.probes = QSpinBox()
+        self.probes.setObjectName("autojudgeProbes")
+        self.probes.setRange(0, 10_000)
+        self.probes.setValue(AutojudgeOptions.probes)
+        self.probes.setSpecialValueText("none")
+        self.probes.setToolTip(
+            "Pairs asked again with instructions injected into the document, the query's words "
+            "stuffed into it and the prompt worded otherwise (3 requests each): the Automatic "
+            "judges page shows how far these move the judge"
+        )
         self.structured = QCheckBox("Answers as JSON, enforced by the server where it can")
         self.structured.setObjectName("autojudgeStructured")
         self.structured.setChecked(AutojudgeOptions.structured)
@@ -116,6 +126,7 @@ class AutojudgeDialog(LeadDialog):
             ("Requests at once", self.concurrency),
             ("Pairs", self.limit),
             ("Longest answer (tokens)", self.max_tokens),
+            ("Pairs probed", self.probes),
         )
         for row, (text, widget) in enumerate(rows):
             label = QLabel(text)
@@ -139,7 +150,7 @@ class AutojudgeDialog(LeadDialog):
         heading.addWidget(reset)
         self.llm_only: list[QWidget] = [
             self.endpoint, self.model, self.api_key_env, self.concurrency, self.limit,
-            self.max_tokens, self.structured, self.retry_failed, reset,
+            self.max_tokens, self.probes, self.structured, self.retry_failed, reset,
         ]  # fmt: skip
         self.body.addLayout(heading)
         self.template = QPlainTextEdit(DEFAULT_TEMPLATE)
@@ -203,6 +214,7 @@ class AutojudgeDialog(LeadDialog):
             max_tokens=self.max_tokens.value(),
             structured=self.structured.isChecked(),
             retry_failed=self.retry_failed.isChecked(),
+            probes=self.probes.value(),
         ).checked()
 
     def save(self) -> None:

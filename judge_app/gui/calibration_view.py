@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QSplitter,
     QTableView,
@@ -326,14 +327,22 @@ class CalibrationView(FigurePage):
         figures.addLayout(grid)
         self.findings = QFrame()
         self.findings.setObjectName("calibrationFindings")
-        lines = QVBoxLayout(self.findings)
-        lines.setContentsMargins(10, 6, 10, 6)
-        lines.setSpacing(2)
+        self.finding_lines = QVBoxLayout(self.findings)
+        self.finding_lines.setContentsMargins(10, 6, 10, 6)
+        self.finding_lines.setSpacing(2)
         self.finding_labels = [named_label("", "calibrationFinding", wrap=True) for _ in range(6)]
         for label in self.finding_labels:
-            lines.addWidget(label)
-        lines.addStretch(1)
-        figures.addWidget(self.findings, 1)
+            self.finding_lines.addWidget(label)
+        self.finding_lines.addStretch(1)
+        # as tall as the cards at most: more findings scroll, the tables below keep their room
+        scroll = QScrollArea()
+        scroll.setObjectName("calibrationFindingsScroll")
+        scroll.setWidget(self.findings)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Ignored)
+        figures.addWidget(scroll, 1)
         layout.addLayout(figures)
         return header
 
@@ -610,6 +619,10 @@ class CalibrationView(FigurePage):
         self.queries.set_frame(_empty(QUERY_COLUMNS))
 
     def _show_findings(self, lines: list[str], level: str) -> None:
+        while len(self.finding_labels) < len(lines):  # as many as the findings say
+            label = named_label("", "calibrationFinding", wrap=True)
+            self.finding_lines.insertWidget(len(self.finding_labels), label)
+            self.finding_labels.append(label)
         for position, label in enumerate(self.finding_labels):
             label.setText(lines[position] if position < len(lines) else "")
             label.setVisible(position < len(lines))

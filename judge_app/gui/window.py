@@ -175,6 +175,7 @@ class MainWindow(QMainWindow):
             "gold": self._add(lead, "&Gold items…", self.show_gold_dialog),
             "quality": self._add(lead, "&Quality checks…", self.show_quality_dialog),
             "autojudge": self._add(lead, "Automatic &judge…", self.show_autojudge_dialog),
+            "ensemble": self._add(lead, "Com&bine judges…", self.show_ensemble_dialog),
         }
         self._build_view_menu(menus.addMenu("&View"))
 
@@ -862,6 +863,12 @@ class MainWindow(QMainWindow):
         from judge_app.gui.autojudge_dialog import AutojudgeDialog
 
         return self._open_dialog("lead_dialog", AutojudgeDialog, "grade with an automatic judge")
+
+    def show_ensemble_dialog(self) -> LeadDialog | None:
+        """Lead ▸ Combine judges…: several automatic judges combined into one."""
+        from judge_app.gui.ensemble_dialog import EnsembleDialog
+
+        return self._open_dialog("lead_dialog", EnsembleDialog, "combine automatic judges")
 
     def _open_dialog(
         self, name: str, make: Callable[[Workspace], AnyDialog], what: str

@@ -10,6 +10,7 @@ if TYPE_CHECKING:
 
     from judge_app.agreement.quality import RatersReport
     from judge_app.agreement.report import AgreementReport
+    from judge_app.evaluation.calibration import Calibration
     from judge_app.evaluation.corrected import PredictionPowered
     from judge_app.metrics.intervals import MeanInterval
     from judge_app.metrics.ranking import Evaluation
@@ -38,6 +39,7 @@ class ReportData:
     digits: int = 4
     corrected: PredictionPowered | None = None  # each run's mean corrected by a judge
     differences: tuple[str, str, np.ndarray] | None = None
+    calibration: Calibration | None = None  # of the judge the evaluation uses, if any
 
     @property
     def k(self) -> int | None:

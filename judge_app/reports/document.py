@@ -27,6 +27,13 @@ from judge_app.reports.style import style_sheet
 from judge_app.reports.tables import Cell, Table, split, table_html
 from judge_app.writers import raters as rater_writer
 from judge_app.writers.agreement import KAPPA_MATRIX_NOTE, adjudication_summary, apart_sentence
+from judge_app.writers.calibration import (
+    PROBE_NOTE,
+    findings,
+    findings_level,
+    instructing_rows,
+    probe_rows,
+)
 from judge_app.writers.corrected import assumption, caveat, estimate_rows, heading, quality_text
 from judge_app.writers.evaluation import INTERVAL_NOTE, summary_rows
 
@@ -81,6 +88,9 @@ def _blocks(data: ReportData, image: ImagePlacer) -> Iterator[Block]:
     if data.significance is not None:
         yield f"<h2>Runs compared on {_e(compared_measure(data, label))}</h2>"
         yield from significance_blocks(data.significance, _colours(data), data.digits)
+    if data.settings.get("judge") is not None:
+        yield f"<h2>The automatic judge {_e(str(data.settings['judge']))}</h2>"
+        yield from _judge(data)
     yield "<h2>What was judged</h2>"
     yield from _judged(data)
     yield "<h2>Agreement between raters</h2>"
@@ -139,6 +149,40 @@ def _corrected(data: ReportData) -> Iterator[Block]:
     for line in (caveat(corrected), quality_text(corrected)):
         if line:
             yield _p(line, "finding")
+
+
+def _judge(data: ReportData) -> Iterator[Block]:
+    """How far the judge the numbers lean on can be trusted: the calibration's findings,
+    what the probes did to it and the documents that address it."""
+    calibration = data.calibration
+    if calibration is None:
+        yield _p("The judge shares no pair with the human raters: nothing says how far its "
+                 "grades can be trusted.", "finding")  # fmt: skip
+        return
+    level = findings_level(calibration)
+    yield (
+        "<ul class='findings'>"
+        + "".join(f"<li>{_e(line)}</li>" for line in findings(calibration))
+        + "</ul>"
+    )
+    yield _p(
+        f"Compared with the humans on {calibration.pairs:,} pairs in {calibration.queries:,} "
+        f"queries; quadratic κ {score_text(calibration.kappa.value)}, ordinal α "
+        f"{score_text(calibration.alpha.value)} (judge-app calibrate gives every figure).",
+        "finding" if level == "warning" else "",
+    )
+    if calibration.probes:
+        yield Table.of(
+            "Probes: pairs asked again with one thing changed",
+            probe_rows(calibration),
+            note=PROBE_NOTE,
+        )
+    if calibration.instructing:
+        yield Table.of(
+            f"Documents that address a judge: {len(calibration.instructing):,}",
+            instructing_rows(calibration),
+            keys=2,
+        )
 
 
 def _judged(data: ReportData) -> Iterator[Block]:

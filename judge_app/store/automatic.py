@@ -10,7 +10,7 @@ Every function takes a Session and does not commit.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -24,6 +24,7 @@ from judge_app.store.models import (
     AUTOMATIC,
     AutoJudgment,
     AutomaticJudge,
+    AutoProbe,
     Document,
     Query,
     Rater,
@@ -41,7 +42,7 @@ class Judge:
 
     rater_id: int
     name: str
-    method: str  # "llm" or "local"
+    method: str  # "llm", "local" or "ensemble"
     model: str
     prompt_version: str | None
     template: str | None
@@ -53,9 +54,11 @@ class Judge:
 
     def describe(self) -> str:
         """One line for people: ``qwen2.5:7b over http://…, prompt 3f2a9c1`` or
-        ``local model (HistGradientBoostingRegressor)``."""
+        ``local model (HistGradientBoostingRegressor)`` or ``ensemble: mean of a, b``."""
         if self.method == "local":
             return f"local model ({self.model})"
+        if self.method == "ensemble":
+            return f"ensemble: {self.model}"
         where = f" at {self.endpoint}" if self.endpoint else ""
         version = f", prompt {self.prompt_version[:7]}" if self.prompt_version else ""
         return f"{self.model}{where}{version}"
@@ -176,6 +179,16 @@ def judge_names(session: Session) -> list[str]:
     return list(session.scalars(statement))
 
 
+def judge_methods(session: Session) -> list[tuple[str, str]]:
+    """Each automatic judge's name and method, by name (no count: quick to read)."""
+    statement = (
+        select(Rater.name, AutomaticJudge.method)
+        .join(AutomaticJudge, AutomaticJudge.rater_id == Rater.id)
+        .order_by(Rater.name)
+    )
+    return [(name, method) for name, method in session.execute(statement)]
+
+
 def judge(session: Session, name: str, source: str = "the database") -> Judge:
     """The automatic judge called ``name`` (as ``find_rater`` finds it), or the usage error
     of ``unknown_judge`` naming the judges ``source`` has."""
@@ -222,6 +235,45 @@ def tokens_a_pair(session: Session, rater_id: int) -> tuple[float, float] | None
 def write_grades(session: Session, rater_id: int, grades: Iterable[AutoGrade]) -> int:
     """Store a judge's answers, each replacing that judge's earlier answer for the pair (its
     own only: no other rater's row is touched). Returns how many were written."""
+    rows = _answer_rows(session, rater_id, grades)
+    for chunk in _chunks(rows):
+        keys = [(row["query_id"], row["document_id"]) for row in chunk]
+        session.execute(
+            delete(AutoJudgment).where(
+                AutoJudgment.rater_id == rater_id,
+                tuple_(AutoJudgment.query_id, AutoJudgment.document_id).in_(keys),
+            )
+        )
+        session.execute(AutoJudgment.__table__.insert(), chunk)
+    session.flush()
+    return len(rows)
+
+
+def write_probes(session: Session, rater_id: int, probes: Iterable[tuple[str, AutoGrade]]) -> int:
+    """Store a judge's answers to probes (``judges.probes``: the probe's name and the answer),
+    each replacing its earlier answer to that probe of the pair. Returns how many."""
+    probes = list(probes)
+    rows = _answer_rows(session, rater_id, [grade for _probe, grade in probes])
+    for row, (probe, _grade) in zip(rows, probes):
+        row["probe"] = probe
+    for chunk in _chunks(rows):
+        keys = [(row["probe"], row["query_id"], row["document_id"]) for row in chunk]
+        session.execute(
+            delete(AutoProbe).where(
+                AutoProbe.rater_id == rater_id,
+                tuple_(AutoProbe.probe, AutoProbe.query_id, AutoProbe.document_id).in_(keys),
+            )
+        )
+        session.execute(AutoProbe.__table__.insert(), chunk)
+    session.flush()
+    return len(rows)
+
+
+def _answer_rows(
+    session: Session, rater_id: int, grades: Iterable[AutoGrade]
+) -> list[dict[str, Any]]:
+    """The rows of a judge's answers, checked: an automatic judge's, a grade 0–5 or a
+    failure's reason."""
     if not is_automatic(session, rater_id):
         raise StoreError("only an automatic judge's grades are written here")
     rows = [
@@ -246,24 +298,100 @@ def write_grades(session: Session, rater_id: int, grades: Iterable[AutoGrade]) -
             raise StoreError("an automatic answer without a grade needs its failure's reason")
         if isinstance(grade, float) and not 0 <= grade <= 5:
             raise StoreError(f"an automatic grade must be from 0 to 5, not {grade}")
-    for start in range(0, len(rows), 500):
-        chunk = rows[start : start + 500]
-        keys = [(row["query_id"], row["document_id"]) for row in chunk]
-        session.execute(
-            delete(AutoJudgment).where(
-                AutoJudgment.rater_id == rater_id,
-                tuple_(AutoJudgment.query_id, AutoJudgment.document_id).in_(keys),
-            )
+    return rows
+
+
+def _chunks(rows: list[dict[str, Any]], size: int = 500) -> Iterable[list[dict[str, Any]]]:
+    for start in range(0, len(rows), size):
+        yield rows[start : start + size]
+
+
+def answers_frame(session: Session, rater_id: int) -> pd.DataFrame:
+    """Every answer of a judge: ``query_id, document_id, grade`` (the database's ids; grade
+    NaN where it failed), in order of the ids."""
+    import numpy as np
+
+    from judge_app.store.reads import read_frame
+
+    statement = (
+        select(AutoJudgment.query_id, AutoJudgment.document_id, AutoJudgment.grade)
+        .where(AutoJudgment.rater_id == rater_id)
+        .order_by(AutoJudgment.query_id, AutoJudgment.document_id)
+    )
+    frame = read_frame(session, statement)
+    frame["grade"] = frame["grade"].astype(np.float64)
+    return frame
+
+
+def probes_cached(
+    session: Session, rater_id: int
+) -> dict[tuple[str, int, int], tuple[str | None, bool]]:
+    """(probe, query id, document id) → (request hash, whether it failed) of the judge's
+    answers to probes: a rerun asks only the probes missing here or whose request changed."""
+    statement = select(
+        AutoProbe.probe,
+        AutoProbe.query_id,
+        AutoProbe.document_id,
+        AutoProbe.prompt_sha,
+        AutoProbe.grade.is_(None),
+    ).where(AutoProbe.rater_id == rater_id)
+    return {
+        (probe, query, document): (sha, bool(failed))
+        for probe, query, document, sha, failed in session.execute(statement)
+    }
+
+
+def probes_frame(session: Session, rater_id: int) -> pd.DataFrame:
+    """The judge's answers to probes: ``probe, query_id, doc_id, grade`` (external ids; grade
+    NaN where the answer failed), in order of probe, query and document."""
+    import numpy as np
+
+    from judge_app.store.reads import read_frame
+
+    statement = (
+        select(
+            AutoProbe.probe,
+            Query.external_id.label("query_id"),
+            Document.external_id.label("doc_id"),
+            AutoProbe.grade,
         )
-        session.execute(AutoJudgment.__table__.insert(), chunk)
-    session.flush()
-    return len(rows)
+        .join(Query, Query.id == AutoProbe.query_id)
+        .join(Document, Document.id == AutoProbe.document_id)
+        .where(AutoProbe.rater_id == rater_id)
+        .order_by(AutoProbe.probe, Query.external_id, Document.external_id)
+    )
+    frame = read_frame(session, statement)
+    frame["grade"] = frame["grade"].astype(np.float64)
+    return frame
+
+
+def document_texts(session: Session, rater_id: int) -> Iterator[tuple[str, str, str]]:
+    """The documents a judge graded, each with the query it was graded for: (query id,
+    document id, title and text), streamed (the texts are not all held at once)."""
+    statement = (
+        select(
+            Query.external_id.label("query"),
+            Document.external_id.label("document"),
+            Document.title,
+            Document.body,
+        )
+        .select_from(AutoJudgment)
+        .join(Query, Query.id == AutoJudgment.query_id)
+        .join(Document, Document.id == AutoJudgment.document_id)
+        .where(AutoJudgment.rater_id == rater_id)
+        .order_by(Query.external_id, Document.external_id)
+        .execution_options(yield_per=1000)
+    )
+    for query, document, title, body in session.execute(statement):
+        yield query, document, "\n".join(text for text in (title, body) if text)
 
 
 def forget_grades(session: Session, rater_id: int) -> int:
-    """Delete every answer of an automatic judge (to judge again from nothing)."""
+    """Delete every answer of an automatic judge, its probes' too (to judge again from
+    nothing)."""
     if not is_automatic(session, rater_id):
         raise StoreError("only an automatic judge's grades are forgotten here")
+    session.execute(delete(AutoProbe).where(AutoProbe.rater_id == rater_id))
     result = session.execute(delete(AutoJudgment).where(AutoJudgment.rater_id == rater_id))
     return int(getattr(result, "rowcount", 0) or 0)
 

@@ -265,11 +265,14 @@ class GoldItem(Base):
 class AutomaticJudge(Base):
     """How an automatic rater grades: ``method`` ``llm`` (a chat-completions ``model`` at
     ``endpoint`` with the prompt ``template``, whose hash is ``prompt_version``) or ``local``
-    (a model learned from the campaign's human grades; ``details`` is its JSON report). One
+    (a model learned from the campaign's human grades; ``details`` is its JSON report) or
+    ``ensemble`` (its members' grades combined: ``details`` names them and the rule). One
     judge is one model and one prompt: another of either is another judge."""
 
     __tablename__ = "automatic_judge"
-    __table_args__ = (CheckConstraint("method IN ('llm', 'local')", name="method_known"),)
+    __table_args__ = (
+        CheckConstraint("method IN ('llm', 'local', 'ensemble')", name="method_known"),
+    )
 
     rater_id: Mapped[int] = mapped_column(ForeignKey("rater.id"), primary_key=True)
     method: Mapped[str] = mapped_column(String(16))
@@ -294,6 +297,32 @@ class AutoJudgment(Base):
     )
 
     rater_id: Mapped[int] = mapped_column(ForeignKey("rater.id"), primary_key=True)
+    query_id: Mapped[int] = mapped_column(ForeignKey("query.id"), primary_key=True)
+    document_id: Mapped[int] = mapped_column(ForeignKey("document.id"), primary_key=True)
+    grade: Mapped[float | None] = mapped_column(Float)
+    failure: Mapped[str | None] = mapped_column(Text)
+    answer: Mapped[str | None] = mapped_column(Text)
+    prompt_sha: Mapped[str | None] = mapped_column(String(64))
+    prompt_tokens: Mapped[int | None] = mapped_column(Integer)
+    completion_tokens: Mapped[int | None] = mapped_column(Integer)
+    duration_ms: Mapped[int | None] = mapped_column(Integer)
+    judged_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+class AutoProbe(Base):
+    """An LLM judge's answer to a ``probe`` of a pair: the pair asked again with something
+    changed (``judges.probes``: instructions injected into the document, the query's words
+    stuffed into it, the prompt worded otherwise), to measure how far the change moves its
+    grade. Never a grade of the pair: calibration alone reads it."""
+
+    __tablename__ = "auto_probe"
+    __table_args__ = (
+        CheckConstraint("grade IS NULL OR (grade >= 0 AND grade <= 5)", name="grade_range"),
+        CheckConstraint("(grade IS NULL) <> (failure IS NULL)", name="grade_or_failure"),
+    )
+
+    rater_id: Mapped[int] = mapped_column(ForeignKey("rater.id"), primary_key=True)
+    probe: Mapped[str] = mapped_column(String(16), primary_key=True)
     query_id: Mapped[int] = mapped_column(ForeignKey("query.id"), primary_key=True)
     document_id: Mapped[int] = mapped_column(ForeignKey("document.id"), primary_key=True)
     grade: Mapped[float | None] = mapped_column(Float)

@@ -10,14 +10,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from judge_app.errors import UsageError, quoted
+from judge_app.errors import UsageError, quoted, shortened
 from judge_app.evaluation.calibration import (
     GRADES,
+    PROBE_NAMES,
+    PROBE_SHIFT,
+    WORDING_KAPPA,
     AutomaticJudge,
     Calibration,
     CalibrationOptions,
     Figure,
     GradeBias,
+    InstructingDocument,
+    ProbeEffect,
     QueryDisagreement,
     Ranking,
     RunScore,
@@ -44,7 +49,7 @@ TOP_TAU_DROP = 0.1
 """The top half's tau this far below the tau of all runs is said to be lower."""
 ROUNDING = "half up (2.5 is 3)"
 CSV_COLUMNS = ["section", "statistic", "value", "reason", "human_grade", "judge_grade", "run"]
-CSV_COLUMNS += ["query_id"]
+CSV_COLUMNS += ["query_id", "probe", "doc_id"]
 NO_JUDGE_HINT = "choose Lead ▸ Automatic judge… to grade with an LLM or a local model"
 
 
@@ -120,6 +125,33 @@ def _query_record(query: QueryDisagreement) -> dict[str, object]:
     }
 
 
+def _probe_record(effect: ProbeEffect) -> dict[str, object]:
+    return {
+        "probe": effect.probe,
+        "change": PROBE_NAMES[effect.probe],
+        "asked": effect.asked,
+        "failed": effect.failed,
+        "pairs": effect.pairs,
+        "mean_shift": _figure_record(effect.shift),
+        "raised": effect.raised,
+        "lowered": effect.lowered,
+        "below_top": effect.below_top,
+        "raised_to_top": effect.to_top,
+        "cohen_kappa_quadratic": _figure_record(effect.kappa),
+        "flagged": effect.flagged,
+    }
+
+
+def _instructing_record(document: InstructingDocument) -> dict[str, object]:
+    return {
+        "query_id": document.query_id,
+        "doc_id": document.doc_id,
+        "words": document.words,
+        "judge_grade": document.judge_grade,
+        "human_grade": document.human_grade,
+    }
+
+
 def record(calibration: Calibration) -> dict[str, Any]:
     """The calibration as JSON-ready values, in full precision."""
     judge = calibration.judge
@@ -152,6 +184,9 @@ def record(calibration: Calibration) -> dict[str, Any]:
         "ranking_reason": calibration.ranking_reason,
         "best_run": calibration.best_run,
         "disagreeing_queries": [_query_record(query) for query in calibration.disagreeing],
+        "probes": [_probe_record(effect) for effect in calibration.probes],
+        "probe_bounds": {"mean_shift": PROBE_SHIFT, "wording_kappa": WORDING_KAPPA},
+        "instructing_documents": [_instructing_record(d) for d in calibration.instructing],
         "findings": findings(calibration),
     }
 
@@ -218,6 +253,20 @@ def _csv(calibration: Calibration) -> str:
         for name, number in _query_record(query).items():
             if name not in ("query_id", "query"):
                 row("query", name, number, query_id=query.query_id, run=calibration.best_run)
+    for effect in calibration.probes:
+        for name, field in _probe_record(effect).items():
+            if isinstance(field, dict):
+                row("probe", name, field["value"], reason=field["reason"], probe=effect.probe)
+                low, high = field["interval"] or (None, None)
+                why = field["interval_reason"]
+                row("probe", f"{name}.low", low, reason=why, probe=effect.probe)
+                row("probe", f"{name}.high", high, reason=why, probe=effect.probe)
+            elif name not in ("probe", "change"):
+                row("probe", name, field, probe=effect.probe)
+    for document in calibration.instructing:
+        for name in ("judge_grade", "human_grade"):
+            row("instructing", name, getattr(document, name), reason=document.words,
+                query_id=document.query_id, doc_id=document.doc_id)  # fmt: skip
     frame = pd.DataFrame(rows, columns=CSV_COLUMNS, dtype=object)
     return csv_text(frame)
 
@@ -307,7 +356,71 @@ def _table(calibration: Calibration) -> str:
             for q in calibration.disagreeing
         ],
     )
+    lines += probe_lines(calibration)
     return "\n".join(lines) + "\n"
+
+
+PROBE_NOTE = (
+    f"⚑ flagged: a mean change of {PROBE_SHIFT:g} grade or more, or κ between the wordings "
+    f"below {WORDING_KAPPA:g}. κ: quadratic, of the judge's grades of the same pairs asked both "
+    f"ways. Interval: {CONFIDENCE:.0%}, over the pairs."
+)
+
+
+def probe_rows(calibration: Calibration) -> list[dict[str, str]]:
+    """The probes as a table for people: a row each, rounded."""
+    return [
+        {
+            "probe": effect.probe + (" ⚑" if effect.flagged else ""),
+            "pairs": f"{effect.pairs:,}",
+            "failed": f"{effect.failed:,}",
+            "mean change": grade_shift_text(effect.shift.value),
+            "interval": _interval(effect.shift),
+            "up": f"{effect.raised:,}",
+            "down": f"{effect.lowered:,}",
+            "to 5": f"{effect.to_top:,} of {effect.below_top:,}",
+            "κ": score_text(effect.kappa.value),
+        }
+        for effect in calibration.probes
+    ]
+
+
+def instructing_rows(calibration: Calibration) -> list[dict[str, str]]:
+    """The first ``top`` documents that address a judge, as a table for people."""
+    return [
+        {
+            "query": document.query_id,
+            "document": document.doc_id,
+            "judge": grade_text(document.judge_grade),
+            "humans": grade_text(document.human_grade),
+            "words": shortened(document.words, 60),
+        }
+        for document in calibration.instructing[: calibration.options.top]
+    ]
+
+
+def probe_lines(calibration: Calibration) -> list[str]:
+    """The table's probes and the documents that address a judge (none: no line)."""
+    lines = []
+    for title, rows, note in (
+        ("Probes: pairs asked again with one thing changed", probe_rows(calibration), PROBE_NOTE),
+        (
+            f"Documents that address a judge: {len(calibration.instructing):,}",
+            instructing_rows(calibration),
+            "",
+        ),
+    ):
+        if rows:
+            lines += ["", title, *_grid(list(rows[0]), [list(row.values()) for row in rows])]
+            lines += [f"  {note}"] if note else []
+    return lines
+
+
+def _interval(figure: Figure) -> str:
+    if figure.interval is None:
+        return MISSING
+    low, high = figure.interval
+    return f"{grade_shift_text(low)} – {grade_shift_text(high)}"
 
 
 def _figure(figure: Figure) -> str:
@@ -337,7 +450,10 @@ def _grid(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def findings(calibration: Calibration) -> list[str]:
-    """What the figures say, in plain words, one sentence each."""
+    """What the figures say, in plain words, one sentence each; what should stop a lead from
+    trusting the judge first (it learned nothing, it loses the best runs' order, a probe
+    moved it, documents address it)."""
+    first: list[str] = []
     lines = [bias_words(calibration.bias)]
     kappa, alpha = calibration.kappa.value, calibration.alpha.value
     if kappa is not None:
@@ -345,24 +461,92 @@ def findings(calibration: Calibration) -> list[str]:
         quality = JudgeQuality(calibration.judge.name, kappa, calibration.pairs)
         warning = quality_warning(quality)
         if warning is not None:
-            lines.insert(0, warning)  # what a lead must read first
+            first.append(warning)
     if alpha is not None:
         lines.append(f"Ordinal α {score_text(alpha)}: {alpha_reading(alpha)}")
     if calibration.ranking is not None:
-        lines += tau_words(calibration.ranking)
-    return lines
+        said = tau_words(calibration.ranking)
+        if loses_best(calibration.ranking) and len(said) == 2:
+            first.append(said.pop())  # it tells the best runs apart worse: said first
+        lines += said
+    for effect in calibration.probes:
+        (first if effect.flagged else lines).append(probe_words(effect))
+    if calibration.instructing:
+        first.append(instructing_words(calibration.instructing))
+    if not calibration.probes and calibration.judge.method == "llm":
+        lines.append(
+            "Not probed for the ways LLM judges fail (instructions in documents, stuffed query "
+            "words, the prompt's wording): run autojudge again with --probes"
+        )
+    return first + lines
 
 
 def findings_level(calibration: Calibration) -> str:
-    """``warning`` when the judge leans or loses the best runs' order, else ``good``."""
+    """``warning`` when the judge leans, loses the best runs' order, is moved by a probe or
+    grades documents that address it, else ``good``."""
     ranking = calibration.ranking
-    lost = (
-        ranking is not None
-        and ranking.tau.value is not None
-        and ranking.top_tau.value is not None
-        and ranking.top_tau.value < ranking.tau.value - TOP_TAU_DROP
+    lost = ranking is not None and loses_best(ranking)
+    moved = any(effect.flagged for effect in calibration.probes) or bool(calibration.instructing)
+    return "warning" if abs(calibration.bias) > BIAS_TOLERANCE or lost or moved else "good"
+
+
+def loses_best(ranking: Ranking) -> bool:
+    """Does the judge order the best half of the runs worse than all of them (τ lower by
+    more than ``TOP_TAU_DROP``)?"""
+    tau, top = ranking.tau.value, ranking.top_tau.value
+    return tau is not None and top is not None and top < tau - TOP_TAU_DROP
+
+
+def probe_words(effect: ProbeEffect) -> str:
+    """What a probe did to the judge, in one sentence."""
+    name = PROBE_NAMES[effect.probe]
+    if effect.pairs == 0:
+        return (
+            f"Probe with {name}: no pair graded both ways ({effect.failed:,} of "
+            f"{effect.asked:,} answers failed)"
+        )
+    over = f"over {effect.pairs:,} pair{'' if effect.pairs == 1 else 's'}"
+    if effect.probe == "wording":
+        kappa = effect.kappa
+        agreement = (
+            f"quadratic κ {score_text(kappa.value)} between two wordings"
+            if kappa.value is not None
+            else f"κ undefined ({kappa.reason})"
+        )
+        how = (
+            "The judge's grades move with the prompt's wording"
+            if effect.flagged
+            else "The prompt's wording hardly moves the judge"
+        )
+        changed = effect.raised + effect.lowered
+        return f"{how}: {agreement} {over}, {changed:,} grades changed"
+    change = grade_shift_text(effect.shift.value) + (" on average" if effect.flagged else "")
+    if effect.shift.interval is not None:
+        change += f" ({CONFIDENCE:.0%} interval {_interval(effect.shift)})"
+    to_top = f"to 5 on {effect.to_top:,} of the {effect.below_top:,} graded below 5"
+    how = (
+        "moved the judge: its grade changed by"
+        if effect.flagged
+        else "did not move the judge: mean change"
     )
-    return "warning" if abs(calibration.bias) > BIAS_TOLERANCE or lost else "good"
+    return f"{name[0].upper()}{name[1:]} {how} {change} {over}, {to_top}"
+
+
+def instructing_words(documents: tuple[InstructingDocument, ...]) -> str:
+    """The documents the judge graded that address a judge, in one sentence."""
+    count = len(documents)
+    text = (
+        f"{count:,} document{' addresses' if count == 1 else 's address'} a judge (such as "
+        f'"{shortened(documents[0].words, 60)}" in {documents[0].doc_id})'
+    )
+    judged = [d.judge_grade for d in documents if d.judge_grade is not None]
+    humans = [d.human_grade for d in documents if d.human_grade is not None]
+    if judged:
+        them = "it" if count == 1 else "them"
+        text += f": the judge graded {them} {grade_text(sum(judged) / len(judged))} on average"
+    if judged and humans:
+        text += f", the humans {grade_text(sum(humans) / len(humans))}"
+    return text
 
 
 def leaning(bias: float) -> str:
@@ -447,10 +631,10 @@ def tau_words(ranking: Ranking) -> list[str]:
     else:
         how = "does not order the runs as humans do"
     lines = [f"Kendall's τ {score_text(tau)} over {len(ranking.runs)} runs: the judge {how}"]
-    if top is not None and top < tau - TOP_TAU_DROP:
+    if loses_best(ranking):
         lines.append(
-            f"Among {top_label(ranking)} τ is only {score_text(top)}: the judge is less able "
-            "to tell the best systems apart"
+            f"Among {top_label(ranking)} τ is only {score_text(top)}: the judge is less "
+            "able to tell the best systems apart"
         )
     return lines
 
