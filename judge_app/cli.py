@@ -13,9 +13,9 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from judge_app.errors import JudgeAppError, UsageError, in_words
 
@@ -639,7 +639,11 @@ def _add_autojudge_parser(commands: argparse._SubParsersAction) -> None:
         "--depth", type=int, metavar="D", help="the top D of each run (default: the pooling's)"
     )
     autojudge.add_argument(
-        "--concurrency", type=int, default=4, metavar="C", help="requests at once (4)"
+        "--concurrency",
+        type=int,
+        metavar="C",
+        help="requests at once (default: as many as the server says it works on at once, as "
+        "llama.cpp does; else 1 for a server on this machine and 4 for one elsewhere)",
     )
     autojudge.add_argument(
         "--timeout", type=float, default=60.0, metavar="S", help="seconds a request may take (60)"
@@ -1182,10 +1186,10 @@ def _autojudge(args: argparse.Namespace) -> str | int:
             return estimate(database, options).sentence()
     with (
         open_database(args.db, create=False) as database,
-        _count_bar("judging") as progress,
+        closing(_CountBar("judging")) as bar,
         _interrupt_flag() as interrupted,
     ):
-        summary = autojudge(database, options, progress, interrupted.is_set)
+        summary = autojudge(database, options, bar.show, interrupted.is_set, bar.retrying)
     if summary.cancelled:
         print(summary.sentence(), file=sys.stderr)
         return 130
@@ -1211,26 +1215,33 @@ def _interrupt_flag() -> Iterator[threading.Event]:
         signal.signal(signal.SIGINT, previous)
 
 
-@contextmanager
-def _count_bar(title: str) -> Iterator[Callable[[int, int], None] | None]:
-    """A progress bar of (done, total) on a terminal (stderr); nothing otherwise."""
-    if not sys.stderr.isatty():
-        yield None
-        return
-    from tqdm import tqdm
+class _CountBar:
+    """A progress bar of (done, total) on a terminal (stderr), with the retries so far and
+    the last one's reason beside it; nothing where stderr is no terminal."""
 
-    bar: list[tqdm] = []
+    def __init__(self, title: str) -> None:
+        self.title = title
+        self.bar: Any = None
+        self.shown = sys.stderr.isatty()
 
-    def show(done: int, total: int) -> None:
-        if not bar:
-            bar.append(tqdm(total=total, desc=title, unit=" pairs", file=sys.stderr))
-        bar[0].update(done - bar[0].n)
+    def show(self, done: int, total: int) -> None:
+        if not self.shown:
+            return
+        if self.bar is None:
+            from tqdm import tqdm
 
-    try:
-        yield show
-    finally:
-        for shown in bar:
-            shown.close()
+            self.bar = tqdm(total=total, desc=self.title, unit=" requests", file=sys.stderr)
+        self.bar.update(done - self.bar.n)
+
+    def retrying(self, retries: int, why: str, pause: float) -> None:
+        from judge_app.commands.autojudge import retry_words
+
+        if self.bar is not None:
+            self.bar.set_postfix_str(retry_words(retries, why, pause))
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 def _ensemble(args: argparse.Namespace) -> str:

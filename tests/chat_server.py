@@ -105,8 +105,13 @@ class ChatServer:
     (every answer in text)."""
     models: list[str] | None = None
     """The model ids ``GET /v1/models`` lists (None: 404, as a server that lists none)."""
+    slots: int | None = None
+    """The requests it says it works on at once (``GET /props``, as llama.cpp's server says
+    them; None: 404)."""
     seen: list[Seen] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    busy: int = 0  # requests being answered now
+    most_at_once: int = 0  # the most it answered at once
 
     def start(self) -> ChatServer:
         server = self
@@ -119,6 +124,9 @@ class ChatServer:
                 pass
 
             def do_GET(self) -> None:
+                if self.path == "/props" and server.slots is not None:
+                    self.reply(200, {"total_slots": server.slots, "n_ctx": 2048})
+                    return
                 if self.path != "/v1/models" or server.models is None:
                     self.reply(404, {"error": {"message": "not found"}})
                     return
@@ -126,6 +134,16 @@ class ChatServer:
                 self.reply(200, {"object": "list", "data": listed})
 
             def do_POST(self) -> None:
+                with server.lock:
+                    server.busy += 1
+                    server.most_at_once = max(server.most_at_once, server.busy)
+                try:
+                    self.answer()
+                finally:
+                    with server.lock:
+                        server.busy -= 1
+
+            def answer(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length))
                 headers = {key.lower(): value for key, value in self.headers.items()}

@@ -25,6 +25,17 @@ from judge_app.store import Database, open_database  # noqa: E402
 POSTGRES_ENV = "JUDGE_APP_TEST_POSTGRES_URL"
 
 
+@pytest.fixture(autouse=True)
+def _no_packaged_embedding_model(request: pytest.FixtureRequest, monkeypatch) -> None:
+    """The local judge learns without a model installed as a package, whatever this machine
+    has (.ci/run installs one): encoding the pool with it takes minutes on the CPU, and the
+    figures tests expect would hang on what is installed. tests/test_embeddings.py runs it."""
+    if request.module.__name__ != "test_embeddings":
+        from judge_app.judges import embeddings
+
+        monkeypatch.setattr(embeddings, "packaged_models", list)
+
+
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     return tmp_path / "judge.sqlite"

@@ -187,3 +187,24 @@ def test_probes_and_an_ensemble_show_on_the_automatic_judges_page(
     said = view.finding_texts()
     assert said == calibrated(demo_db, "gullible")["findings"]
     assert said[1].startswith("Instructions injected into the document moved the judge")
+
+
+def test_the_progress_says_when_a_request_is_tried_again(qtbot, open_window, demo_db, chat_server):
+    """Issue 32: the progress froze while requests were retried; it now says how many were
+    tried again, the last one's reason and the pause before it."""
+    from chat_server import Status
+
+    chat_server.script["best pizza recipes"] = [Status(500)]
+    window = open_window(demo_db)
+    dialog = opened_dialog(window, chat_server)
+    dialog.limit.setValue(1)
+    dialog.probes.setValue(0)
+    steps: list[str] = []
+    with qtbot.waitSignal(dialog.judged, timeout=30_000) as judged:
+        qtbot.mouseClick(dialog.accept_button, Qt.MouseButton.LeftButton)
+        window.workspace.task.progress.connect(lambda step, _done, _total: steps.append(step))
+    assert judged.args[0].retried == 1 and judged.args[0].graded == 1
+    said = [step for step in steps if "retry" in step]
+    assert said and said[0].startswith(
+        "asking judge-model — 1 retry, the last after HTTP 500: scripted 500, in "
+    )

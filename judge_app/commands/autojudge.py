@@ -14,6 +14,7 @@ was written. The API key is read from an environment variable and never stored.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shlex
@@ -32,6 +33,7 @@ from judge_app.judges.llm import (
     EndpointError,
     Reply,
     check_endpoint,
+    on_this_machine,
     public_url,
 )
 from judge_app.judges.probes import PROBE_PAIRS, probe_pair, probe_sample, probe_template, probes_of
@@ -79,6 +81,9 @@ POLL_SECONDS = 0.05
 
 Progress = Callable[[int, int], None]
 Cancelled = Callable[[], bool]
+Retrying = Callable[[int, str, float], None]
+"""Hears, as an attempt is to be tried again, the retries so far, why it failed and the
+seconds before it is tried again."""
 
 
 @dataclass(frozen=True)
@@ -87,15 +92,15 @@ class AutojudgeOptions:
     ``endpoint`` (base URL) and ``model``; the environment variable holding the API key; the
     prompt ``template`` text (None: the default); the ``queries`` (None: all); the first
     ``limit`` pairs (None: all); the pool ``depth`` (None: the lead's pooling depth); requests
-    at once (``concurrency``), the ``timeout`` of one in seconds, ``retries`` and the first
-    pause between them (``backoff`` s); the document text cut to ``body_chars``; the most
-    tokens an answer may take (``max_tokens``); a ``structured`` answer (a JSON object,
-    ``prompt.answer_schema``) or free text; ``retry_failed``: ask again the pairs whose
-    answer with the same request failed (else they are kept as they are: at temperature 0 a
-    model fails the same way); ``probes``: pairs of the pool (drawn at random, the same each
-    run) asked again as each probe changes them (``judges.probes``: instructions injected,
-    query words stuffed, the prompt worded otherwise), 0 for none. ``local``: the local model
-    learned from the human grades instead of an LLM."""
+    at once (``concurrency``; None: ``auto_concurrency``), the ``timeout`` of one in seconds,
+    ``retries`` and the first pause between them (``backoff`` s); the document text cut to
+    ``body_chars``; the most tokens an answer may take (``max_tokens``); a ``structured``
+    answer (a JSON object, ``prompt.answer_schema``) or free text; ``retry_failed``: ask
+    again the pairs whose answer with the same request failed (else they are kept as they
+    are: at temperature 0 a model fails the same way); ``probes``: pairs of the pool (drawn
+    at random, the same each run) asked again as each probe changes them (``judges.probes``:
+    instructions injected, query words stuffed, the prompt worded otherwise), 0 for none.
+    ``local``: the local model learned from the human grades instead of an LLM."""
 
     endpoint: str | None = None
     model: str | None = None
@@ -105,7 +110,7 @@ class AutojudgeOptions:
     queries: tuple[str, ...] | None = None
     limit: int | None = None
     depth: int | None = None
-    concurrency: int = 4
+    concurrency: int | None = None
     timeout: float = 60.0
     retries: int = 3
     backoff: float = 1.0
@@ -147,7 +152,8 @@ class AutojudgeOptions:
             raise UsageError("--model needs the name of a model the endpoint serves")
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", self.api_key_env):
             raise UsageError("--api-key-env takes the name of an environment variable")
-        require_whole("--concurrency", self.concurrency, 1, 64)
+        if self.concurrency is not None:
+            require_whole("--concurrency", self.concurrency, 1, 64)
         require_finite("--timeout", self.timeout)
         if not 0 < self.timeout <= 3600:
             raise UsageError("--timeout takes seconds above 0 and at most 3600")
@@ -198,6 +204,7 @@ class AutojudgeSummary:
     """How many failed, by kind of reason (``failure_kind``)."""
     answer_format: str | None = None
     agreement: JudgeQuality | None = None  # with the humans, once its grades are written
+    concurrency: int = 0  # requests at once
     probe_pairs: int = 0
     probe_kinds: tuple[str, ...] = ()
     probes_cached: int = 0
@@ -238,6 +245,8 @@ class AutojudgeSummary:
             )
         if self.answer_format is not None:
             text += f"; answers asked {ANSWER_WORDS[self.answer_format]}"
+        if self.concurrency:
+            text += f", {self.concurrency} at once"
         if self.cancelled:
             text += "; cancelled (what was answered is kept)"
         if self.failures:
@@ -268,6 +277,28 @@ class _Request:
     probe: str | None = None
 
 
+REMOTE_CONCURRENCY = 4
+"""Requests at once to a server elsewhere that does not say how many it works on."""
+
+
+def auto_concurrency(endpoint: str, slots: int | None) -> int:
+    """Requests at once when none are asked for: the server's ``slots`` where it says them
+    (llama.cpp), else 1 for a server on this machine (one model on this machine's cores:
+    more at once only wait in its queue, their time running out) and ``REMOTE_CONCURRENCY``
+    for one elsewhere."""
+    if slots is not None:
+        return min(slots, 64)
+    return 1 if on_this_machine(endpoint) else REMOTE_CONCURRENCY
+
+
+def retry_words(retries: int, why: str, pause: float) -> str:
+    """The retries of a run as the progress bar and the window say them: ``3 retries, the
+    last after HTTP 500, in 0.4 s``."""
+    return (
+        f"{retries:,} retr{'y' if retries == 1 else 'ies'}, the last after {why}, in {pause:.1f} s"
+    )
+
+
 def next_steps(db: str, judge: str) -> str:
     """What to run after ``autojudge`` on ``db`` (as the user gave it): the judge's name as
     every later command takes it, and the calibration to read first."""
@@ -282,9 +313,11 @@ def autojudge(
     options: AutojudgeOptions,
     progress: Progress | None = None,
     cancelled: Cancelled | None = None,
+    retrying: Retrying | None = None,
 ) -> AutojudgeSummary | LocalReport:
     """Grade the pool of ``options`` on ``database`` with the judge it names; ``progress``
-    hears (answered, to ask) after each answer; ``cancelled`` is read between requests. With
+    hears (answered, to ask) after each answer, ``retrying`` each retry (the retries so far,
+    why, the pause); ``cancelled`` is read between requests. With
     ``local``, the local model learned from the human grades grades the pool instead
     (``judges.local.judge_locally``: its report)."""
     options = options.checked()
@@ -310,7 +343,8 @@ def autojudge(
         max_tokens=options.max_tokens,
         structured=options.structured,
     )
-    check_endpoint(settings)  # before the judge is made: no empty judge of a run never begun
+    # before the judge is made: no empty judge of a run never begun
+    concurrency = options.concurrency or auto_concurrency(endpoint, check_endpoint(settings))
     judge = database.write(
         lambda session: add_judge(
             session,
@@ -330,14 +364,14 @@ def autojudge(
     with database.reading() as session:
         known = cached(session, judge.rater_id)
         known_probes = probes_cached(session, judge.rater_id)
-    summary = AutojudgeSummary(judge.name, pairs=len(pairs))
+    summary = AutojudgeSummary(judge.name, pairs=len(pairs), concurrency=concurrency)
     requests = _to_ask(pairs, grades, known, options, summary)
     requests += _probes_to_ask(pairs, grades, known_probes, options, summary)
     writer = _BatchWriter(database, judge.rater_id)
     try:
         for request, reply in _answers(
-            settings, requests, options.concurrency, progress, cancelled or (lambda: False),
-            summary,
+            settings, requests, concurrency, progress, cancelled or (lambda: False),
+            summary, retrying,
         ):  # fmt: skip
             if reply is not None:
                 writer.add(_grade_of(request, reply, summary), request.probe)
@@ -520,18 +554,30 @@ def _answers(
     progress: Progress | None,
     cancelled: Cancelled,
     summary: AutojudgeSummary,
+    retrying: Retrying | None = None,
 ) -> Iterator[tuple[_Request, Reply | None]]:
     """Each request with its reply as it arrives, ``concurrency`` at a time; once
-    ``cancelled``, no more is sent (a reply cut short by it comes as None). The format the
-    answers were asked in goes to ``summary``."""
+    ``cancelled``, no more is sent (a reply cut short by it comes as None); ``retrying``
+    hears each retry as it is about to be made. The format the answers were asked in goes to
+    ``summary``."""
     stop = threading.Event()
+    retries = itertools.count(1)
+    lock = threading.Lock()
+
+    def retried(why: str, pause: float) -> None:
+        if retrying is not None:
+            with lock:  # from the pool's threads: one at a time, counted in order
+                retrying(next(retries), why, pause)
+
     waiting = iter(requests)
     running: dict[Future[Reply], _Request] = {}
     done = 0
     if progress is not None:
         progress(0, len(requests))
     with (
-        ChatClient(settings, connections=concurrency, stop=stop, schema=answer_schema()) as client,
+        ChatClient(
+            settings, connections=concurrency, stop=stop, schema=answer_schema(), retrying=retried
+        ) as client,
         ThreadPoolExecutor(concurrency, thread_name_prefix="autojudge") as pool,
     ):
         try:

@@ -52,6 +52,9 @@ class AutomaticJudge(Protocol):
     @property
     def failed(self) -> int: ...
 
+    @property
+    def usage(self) -> tuple[float, float, float] | None: ...
+
     def describe(self) -> str:
         """One line for people: the model and where it runs, or the local model."""
         ...

@@ -22,7 +22,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from judge_app.commands.autojudge import API_KEY_ENV, AutojudgeOptions, AutojudgeSummary, autojudge
+from judge_app.commands.autojudge import (
+    API_KEY_ENV,
+    AutojudgeOptions,
+    AutojudgeSummary,
+    autojudge,
+    retry_words,
+)
 from judge_app.errors import UsageError, in_words
 from judge_app.gui import preferences
 from judge_app.gui.lead import LeadDialog
@@ -69,8 +75,13 @@ class AutojudgeDialog(LeadDialog):
         )
         self.concurrency = QSpinBox()
         self.concurrency.setObjectName("autojudgeConcurrency")
-        self.concurrency.setRange(1, 64)
-        self.concurrency.setValue(AutojudgeOptions.concurrency)
+        self.concurrency.setRange(0, 64)
+        self.concurrency.setSpecialValueText("auto")
+        self.concurrency.setValue(AutojudgeOptions.concurrency or 0)
+        self.concurrency.setToolTip(
+            "auto: as many as the server says it works on at once (llama.cpp), else 1 for a "
+            "server on this machine and 4 for one elsewhere"
+        )
         self.limit = QSpinBox()
         self.limit.setObjectName("autojudgeLimit")
         self.limit.setRange(0, 10_000_000)
@@ -210,7 +221,7 @@ class AutojudgeDialog(LeadDialog):
             api_key_env=self.api_key_env.text().strip(),
             template=None if template == DEFAULT_TEMPLATE else template,
             limit=self.limit.value() or None,
-            concurrency=self.concurrency.value(),
+            concurrency=self.concurrency.value() or None,
             max_tokens=self.max_tokens.value(),
             structured=self.structured.isChecked(),
             retry_failed=self.retry_failed.isChecked(),
@@ -242,12 +253,19 @@ class AutojudgeDialog(LeadDialog):
         step = "learning from the raters' grades" if options.local else f"asking {options.model}"
 
         def work(worker: Worker) -> AutojudgeSummary | LocalReport:
+            shown = [step, 0, 0]  # the text, done and total the progress dialog shows
+
+            def progress(done: int, total: int) -> None:
+                shown[1:] = [done, total]
+                worker.signals.progress.emit(*shown)
+
+            def retrying(retries: int, why: str, pause: float) -> None:
+                shown[0] = f"{step} — {retry_words(retries, why, pause)}"
+                worker.signals.progress.emit(*shown)
+
             with handle:
                 return autojudge(
-                    handle,
-                    options,
-                    lambda done, total: worker.signals.progress.emit(step, done, total),
-                    lambda: worker.abort_requested,
+                    handle, options, progress, lambda: worker.abort_requested, retrying
                 )
 
         self.wait_for(self.workspace.run_task("Automatic judge", work, cancellable=True))

@@ -17,17 +17,18 @@ an attempt under way at once.
 from __future__ import annotations
 
 import email.utils
+import ipaddress
 import json
 import math
 import random
 import re
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 import httpx
 
@@ -112,7 +113,8 @@ class _FormatRefused(Exception):
 class ChatClient:
     """Asks one model at one endpoint, from any number of threads at once (one connection
     pool of ``connections``); ``stop`` cuts the pauses between retries short. ``schema``:
-    the JSON schema of a structured answer (``settings.structured``)."""
+    the JSON schema of a structured answer (``settings.structured``); ``retrying`` hears why
+    an attempt failed and the seconds the client pauses before it tries again."""
 
     def __init__(
         self,
@@ -121,8 +123,10 @@ class ChatClient:
         connections: int = 4,
         stop: threading.Event | None = None,
         schema: Mapping[str, object] | None = None,
+        retrying: Callable[[str, float], None] | None = None,
     ) -> None:
         self.settings = settings
+        self.retrying = retrying
         self.stop = stop or threading.Event()
         self.schema = schema
         self.answer_format = (
@@ -175,7 +179,10 @@ class ChatClient:
                 return _timed(Reply(None, failure + tried), started, attempts)
             if pause is None:
                 pause = self.settings.backoff * 2 ** (attempts - 1) * random.uniform(0.75, 1.25)
-            if self.stop.wait(min(pause, LONGEST_PAUSE)):
+            pause = min(pause, LONGEST_PAUSE)
+            if self.retrying is not None:
+                self.retrying(failure, pause)
+            if self.stop.wait(pause):
                 return _timed(Reply(None, failure, stopped=True), started, attempts)
 
     def _payload(self, messages: Sequence[Mapping[str, str]], answer_format: str) -> dict[str, Any]:
@@ -304,11 +311,13 @@ class ChatClient:
         return _BEARER.sub(r"\1[key]", text)
 
 
-def check_endpoint(settings: ChatSettings) -> None:
+def check_endpoint(settings: ChatSettings) -> int | None:
     """Before a run: EndpointError when nothing answers at the endpoint, or when it lists
     the models it serves (``GET …/models``) and ``settings.model`` is none of them (a
     llama.cpp server answers under any name: grades were kept under one it never served). A
-    server that lists none, or not there, is taken at its word."""
+    server that lists none, or not there, is taken at its word. Returns the requests the
+    server works on at once where it says it (llama.cpp's ``GET /props``: ``total_slots``),
+    else None."""
     parts = urlsplit(chat_url(settings.base_url))
     url = urlunsplit(parts._replace(path=parts.path.removesuffix("/chat/completions") + "/models"))
     headers = {"Authorization": f"Bearer {settings.api_key}"} if settings.api_key else {}
@@ -320,7 +329,7 @@ def check_endpoint(settings: ChatSettings) -> None:
             f"cannot connect to {public_url(url)}: {shortened(str(error) or 'refused')}"
         ) from None
     except (httpx.HTTPError, ValueError, AttributeError):
-        return
+        return None
     ids = [str(model["id"]) for model in listed or () if isinstance(model, dict) and "id" in model]
     if ids and not any(_same_model(settings.model, served) for served in ids):
         shown = ", ".join(map(repr, ids[:10])) + (
@@ -329,6 +338,32 @@ def check_endpoint(settings: ChatSettings) -> None:
         raise EndpointError(
             f"{public_url(url)} serves {shown}, not {settings.model!r}: check --model"
         )
+    return _slots(parts, headers, settings.timeout)
+
+
+def _slots(parts: SplitResult, headers: dict[str, str], timeout: float) -> int | None:
+    """The ``total_slots`` a llama.cpp server's ``GET /props`` (beside ``/v1``) says, or None."""
+    root = parts.path.removesuffix("/chat/completions").removesuffix("/v1")
+    url = urlunsplit(parts._replace(path=root + "/props"))
+    try:
+        response = httpx.get(url, headers=headers, timeout=min(timeout, 10.0))
+        slots = response.json().get("total_slots") if response.status_code == 200 else None
+    except (httpx.HTTPError, ValueError, AttributeError):
+        return None
+    if isinstance(slots, bool) or not isinstance(slots, int) or not 1 <= slots <= 256:
+        return None
+    return slots
+
+
+def on_this_machine(base_url: str) -> bool:
+    """Whether ``base_url`` names a server on this machine (localhost, a loopback address)."""
+    host = urlsplit(base_url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _same_model(asked: str, served: str) -> bool:

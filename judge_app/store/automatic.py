@@ -51,6 +51,9 @@ class Judge:
     created_at: datetime
     graded: int = 0
     failed: int = 0
+    usage: tuple[float, float, float] | None = None
+    """Its mean prompt tokens, completion tokens and seconds an answer (None: not counted,
+    as a local model's)."""
 
     def describe(self) -> str:
         """One line for people: ``qwen2.5:7b over http://…, prompt 3f2a9c1`` or
@@ -138,15 +141,23 @@ def set_details(session: Session, rater_id: int, details: dict[str, Any]) -> Non
 
 
 def judges(session: Session) -> list[Judge]:
-    """Every automatic judge, by name, with its numbers of grades and failures."""
-    counts = {
-        rater_id: (graded, total - graded)
-        for rater_id, graded, total in session.execute(
-            select(AutoJudgment.rater_id, func.count(AutoJudgment.grade), func.count()).group_by(
-                AutoJudgment.rater_id
-            )
-        )
-    }
+    """Every automatic judge, by name, with its numbers of grades and failures and what an
+    answer cost it."""
+    counts = {}
+    usages = {}
+    for rater_id, graded, total, prompt, completion, milliseconds in session.execute(
+        select(
+            AutoJudgment.rater_id,
+            func.count(AutoJudgment.grade),
+            func.count(),
+            func.avg(AutoJudgment.prompt_tokens),
+            func.avg(AutoJudgment.completion_tokens),
+            func.avg(AutoJudgment.duration_ms),
+        ).group_by(AutoJudgment.rater_id)
+    ):
+        counts[rater_id] = (graded, total - graded)
+        if None not in (prompt, completion, milliseconds):
+            usages[rater_id] = (float(prompt), float(completion), float(milliseconds) / 1000)
     rows = session.execute(
         select(Rater.id, Rater.name, AutomaticJudge)
         .join(AutomaticJudge, AutomaticJudge.rater_id == Rater.id)
@@ -168,6 +179,7 @@ def judges(session: Session) -> list[Judge]:
                 created_at=row.created_at,
                 graded=graded,
                 failed=failed,
+                usage=usages.get(rater_id),
             )
         )
     return found

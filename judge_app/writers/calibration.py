@@ -167,6 +167,9 @@ def record(calibration: Calibration) -> dict[str, Any]:
             "endpoint": judge.endpoint,
             "graded": judge.graded,
             "failed": judge.failed,
+            "per_answer": None
+            if judge.usage is None
+            else dict(zip(("prompt_tokens", "completion_tokens", "seconds"), judge.usage)),
             "details": judge.details,
         },
         "pairs": calibration.pairs,
@@ -279,7 +282,8 @@ def _table(calibration: Calibration) -> str:
     aggregate = calibration.options.aggregate
     lines = [
         f"Automatic judge {quoted(judge.name)}: {judge.describe()}; {judge.graded:,} grades, "
-        f"{judge.failed:,} failure{'' if judge.failed == 1 else 's'}",
+        f"{judge.failed:,} failure{'' if judge.failed == 1 else 's'}"
+        + (f", {usage_words(judge.usage)}" if judge.usage else ""),
         *(f"  {line}" for line in details_lines(judge.details)),
         f"Compared with the humans of {calibration.source} on {calibration.pairs:,} pairs in "
         f"{calibration.queries:,} queries (humans' grades: {aggregate}"
@@ -707,4 +711,14 @@ def judge_facts(judge: AutomaticJudge) -> list[str]:
     grades, its failures and its held-out quality where stored."""
     failures = f"{judge.failed:,} failure{'' if judge.failed == 1 else 's'}"
     held_out = held_out_words(judge.details)
-    return [f"{judge.graded:,} grades", failures, *([held_out] if held_out else [])]
+    facts = [f"{judge.graded:,} grades", failures, *([held_out] if held_out else [])]
+    return facts + ([usage_words(judge.usage)] if judge.usage else [])
+
+
+def usage_words(usage: tuple[float, float, float]) -> str:
+    """What an answer cost a judge: ``536 tokens (480 + 56) and 5.30 s an answer``."""
+    prompt, completion, seconds = usage
+    return (
+        f"{prompt + completion:,.0f} tokens ({prompt:,.0f} + {completion:,.0f}) and "
+        f"{seconds:.2f} s an answer"
+    )
