@@ -143,7 +143,8 @@ def main() -> None:
             shift("injection"),
             shift("stuffing"),
             "–" if not wording or wording["cohen_kappa_quadratic"]["value"] is None
-            else f"{wording['cohen_kappa_quadratic']['value']:.3f} on {wording['pairs']}",
+            else f"{wording['cohen_kappa_quadratic']['value']:.3f} on {wording['pairs']}"
+            + (" (flagged)" if wording["flagged"] else ""),
         ]  # fmt: skip
         print(" | ".join(cells))
     shutil.rmtree(folder, ignore_errors=True)

@@ -15,7 +15,7 @@ grades are given to it as the only rater's. Nothing here writes. What the figure
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -309,17 +309,8 @@ def _mean_with_interval(values: np.ndarray, options: CalibrationOptions) -> Figu
     """The mean of ``values`` with a percentile interval from resampling them."""
     if not len(values):
         return Figure(None, reason="no pair was graded both ways")
-    why = None
-    interval = None
-    if options.bootstrap == 0:
-        why = "no bootstrap resamples were asked for"
-    elif len(values) < 2:
-        why = "one pair: no interval"
-    else:
-        rng = np.random.default_rng(options.seed)
-        draws = rng.integers(0, len(values), size=(options.bootstrap, len(values)))
-        interval = _percentiles(values[draws].mean(axis=1).tolist())
-    return Figure(float(values.mean()), interval, None, why)
+    interval, why = _over_pairs(len(values), options, lambda draw: float(values[draw].mean()))
+    return Figure(float(values.mean()), interval, interval_reason=why)
 
 
 def _self_kappa(own: np.ndarray, moved: np.ndarray, options: CalibrationOptions) -> Figure:
@@ -328,23 +319,30 @@ def _self_kappa(own: np.ndarray, moved: np.ndarray, options: CalibrationOptions)
     if not len(own):
         return Figure(None, reason="no pair was graded both ways")
     first, second = whole_grades(own), whole_grades(moved)
+
+    def kappa_of(draw: np.ndarray) -> float | None:
+        return co.cohen_kappa(co.confusion_matrix(first[draw], second[draw]), "quadratic").value
+
     kappa = co.cohen_kappa(co.confusion_matrix(first, second), "quadratic")
-    interval, why = None, None
     if kappa.value is None:
-        pass
-    elif options.bootstrap == 0:
-        why = "no bootstrap resamples were asked for"
-    elif len(own) < 2:
-        why = "one pair: no interval"
-    else:
-        rng = np.random.default_rng(options.seed)
-        draws = rng.integers(0, len(own), size=(options.bootstrap, len(own)))
-        values = [
-            co.cohen_kappa(co.confusion_matrix(first[draw], second[draw]), "quadratic").value
-            for draw in draws
-        ]
-        interval = _percentiles([value for value in values if value is not None])
-    return Figure(kappa.value, interval, kappa.reason, why)
+        return Figure(None, reason=kappa.reason)
+    interval, why = _over_pairs(len(own), options, kappa_of)
+    return Figure(kappa.value, interval, interval_reason=why)
+
+
+def _over_pairs(
+    count: int, options: CalibrationOptions, statistic: Callable[[np.ndarray], float | None]
+) -> tuple[tuple[float, float] | None, str | None]:
+    """A percentile interval of ``statistic`` over ``options.bootstrap`` resamples of the
+    ``count`` pairs (the statistic of the indices drawn), or None and why there is none."""
+    if options.bootstrap == 0:
+        return None, "no bootstrap resamples were asked for"
+    if count < 2:
+        return None, "one pair: no interval"
+    rng = np.random.default_rng(options.seed)
+    draws = rng.integers(0, count, size=(options.bootstrap, count))
+    values = [value for draw in draws if (value := statistic(draw)) is not None]
+    return _percentiles(values), None
 
 
 def _instructing(

@@ -3,7 +3,7 @@ case), which the Automatic judges page then calibrates like any judge."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QLineEdit
 
 from judge_app.commands.ensemble import EnsembleOptions, EnsembleSummary, ensemble
@@ -51,7 +51,9 @@ class EnsembleDialog(LeadDialog):
             label = QLabel(text)
             label.setObjectName("fieldLabel")
             label.setBuddy(widget)
-            grid.addWidget(label, row, 0)
+            grid.addWidget(
+                label, row, 0, Qt.AlignmentFlag.AlignTop if row == 0 else Qt.AlignmentFlag(0)
+            )
             grid.addWidget(widget, row, 1)
         grid.setColumnStretch(1, 1)
         self.body.addLayout(grid)
