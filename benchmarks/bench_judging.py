@@ -147,7 +147,7 @@ def generate(db_path: Path, queries: int, seed: int) -> dict:
 
     from judge_app.store import open_database, reads
     from judge_app.store.people import assign_queries
-    from judge_app.store.queue import PoolSettings, set_pool_settings
+    from judge_app.store.rater_queue import PoolSettings, set_pool_settings
 
     rng = np.random.default_rng(seed)
     collection = queries * 30

@@ -1,4 +1,4 @@
-"""Benchmark: the local automatic judge (``judges.local.judge_locally``, issue 20) on a
+"""Benchmark: the local automatic judge (``automatic_judges.local.judge_locally``, issue 20) on a
 generated campaign of about 100,000 pooled pairs: the campaign read from SQLite in one
 snapshot, the features (runs' ranks and scores, BM25, query-term coverage), five models fitted
 by query folds, every pair predicted, and the grades written in one transaction.
@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from local_campaign import generate  # noqa: E402
 
-from judge_app.judges.local import fit_predict, judge_locally, read_local_data  # noqa: E402
+from judge_app.automatic_judges.local import fit_predict, judge_locally, read_local_data  # noqa: E402
 from judge_app.store import open_database  # noqa: E402
-from judge_app.store.queue import PoolSettings, set_pool_settings  # noqa: E402
+from judge_app.store.rater_queue import PoolSettings, set_pool_settings  # noqa: E402
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

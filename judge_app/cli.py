@@ -208,6 +208,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_autojudge_parser(commands)
     _add_ensemble_parser(commands)
     _add_sample_parser(commands)
+    _add_settings_parser(commands)
     return parser
 
 
@@ -589,8 +590,56 @@ def _add_calibrate_parser(commands: argparse._SubParsersAction) -> None:
     calibrate.add_argument("--format", choices=["table", "csv", "json"], default="table")
 
 
+def _add_settings_parser(commands: argparse._SubParsersAction) -> None:
+    settings = commands.add_parser(
+        "settings",
+        help="the rubric, the pooling and the quality checks: show them, or change some",
+        description="Without a change, shows the campaign's settings. A change names only what "
+        "it changes (the rest is kept) and is written whole or not at all; the settings after "
+        "it are shown. The window's Lead ▸ Rubric…, Pooling… and Quality checks… change the "
+        "same settings.",
+    )
+    settings.add_argument("db", metavar="DB")
+    settings.add_argument(
+        "--grade",
+        nargs="+",
+        action="append",
+        metavar=("N LABEL", "DESCRIPTION"),
+        help="what grade N (0-5) is called and, optionally, means: --grade 3 Relevant "
+        "'Answers the question' (repeat for more grades)",
+    )
+    settings.add_argument("--pool-depth", type=int, metavar="D", help="raters judge the top D")
+    settings.add_argument("--pool-runs", metavar="A,B|all", help="of these runs (all: every run)")
+    settings.add_argument(
+        "--result-order",
+        choices=["run", "shuffle"],
+        help="results shown as a run ranks them, or shuffled per rater and query",
+    )
+    settings.add_argument("--order-run", metavar="RUN", help="the run whose order is shown")
+    settings.add_argument("--shuffle-seed", type=int, metavar="S", help="the shuffle's seed")
+    settings.add_argument(
+        "--query-order",
+        choices=["assigned", "active"],
+        help="raters take their queries as assigned, or in the active sample's order "
+        "(judge-app sample)",
+    )
+    settings.add_argument(
+        "--min-seconds",
+        type=float,
+        metavar="S",
+        help="the fastest credible judgment, in seconds (0-600)",
+    )
+    settings.add_argument(
+        "--repeat-share",
+        type=float,
+        metavar="P",
+        help="the share of each rater's judged items shown again for self-agreement (0-0.5)",
+    )
+    settings.add_argument("--format", choices=["table", "json"], default="table")
+
+
 def _add_ensemble_parser(commands: argparse._SubParsersAction) -> None:
-    from judge_app.judges.combine import COMBINE
+    from judge_app.automatic_judges.combine import COMBINE
 
     ensemble = commands.add_parser(
         "ensemble",
@@ -1085,9 +1134,9 @@ def _agreement(args: argparse.Namespace) -> str:
     if (args.db is None) == (args.judgments is None):
         raise UsageError("give either --db DB or --judgments FILE.csv (one of them)")
     if args.db is not None:
-        report = agree.agreement_of_database(options, args.db)
+        report = agree.agreement_of(args.db, options)
     else:
-        report = agree.agreement_of_file(options, args.judgments)
+        report = agree.agreement_of_file(args.judgments, options)
     return as_text(report, args.format, args.digits)
 
 
@@ -1146,6 +1195,7 @@ def _autojudge(args: argparse.Namespace) -> str | int:
     """``judge-app autojudge``: the summary line; exit 1 after it when a pair failed (the
     others are kept); Ctrl+C stops asking, keeps what was answered and exits with 130 after
     the summary."""
+    from judge_app.automatic_judges.prompt import DEFAULT_TEMPLATE, read_template
     from judge_app.commands.autojudge import (
         AutojudgeOptions,
         AutojudgeSummary,
@@ -1153,7 +1203,6 @@ def _autojudge(args: argparse.Namespace) -> str | int:
         estimate,
         next_steps,
     )
-    from judge_app.judges.prompt import DEFAULT_TEMPLATE, read_template
     from judge_app.options import names
     from judge_app.store import open_database
 
@@ -1244,6 +1293,46 @@ class _CountBar:
             self.bar.close()
 
 
+def _settings(args: argparse.Namespace) -> str:
+    from judge_app.commands.campaign_settings import (
+        SettingsChange,
+        change_settings,
+        read_settings,
+    )
+    from judge_app.options import names
+    from judge_app.store import open_database
+    from judge_app.store.grade_labels import GradeLabel
+
+    grades = []
+    for given in args.grade or ():
+        if not 2 <= len(given) <= 3 or not given[0].isdigit():
+            raise UsageError("--grade takes a grade 0-5, its label and optionally what it means")
+        grades.append(GradeLabel(int(given[0]), given[1], given[2] if len(given) == 3 else ""))
+    pool = {
+        name: value
+        for name, value in (
+            ("depth", args.pool_depth),
+            ("order", args.result_order),
+            ("order_run", args.order_run),
+            ("seed", args.shuffle_seed),
+            ("query_order", args.query_order),
+        )
+        if value is not None
+    }
+    if args.pool_runs is not None:
+        every = args.pool_runs.strip() == "all"
+        pool["runs"] = None if every else names(args.pool_runs, "--pool-runs", "run")
+    quality = {
+        name: value
+        for name, value in (("min_seconds", args.min_seconds), ("repeat_share", args.repeat_share))
+        if value is not None
+    }
+    change = SettingsChange(tuple(grades), pool, quality).checked()
+    with open_database(args.db, create=False, read_only=change.empty) as database:
+        found = read_settings(database) if change.empty else change_settings(database, change)
+    return found.as_text(args.format)
+
+
 def _ensemble(args: argparse.Namespace) -> str:
     from judge_app.commands.autojudge import next_steps
     from judge_app.commands.ensemble import EnsembleOptions, ensemble
@@ -1328,6 +1417,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], str | int]] = {
     "calibrate": _calibrate,
     "autojudge": _autojudge,
     "ensemble": _ensemble,
+    "settings": _settings,
     "sample": _sample,
 }
 

@@ -92,3 +92,8 @@ def p_text(p: float, digits: int = DIGITS, alpha: float = 0.05) -> str:
     while (round(p, digits) < alpha) != (p < alpha) and digits < 25:
         digits += 1
     return f"p = {p:.{digits}f}"
+
+
+def count_text(n: int, singular: str, plural: str | None = None) -> str:
+    """``1 query``, ``1,234 queries``; the plural is the singular and "s" unless given."""
+    return f"{n:,} {singular if n == 1 else plural or singular + 's'}"

@@ -260,7 +260,7 @@ class ChatServer:
         self.thread.join(5)
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture(autouse=True)  # every test's, by tests/conftest.py
 def loopback_only(monkeypatch):
     """Nothing a test does connects anywhere but this machine: a connection to another
     address fails the test, and no proxy from the environment is used."""

@@ -1,4 +1,6 @@
-"""Fixtures shared by every test: a fresh database each, no developer configuration read."""
+"""Fixtures shared by every test: a fresh database and settings file each, no developer
+configuration read, no connection but to this machine; and the fixtures of tests/*_support.py
+and tests/chat_server.py, asked for by name."""
 
 from __future__ import annotations
 
@@ -20,9 +22,30 @@ settings.register_profile("derandomized", derandomize=True, database=None)
 settings.register_profile("explore")
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "derandomized"))
 
+# The fixtures every test file may ask for by name, defined beside their helpers (imported
+# here, so a test file imports only the helpers it calls)
+from campaign_support import demo, generated  # noqa: E402, F401
+from chat_server import chat_server, loopback_only  # noqa: E402, F401
+from gui_support import (  # noqa: E402, F401
+    demo_anywhere,
+    demo_db,
+    demo_template,
+    open_window,
+    window,
+    window_anywhere,
+)
+
 from judge_app.store import Database, open_database  # noqa: E402
 
 POSTGRES_ENV = "JUDGE_APP_TEST_POSTGRES_URL"
+
+
+@pytest.fixture(autouse=True)
+def fresh_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test gets its own settings file: nothing reads the developer's settings."""
+    from judge_app.gui.preferences import SETTINGS_ENV
+
+    monkeypatch.setenv(SETTINGS_ENV, str(tmp_path / "settings.ini"))
 
 
 @pytest.fixture(autouse=True)
@@ -31,7 +54,7 @@ def _no_packaged_embedding_model(request: pytest.FixtureRequest, monkeypatch) ->
     has (.ci/run installs one): encoding the pool with it takes minutes on the CPU, and the
     figures tests expect would hang on what is installed. tests/test_embeddings.py runs it."""
     if request.module.__name__ != "test_embeddings":
-        from judge_app.judges import embeddings
+        from judge_app.automatic_judges import embeddings
 
         monkeypatch.setattr(embeddings, "packaged_models", list)
 

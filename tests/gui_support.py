@@ -1,4 +1,5 @@
-"""Fixtures and helpers of the GUI tests: fresh settings, the demo database, windows."""
+"""Fixtures and helpers of the GUI tests: the demo database, windows, key presses (the
+fixtures are asked for by name: tests/conftest.py imports them)."""
 
 from __future__ import annotations
 
@@ -13,19 +14,13 @@ from PySide6.QtCore import QEvent, Qt, QThreadPool
 from PySide6.QtWidgets import QApplication
 
 from judge_app.cli import main as cli
-from judge_app.gui import create_main_window, preferences
+from judge_app.gui import create_main_window
 from judge_app.gui.page_loading import STACKS, import_all, stack_of
 from judge_app.store import open_database, reads
 
 # What the lead pages stand on, imported before any test: each page is then built at once, as
 # in a session whose first page has loaded (that first load: tests/test_gui_lead_loading.py)
 import_all(stack_of([STACKS]))
-
-
-@pytest.fixture(autouse=True)
-def fresh_settings(tmp_path, monkeypatch):
-    """Every test gets its own QSettings file: nothing reads the developer's settings."""
-    monkeypatch.setenv(preferences.SETTINGS_ENV, str(tmp_path / "settings.ini"))
 
 
 @pytest.fixture(scope="module")

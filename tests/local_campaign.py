@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from judge_app.judges.local import LocalData
+from judge_app.automatic_judges.local import LocalData
 
 WORDS = 5000
 QUERY_TERMS = 3
@@ -134,7 +134,7 @@ def write_campaign(generated: Generated, path: Path, folder: Path) -> Path:
     from campaign_support import import_frames
 
     from judge_app.store import open_database
-    from judge_app.store.queue import PoolSettings, set_pool_settings
+    from judge_app.store.rater_queue import PoolSettings, set_pool_settings
 
     import_frames(
         path,

@@ -29,7 +29,7 @@ from judge_app.store import StoreError, automatic, open_database
 from judge_app.store.active_sample import active_sample_frame, has_active_sample
 from judge_app.store.models import ActiveSample, Query
 from judge_app.store.people import assigned_queries, find_rater
-from judge_app.store.queue import (
+from judge_app.store.rater_queue import (
     Item,
     QueueQuery,
     pool_settings,

@@ -11,12 +11,11 @@ from io import StringIO
 
 import pandas as pd
 import pytest
-from campaign_support import demo
 
 from judge_app.agreement.tables import adjudication_frame
 from judge_app.cli import main as cli
 from judge_app.commands.adjudicate import Adjudication, read_disputes
-from judge_app.commands.agree import AgreementOptions, agreement_of_database
+from judge_app.commands.agree import AgreementOptions, agreement_of
 from judge_app.commands.report import ReportOptions, render_report
 from judge_app.metrics.aggregation import ADJUDICATED
 from judge_app.reports.document import _agreement  # the report's agreement section
@@ -33,7 +32,6 @@ GRADES = {
     ("q2", "d4"): (5, 4, 4),
 }
 RATERS = ("ana", "ben", "chloe")
-__all__ = ["demo"]  # a fixture
 
 
 @pytest.fixture
@@ -64,7 +62,7 @@ def test_the_disputed_documents_are_the_agreement_reports_with_grades_notes_and_
     campaign,
 ):
     disputes = read_disputes(campaign)
-    report = agreement_of_database(AgreementOptions(bootstrap=0), campaign.describe())
+    report = agreement_of(campaign.describe(), AgreementOptions(bootstrap=0))
     listed = [(q.query_id, item.doc_id) for q in report.per_query for item in q.adjudicate]
     assert [(item.query_id, item.doc_id) for item in disputes.items] == listed
     assert listed == [("q1", "d1"), ("q2", "d3")]
@@ -109,7 +107,7 @@ def test_a_decision_is_the_adjudicators_own_judgment_and_undo_takes_it_back(camp
     ]
     assert raters_judgments(campaign).equals(before)  # no rater's grade touched
     assert [item.decided for item in read_disputes(campaign).items] == [4, 2]
-    report = agreement_of_database(AgreementOptions(bootstrap=0), campaign.describe())
+    report = agreement_of(campaign.describe(), AgreementOptions(bootstrap=0))
     assert adjudication_frame(report)["decided"].tolist() == [4, 2]
     assert ADJUDICATED not in report.raters
     section = " ".join(block for block in _agreement(report, 4) if isinstance(block, str))

@@ -11,7 +11,7 @@ from io import StringIO
 import numpy as np
 import pandas as pd
 import pytest
-from campaign_support import demo, generated, import_frames
+from campaign_support import import_frames
 
 from judge_app.cli import main as cli
 from judge_app.commands.campaign import change_stamp, load_campaign
@@ -21,8 +21,6 @@ from judge_app.evaluation.options import EvaluationOptions, EvaluationRequest
 from judge_app.metrics.aggregation import majority_tie
 from judge_app.metrics.codes import Graded
 from judge_app.store import automatic, open_database
-
-__all__ = ["demo", "generated"]  # fixtures
 
 
 def choose(k: int | None = 10, **options) -> EvaluationOptions:

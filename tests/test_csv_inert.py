@@ -10,14 +10,11 @@ from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
-from gui_support import demo_db, demo_template, fresh_settings, open_window
 from sqlalchemy import text
 
 from judge_app.cli import main as cli
 from judge_app.gui.tables import CsvButton
 from judge_app.store import open_database
-
-__all__ = ["demo_db", "demo_template", "fresh_settings", "open_window"]  # fixtures
 
 RISKY = ("=", "+", "-", "@", "\t", "\r")
 

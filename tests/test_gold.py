@@ -25,7 +25,7 @@ from judge_app.errors import JudgeAppError
 from judge_app.evaluation.options import EvaluationOptions, EvaluationRequest, SignificanceOptions
 from judge_app.store import open_database
 from judge_app.store.gold import gold_frame
-from judge_app.store.queue import PoolSettings, all_rater_names, set_pool_settings
+from judge_app.store.rater_queue import PoolSettings, all_rater_names, set_pool_settings
 from judge_app.writers.agreement import as_text as agreement_text
 from judge_app.writers.evaluation import as_text
 
@@ -375,7 +375,7 @@ def test_gold_items_change_neither_the_evaluation_nor_the_agreement(tmp_path, ca
         options = EvaluationOptions(ks=(5, 10), permutations=200)
         request = EvaluationRequest(options, SignificanceOptions.following(options), per_rater=True)
         result = evaluate(request, str(db))
-        report = agree.agreement_of_database(agree.AgreementOptions(bootstrap=200), str(db))
+        report = agree.agreement_of(str(db), agree.AgreementOptions(bootstrap=200))
         with open_database(db) as database, database.reading() as session:
             raters = all_rater_names(session)
         return as_text(result, "json"), agreement_text(report, "json"), raters

@@ -7,15 +7,12 @@ from __future__ import annotations
 import re
 
 from automatic_support import grade_automatically
-from gui_support import demo_db, demo_template, fresh_settings, open_window
 
 from judge_app.commands.active_sampling import ActiveSamplingOptions, sample_queries
 from judge_app.store import open_database
 from judge_app.store.active_sample import has_active_sample, sample_judge
 from judge_app.store.people import find_rater
-from judge_app.store.queue import pool_settings, rater_queue
-
-__all__ = ["demo_db", "demo_template", "fresh_settings", "open_window"]  # fixtures
+from judge_app.store.rater_queue import pool_settings, rater_queue
 
 EXPECTED = re.compile(r"Expected ±\d\.\d{3} at 4 queries \(random order: ±\d\.\d{3}\)")
 

@@ -4,13 +4,10 @@ follow, and the agreement page marks what is decided."""
 
 from __future__ import annotations
 
-from gui_support import demo_db, demo_template, fresh_settings, open_window, window
 from PySide6.QtCore import Qt
 
 from judge_app.metrics.aggregation import ADJUDICATED
 from judge_app.store import open_database, reads
-
-__all__ = ["demo_db", "demo_template", "fresh_settings", "open_window", "window"]
 
 # the demo's documents graded two or more apart, in the list's order (query, then spread)
 DISPUTED = [("q02", "d0208"), ("q05", "d0509"), ("q10", "d1008"), ("q16", "d1606")]

@@ -13,7 +13,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from gui_support import demo_db, demo_template, fresh_settings
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMainWindow
 
@@ -21,7 +20,7 @@ from judge_app.agreement.report import Ratings, build_report
 from judge_app.agreement.tables import kappa_matrix
 from judge_app.cli import main as cli
 from judge_app.commands.adjudicate import Adjudication, read_disputes
-from judge_app.commands.agree import AgreementOptions, agreement_of_database
+from judge_app.commands.agree import AgreementOptions, agreement_of
 from judge_app.commands.report import ReportOptions, gather
 from judge_app.gui import theme
 from judge_app.gui.agreement_view import PAIR_COLUMNS, AgreementView
@@ -30,14 +29,12 @@ from judge_app.numbers import share_text
 from judge_app.reports.document import render_html
 from judge_app.store import open_database
 
-__all__ = ["demo_db", "demo_template", "fresh_settings"]  # fixtures
-
 SHOTS_ENV = "JUDGE_APP_SHOTS"
 
 
 @pytest.fixture(scope="module")
 def report(demo_template):
-    return agreement_of_database(AgreementOptions(), str(demo_template))
+    return agreement_of(str(demo_template), AgreementOptions())
 
 
 @pytest.fixture(scope="module")
@@ -70,8 +67,7 @@ def four(value: float) -> str:
 
 def test_the_numbers_shown_are_those_of_the_agreement_command(view, cli_record, demo_db):
     assert (
-        agreement_of_database(AgreementOptions(bootstrap=0), str(demo_db)).n_units
-        == (cli_record["n_units"])
+        agreement_of(str(demo_db), AgreementOptions(bootstrap=0)).n_units == (cli_record["n_units"])
     )  # the demo database as every test gets it
     alpha = cli_record["krippendorff_alpha"]["ordinal"]
     low, high = cli_record["krippendorff_alpha_ci"]["ordinal"]
@@ -147,7 +143,7 @@ def test_a_decided_document_is_counted_as_the_agreement_command_counts_it(qtbot,
     assert counts == {"disputed": 4, "decided": 1, "awaiting": 3}
     view = AgreementView()
     qtbot.addWidget(view)
-    view.show_report(agreement_of_database(AgreementOptions(bootstrap=0), str(demo_db)), "demo")
+    view.show_report(agreement_of(str(demo_db), AgreementOptions(bootstrap=0)), "demo")
     card = view.cards["to_adjudicate"]
     assert (card.value.text(), card.note.text()) == ("3", "left of 4 · grades ≥ 2 apart")
     assert sum(map(int, shown(view.queries, "to_adjudicate"))) == counts["awaiting"]

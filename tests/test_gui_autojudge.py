@@ -6,23 +6,12 @@ from __future__ import annotations
 
 import sqlite3
 
-from chat_server import chat_server, loopback_only
-from gui_support import demo_db, demo_template, fresh_settings, open_window
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 
+from judge_app.automatic_judges.prompt import DEFAULT_TEMPLATE
 from judge_app.gui import preferences
-from judge_app.judges.prompt import DEFAULT_TEMPLATE
 from judge_app.store import automatic, open_database
-
-__all__ = [
-    "chat_server",
-    "demo_db",
-    "demo_template",
-    "fresh_settings",
-    "loopback_only",
-    "open_window",
-]  # fixtures
 
 
 def auto_grades(path) -> int:

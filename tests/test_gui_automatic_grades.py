@@ -11,11 +11,8 @@ from pathlib import Path
 
 import pytest
 from campaign_support import judged_by_machine
-from gui_support import fresh_settings, open_window
 
 from judge_app.cli import main as cli
-
-__all__ = ["fresh_settings", "open_window"]  # fixtures
 
 SHOTS = os.environ.get("JUDGE_APP_SHOTS")
 

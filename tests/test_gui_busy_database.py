@@ -15,15 +15,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from gui_support import demo_db, demo_template, fresh_settings, open_window, written
+from gui_support import written
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from judge_app.store import open_database
 from judge_app.store.models import Document, JudgmentEvent, Query, Rater
-
-__all__ = ["demo_db", "demo_template", "fresh_settings", "open_window"]  # fixtures
 
 IMPORT_ROWS = 1_000_000
 PRESSES = 50

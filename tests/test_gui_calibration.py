@@ -12,7 +12,6 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
-from gui_support import demo_db, demo_template, fresh_settings, open_window
 from PySide6.QtCore import Qt
 from test_calibrate import JUDGE, add_automatic_grades, few_runs_campaign, lenient_campaign
 
@@ -20,8 +19,6 @@ from judge_app.cli import main as cli
 from judge_app.gui.autojudge_dialog import AutojudgeDialog
 from judge_app.gui.calibration_view import EMPTY, GRADE_BUTTON, ConfusionModel
 from judge_app.numbers import grade_shift_text, grade_text, score_text, share_text, signed_text
-
-__all__ = ["demo_db", "demo_template", "fresh_settings", "open_window"]  # fixtures
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from judge_app.gui import preferences
 from judge_app.gui.window import MainWindow
 from judge_app.store import open_database
 from judge_app.store.people import find_rater
-from judge_app.store.queue import all_rater_names
+from judge_app.store.rater_queue import all_rater_names
 
 
 @pytest.fixture

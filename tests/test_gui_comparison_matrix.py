@@ -10,7 +10,6 @@ from io import StringIO
 
 import numpy as np
 import pytest
-from gui_support import demo_db, demo_template, fresh_settings, open_window, window
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
@@ -19,8 +18,6 @@ from judge_app.gui.comparison_matrix import NOT_COMPARED, ComparisonMatrix, Comp
 from judge_app.gui.theme import palette, significance_colours
 from judge_app.metrics.significance import compare_runs
 from judge_app.numbers import p_text, signed_text
-
-__all__ = ["demo_db", "demo_template", "fresh_settings", "open_window", "window"]  # fixtures
 
 RUNS = ["weak", "middle", "strong"]
 DISPLAY, TOOLTIP = Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole

@@ -4,7 +4,7 @@ same text as shown whole; a key pressed meanwhile is handled and grades the docu
 
 from __future__ import annotations
 
-from gui_support import demo_db, demo_template, fresh_settings, open_window, own_state, press
+from gui_support import own_state, press
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PySide6.QtCore import Qt
@@ -20,8 +20,6 @@ from judge_app.judging.highlight import (
     highlighted_html,
 )
 from judge_app.store import open_database
-
-__all__ = ["demo_db", "demo_template", "fresh_settings", "open_window"]  # fixtures
 
 WORDS = st.sampled_from(["pizza", "dough", "a", "très", "x.", "\n", "\n\n", " ", "  "])
 

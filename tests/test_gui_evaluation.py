@@ -15,17 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pypdfium2
 import pytest
-from campaign_support import generated
-from gui_support import (
-    demo_anywhere,
-    demo_db,
-    demo_template,
-    fresh_settings,
-    open_window,
-    press,
-    window,
-    window_anywhere,
-)
+from gui_support import press
 from matplotlib.colors import to_hex
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication, QPalette
@@ -39,17 +29,6 @@ from judge_app.reports import charts
 from judge_app.store import open_database, reads
 from judge_app.store.people import campaign_raters
 from judge_app.writers.significance import describe
-
-__all__ = [  # fixtures
-    "demo_anywhere",
-    "demo_db",
-    "demo_template",
-    "fresh_settings",
-    "generated",
-    "open_window",
-    "window",
-    "window_anywhere",
-]
 
 SHOTS = os.environ.get("JUDGE_APP_SHOTS")  # a folder: save screenshots there
 

@@ -7,15 +7,13 @@ import sys
 
 import pytest
 from failure_support import deleted, plain, unwritable
-from gui_support import demo_db, demo_template, fresh_settings, open_window, own_state, press
+from gui_support import own_state, press
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QMessageBox
 
 from judge_app.gui import failure, preferences
 from judge_app.gui.models import Role
 from judge_app.judging.changes import READ_ONLY
-
-__all__ = ["demo_db", "demo_template", "fresh_settings", "open_window"]  # fixtures
 
 
 @pytest.fixture

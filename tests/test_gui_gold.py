@@ -6,16 +6,13 @@ from __future__ import annotations
 
 import csv
 
-from gui_support import demo_db, demo_template, fresh_settings, open_window, window
 from PySide6.QtCore import QItemSelectionModel, Qt
 from sqlalchemy import delete
 
 from judge_app.store import open_database, reads
 from judge_app.store.gold import gold_frame
 from judge_app.store.models import GoldItem
-from judge_app.store.queue import all_rater_names
-
-__all__ = ["demo_db", "demo_template", "fresh_settings", "open_window", "window"]  # fixtures
+from judge_app.store.rater_queue import all_rater_names
 
 
 def gold_items(path):

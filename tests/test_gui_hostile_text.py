@@ -6,7 +6,7 @@ them; the test walks every widget and every item of every view of each screen.""
 from __future__ import annotations
 
 import pytest
-from gui_support import demo_db, demo_template, fresh_settings, open_window, press
+from gui_support import press
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
 from PySide6.QtGui import Qt as GuiQt
 from PySide6.QtGui import QTextDocument
@@ -14,8 +14,6 @@ from PySide6.QtWidgets import QAbstractButton, QAbstractItemView, QApplication, 
 from sqlalchemy import text
 
 from judge_app.store import open_database
-
-__all__ = ["demo_db", "demo_template", "fresh_settings", "open_window"]  # fixtures
 
 MARKUP = "<b>X</b><br><span style='font-size:1px'>hidden</span>"
 """Appended to every text of the campaign: shown as HTML it would lose its tags."""

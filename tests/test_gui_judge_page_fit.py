@@ -12,15 +12,12 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
-from gui_support import fresh_settings, open_window
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTableView
 
 from judge_app.cli import main as cli
 from judge_app.numbers import score_text
 from judge_app.store import automatic, open_database
-
-__all__ = ["fresh_settings", "open_window"]  # fixtures
 
 
 @pytest.fixture(scope="module")

@@ -7,18 +7,7 @@ import sqlite3
 
 import pandas as pd
 import pytest
-from gui_support import (
-    demo_anywhere,
-    demo_db,
-    demo_template,
-    fresh_settings,
-    open_window,
-    own_state,
-    press,
-    window,
-    window_anywhere,
-    written,
-)
+from gui_support import own_state, press, written
 from PySide6.QtCore import QAbstractItemModel, QAbstractListModel, QEvent, QModelIndex, Qt
 from PySide6.QtGui import QDesktopServices, QKeyEvent
 from PySide6.QtWidgets import QApplication
@@ -33,18 +22,8 @@ from judge_app.store import judgments as store_judgments
 from judge_app.store.judgments import set_note
 from judge_app.store.models import JudgmentEvent, Rater, RepeatJudgment
 from judge_app.store.people import find_rater
-from judge_app.store.queue import PoolSettings, set_pool_settings
+from judge_app.store.rater_queue import PoolSettings, set_pool_settings
 from judge_app.store.settings import QualitySettings, set_quality_settings
-
-__all__ = [  # fixtures
-    "demo_anywhere",
-    "demo_db",
-    "demo_template",
-    "fresh_settings",
-    "open_window",
-    "window",
-    "window_anywhere",
-]
 
 ROLES = [*range(0, 14), *range(int(Qt.ItemDataRole.UserRole), int(Qt.ItemDataRole.UserRole) + 16)]
 

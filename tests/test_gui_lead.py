@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from campaign_support import planted_campaign
-from gui_support import demo_db, demo_template, fresh_settings, open_window, press
+from gui_support import press
 from PySide6.QtCore import Qt
 
 from judge_app.gui import lead
@@ -13,7 +13,7 @@ from judge_app.store.assignments import current_assignments
 from judge_app.store.bulk import query_ids
 from judge_app.store.errors import StoreError
 from judge_app.store.people import add_rater, find_rater
-from judge_app.store.queue import (
+from judge_app.store.rater_queue import (
     PoolSettings,
     pool_settings,
     pooled_pair_count,
@@ -21,8 +21,6 @@ from judge_app.store.queue import (
     rater_queue,
 )
 from judge_app.store.settings import scale
-
-__all__ = ["demo_db", "demo_template", "fresh_settings", "open_window"]  # fixtures
 
 
 def check_only(widget, names):
@@ -190,7 +188,7 @@ def test_rubric_edits_reach_the_rubric_panel_and_the_grades(qtbot, open_window, 
     dialog.descriptions[3].setText("Answers most of what was asked.")
     dialog.labels[1].clear()
     dialog.accept_button.click()
-    assert dialog.isVisible() and dialog.error.text() == "Give grade 1 a label"
+    assert dialog.isVisible() and dialog.error.text() == "Not saved: give grade 1 a label"
     dialog.labels[1].setText("Marginal")
     with qtbot.waitSignal(dialog.finished, timeout=30_000):  # written off the UI thread
         dialog.accept_button.click()

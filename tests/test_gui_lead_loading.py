@@ -9,13 +9,10 @@ import subprocess
 import sys
 import textwrap
 
-from gui_support import demo_db, demo_template, fresh_settings, open_window, window
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from judge_app.gui.page_loading import QT, stack_of
-
-__all__ = ["demo_db", "demo_template", "fresh_settings", "open_window", "window"]  # fixtures
 
 PROBE = textwrap.dedent(
     """

@@ -4,13 +4,10 @@ its chart tabs whole, its charts' axes inside what is shown."""
 from __future__ import annotations
 
 import pytest
-from gui_support import demo_db, demo_template, fresh_settings, open_window
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from PySide6.QtWidgets import QApplication, QStyle
 
 from judge_app.gui.evaluation_view import NameMenu, _natural_width, _runs_html
-
-__all__ = ["demo_db", "demo_template", "fresh_settings", "open_window"]  # fixtures
 
 TAB_PADDING = 12  # a tab's margins beside its text, at the least
 

@@ -6,12 +6,8 @@ from __future__ import annotations
 from contextlib import redirect_stdout
 from io import StringIO
 
-from gui_support import demo_db, demo_template, fresh_settings, open_window, window
-
 from judge_app.cli import main as cli
 from judge_app.commands.plan import Plan
-
-__all__ = ["demo_db", "demo_template", "fresh_settings", "open_window", "window"]  # fixtures
 
 
 def cli_sentence(path, *args: str) -> str:

@@ -4,7 +4,7 @@ the rater chooser. Driven from the keyboard on the demo (pytest-qt, offscreen)."
 
 from __future__ import annotations
 
-from gui_support import demo_db, demo_template, fresh_settings, open_window, press, window
+from gui_support import press
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter
 from PySide6.QtWidgets import QApplication, QStyle, QStyleOptionViewItem
@@ -15,8 +15,6 @@ from judge_app.gui import create_main_window
 from judge_app.gui.models import Column
 from judge_app.judging import session as session_module
 from judge_app.store.models import JudgmentEvent
-
-__all__ = ["demo_db", "demo_template", "fresh_settings", "open_window", "window"]  # fixtures
 
 
 def events(window) -> int:

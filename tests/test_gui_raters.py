@@ -15,8 +15,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from campaign_support import generated
-from gui_support import fresh_settings, open_window
 from PySide6.QtCore import Qt
 from test_rater_quality import _plant
 
@@ -26,8 +24,6 @@ from judge_app.gui.raters_view import NONE_OUT_OF_LINE
 from judge_app.numbers import score_text, share_text, signed_text
 from judge_app.store import open_database
 from judge_app.store.settings import QualitySettings, quality_settings
-
-__all__ = ["fresh_settings", "generated", "open_window"]  # fixtures
 
 WARNED = {  # the planted faults (tests/test_rater_quality.py): the columns that show them
     "ana": set(),

@@ -5,14 +5,11 @@ from __future__ import annotations
 import shutil
 
 from fake_postgres import refusing_server
-from gui_support import demo_db, demo_template, fresh_settings, open_window
 from PySide6.QtCore import Qt
 
 from judge_app.gui import preferences
 from judge_app.store import open_database
 from judge_app.store.people import add_rater
-
-__all__ = ["demo_db", "demo_template", "fresh_settings", "open_window"]  # fixtures
 
 
 def choose_in_dialog(window, path):

@@ -7,7 +7,6 @@ import csv
 import numpy as np
 import pandas as pd
 import pytest
-from gui_support import fresh_settings
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QAbstractItemView, QFileDialog, QHeaderView
 
@@ -19,8 +18,6 @@ from judge_app.gui.tables import (
     table_view,
 )
 from judge_app.io.exports import write_csv
-
-__all__ = ["fresh_settings"]  # fixtures
 
 TIP = "† the top k of this query is not fully judged"
 

@@ -6,7 +6,7 @@ unsaved until it can be written."""
 from __future__ import annotations
 
 import pytest
-from gui_support import fresh_settings, open_window, press
+from gui_support import press
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from sqlalchemy import create_engine
@@ -19,7 +19,7 @@ from judge_app.store import open_database
 from judge_app.store.judgments import current_state
 
 pytestmark = pytest.mark.postgres
-__all__ = ["fresh_settings", "open_window", "team"]  # fixtures
+__all__ = ["team"]  # fixtures
 
 
 def _refusal(login: str, what: str) -> str:

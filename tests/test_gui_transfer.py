@@ -9,7 +9,7 @@ from io import StringIO
 from typing import Any
 
 import pytest
-from gui_support import demo_db, demo_template, fresh_settings, open_window, press
+from gui_support import press
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QPushButton
 from snapshots import snapshot
@@ -22,8 +22,6 @@ from judge_app.store import bulk, open_database, reads
 from judge_app.store.imports import import_files
 from judge_app.store.judgments import set_grade
 from judge_app.store.people import add_rater
-
-__all__ = ["demo_db", "demo_template", "fresh_settings", "open_window"]  # fixtures
 
 DEMO = resources.files("judge_app.resources") / "demo"
 

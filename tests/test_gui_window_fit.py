@@ -3,14 +3,11 @@ splitter sizes; small windows get the compact rubric, and nothing the rater need
 
 from __future__ import annotations
 
-from gui_support import demo_db, demo_template, fresh_settings, open_window
 from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtWidgets import QLabel
 
 from judge_app.gui import geometry
 from judge_app.gui.geometry import first_placement, fitted
-
-__all__ = ["demo_db", "demo_template", "fresh_settings", "open_window"]  # fixtures
 
 
 def test_a_first_start_fits_the_screen_it_opens_on():

@@ -12,8 +12,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from campaign_support import demo
-from chat_server import chat_server, loopback_only
 
 from judge_app.cli import main as cli
 from judge_app.commands.autojudge import AutojudgeOptions, autojudge
@@ -23,8 +21,6 @@ from judge_app.errors import UsageError
 from judge_app.evaluation.calibration import CalibrationOptions
 from judge_app.store import open_database
 from judge_app.store.automatic import judge
-
-__all__ = ["demo", "chat_server", "loopback_only"]  # fixtures
 
 
 def frame(rows: list[tuple[int, int, float]]) -> pd.DataFrame:

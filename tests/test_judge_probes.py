@@ -1,6 +1,6 @@
 """Issue 32 item 3: the ways LLM judges are known to fail, measured and shown. A judge is
 asked a sample of pairs again with instructions injected into the document, the query's
-words stuffed into it and the prompt worded otherwise (``judges.probes``); calibration says
+words stuffed into it and the prompt worded otherwise (``automatic_judges.probes``); calibration says
 how far each moved it, flags the judge that moved, and lists the documents that address a
 judge. Two stand-in judges on 127.0.0.1 (tests/chat_server.py): one obeys instructions and
 loves keywords, one reads only the document's title."""
@@ -17,14 +17,8 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
-from campaign_support import demo
-from chat_server import chat_server, loopback_only
 
-from judge_app.cli import main as cli
-from judge_app.commands.autojudge import AutojudgeOptions, autojudge, estimate
-from judge_app.commands.calibrate import calibrate
-from judge_app.evaluation.calibration import CalibrationOptions
-from judge_app.judges.probes import (
+from judge_app.automatic_judges.probes import (
     INJECTION,
     PROBES,
     WORDING_TEMPLATE,
@@ -33,12 +27,14 @@ from judge_app.judges.probes import (
     probe_sample,
     probes_of,
 )
-from judge_app.judges.prompt import DEFAULT_TEMPLATE, Pair, messages
+from judge_app.automatic_judges.prompt import DEFAULT_TEMPLATE, Pair, messages
+from judge_app.cli import main as cli
+from judge_app.commands.autojudge import AutojudgeOptions, autojudge, estimate
+from judge_app.commands.calibrate import calibrate
+from judge_app.evaluation.calibration import CalibrationOptions
 from judge_app.store import open_database
 from judge_app.store.grade_labels import DEFAULT_SCALE
 from judge_app.writers.calibration import as_text, bias_words, findings, findings_level
-
-__all__ = ["demo", "chat_server", "loopback_only"]  # fixtures
 
 
 @pytest.fixture

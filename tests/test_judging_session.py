@@ -13,7 +13,7 @@ from judge_app.store.bulk import document_ids, query_ids
 from judge_app.store.imports import import_files
 from judge_app.store.judgments import set_grade
 from judge_app.store.people import add_rater
-from judge_app.store.queue import PoolSettings, Progress, query_items
+from judge_app.store.rater_queue import PoolSettings, Progress, query_items
 from judge_app.store.write_queue import WriteQueue
 
 

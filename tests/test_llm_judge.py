@@ -23,7 +23,6 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
-from campaign_support import demo
 from chat_server import (
     COMPLETION_TOKENS,
     PROMPT_TOKENS,
@@ -33,18 +32,12 @@ from chat_server import (
     Raw,
     Sleep,
     Status,
-    chat_server,
     default_grade,
-    loopback_only,
 )
 
-from judge_app.cli import main as cli
-from judge_app.commands import autojudge as autojudge_module
-from judge_app.commands.autojudge import AutojudgeOptions, autojudge, retry_words
-from judge_app.errors import JudgeAppError, UsageError
-from judge_app.judges import llm
-from judge_app.judges.llm import EndpointError, chat_url, public_url
-from judge_app.judges.prompt import (
+from judge_app.automatic_judges import llm
+from judge_app.automatic_judges.llm import EndpointError, chat_url, public_url
+from judge_app.automatic_judges.prompt import (
     DEFAULT_TEMPLATE,
     Pair,
     check_template,
@@ -52,12 +45,14 @@ from judge_app.judges.prompt import (
     parse_grade,
     prompt_version,
 )
+from judge_app.cli import main as cli
+from judge_app.commands import autojudge as autojudge_module
+from judge_app.commands.autojudge import AutojudgeOptions, autojudge, retry_words
+from judge_app.errors import JudgeAppError, UsageError
 from judge_app.store import open_database
 from judge_app.store.automatic import judge
 from judge_app.store.grade_labels import DEFAULT_SCALE, GradeLabel
 from judge_app.store.settings import set_grade_label
-
-__all__ = ["demo", "chat_server", "loopback_only"]  # fixtures
 
 KEY = "sk-test-7f3a9c1e5b"
 PIZZA = "best pizza recipes"  # the text of q01, in every one of its prompts

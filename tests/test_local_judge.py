@@ -1,4 +1,4 @@
-"""The local judge (judges/local.py, local_model.py, features.py, embeddings.py): BM25 against
+"""The local judge (automatic_judges/local.py, local_model.py, features.py, embeddings.py): BM25 against
 rank_bm25 and a hand-checked example; the held-out kappa on the demo and on a generated
 campaign whose relevance is a known function of the features; cross-fitting (a graded
 query's predictions do not depend on its own human grades); determinism; refusals; and the
@@ -16,22 +16,31 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from campaign_support import demo
 from local_campaign import Generated, generate, write_campaign
 from rank_bm25 import BM25Okapi
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.metrics import cohen_kappa_score
 from sklearn.metrics.pairwise import cosine_similarity
 
+from judge_app.automatic_judges import embeddings
+from judge_app.automatic_judges.embeddings import Embedder, local_embedder
+from judge_app.automatic_judges.features import (
+    Placed,
+    bm25,
+    cosine,
+    normalised_scores,
+    run_features,
+)
+from judge_app.automatic_judges.local import (
+    NAME,
+    LocalData,
+    fit_predict,
+    judge_locally,
+    read_local_data,
+)
 from judge_app.errors import UsageError
-from judge_app.judges import embeddings
-from judge_app.judges.embeddings import Embedder, local_embedder
-from judge_app.judges.features import Placed, bm25, cosine, normalised_scores, run_features
-from judge_app.judges.local import NAME, LocalData, fit_predict, judge_locally, read_local_data
 from judge_app.store import StoreError, automatic, open_database
 from judge_app.store.reads import grades_frame, judgments_frame, results_frame, table_counts
-
-__all__ = ["demo"]  # fixtures
 
 
 def copied(path: Path, folder: Path) -> Path:

@@ -13,7 +13,6 @@ import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from campaign_support import demo
 from ir_measures.measures.base import SumAgg
 
 from judge_app.cli import main
@@ -22,8 +21,6 @@ from judge_app.metrics.codes import code_frames
 from judge_app.metrics.measure_names import parse_measures
 from judge_app.metrics.named import named_values
 from judge_app.writers.paper_tables import latex_text, markdown_text
-
-__all__ = ["demo"]  # fixtures
 
 EVERY_FAMILY = (
     "nDCG@10,nDCG,nDCG@3,P@5,P@20,R@10,R@100,AP,AP@10,RR,Bpref,Rprec,Judged@10,Judged@3,infAP,"

@@ -13,7 +13,6 @@ from pathlib import Path
 import cmarkgfm
 import numpy as np
 import pytest
-from campaign_support import demo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
@@ -33,8 +32,6 @@ from judge_app.writers.paper_tables import (
     markdown_table,
     markdown_text,
 )
-
-__all__ = ["demo"]  # fixtures
 
 DEMO = Path(__file__).resolve().parents[1] / "resources" / "demo"
 BASE = np.array([0.5, 0.6, 0.4, 0.7, 0.3, 0.5, 0.4, 0.6])

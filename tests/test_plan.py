@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from campaign_support import demo, generated, import_frames
+from campaign_support import import_frames
 from statsmodels.stats.power import TTestPower, tt_solve_power
 
 from judge_app.cli import main as cli
@@ -22,8 +22,6 @@ from judge_app.commands.plan import DELTAS, PlanOptions, plan_of
 from judge_app.errors import JudgeAppError, UsageError
 from judge_app.names import ADJUDICATED
 from judge_app.store import open_database, reads
-
-__all__ = ["demo", "generated"]  # fixtures
 
 
 def run(*args: object) -> tuple[int, str, str]:

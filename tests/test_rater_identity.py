@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from judge_app.commands.adjudicate import adjudicator_in
-from judge_app.commands.agree import AgreementOptions, agreement_of_database
+from judge_app.commands.agree import AgreementOptions, agreement_of
 from judge_app.commands.demo import build_demo
 from judge_app.commands.info import info
 from judge_app.commands.raters import rater_choice, rater_for
@@ -49,7 +49,7 @@ def test_a_lead_and_the_adjudications_are_no_raters(campaign: Path) -> None:
 
 
 def test_the_report_counts_the_raters_agreement_counts(campaign: Path) -> None:
-    agreed = agreement_of_database(AgreementOptions(bootstrap=0), str(campaign))
+    agreed = agreement_of(str(campaign), AgreementOptions(bootstrap=0))
     data = gather(str(campaign), ReportOptions(bootstrap=0))
     assert data.counts["raters"] == len(agreed.raters) == 3
     assert data.agreement is not None and data.agreement.raters == agreed.raters

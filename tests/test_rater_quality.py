@@ -29,7 +29,7 @@ from judge_app.agreement.raters import (
     speed,
 )
 from judge_app.cli import main as cli
-from judge_app.commands.agree import AgreementOptions, agreement_of_database
+from judge_app.commands.agree import AgreementOptions, agreement_of
 from judge_app.commands.campaign import read_campaign
 from judge_app.commands.evaluate import evaluate
 from judge_app.evaluation.options import EvaluationOptions, EvaluationRequest
@@ -38,7 +38,7 @@ from judge_app.store import open_database, reads
 from judge_app.store.gold import set_gold
 from judge_app.store.models import Judgment, RepeatJudgment, utcnow
 from judge_app.store.people import named_rater
-from judge_app.store.queue import (
+from judge_app.store.rater_queue import (
     PoolSettings,
     pool_settings,
     query_items,
@@ -248,8 +248,8 @@ def test_repeats_and_gold_count_in_no_evaluation_or_agreement(planted, tmp_path)
     )
     assert planted_table is not None and len(planted_table) == QUERIES
     pd.testing.assert_frame_equal(planted_table, bare_table)
-    planted_agreement = agreement_of_database(AgreementOptions(bootstrap=0), str(path))
-    bare_agreement = agreement_of_database(AgreementOptions(bootstrap=0), str(bare))
+    planted_agreement = agreement_of(str(path), AgreementOptions(bootstrap=0))
+    bare_agreement = agreement_of(str(bare), AgreementOptions(bootstrap=0))
     for name in ("krippendorff_alpha", "pairwise", "per_rater", "per_query", "raters"):
         assert getattr(planted_agreement, name) == getattr(bare_agreement, name), name
     assert planted_agreement.raters == list(RATERS)

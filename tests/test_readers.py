@@ -17,7 +17,7 @@ from judge_app.io.readers import FileReader
 from judge_app.store import reads
 from judge_app.store.database import Database, open_database
 from judge_app.store.imports import import_files
-from judge_app.store.queue import all_rater_names
+from judge_app.store.rater_queue import all_rater_names
 
 JUDGMENTS_HEADER = "query_id,doc_id,rater,grade\n"
 GOOD_ROW = "q1,d1,alice,2\n"

@@ -13,8 +13,6 @@ from contextlib import redirect_stdout
 from io import StringIO
 
 import pytest
-from campaign_support import generated
-from gui_support import fresh_settings, open_window
 
 from judge_app.cli import main as cli
 from judge_app.commands.evaluate import evaluate
@@ -22,8 +20,6 @@ from judge_app.commands.report import ReportOptions, gather
 from judge_app.evaluation import engine
 from judge_app.evaluation.options import EvaluationOptions, EvaluationRequest
 from judge_app.numbers import signed_text
-
-__all__ = ["fresh_settings", "generated", "open_window"]  # fixtures
 
 CASES = {
     "exponential gain": {"k": 5, "gain": "exponential"},

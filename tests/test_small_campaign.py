@@ -16,14 +16,12 @@ import numpy as np
 import pandas as pd
 import pytest
 from automatic_support import grade_automatically
-from campaign_support import demo, import_frames
+from campaign_support import import_frames
 from scipy import stats
 
 from judge_app.cli import main as cli
 from judge_app.evaluation.corrected import MIN_LABELLED
 from judge_app.numbers import bound_text
-
-__all__ = ["demo"]  # fixtures
 
 QUERIES = [f"q{number}" for number in range(1, 9)]
 

@@ -20,7 +20,7 @@ from judge_app.store.people import (
     set_rater_active,
     unassign_queries,
 )
-from judge_app.store.queue import all_rater_names
+from judge_app.store.rater_queue import all_rater_names
 from judge_app.store.settings import (
     DEFAULT_SCALE,
     get_setting,

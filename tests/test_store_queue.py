@@ -15,7 +15,7 @@ from judge_app.store.imports import import_files
 from judge_app.store.judgments import clear, set_grade, skip
 from judge_app.store.models import utcnow
 from judge_app.store.people import add_rater, assign_queries, set_rater_active
-from judge_app.store.queue import (
+from judge_app.store.rater_queue import (
     Item,
     PoolSettings,
     Progress,

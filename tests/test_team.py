@@ -21,7 +21,7 @@ from judge_app.store import open_database
 from judge_app.store.active_sample import Drawn, replace_active_sample
 from judge_app.store.judgments import current_state, set_grade
 from judge_app.store.packets import export_packet, merge_packet
-from judge_app.store.queue import rater_queue
+from judge_app.store.rater_queue import rater_queue
 from judge_app.store.reads import history_frame, judgments_frame
 from judge_app.store.settings import set_setting
 from judge_app.store.team import (

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
     from judge_app.evaluation.campaign import Campaign
     from judge_app.store import Database
-    from judge_app.store.queue import PoolSettings
+    from judge_app.store.rater_queue import PoolSettings
 
 BUDGET_SHARES = (0.1, 0.25, 0.5)
 """The budgets shown when none is asked for, as shares of the queries."""
@@ -328,7 +328,7 @@ def store(session: Session, sample: ActiveSample, pool: PoolSettings) -> None:
 
     from judge_app.store import active_sample, automatic
     from judge_app.store.models import Query
-    from judge_app.store.queue import set_pool_settings
+    from judge_app.store.rater_queue import set_pool_settings
 
     judge_id = automatic.judge(session, sample.judge).rater_id
     ids = {external: id_ for external, id_ in session.execute(select(Query.external_id, Query.id))}
@@ -348,7 +348,7 @@ def sample_queries(
     work (else nothing is written); with ``off``, save the pooling with the assigned order
     instead (None)."""
     from judge_app.commands.campaign import load_campaign
-    from judge_app.store.queue import pool_settings, set_pool_settings
+    from judge_app.store.rater_queue import pool_settings, set_pool_settings
 
     options = options.checked()
     if pool is None:

@@ -59,7 +59,7 @@ class AgreementOptions:
         return self
 
 
-def agreement_of_file(options: AgreementOptions, path: Path) -> AgreementReport:
+def agreement_of_file(path: Path, options: AgreementOptions) -> AgreementReport:
     """The agreement of the judgments CSV at ``path``."""
     from judge_app.io.readers import read_judgments
 
@@ -67,7 +67,7 @@ def agreement_of_file(options: AgreementOptions, path: Path) -> AgreementReport:
     return agreement(options, read_judgments(path), None, str(path))
 
 
-def agreement_of_database(options: AgreementOptions, db: str) -> AgreementReport:
+def agreement_of(db: str, options: AgreementOptions) -> AgreementReport:
     """The agreement of the database ``db``'s judgments, with the ranking stability."""
     from judge_app.commands.campaign import read_campaign
 

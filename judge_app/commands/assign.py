@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy.orm import Session
 
 from judge_app.errors import JudgeAppError, UsageError, quoted
+from judge_app.numbers import count_text
 from judge_app.store import Database
 from judge_app.store.assignments import (
     AssignmentPlan,
@@ -217,7 +218,7 @@ class Assigned:
         for rater_id, queries in disputes.plan.queues.items():
             given = ", ".join(disputes.names[query] for query in queries)
             lines.append(
-                f"  {self.names[rater_id]}: {_count(len(queries), 'new query', 'new queries')}"
+                f"  {self.names[rater_id]}: {count_text(len(queries), 'new query', 'new queries')}"
                 + (f" ({given})" if given else "")
             )
         return "\n".join(lines)
@@ -229,7 +230,7 @@ def disputed_summary(disputes: DisputedPlan) -> str:
     if not disputes.disputed:
         return "No disputed query: nothing to assign"
     text = (
-        f"{_count(given, 'disputed query', 'disputed queries')}, each given to one more rater"
+        f"{count_text(given, 'disputed query', 'disputed queries')}, each given to one more rater"
         if given
         else "No disputed query given to another rater"
     )
@@ -332,7 +333,3 @@ def _raters(session: Session, names: tuple[str, ...]) -> list[Rater]:
             raise UsageError(f"--raters names the rater {quoted(rater.name)} twice")
         raters.append(rater)
     return raters
-
-
-def _count(number: int, one: str, many: str) -> str:
-    return f"{number:,} {one if number == 1 else many}"

@@ -1,6 +1,6 @@
 """Grade the pooled pairs with an automatic judge (``judge-app autojudge``, Lead ▸ Automatic
-judge…): an LLM over the OpenAI-compatible chat-completions protocol (``judges.llm``) with a
-prompt a lead can edit (``judges.prompt``).
+judge…): an LLM over the OpenAI-compatible chat-completions protocol
+(``automatic_judges.llm``) with a prompt a lead can edit (``automatic_judges.prompt``).
 
 The pairs are the pool of the chosen queries: the top ``depth`` of the pooled runs (the
 lead's pooling settings), each (query, document) once, in order of query, best rank and
@@ -25,8 +25,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from judge_app.errors import JudgeAppError, UsageError, typed
-from judge_app.judges.llm import (
+from judge_app.automatic_judges.llm import (
     MAX_TOKENS,
     ChatClient,
     ChatSettings,
@@ -36,8 +35,14 @@ from judge_app.judges.llm import (
     on_this_machine,
     public_url,
 )
-from judge_app.judges.probes import PROBE_PAIRS, probe_pair, probe_sample, probe_template, probes_of
-from judge_app.judges.prompt import (
+from judge_app.automatic_judges.probes import (
+    PROBE_PAIRS,
+    probe_pair,
+    probe_sample,
+    probe_template,
+    probes_of,
+)
+from judge_app.automatic_judges.prompt import (
     DEFAULT_TEMPLATE,
     Pair,
     answer_prefix,
@@ -48,6 +53,7 @@ from judge_app.judges.prompt import (
     prompt_version,
     request_sha,
 )
+from judge_app.errors import JudgeAppError, UsageError, typed
 from judge_app.names import normal_id
 from judge_app.options import check_known, require_finite, require_whole
 from judge_app.store import Database
@@ -64,13 +70,13 @@ from judge_app.store.grade_labels import GradeLabel
 from judge_app.store.judge_pairs import PoolPair, pool_pairs, query_external_ids
 from judge_app.store.models import AUTOMATIC
 from judge_app.store.people import find_rater
-from judge_app.store.queue import pool_settings
+from judge_app.store.rater_queue import pool_settings
 from judge_app.store.settings import scale
 from judge_app.writers.corrected import quality_warning
 
 if TYPE_CHECKING:
+    from judge_app.automatic_judges.local import LocalReport
     from judge_app.evaluation.judge_quality import JudgeQuality
-    from judge_app.judges.local import LocalReport
 
 API_KEY_ENV = "JUDGE_APP_API_KEY"
 BATCH_ANSWERS = 25
@@ -98,8 +104,9 @@ class AutojudgeOptions:
     answer (a JSON object, ``prompt.answer_schema``) or free text; ``retry_failed``: ask
     again the pairs whose answer with the same request failed (else they are kept as they
     are: at temperature 0 a model fails the same way); ``probes``: pairs of the pool (drawn
-    at random, the same each run) asked again as each probe changes them (``judges.probes``:
-    instructions injected, query words stuffed, the prompt worded otherwise), 0 for none.
+    at random, the same each run) asked again as each probe changes them
+    (``automatic_judges.probes``: instructions injected, query words stuffed, the prompt worded
+    otherwise), 0 for none.
     ``local``: the local model learned from the human grades instead of an LLM."""
 
     endpoint: str | None = None
@@ -185,7 +192,7 @@ class AutojudgeSummary:
     ``failed`` of those asked (with the first failure's reason), the extra attempts
     ``retried``, the tokens used and the seconds it took, the ``answer_format`` the server
     took (``llm.ANSWER_FORMATS``); ``cancelled`` if it stopped before the end. The probes
-    (``judges.probes``) of ``probe_pairs`` pairs: ``probes_cached``, ``probed`` and
+    (``automatic_judges.probes``) of ``probe_pairs`` pairs: ``probes_cached``, ``probed`` and
     ``probes_failed``; their tokens and time count with the pairs'."""
 
     judge: str
@@ -319,10 +326,10 @@ def autojudge(
     hears (answered, to ask) after each answer, ``retrying`` each retry (the retries so far,
     why, the pause); ``cancelled`` is read between requests. With
     ``local``, the local model learned from the human grades grades the pool instead
-    (``judges.local.judge_locally``: its report)."""
+    (``automatic_judges.local.judge_locally``: its report)."""
     options = options.checked()
     if options.local:
-        from judge_app.judges.local import judge_locally
+        from judge_app.automatic_judges.local import judge_locally
 
         report = judge_locally(database, options.name, options.depth, 0, progress, cancelled)
         if report.cancelled:

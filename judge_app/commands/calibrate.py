@@ -23,6 +23,7 @@ import numpy as np
 
 from judge_app.agreement import coefficients as co
 from judge_app.agreement.stability import kendall_tau_b
+from judge_app.automatic_judges.probes import PROBES, instructions_in
 from judge_app.errors import UsageError, quoted
 from judge_app.evaluation.calibration import (
     GRADES,
@@ -40,7 +41,6 @@ from judge_app.evaluation.calibration import (
     best_half,
 )
 from judge_app.evaluation.judge_quality import whole_grades
-from judge_app.judges.probes import PROBES, instructions_in
 from judge_app.metrics.intervals import CONFIDENCE
 from judge_app.writers.calibration import NO_JUDGE_HINT
 

@@ -61,7 +61,7 @@ def campaign_of(
     """``load_campaign`` within a reading ``session`` of the database ``source``."""
     from judge_app.store import active_sample, reads
     from judge_app.store.automatic import judge_names
-    from judge_app.store.queue import pool_settings
+    from judge_app.store.rater_queue import pool_settings
 
     stamp = change_stamp(session)
     judges = tuple(judge_names(session))

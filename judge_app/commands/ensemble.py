@@ -1,11 +1,10 @@
 """Several automatic judges combined into one (``judge-app ensemble``, the Automatic judges
-page's Combine judges…): on each pair every member graded, the ensemble's grade is the
-members' mean, their median or the grade most of them gave (``judges.combine``), as UMBRELA's
-ensembles of prompts and models do. The ensemble is an automatic judge like any: its grades
-are written in ``auto_judgment`` (never ``judgment``), calibration compares it with the
-humans, and ``eval --judge`` uses it. A pair some member failed to grade is written as a
-failure naming that member. Run again, it is combined afresh from its members' grades.
-"""
+page's Combine judges…): on each pair every member graded, the ensemble's grade is the members'
+mean, their median or the grade most of them gave (``automatic_judges.combine``), as UMBRELA's
+ensembles of prompts and models do. The ensemble is an automatic judge like any: its grades are
+written in ``auto_judgment`` (never ``judgment``), calibration compares it with the humans, and
+``eval --judge`` uses it. A pair some member failed to grade is written as a failure naming
+that member. Run again, it is combined afresh from its members' grades."""
 
 from __future__ import annotations
 
@@ -14,9 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from judge_app.automatic_judges.combine import COMBINE
 from judge_app.errors import UsageError, quoted, typed
 from judge_app.evaluation.judge_quality import JudgeQuality, whole_grades
-from judge_app.judges.combine import COMBINE
 from judge_app.names import normal_id
 from judge_app.store import Database, automatic
 from judge_app.store.automatic import AutoGrade

@@ -26,11 +26,12 @@ from judge_app.io.exports import csv_text, utc_text
 from judge_app.io.gold import GOLD_COLUMNS, GoldFile, write_gold
 from judge_app.io.outputs import check_output
 from judge_app.names import normal_id
+from judge_app.numbers import count_text
 from judge_app.store import Database
 from judge_app.store.bulk import document_ids, query_ids
 from judge_app.store.gold import best_ranks, clear_gold, gold_frame, gold_grades, set_gold_items
 from judge_app.store.models import GRADE_MAX, GRADE_MIN
-from judge_app.store.queue import pool_settings
+from judge_app.store.rater_queue import pool_settings
 from judge_app.writers.tables import text_table
 
 Pair = tuple[str, str]
@@ -143,7 +144,7 @@ def gold(database: Database, options: GoldOptions) -> GoldOutcome:
         return database.write(lambda session: _removed(session, options.remove))
     with database.reading() as session:
         items = gold_frame(session, titles=True)
-    count = _count(len(items))
+    count = count_text(len(items), "gold item")
     if action == "export":
         assert options.export_path is not None
         write_gold(items, options.export_path)
@@ -223,17 +224,17 @@ def _marked(session: Session, rows: pd.DataFrame, file: GoldFile | None) -> Gold
     new = sum(grade is None for grade in before)
     unchanged = sum(old == grade for old, (*_pair, grade) in zip(before, items))
     summary = (
-        f"{_count(len(items))} marked: {new:,} new, {len(items) - new - unchanged:,} new "
-        f"grades for known items, {unchanged:,} unchanged"
+        f"{count_text(len(items), 'gold item')} marked: {new:,} new, "
+        f"{len(items) - new - unchanged:,} new grades for known items, {unchanged:,} unchanged"
     )
     depth = pool_settings(session).depth
     outside = usable[(usable["pooled_rank"].fillna(depth + 1) > depth).to_numpy(dtype=bool)]
     warnings: tuple[str, ...] = ()
     if len(outside):
         warnings = (
-            f"{_count(len(outside))} outside the pool (not in the top {depth} of any pooled "
-            f"run): no rater sees {'it' if len(outside) == 1 else 'them'} until the pool "
-            f"changes: {_pairs_text(outside)}",
+            f"{count_text(len(outside), 'gold item')} outside the pool (not in the top {depth} "
+            f"of any pooled run): no rater sees {'it' if len(outside) == 1 else 'them'} until "
+            f"the pool changes: {_pairs_text(outside)}",
         )
     return GoldOutcome(summary, warnings, gold_frame(session, titles=True))
 
@@ -294,14 +295,12 @@ def _removed(session: Session, pairs: tuple[Pair, ...]) -> GoldOutcome:
     for query, document in ids:
         assert query is not None and document is not None  # known gold items
         clear_gold(session, query, document)
-    return GoldOutcome(f"{_count(len(pairs))} removed", (), gold_frame(session, titles=True))
+    return GoldOutcome(
+        f"{count_text(len(pairs), 'gold item')} removed", (), gold_frame(session, titles=True)
+    )
 
 
 # words ----------------------------------------------------------------------------------------
-
-
-def _count(count: int) -> str:
-    return f"{count:,} gold item{'' if count == 1 else 's'}"
 
 
 def _pairs_text(rows: pd.DataFrame) -> str:

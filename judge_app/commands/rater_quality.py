@@ -40,7 +40,7 @@ from judge_app.names import ADJUDICATED
 from judge_app.store.gold import gold_frame
 from judge_app.store.models import Rater
 from judge_app.store.people import campaign_raters
-from judge_app.store.queue import Progress, pool_settings, raters_progress
+from judge_app.store.rater_queue import Progress, pool_settings, raters_progress
 from judge_app.store.reads import judgments_frame
 from judge_app.store.repeats import answered_repeats_frame, pending_repeats
 from judge_app.store.settings import QualitySettings, quality_settings

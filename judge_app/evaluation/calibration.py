@@ -183,7 +183,7 @@ PROBE_NAMES = {
     "stuffing": "the query's words stuffed into the document",
     "wording": "the prompt worded otherwise",
 }
-"""The probes of an LLM judge (``judges.probes``), in the order they are shown, and what
+"""The probes of an LLM judge (``automatic_judges.probes``), in the order they are shown, and what
 each changes."""
 PROBE_SHIFT = 0.5
 """A probe that changes the document (instructions injected, query words stuffed) and moves
@@ -196,7 +196,7 @@ grades move with the wording (Landis and Koch: at most moderate agreement with i
 
 @dataclass(frozen=True)
 class ProbeEffect:
-    """How far a probe (``judges.probes``) moved the judge: of the ``asked`` pairs probed,
+    """How far a probe (``automatic_judges.probes``) moved the judge: of the ``asked`` pairs probed,
     ``failed`` gave no grade, and on the ``pairs`` graded both ways the mean ``shift`` of the
     grade (probe − own, with an interval over pairs), how many it ``raised`` and ``lowered``
     and how many of those graded below 5 it raised to 5 (``to_top`` of ``below_top``), and the
@@ -218,8 +218,9 @@ class ProbeEffect:
 
 @dataclass(frozen=True)
 class InstructingDocument:
-    """A document that addresses a judge (``judges.probes.instructions_in``): its ``words``
-    doing so, and the judge's and the humans' grades of it for ``query_id`` (None: none)."""
+    """A document that addresses a judge (``automatic_judges.probes.instructions_in``): its
+    ``words`` doing so, and the judge's and the humans' grades of it for ``query_id`` (None:
+    none)."""
 
     query_id: str
     doc_id: str

@@ -351,7 +351,7 @@ class Analysis(QObject):
 
     def refresh_agreement(self) -> Task | None:
         """Compute the agreement report of every rater, and its charts, off the UI thread."""
-        from judge_app.commands.agree import AgreementOptions, agreement_of_database
+        from judge_app.commands.agree import AgreementOptions, agreement_of
         from judge_app.reports.figures import agreement_figures
 
         if not self.workspace.ready():
@@ -360,7 +360,7 @@ class Analysis(QObject):
         url = self.workspace.database_url()
 
         def work(_worker: Worker) -> tuple[AgreementReport, dict[str, Figure]]:
-            report = agreement_of_database(AgreementOptions(), url)
+            report = agreement_of(url, AgreementOptions())
             return report, agreement_figures(report)
 
         task = self.workspace.run_task("Computing agreement", work, inline=True)

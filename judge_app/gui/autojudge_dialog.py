@@ -22,6 +22,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from judge_app.automatic_judges.llm import public_url
+from judge_app.automatic_judges.local import LocalReport
+from judge_app.automatic_judges.prompt import DEFAULT_TEMPLATE, PLACEHOLDERS
 from judge_app.commands.autojudge import (
     API_KEY_ENV,
     AutojudgeOptions,
@@ -34,9 +37,6 @@ from judge_app.gui import preferences
 from judge_app.gui.lead import LeadDialog
 from judge_app.gui.workers import Worker
 from judge_app.gui.workspace import Workspace
-from judge_app.judges.llm import public_url
-from judge_app.judges.local import LocalReport
-from judge_app.judges.prompt import DEFAULT_TEMPLATE, PLACEHOLDERS
 
 DEFAULT_ENDPOINT = "http://localhost:11434/v1"
 """Ollama's, the usual first local server."""

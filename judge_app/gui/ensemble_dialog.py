@@ -6,11 +6,11 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QLineEdit
 
+from judge_app.automatic_judges.combine import COMBINE
 from judge_app.commands.ensemble import EnsembleOptions, EnsembleSummary, ensemble
 from judge_app.errors import UsageError
 from judge_app.gui.lead import LeadDialog, _checkable_list, _checked
 from judge_app.gui.workspace import Workspace
-from judge_app.judges.combine import COMBINE
 from judge_app.store.automatic import judge_methods
 
 

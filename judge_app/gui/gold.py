@@ -28,6 +28,7 @@ from judge_app.errors import in_words
 from judge_app.gui.lead import LeadDialog
 from judge_app.gui.plain import plain_tip
 from judge_app.gui.workspace import Workspace
+from judge_app.numbers import count_text
 
 _Index = QModelIndex | QPersistentModelIndex
 QUERY, DOCUMENT, GRADE = range(3)
@@ -210,5 +211,5 @@ class GoldDialog(LeadDialog):
 
     def _update(self) -> None:
         count = self.model.rowCount()
-        self.count.setText(f"{count:,} gold item{'' if count == 1 else 's'}")
+        self.count.setText(count_text(count, "gold item"))
         self.remove_button.setEnabled(bool(self.selected_pairs()))

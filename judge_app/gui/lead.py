@@ -36,7 +36,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from sqlalchemy.orm import Session
 
 if TYPE_CHECKING:
     from judge_app.commands.active_sampling import ActiveSample, ActiveSamplingOptions
@@ -51,7 +50,8 @@ from judge_app.commands.assign import (
     disputed_summary,
     read_survey,
 )
-from judge_app.errors import JudgeAppError
+from judge_app.commands.campaign_settings import SettingsChange, change_settings
+from judge_app.errors import JudgeAppError, UsageError
 from judge_app.gui.theme import grade_colour, text_on
 from judge_app.gui.workers import Task, TaskDialog, Worker
 from judge_app.gui.workspace import Workspace
@@ -62,20 +62,17 @@ from judge_app.store.assignments import AssignmentPlan, current_assignments
 from judge_app.store.automatic import judge_names
 from judge_app.store.grade_labels import DEFAULT_SCALE, GradeLabel
 from judge_app.store.people import all_query_ids, campaign_raters, named_rater, new_rater_name
-from judge_app.store.queue import (
+from judge_app.store.rater_queue import (
     PoolSettings,
     pool_settings,
     pooled_pair_count,
     run_names,
-    set_pool_settings,
 )
 from judge_app.store.settings import (
     MAX_REPEAT_SHARE,
     QualitySettings,
     quality_settings,
     scale,
-    set_grade_label,
-    set_quality_settings,
 )
 
 FIRST_RUN = "(the first run by name)"
@@ -136,11 +133,6 @@ class LeadDialog(TaskDialog):
         self.error.setText(text)
         self.error.setVisible(bool(text))
 
-    def write(self, title: str, change: Callable[[Session], object]) -> None:
-        """Write ``change`` as one unit of work off the UI thread (waiting, and retrying,
-        while another program writes); the dialog waits for it, disabled."""
-        self.run(title, lambda database: database.write(change))
-
     def run(self, title: str, work: Callable[[Database], object]) -> None:
         """Run ``work`` on the open database off the UI thread; the dialog waits."""
         database = self.workspace.database
@@ -156,6 +148,16 @@ class LeadDialog(TaskDialog):
 
     def _failed(self, error: BaseException) -> None:
         self.show_error(f"Not saved: {error}")
+
+    def _change(self, title: str, change: SettingsChange) -> None:
+        """Write a change of the campaign's settings (``commands.campaign_settings``) off the
+        UI thread, or say what is wrong with it."""
+        try:
+            change = change.checked()
+        except UsageError as error:
+            self.show_error(f"Not saved: {error}")
+            return
+        self.run(title, lambda database: change_settings(database, change))
 
     def saved(self, message: str) -> None:
         """The change is written: the judging screen reads it, the status bar says it."""
@@ -608,17 +610,7 @@ class RubricDialog(LeadDialog):
         ]
 
     def save(self) -> None:
-        labels = self.values()
-        empty = [str(label.grade) for label in labels if not label.label]
-        if empty:
-            self.show_error(f"Give grade {', '.join(empty)} a label")
-            return
-
-        def change(session: Session) -> None:
-            for label in labels:
-                set_grade_label(session, label.grade, label.label, label.description)
-
-        self.write("Saving the rubric", change)
+        self._change("Saving the rubric", SettingsChange(grades=tuple(self.values())))
 
     def _succeeded(self, _result: object) -> None:
         self.saved("Rubric saved: raters see the new labels from now on")
@@ -847,7 +839,7 @@ class PoolDialog(LeadDialog):
                 lambda database: sample_queries(database, sampling, settings),
             )
             return
-        self.write("Saving the pooling", lambda session: set_pool_settings(session, settings))
+        self._change("Saving the pooling", SettingsChange(pool=vars(settings)))
 
     def _succeeded(self, _result: object) -> None:
         self.saved("Pooling saved: every rater's queue is read again")
@@ -929,9 +921,7 @@ class QualityDialog(LeadDialog):
         except ValueError as error:
             self.show_error(f"Not saved: {error}")
             return
-        self.write(
-            "Saving the quality checks", lambda session: set_quality_settings(session, settings)
-        )
+        self._change("Saving the quality checks", SettingsChange(quality=vars(settings)))
 
     def _succeeded(self, _result: object) -> None:
         self.saved("Quality checks saved: the Raters page is computed again with them")

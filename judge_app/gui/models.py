@@ -24,7 +24,7 @@ from judge_app.gui.theme import muted_text
 
 if TYPE_CHECKING:  # a start shows these models empty before the store is loaded
     from judge_app.judging.session import JudgingSession
-    from judge_app.store.queue import Item
+    from judge_app.store.rater_queue import Item
 
 USER = int(Qt.ItemDataRole.UserRole)
 _Index = QModelIndex | QPersistentModelIndex

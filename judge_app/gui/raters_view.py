@@ -52,7 +52,7 @@ from judge_app.gui.tables import (
 )
 from judge_app.gui.theme import is_dark
 from judge_app.io.outputs import output_file
-from judge_app.numbers import MISSING, score_text, seconds_text, share_text
+from judge_app.numbers import MISSING, count_text, score_text, seconds_text, share_text
 from judge_app.reports.figures import rater_drift_figure
 from judge_app.writers import raters as rater_writer
 
@@ -443,7 +443,7 @@ class RatersView(FigurePage):
         # once the page is laid out with its figures: the splitter's sizes are settled then
         QTimer.singleShot(0, lambda count=len(report.raters): self._fit_split(count))
         count = len(report.raters)
-        self.count.setText(f"{count:,} rater{'' if count == 1 else 's'}")
+        self.count.setText(count_text(count, "rater"))
         self.note.set_full_text(
             f"Too fast: under {report.min_seconds:g} s, the fastest credible judgment"
             f" ({len(report.flagged):,} judgments). Hover a figure for what it rests on; "

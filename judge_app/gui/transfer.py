@@ -40,7 +40,7 @@ from judge_app.errors import JudgeAppError, in_words
 from judge_app.gui.workers import Task, TaskDialog, Worker
 from judge_app.gui.workspace import Workspace
 from judge_app.io.errors import ImportFileError, Problem
-from judge_app.store.queue import all_rater_names
+from judge_app.store.rater_queue import all_rater_names
 
 TABLE_FILTER = "Tables (*.csv *.tsv *.jsonl);;All files (*)"
 RUN_FILTER = "Runs (*.csv *.tsv *.jsonl *.txt *.run);;All files (*)"

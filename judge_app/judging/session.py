@@ -18,7 +18,7 @@ from judge_app.store import judgments as store
 from judge_app.store.grade_labels import GradeLabel
 from judge_app.store.judgments import JudgmentState, event_states
 from judge_app.store.models import JudgmentEvent, utcnow
-from judge_app.store.queue import (
+from judge_app.store.rater_queue import (
     Item,
     PoolSettings,
     Progress,

@@ -9,12 +9,12 @@ import html
 from judge_app.agreement.report import AgreementReport
 from judge_app.metrics.ranking import k_label
 from judge_app.metrics.significance import Significance
-from judge_app.numbers import share_text
+from judge_app.numbers import count_text, share_text
 from judge_app.reports.data import ReportData
 from judge_app.writers.agreement import alpha_headline
 from judge_app.writers.evaluation import interval_text
 from judge_app.writers.significance import leading_pair, verdict_sentence, verdict_words
-from judge_app.writers.tables import count_text, listed
+from judge_app.writers.tables import listed
 
 
 def answer_lines(data: ReportData) -> tuple[str, str, list[str]]:

@@ -1,7 +1,7 @@
 """The active sample drawn for an automatic judge (``commands.active_sampling``): each query's
 predicted residual scale and sequential Poisson key.
 
-Only the evaluation reads it whole; the queue's order (``store.queue.rater_queue``) reads each
+Only the evaluation reads it whole; the queue's order (``store.rater_queue.rater_queue``) reads each
 query's place alone (the view ``active_order``): nothing a rater sees carries a scale or a
 key. Every function takes a Session and does not commit.
 """

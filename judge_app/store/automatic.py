@@ -262,8 +262,9 @@ def write_grades(session: Session, rater_id: int, grades: Iterable[AutoGrade]) -
 
 
 def write_probes(session: Session, rater_id: int, probes: Iterable[tuple[str, AutoGrade]]) -> int:
-    """Store a judge's answers to probes (``judges.probes``: the probe's name and the answer),
-    each replacing its earlier answer to that probe of the pair. Returns how many."""
+    """Store a judge's answers to probes (``automatic_judges.probes``: the probe's name and
+    the answer), each replacing its earlier answer to that probe of the pair. Returns how
+    many."""
     probes = list(probes)
     rows = _answer_rows(session, rater_id, [grade for _probe, grade in probes])
     for row, (probe, _grade) in zip(rows, probes):

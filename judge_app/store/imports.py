@@ -32,8 +32,8 @@ from judge_app.store import bulk
 from judge_app.store.bulk_judgments import JudgmentWriter
 from judge_app.store.database import Database, database_url, is_open, open_database
 from judge_app.store.errors import StoreError
-from judge_app.store.keys import KeyLog
 from judge_app.store.models import AUTOMATIC, Document, Query, Rater
+from judge_app.store.repeated_keys import KeyLog
 
 # progress(step, done, total): step names what is being written, done and total count lines
 ImportProgress = Callable[[str, int, int], None]

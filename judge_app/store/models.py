@@ -311,7 +311,7 @@ class AutoJudgment(Base):
 
 class AutoProbe(Base):
     """An LLM judge's answer to a ``probe`` of a pair: the pair asked again with something
-    changed (``judges.probes``: instructions injected into the document, the query's words
+    changed (``automatic_judges.probes``: instructions injected into the document, the query's words
     stuffed into it, the prompt worded otherwise), to measure how far the change moves its
     grade. Never a grade of the pair: calibration alone reads it."""
 

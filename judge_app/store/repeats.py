@@ -2,7 +2,7 @@
 so that their second grade can be set beside their first (self-agreement).
 
 A repeat is scheduled from pairs the rater graded before the session that schedules it,
-within their queue's pool; the rater's queue (``store.queue``) then shows the pair unjudged,
+within their queue's pool; the rater's queue (``store.rater_queue``) then shows the pair unjudged,
 among the pairs a later run would add, and their changes of it are the repeat's while it is
 open (``store.judgments.open_repeat``). Every function takes a Session and does not commit;
 pandas is imported only where a frame is read (a rater's start loads no pandas).
@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from judge_app.store.judgments import repeat_of
 from judge_app.store.models import Document, Judgment, Query, Rater, RepeatJudgment, utcnow
-from judge_app.store.queue import PoolSettings, pool_settings, pooled_pairs
+from judge_app.store.rater_queue import PoolSettings, pool_settings, pooled_pairs
 
 if TYPE_CHECKING:  # pandas is loaded by the raters' figures, never by a rater's judging
     import pandas as pd

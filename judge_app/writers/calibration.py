@@ -32,6 +32,7 @@ from judge_app.metrics.intervals import CONFIDENCE
 from judge_app.metrics.ranking import k_label
 from judge_app.numbers import (
     MISSING,
+    count_text,
     grade_shift_text,
     grade_text,
     score_text,
@@ -282,7 +283,7 @@ def _table(calibration: Calibration) -> str:
     aggregate = calibration.options.aggregate
     lines = [
         f"Automatic judge {quoted(judge.name)}: {judge.describe()}; {judge.graded:,} grades, "
-        f"{judge.failed:,} failure{'' if judge.failed == 1 else 's'}"
+        f"{count_text(judge.failed, 'failure')}"
         + (f", {usage_words(judge.usage)}" if judge.usage else ""),
         *(f"  {line}" for line in details_lines(judge.details)),
         f"Compared with the humans of {calibration.source} on {calibration.pairs:,} pairs in "
@@ -509,7 +510,7 @@ def probe_words(effect: ProbeEffect) -> str:
             f"Probe with {name}: no pair graded both ways ({effect.failed:,} of "
             f"{effect.asked:,} answers failed)"
         )
-    over = f"over {effect.pairs:,} pair{'' if effect.pairs == 1 else 's'}"
+    over = f"over {count_text(effect.pairs, 'pair')}"
     if effect.probe == "wording":
         kappa = effect.kappa
         agreement = (
@@ -709,7 +710,7 @@ def held_out_words(details: dict[str, Any]) -> str | None:
 def judge_facts(judge: AutomaticJudge) -> list[str]:
     """What a judge did, as the Automatic judges page and ``judge-app info`` say it: its
     grades, its failures and its held-out quality where stored."""
-    failures = f"{judge.failed:,} failure{'' if judge.failed == 1 else 's'}"
+    failures = count_text(judge.failed, "failure")
     held_out = held_out_words(judge.details)
     facts = [f"{judge.graded:,} grades", failures, *([held_out] if held_out else [])]
     return facts + ([usage_words(judge.usage)] if judge.usage else [])

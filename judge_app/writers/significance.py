@@ -18,9 +18,9 @@ from judge_app.metrics.significance import (
     PairResult,
     Significance,
 )
-from judge_app.numbers import MISSING, bound_text, p_text, score_text, signed_text
+from judge_app.numbers import MISSING, bound_text, count_text, p_text, score_text, signed_text
 from judge_app.writers.json_document import json_document
-from judge_app.writers.tables import count_text, listed, text_table
+from judge_app.writers.tables import listed, text_table
 
 TABLE_DIGITS = 4
 """Digits of the table for people; CSV and JSON carry full precision."""

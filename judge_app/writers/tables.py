@@ -17,11 +17,6 @@ def text_table(rows: Sequence[Mapping[str, object]]) -> str:
     )
 
 
-def count_text(n: int, singular: str, plural: str) -> str:
-    """``1 query``, ``1,234 queries``."""
-    return f"{n:,} {singular if n == 1 else plural}"
-
-
 def listed(items: list[str], conjunction: str) -> str:
     """``a``, ``a and b``, ``a, b and c``."""
     if len(items) == 1:

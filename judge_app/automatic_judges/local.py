@@ -1,5 +1,5 @@
 """The local judge on a database (``judge-app autojudge DB --local``): the campaign read in one
-snapshot, the model of ``judges.local_model`` learned from its human grades, and its grade
+snapshot, the model of ``automatic_judges.local_model`` learned from its human grades, and its grade
 of every pooled pair written as an automatic judge's in one transaction (never in
 ``judgment``), with its held-out quality as the judge's details. It needs no server and
 downloads nothing."""
@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from judge_app.automatic_judges.embeddings import local_embedder
+from judge_app.automatic_judges.local_model import MODEL, LocalData, Progress, Quality, fit_predict
 from judge_app.errors import UsageError, typed
-from judge_app.judges.embeddings import local_embedder
-from judge_app.judges.local_model import MODEL, LocalData, Progress, Quality, fit_predict
 from judge_app.store import automatic
 from judge_app.store.reads import read_frame
 from judge_app.writers.corrected import quality_warning
@@ -130,7 +130,7 @@ def read_local_data(session: Session, depth: int | None = None) -> LocalData:
     from sqlalchemy import select
 
     from judge_app.store.models import Document
-    from judge_app.store.queue import pool_settings
+    from judge_app.store.rater_queue import pool_settings
     from judge_app.store.reads import grades_frame, queries_frame, results_frame
 
     depth = pool_settings(session).depth if depth is None else depth

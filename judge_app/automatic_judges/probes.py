@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TypeVar
 
+from judge_app.automatic_judges.prompt import Pair, cut_body, placeholders
 from judge_app.evaluation.calibration import PROBE_NAMES
-from judge_app.judges.prompt import Pair, cut_body, placeholders
 
 PROBES = tuple(PROBE_NAMES)
 DOCUMENT_PROBES = ("injection", "stuffing")
