@@ -110,3 +110,30 @@ def test_opened_while_other_work_runs_it_reads_the_list_once_that_work_ends(qtbo
     screen = opened(qtbot, window, ("q10", "d1008"))
     item = screen.adjudication.items[screen.current_row]
     assert (item.query_id, item.doc_id) == ("q10", "d1008")
+
+
+def test_the_keys_are_data_and_a_held_key_decides_once(qtbot, window, demo_db):
+    """Issue 33: the screen's keys are a map (``judging.keys.ADJUDICATION_KEYMAP``), as the
+    judging screen's are; every action in it does something here, a rater's number held
+    down decides once, and moving keys repeat."""
+    from PySide6.QtGui import QKeyEvent
+
+    from judge_app.judging.keys import ADJUDICATION_KEYMAP
+
+    screen = opened(qtbot, window, DISPUTED[0])
+    acting = {action for action in ADJUDICATION_KEYMAP.values() if not action.startswith("accept")}
+    assert acting - {"cancel"} == set(screen._actions)
+    held = QKeyEvent(QKeyEvent.Type.KeyPress, Qt.Key.Key_1, Qt.KeyboardModifier.NoModifier,
+                     "1", True)  # fmt: skip
+    assert screen.handle_key(held) and decided(demo_db) == {}  # an auto-repeat decides nothing
+    key(qtbot, screen, Qt.Key.Key_J)
+    assert screen.current_row == 1
+    key(qtbot, screen, Qt.Key.Key_K)
+    assert screen.current_row == 0
+    key(qtbot, screen, Qt.Key.Key_Tab)
+    assert screen.current_row == 1
+    key(qtbot, screen, Qt.Key.Key_Backtab, Qt.KeyboardModifier.ShiftModifier)
+    assert screen.current_row == 0
+    key(qtbot, screen, Qt.Key.Key_G)
+    key(qtbot, screen, Qt.Key.Key_Escape)
+    assert not screen.choosing_grade and decided(demo_db) == {}

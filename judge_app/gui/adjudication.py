@@ -11,7 +11,7 @@ are checked against later, which is nobody's judgment.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import (
     QAbstractTableModel,
@@ -53,6 +53,7 @@ from judge_app.commands.gold import GoldOptions, GoldOutcome, gold
 from judge_app.errors import in_words
 from judge_app.gui.delegates import GradeBadgeDelegate, TwoLineDelegate
 from judge_app.gui.document_view import DocumentView
+from judge_app.gui.key_events import key_names
 from judge_app.gui.models import Role
 from judge_app.gui.panes import as_list, banner, captioned
 from judge_app.gui.plain import PLAIN, plain_tip
@@ -60,6 +61,7 @@ from judge_app.gui.theme import MARK_STYLES, grade_colour, is_dark, muted_text, 
 from judge_app.gui.workers import Task, Worker
 from judge_app.gui.workspace import Workspace
 from judge_app.judging.highlight import document_pieces, query_terms
+from judge_app.judging.keys import ADJUDICATION_KEYMAP, ADJUDICATION_REPEATS
 from judge_app.store import open_database
 from judge_app.store.models import JudgmentEvent
 from judge_app.store.write_queue import WriteQueue
@@ -67,9 +69,6 @@ from judge_app.store.write_queue import WriteQueue
 _Index = QModelIndex | QPersistentModelIndex
 ITEM, GRADES, DECISION = range(3)
 HEADERS = ("Disagreement", "Grades", "Decision")
-NEXT_KEYS = (Qt.Key.Key_N, Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Tab)
-PREVIOUS_KEYS = (Qt.Key.Key_P, Qt.Key.Key_Backtab)
-GRADE_KEY = Qt.Key.Key_G
 SHORTCUTS: tuple[tuple[str, tuple[tuple[tuple[str, ...], str], ...]], ...] = (
     (
         "Deciding",
@@ -724,51 +723,44 @@ class AdjudicationScreen(QWidget):
     # keys --------------------------------------------------------------------------------------
 
     def handle_key(self, event: QKeyEvent) -> bool:
-        """Do what the key means on this screen; True if it was one of ours."""
-        key, modifiers = event.key(), event.modifiers()
-        control = modifiers & (
-            Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.MetaModifier
+        """Do what the key means on this screen (``ADJUDICATION_KEYMAP``); True if it was one
+        of ours. After G, a digit 0–5 is the lead's own grade and any other key cancels."""
+        action = next(
+            (ADJUDICATION_KEYMAP[name] for name in key_names(event) if name in ADJUDICATION_KEYMAP),
+            None,
         )
-        if control:
-            if key == Qt.Key.Key_Z:
-                self.undo()
-                return True
-            if key == Qt.Key.Key_G:
-                if not event.isAutoRepeat():
-                    self.mark_gold()
-                return True
-            return False
-        if event.text() == "?":
-            self.helpRequested.emit()
-            return True
-        digit = _digit(event)
         if self.choosing_grade:
+            digit = _digit(event)
             if digit is not None and 0 <= digit <= 5:
                 if not event.isAutoRepeat():
                     self.give_grade(digit)
                 return True
             self._cancel_grade_choice()
-            return key == Qt.Key.Key_Escape or key == GRADE_KEY
-        if key == GRADE_KEY:
-            self._choose_grade()
+            return action in ("cancel", "own_grade")
+        if action is None or action == "cancel":
+            return False
+        if event.isAutoRepeat() and action not in ADJUDICATION_REPEATS:
+            return True  # held down, a decision is not made again
+        if action.startswith("accept"):
+            self.accept(int(action.removeprefix("accept")))
             return True
-        if digit is not None and digit >= 1:
-            if not event.isAutoRepeat():
-                self.accept(digit)
-            return True
-        if key in NEXT_KEYS and not (
-            key == Qt.Key.Key_Tab and modifiers & Qt.KeyboardModifier.ShiftModifier
-        ):
-            self.step_undecided(1)
-            return True
-        if key in PREVIOUS_KEYS:
-            self.step_undecided(-1)
-            return True
-        if key in (Qt.Key.Key_J, Qt.Key.Key_K):
-            step = 1 if key == Qt.Key.Key_J else -1
-            self.select_row(min(max(self.current_row + step, 0), self.model.rowCount() - 1))
-            return True
-        return False
+        self._actions[action]()
+        return True
+
+    @property
+    def _actions(self) -> dict[str, Callable[[], object]]:
+        """What each action of ``ADJUDICATION_KEYMAP`` (but accepting a grade) does."""
+        rows = self.model.rowCount()
+        return {
+            "undo": self.undo,
+            "gold": self.mark_gold,
+            "help": self.helpRequested.emit,
+            "own_grade": self._choose_grade,
+            "next_undecided": lambda: self.step_undecided(1),
+            "previous_undecided": lambda: self.step_undecided(-1),
+            "next_row": lambda: self.select_row(min(self.current_row + 1, rows - 1)),
+            "previous_row": lambda: self.select_row(max(self.current_row - 1, 0)),
+        }
 
     def _choose_grade(self) -> None:
         if self.adjudication is None or self.current_row < 0:

@@ -25,7 +25,7 @@ from PySide6.QtCore import (
     QUrl,
     Signal,
 )
-from PySide6.QtGui import QDesktopServices, QKeyEvent, QKeySequence, QResizeEvent
+from PySide6.QtGui import QDesktopServices, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QApplication,
     QFrame,
@@ -47,6 +47,7 @@ from PySide6.QtWidgets import (
 from judge_app.gui.delegates import GradeBadgeDelegate, TwoLineDelegate
 from judge_app.gui.document_view import DocumentView
 from judge_app.gui.flow import FlowLayout
+from judge_app.gui.key_events import key_names
 from judge_app.gui.models import Column, QueueModel, ResultsModel, Role
 from judge_app.gui.panes import as_list, banner, captioned
 from judge_app.gui.plain import PLAIN, plain_tip
@@ -88,26 +89,6 @@ URL_SHOWN = 120
 SPLIT = [205, 650, 425]
 """The queue, results and document panes' first widths (a window scales them alike): at 1280
 pixels the results show titles of 50 characters whole, and the document keeps 400 pixels."""
-_MODIFIERS = (
-    Qt.KeyboardModifier.ControlModifier
-    | Qt.KeyboardModifier.AltModifier
-    | Qt.KeyboardModifier.MetaModifier
-)
-
-
-def key_names(event: QKeyEvent) -> list[str]:
-    """The names a key press may be bound under, most specific first: "Shift+?" then "?";
-    "Num+1" then "1"."""
-    names = [QKeySequence(event.keyCombination()).toString()]
-    if not event.modifiers() & _MODIFIERS:
-        text = event.text().upper()
-        if text and text.isprintable() and not text.isspace():
-            names.append(text)
-        bare = event.modifiers() & ~(
-            Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.KeypadModifier
-        )
-        names.append(QKeySequence(event.key() | bare.value).toString())
-    return list(dict.fromkeys(name for name in names if name))
 
 
 class ResultView(QTableView):

@@ -108,6 +108,25 @@ KEYMAP_TITLES = {
 DEFAULT_KEYMAP = "standard"
 
 
+ADJUDICATION_KEYMAP = {
+    **{key: "undo" for key in ("Ctrl+Z", "Meta+Z")},
+    **{key: "gold" for key in ("Ctrl+G", "Meta+G")},
+    "?": "help",
+    "G": "own_grade",
+    "Esc": "cancel",
+    **{key: "next_undecided" for key in ("N", "Return", "Enter", "Tab")},
+    **{key: "previous_undecided" for key in ("P", "Backtab")},
+    "J": "next_row",
+    "K": "previous_row",
+    **{str(number): f"accept{number}" for number in range(1, 10)},
+}
+"""The adjudication screen's keys (names as ``KEYMAPS``'): a digit 1–9 accepts that rater's
+grade; after G (``own_grade``) a digit 0–5 is the lead's own grade (the screen's mode)."""
+ADJUDICATION_REPEATS = frozenset({"next_undecided", "previous_undecided", "next_row",
+                                  "previous_row"})  # fmt: skip
+"""The adjudication actions a held key repeats: only moving."""
+
+
 def keys_of(keymap: dict[str, str], action: str) -> list[str]:
     """The keys bound to an action, in the map's order."""
     return [key for key, name in keymap.items() if name == action]
