@@ -62,10 +62,10 @@ from judge_app.store.automatic import (
     add_judge,
     cached,
     probes_cached,
-    tokens_a_pair,
     write_grades,
     write_probes,
 )
+from judge_app.store.automatic import judge as stored_judge
 from judge_app.store.grade_labels import GradeLabel
 from judge_app.store.judge_pairs import PoolPair, pool_pairs, query_external_ids
 from judge_app.store.models import AUTOMATIC
@@ -451,7 +451,8 @@ def estimate(database: Database, options: AutojudgeOptions) -> AutojudgeEstimate
         judge_id = found.id if found is not None and found.kind == AUTOMATIC else None
         known = {} if judge_id is None else cached(session, judge_id)
         known_probes = {} if judge_id is None else probes_cached(session, judge_id)
-        seen = None if judge_id is None else tokens_a_pair(session, judge_id)
+        usage = None if judge_id is None else stored_judge(session, name).usage
+    seen = None if usage is None else usage[:2]
     summary = AutojudgeSummary(name, pairs=len(pairs))
     requests = _to_ask(pairs, grades, known, options, summary)
     probes = _probes_to_ask(pairs, grades, known_probes, options, summary)
@@ -499,15 +500,19 @@ def _to_ask(
     for pair in pairs:
         rendered = messages(template, _prompt_pair(pair), grades, options.body_chars)
         sha = request_sha(model, rendered)
-        earlier, failed = known.get((pair.query_id, pair.document_id), (None, False))
-        if earlier == sha and failed and not options.retry_failed:
+        earlier = known.get((pair.query_id, pair.document_id))
+        if _kept(earlier, sha, options):
             summary.cached += 1
-            summary.cached_failures += 1
-        elif earlier == sha and not failed:
-            summary.cached += 1
+            summary.cached_failures += earlier is not None and earlier[1]
         else:
             requests.append(_Request(pair, rendered, sha))
     return requests
+
+
+def _kept(earlier: tuple[str | None, bool] | None, sha: str, options: AutojudgeOptions) -> bool:
+    """Is the answer given before (its request hash, whether it failed) kept, not asked
+    again: its request is the same, and it did not fail or failures are not retried."""
+    return earlier is not None and earlier[0] == sha and not (earlier[1] and options.retry_failed)
 
 
 def _probes_to_ask(
@@ -530,9 +535,7 @@ def _probes_to_ask(
             shown = probe_pair(probe, _prompt_pair(pair), options.body_chars)
             rendered = messages(probe_template(probe, template), shown, grades, None)
             sha = request_sha(model, rendered)
-            key = (probe, pair.query_id, pair.document_id)
-            earlier, failed = known.get(key, (None, False))
-            if earlier == sha and not (failed and options.retry_failed):
+            if _kept(known.get((probe, pair.query_id, pair.document_id)), sha, options):
                 summary.probes_cached += 1
             else:
                 requests.append(_Request(pair, rendered, sha, probe))

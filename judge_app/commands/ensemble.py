@@ -9,6 +9,7 @@ that member. Run again, it is combined afresh from its members' grades."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -20,6 +21,9 @@ from judge_app.names import normal_id
 from judge_app.store import Database, automatic
 from judge_app.store.automatic import AutoGrade
 from judge_app.writers.corrected import quality_warning
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 
 @dataclass(frozen=True)
@@ -81,7 +85,7 @@ def ensemble(database: Database, options: EnsembleOptions) -> EnsembleSummary:
     options = options.checked()
     source = database.describe()
 
-    def write(session) -> tuple[str, int, int]:  # type: ignore[no-untyped-def]
+    def write(session: Session) -> tuple[str, int, int]:
         members = [automatic.judge(session, name, source) for name in options.judges]
         for member in members:
             if member.method == "ensemble":

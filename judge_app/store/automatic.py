@@ -233,31 +233,11 @@ def cached(session: Session, rater_id: int) -> dict[tuple[int, int], tuple[str |
     }
 
 
-def tokens_a_pair(session: Session, rater_id: int) -> tuple[float, float] | None:
-    """The judge's mean prompt and completion tokens an answer (None: no answer counted)."""
-    prompt, completion = session.execute(
-        select(func.avg(AutoJudgment.prompt_tokens), func.avg(AutoJudgment.completion_tokens))
-        .where(AutoJudgment.rater_id == rater_id)
-    ).one()  # fmt: skip
-    if prompt is None or completion is None:
-        return None
-    return float(prompt), float(completion)
-
-
 def write_grades(session: Session, rater_id: int, grades: Iterable[AutoGrade]) -> int:
     """Store a judge's answers, each replacing that judge's earlier answer for the pair (its
     own only: no other rater's row is touched). Returns how many were written."""
     rows = _answer_rows(session, rater_id, grades)
-    for chunk in _chunks(rows):
-        keys = [(row["query_id"], row["document_id"]) for row in chunk]
-        session.execute(
-            delete(AutoJudgment).where(
-                AutoJudgment.rater_id == rater_id,
-                tuple_(AutoJudgment.query_id, AutoJudgment.document_id).in_(keys),
-            )
-        )
-        session.execute(AutoJudgment.__table__.insert(), chunk)
-    session.flush()
+    _replace(session, AutoJudgment, ("query_id", "document_id"), rater_id, rows)
     return len(rows)
 
 
@@ -269,17 +249,26 @@ def write_probes(session: Session, rater_id: int, probes: Iterable[tuple[str, Au
     rows = _answer_rows(session, rater_id, [grade for _probe, grade in probes])
     for row, (probe, _grade) in zip(rows, probes):
         row["probe"] = probe
-    for chunk in _chunks(rows):
-        keys = [(row["probe"], row["query_id"], row["document_id"]) for row in chunk]
-        session.execute(
-            delete(AutoProbe).where(
-                AutoProbe.rater_id == rater_id,
-                tuple_(AutoProbe.probe, AutoProbe.query_id, AutoProbe.document_id).in_(keys),
-            )
-        )
-        session.execute(AutoProbe.__table__.insert(), chunk)
-    session.flush()
+    _replace(session, AutoProbe, ("probe", "query_id", "document_id"), rater_id, rows)
     return len(rows)
+
+
+def _replace(
+    session: Session,
+    table: type[AutoJudgment] | type[AutoProbe],
+    keys: tuple[str, ...],
+    rater_id: int,
+    rows: list[dict[str, Any]],
+) -> None:
+    """Insert ``rows`` of one judge into ``table``, each replacing the judge's row with the
+    same ``keys`` (500 at a time: a bound list SQLite and PostgreSQL both take)."""
+    columns = tuple_(*(getattr(table, key) for key in keys))
+    for start in range(0, len(rows), 500):
+        chunk = rows[start : start + 500]
+        chosen = [tuple(row[key] for key in keys) for row in chunk]
+        session.execute(delete(table).where(table.rater_id == rater_id, columns.in_(chosen)))
+        session.execute(table.__table__.insert(), chunk)
+    session.flush()
 
 
 def _answer_rows(
@@ -312,11 +301,6 @@ def _answer_rows(
         if isinstance(grade, float) and not 0 <= grade <= 5:
             raise StoreError(f"an automatic grade must be from 0 to 5, not {grade}")
     return rows
-
-
-def _chunks(rows: list[dict[str, Any]], size: int = 500) -> Iterable[list[dict[str, Any]]]:
-    for start in range(0, len(rows), size):
-        yield rows[start : start + size]
 
 
 def answers_frame(session: Session, rater_id: int) -> pd.DataFrame:
@@ -378,15 +362,19 @@ def probes_frame(session: Session, rater_id: int) -> pd.DataFrame:
     return frame
 
 
-def document_texts(session: Session, rater_id: int) -> Iterator[tuple[str, str, str]]:
+def document_texts(
+    session: Session, rater_id: int, chars: int | None = None
+) -> Iterator[tuple[str, str, str]]:
     """The documents a judge graded, each with the query it was graded for: (query id,
-    document id, title and text), streamed (the texts are not all held at once)."""
+    document id, title and text, the text cut to its first ``chars`` characters as the judge
+    read it; None: whole), streamed (the texts are not all held at once)."""
+    body = Document.body if chars is None else func.substr(Document.body, 1, chars)
     statement = (
         select(
             Query.external_id.label("query"),
             Document.external_id.label("document"),
             Document.title,
-            Document.body,
+            body.label("body"),
         )
         .select_from(AutoJudgment)
         .join(Query, Query.id == AutoJudgment.query_id)
