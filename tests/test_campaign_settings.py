@@ -92,3 +92,15 @@ def test_the_use_case_refuses_what_it_does_not_know():
     ):
         with pytest.raises(UsageError, match=why):
             change.checked()
+
+
+def test_a_run_named_with_braces_is_shown_as_it_is(db):
+    """The table's words are made with f-strings only: a run's name is never a format."""
+    import sqlite3
+
+    connection = sqlite3.connect(db)
+    with connection:
+        connection.execute("UPDATE run SET name = '{pool.seed}' WHERE name = 'bm25'")
+    connection.close()
+    code, out, _ = said("settings", db, "--order-run", "{pool.seed}")
+    assert code == 0 and "results shown as {pool.seed} ranks them" in out

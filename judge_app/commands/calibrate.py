@@ -134,9 +134,11 @@ class JudgeReads:
         """Read them within ``session``."""
         from judge_app.store import automatic
 
+        read = judge.details.get("body_chars")  # an LLM judge reads this much of a text
+        chars = read if isinstance(read, int) and read > 0 else None
         instructing = tuple(
             (query, document, words)
-            for query, document, text in automatic.document_texts(session, judge.rater_id)
+            for query, document, text in automatic.document_texts(session, judge.rater_id, chars)
             if (words := instructions_in(text)) is not None
         )
         return cls(

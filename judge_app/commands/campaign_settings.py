@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judge_app.errors import UsageError
 from judge_app.store import Database
@@ -26,6 +26,9 @@ from judge_app.store.settings import (
     set_quality_settings,
 )
 from judge_app.writers.json_document import json_document
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 OUTPUTS = ("table", "json")
 ORDERS = ("run", "shuffle")
@@ -56,10 +59,10 @@ class CampaignSettings:
             return json_document(self.record(), indent=2)
         pool, quality = self.pool, self.quality
         order = (
-            "shuffled per rater and query (seed {pool.seed})"
+            f"shuffled per rater and query (seed {pool.seed})"
             if pool.order == "shuffle"
             else f"as {pool.order_run or 'the first run by name'} ranks them"
-        ).format(pool=pool)
+        )
         lines = ["Rubric"]
         lines += [
             f"  {label.grade}  {label.label}"
@@ -118,9 +121,13 @@ class SettingsChange:
 def read_settings(database: Database) -> CampaignSettings:
     """The campaign's settings, read in one snapshot."""
     with database.reading() as session:
-        return CampaignSettings(
-            tuple(scale(session)), pool_settings(session), quality_settings(session)
-        )
+        return _settings_in(session)
+
+
+def _settings_in(session: Session) -> CampaignSettings:
+    return CampaignSettings(
+        tuple(scale(session)), pool_settings(session), quality_settings(session)
+    )
 
 
 def change_settings(database: Database, change: SettingsChange) -> CampaignSettings:
@@ -128,7 +135,7 @@ def change_settings(database: Database, change: SettingsChange) -> CampaignSetti
     UsageError names it) and return the settings after it."""
     change = change.checked()
 
-    def write(session: Any) -> CampaignSettings:
+    def write(session: Session) -> CampaignSettings:
         for label in change.grades:
             set_grade_label(session, label.grade, label.label, label.description)
         if change.pool:
@@ -136,8 +143,6 @@ def change_settings(database: Database, change: SettingsChange) -> CampaignSetti
         if change.quality:
             quality = dataclasses.replace(quality_settings(session), **change.quality)
             set_quality_settings(session, quality)
-        return CampaignSettings(
-            tuple(scale(session)), pool_settings(session), quality_settings(session)
-        )
+        return _settings_in(session)
 
     return database.write(write)
