@@ -57,7 +57,8 @@ class BertEncoder:
         self.epsilon = float(config["layer_norm_eps"])
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.enable_truncation(max_length=min(longest, config["max_position_embeddings"]))
-        self.tokenizer.enable_padding(pad_id=int(config.get("pad_token_id", 0)))
+        self.pad_id = int(config.get("pad_token_id", 0))
+        self.tokenizer.enable_padding(pad_id=self.pad_id)
         weights = {
             name.removeprefix("bert."): array.astype(np.float32)
             for name, array in load_file(folder / "model.safetensors").items()
@@ -88,10 +89,19 @@ class BertEncoder:
         ]
 
     def encode(self, texts: list[str]) -> np.ndarray:
-        """One row a text: its sentence embedding (float32)."""
-        rows = [self._batch(texts[start : start + BATCH]) for start in range(0, len(texts), BATCH)]
-        width = self.words.shape[1]
-        return np.concatenate(rows) if rows else np.zeros((0, width), dtype=np.float32)
+        """One row a text: its sentence embedding (float32). Texts of like length are
+        encoded together (as sentence-transformers does): a batch is padded to its longest."""
+        vectors = np.zeros((len(texts), self.words.shape[1]), dtype=np.float32)
+        if not texts:
+            return vectors
+        self.tokenizer.no_padding()
+        lengths = [len(item.ids) for item in self.tokenizer.encode_batch(texts)]
+        self.tokenizer.enable_padding(pad_id=self.pad_id)
+        order = np.argsort(lengths, kind="stable")
+        for start in range(0, len(texts), BATCH):
+            chosen = order[start : start + BATCH]
+            vectors[chosen] = self._batch([texts[i] for i in chosen])
+        return vectors
 
     def _batch(self, texts: list[str]) -> np.ndarray:
         encoded = self.tokenizer.encode_batch(texts)
@@ -113,8 +123,10 @@ class BertEncoder:
         batch, length, width = hidden.shape
         size = width // self.heads
 
+        flat = hidden.reshape(batch * length, width)  # 2-D products: BLAS's
+
         def heads(weight: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-            projected = hidden @ weight[0] + weight[1]
+            projected = flat @ weight[0] + weight[1]
             return projected.reshape(batch, length, self.heads, size).transpose(0, 2, 1, 3)
 
         query, key, value = heads(layer.query), heads(layer.key), heads(layer.value)
@@ -122,13 +134,13 @@ class BertEncoder:
         scores -= scores.max(axis=-1, keepdims=True)
         weights = np.exp(scores)
         weights /= weights.sum(axis=-1, keepdims=True)
-        context = (weights @ value).transpose(0, 2, 1, 3).reshape(batch, length, width)
+        context = (weights @ value).transpose(0, 2, 1, 3).reshape(batch * length, width)
         attended = context @ layer.attention_out[0] + layer.attention_out[1]
-        hidden = self._norm(attended + hidden, layer.attention_norm)
-        inner = hidden @ layer.intermediate[0] + layer.intermediate[1]
+        flat = self._norm(attended + flat, layer.attention_norm)
+        inner = flat @ layer.intermediate[0] + layer.intermediate[1]
         inner = 0.5 * inner * (1.0 + erf(inner / np.sqrt(2.0)))
         out = inner @ layer.output[0] + layer.output[1]
-        return self._norm(out + hidden, layer.output_norm)
+        return self._norm(out + flat, layer.output_norm).reshape(batch, length, width)
 
     def _norm(self, values: np.ndarray, weight: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
         mean = values.mean(axis=-1, keepdims=True)
