@@ -260,7 +260,7 @@ def child_gui(db_path: Path, presses: int, opens: int, seed: int) -> dict:
     first.database.close()
     window, second_s = start_window()
     judging = window.judging
-    view = judging.result_view
+    view = judging.results.view
     session = judging.session
     start_query = session.query_index
 
@@ -425,11 +425,11 @@ def child_busy(db_path: Path, judgments: Path, presses: int, seed: int) -> dict:
     while len(ours) < presses:
         session = judging.session
         if session.query_progress().done == len(session.items):
-            QTest.keyClick(judging.result_view, Qt.Key.Key_Return)
+            QTest.keyClick(judging.results.view, Qt.Key.Key_Return)
             continue
         grade = rng.randrange(6)
         expected.append(grade)
-        ours.append(timed(judging.result_view, getattr(Qt.Key, f"Key_{grade}")))
+        ours.append(timed(judging.results.view, getattr(Qt.Key, f"Key_{grade}")))
         theirs.append(timed(peer, getattr(Qt.Key, f"Key_{grade}")))
         pause(0.05)
     during = importer.poll() is None

@@ -1,7 +1,8 @@
-"""Benchmark: the local automatic judge (``automatic_judges.local.judge_locally``, issue 20) on a
+"""Benchmark: the local automatic judge (``commands.autojudge_local``, issue 20) on a
 generated campaign of about 100,000 pooled pairs: the campaign read from SQLite in one
 snapshot, the features (runs' ranks and scores, BM25, query-term coverage), five models fitted
-by query folds, every pair predicted, and the grades written in one transaction.
+by query folds, every pair predicted, the grades written in one transaction and set beside the
+humans'.
 
     .venv/bin/python benchmarks/bench_local_judge.py
     .venv/bin/python benchmarks/bench_local_judge.py --queries 10000 --graded 1000
@@ -9,7 +10,7 @@ by query folds, every pair predicted, and the grades written in one transaction.
 The campaign is ``tests/local_campaign.py``'s (relevance a known function of the features plus
 noise): 50 documents a query, three runs of 20 results, depth 10, humans grading every pooled
 pair of ``--graded`` queries. Its import is not timed. The figures: the whole
-``judge_locally`` call, ``fit_predict`` alone on the frames it read (features and folds), the
+``autojudge_local`` call, ``fit_predict`` alone on the frames it read (features and folds), the
 pairs and the held-out kappa, and peak RSS.
 """
 
@@ -26,7 +27,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from local_campaign import generate  # noqa: E402
 
-from judge_app.automatic_judges.local import fit_predict, judge_locally, read_local_data  # noqa: E402
+from judge_app.automatic_judges.local_model import fit_predict  # noqa: E402
+from judge_app.commands.autojudge_local import (  # noqa: E402
+    LocalJudgeOptions,
+    autojudge_local,
+    read_local_data,
+)
 from judge_app.store import open_database  # noqa: E402
 from judge_app.store.rater_queue import PoolSettings, set_pool_settings  # noqa: E402
 
@@ -64,7 +70,7 @@ def benchmark(args: argparse.Namespace, workdir: Path) -> None:
     prepared_database(path, args.reuse, generated)
     with open_database(path) as database:
         start = time.perf_counter()
-        report = judge_locally(database)
+        report = autojudge_local(database, LocalJudgeOptions())
         whole = time.perf_counter() - start
         start = time.perf_counter()
         with database.reading() as session:
@@ -75,7 +81,7 @@ def benchmark(args: argparse.Namespace, workdir: Path) -> None:
     fitted = time.perf_counter() - start
     log(f"{quality.pairs:,} pairs, {quality.graded_pairs:,} human-graded in "
         f"{quality.graded_queries:,} queries, held-out quadratic kappa {quality.kappa:.3f}")  # fmt: skip
-    log(f"judge_locally (read, fit, write {report.written:,} grades): {whole:.2f} s")
+    log(f"autojudge_local (read, fit, write {report.written:,} grades, agreement): {whole:.2f} s")
     log(f"  read_local_data: {read:.2f} s; fit_predict: {fitted:.2f} s")
     log(f"peak RSS {max_rss_mib():.0f} MiB")
 

@@ -77,8 +77,8 @@ def generate(folder: Path, queries: int, seed: int) -> dict[str, int]:
     import pandas as pd
     from sqlalchemy import text
 
+    from judge_app.commands.importing import ImportOptions, import_files
     from judge_app.store import automatic, open_database
-    from judge_app.store.imports import import_files
 
     generator = np.random.default_rng(seed)
     drawn = ppi_simulation.campaign(generator, queries)
@@ -102,10 +102,13 @@ def generate(folder: Path, queries: int, seed: int) -> dict[str, int]:
         files["judgments"] = humans[["query_id", "doc_id", "rater", "grade"]]
         for kind, frame in files.items():
             frame.to_csv(folder / f"{kind}.csv", index=False)
-        import_files(database, queries=folder / "queries.csv", judgments=folder / "judgments.csv")
+        import_files(
+            database,
+            ImportOptions(queries=folder / "queries.csv", judgments=folder / "judgments.csv"),
+        )
         for name, run in drawn.runs.items():
             run.to_csv(folder / f"{name}.csv", index=False)
-            import_files(database, run=folder / f"{name}.csv", run_name=name)
+            import_files(database, ImportOptions(run=folder / f"{name}.csv", run_name=name))
         with database.transaction() as session:
             judge = automatic.add_judge(session, "lenient", method="llm", model="simulated")
             ids = {

@@ -83,7 +83,7 @@ def import_frames(database: Database, runs: dict[str, pd.DataFrame], **files: pd
     """Import generated tables as a user's files are imported (``import_files``): ``files``
     (queries, documents, judgments) in one import, then each of ``runs`` under its name; each
     written to a CSV file first, in a temporary folder removed after."""
-    from judge_app.store.imports import import_files
+    from judge_app.commands.importing import ImportOptions, import_files
 
     with tempfile.TemporaryDirectory(prefix="bench-import-") as folder:
 
@@ -92,9 +92,11 @@ def import_frames(database: Database, runs: dict[str, pd.DataFrame], **files: pd
             frame.to_csv(path, index=False)
             return path
 
-        import_files(database, **{kind: written(kind, frame) for kind, frame in files.items()})
+        import_files(
+            database, ImportOptions(**{kind: written(kind, frame) for kind, frame in files.items()})
+        )
         for name, frame in runs.items():
-            import_files(database, run=written(name, frame), run_name=name)
+            import_files(database, ImportOptions(run=written(name, frame), run_name=name))
 
 
 WRAPPER = textwrap.dedent(

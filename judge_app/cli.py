@@ -18,15 +18,28 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judge_app.errors import JudgeAppError, UsageError, in_words
+from judge_app.option_declarations import (
+    ADJUDICATED,
+    AGGREGATE,
+    CUTOFF,
+    GAIN,
+    GRADES,
+    IDEAL,
+    JUDGE,
+    MEASURES,
+    RATERS,
+    RUNS,
+    UNJUDGED,
+    Option,
+    flag_of,
+)
 
 if TYPE_CHECKING:
+    from judge_app.commands.importing import ImportProgress
     from judge_app.evaluation.options import EvaluationOptions, SignificanceOptions
-    from judge_app.store.imports import ImportProgress
 
-ADJUDICATED_HELP = (
-    "a lead's adjudicated grades (rater 'adjudicated'): prefer them over the raters' "
-    "aggregate where there is one (default), or ignore them"
-)
+DB_HELP = "the database: a SQLite file, or a PostgreSQL URL (postgresql+psycopg://…)"
+FORMAT_HELP = "table for people (rounded), csv or json in full precision (default table)"
 DIGITS_HELP = "round numbers to N digits (tables: 4; JSON and CSV: in full unless given)"
 RATER_COMMANDS = {"init", "gui", "team"}
 """What a rater's login may run on a team database (``team`` checks its own: the owner's);
@@ -51,6 +64,20 @@ class Once(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+def add_to(
+    parser: argparse._ActionsContainer, option: Option[Any], more_help: str = "", **settings: Any
+) -> argparse.Action:
+    """Add ``option`` to ``parser`` as its declaration says: its flag, choices, default,
+    metavar and help, then ``more_help`` (what only the flag takes); ``settings`` are
+    argparse's own (``action="append"``) or override the declaration's."""
+    declared: dict[str, Any] = {"default": option.default, "help": option.help + more_help}
+    if option.choices:
+        declared["choices"] = list(option.choices)
+    if option.metavar is not None:
+        declared["metavar"] = option.metavar
+    return parser.add_argument(option.flag, **(declared | settings))
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="judge-app",
@@ -60,7 +87,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     init = commands.add_parser("init", help="create a database (or upgrade an existing one)")
-    init.add_argument("db", metavar="DB")
+    init.add_argument("db", metavar="DB", help=DB_HELP)
 
     load = commands.add_parser(
         "import",
@@ -69,7 +96,7 @@ def _parser() -> argparse.ArgumentParser:
         "nothing. Formats follow the file extension: .csv, .tsv, .jsonl; anything else is read "
         "as a TREC run or TREC qrels.",
     )
-    load.add_argument("db", metavar="DB")
+    load.add_argument("db", metavar="DB", help=DB_HELP)
     load.add_argument(
         "--queries", type=Path, action=Once, metavar="FILE", help="query_id,text[,description]"
     )
@@ -111,7 +138,7 @@ def _parser() -> argparse.ArgumentParser:
     export = commands.add_parser(
         "export", help="export judgments as CSV, aggregated qrels, or their history as CSV"
     )
-    export.add_argument("db", metavar="DB")
+    export.add_argument("db", metavar="DB", help=DB_HELP)
     target = export.add_mutually_exclusive_group(required=True)
     target.add_argument(
         "--judgments", type=Path, metavar="OUT.csv", help="one row per rater judgment"
@@ -124,29 +151,22 @@ def _parser() -> argparse.ArgumentParser:
         help="every change of every judgment: from what to what, when, and the database login "
         "that made it",
     )
-    export.add_argument(
-        "--aggregate",
-        default="mean",
-        metavar="METHOD",
-        help="for --qrels: mean (default), median, majority, max, min or rater:NAME",
-    )
-    export.add_argument(
-        "--adjudicated", choices=("prefer", "ignore"), default="prefer", help=ADJUDICATED_HELP
-    )
+    add_to(export, AGGREGATE, choices=None, help=f"for --qrels: {AGGREGATE.help}")
+    add_to(export, ADJUDICATED)
 
     info = commands.add_parser(
         "info", help="what the database holds: counts, raters, runs, coverage"
     )
-    info.add_argument("db", metavar="DB")
+    info.add_argument("db", metavar="DB", help=DB_HELP)
 
     demo = commands.add_parser("demo", help="create DB filled with the demo data set")
-    demo.add_argument("db", metavar="DB")
+    demo.add_argument("db", metavar="DB", help=DB_HELP)
 
     gui = commands.add_parser(
         "gui",
         help="open the judging window on DB (judge-app alone opens the last database used)",
     )
-    gui.add_argument("db", metavar="DB")
+    gui.add_argument("db", metavar="DB", help=DB_HELP)
     gui.add_argument(
         "--rater", metavar="NAME", help="judge as NAME (created if DB does not know it yet)"
     )
@@ -165,7 +185,7 @@ def _parser() -> argparse.ArgumentParser:
         "Raters DB does not know yet are added. Queries already in a rater's queue stay "
         "(--replace makes the plan their whole queue; judgments are never touched).",
     )
-    assign.add_argument("db", metavar="DB")
+    assign.add_argument("db", metavar="DB", help=DB_HELP)
     assign.add_argument("--raters", required=True, metavar="A,B,C", help="who judges")
     overlap = assign.add_mutually_exclusive_group(required=True)
     overlap.add_argument("--copies", type=int, metavar="N", help="raters per query")
@@ -224,7 +244,7 @@ def _add_raters_parser(commands: argparse._SubParsersAction) -> None:
         "alpha contribution; their drift by day and by block of 50 judgments (JSON). A "
         "warning in plain words names each figure out of line.",
     )
-    raters.add_argument("db", metavar="DB")
+    raters.add_argument("db", metavar="DB", help=DB_HELP)
     raters.add_argument(
         "--format", choices=("table", "csv", "json"), default="table", help="output format"
     )
@@ -245,57 +265,21 @@ def _add_raters_parser(commands: argparse._SubParsersAction) -> None:
 def _add_evaluation_options(parser: argparse.ArgumentParser) -> None:
     """The options of an evaluation, the same for ``eval`` and ``report``."""
     chosen = parser.add_argument_group("what is evaluated")
-    chosen.add_argument("--run", action="append", metavar="NAME", help="a run of DB (default all)")
-    chosen.add_argument(
-        "--aggregate",
-        default="mean",
-        metavar="METHOD",
-        help="raters' grades to one: mean (default), median, majority, max, min or rater:NAME",
-    )
-    chosen.add_argument(
-        "--adjudicated", choices=("prefer", "ignore"), default="prefer", help=ADJUDICATED_HELP
-    )
-    chosen.add_argument("--raters", metavar="A,B", help="only these raters' judgments")
-    chosen.add_argument(
-        "--judge",
-        metavar="NAME",
-        help="an automatic judge of DB (judge-app autojudge): with --grades corrected (its "
-        "default) each run's mean is also estimated by prediction-powered inference, with "
-        "the human grades it saves",
-    )
-    chosen.add_argument(
-        "--grades",
-        metavar="WHOSE",
-        help="whose grades: humans (default), automatic (the judge's alone: biased as the "
-        "judge is) or corrected (humans', corrected by the judge's grades of every query)",
-    )
+    add_to(chosen, RUNS, "; repeat the flag for several", action="append")
+    add_to(chosen, AGGREGATE, choices=None)  # a rater's own too: rater:NAME
+    add_to(chosen, ADJUDICATED)
+    add_to(chosen, RATERS)
+    add_to(chosen, JUDGE)
+    add_to(chosen, GRADES, choices=None)  # checked by EvaluationOptions, naming its choices
     measures = parser.add_argument_group("measures")
-    measures.add_argument(
-        "--k",
-        action="append",
-        metavar="K",
-        help="cut-off: 10, 5,10,20 or all (repeatable; default 10; the first leads)",
-    )
-    measures.add_argument(
-        "--measure",
-        action="append",
-        metavar="NAMES",
-        help="more measures as ir_measures names them: AP,P(rel=2)@5,Bpref,infAP,Judged@10 "
-        "(repeatable; the first leads comparisons; names and trec_eval's in the README)",
-    )
-    measures.add_argument("--gain", choices=["linear", "exponential"], default="linear")
-    measures.add_argument(
-        "--ideal",
-        choices=["judged", "retrieved"],
-        default="judged",
-        help="IDCG over all judged documents (trec_eval) or the list's",
-    )
-    measures.add_argument(
-        "--unjudged",
-        choices=["zero", "condensed"],
-        default="zero",
-        help="unjudged documents gain 0, or are removed (trec_eval -J)",
-    )
+    # appended to no default: the declared one is taken when none is given
+    several = "; several: 5,10,20 or the flag repeated, the first leading"
+    add_to(measures, CUTOFF, several, action="append", default=None)
+    guide = " (repeatable; the names, and trec_eval's, in docs/measures.md)"
+    add_to(measures, MEASURES, guide, action="append")
+    add_to(measures, GAIN)
+    add_to(measures, IDEAL)
+    add_to(measures, UNJUDGED)
     measures.add_argument(
         "--threshold",
         type=float,
@@ -326,7 +310,7 @@ def _evaluation_options(args: argparse.Namespace) -> EvaluationOptions:
     from judge_app.options import names
 
     return EvaluationOptions(
-        ks=parse_ks(args.k or ["10"]),
+        ks=parse_ks(args.k or [str(CUTOFF.default)]),
         gain=args.gain,
         ideal=args.ideal,
         unjudged=args.unjudged,
@@ -334,8 +318,8 @@ def _evaluation_options(args: argparse.Namespace) -> EvaluationOptions:
         complete=args.complete,
         aggregate=args.aggregate,
         adjudicated=args.adjudicated == "prefer",
-        runs=names(",".join(args.run), "--run", "run") if args.run else None,
-        raters=names(args.raters, "--raters"),
+        runs=names(",".join(args.run), RUNS.name, "run") if args.run else None,
+        raters=names(args.raters, RATERS.name),
         seed=args.seed,
         permutations=args.permutations,
         measures=measure_names(args.measure),
@@ -415,7 +399,7 @@ def _add_gold_parser(commands: argparse._SubParsersAction) -> None:
         "(one outside the pool depth is marked with a warning). Changes are all or nothing. "
         "Without an action, lists the gold items.",
     )
-    gold.add_argument("db", metavar="DB")
+    gold.add_argument("db", metavar="DB", help=DB_HELP)
     action = gold.add_mutually_exclusive_group()
     action.add_argument(
         "--import",
@@ -471,7 +455,7 @@ def _add_agreement_parser(commands: argparse._SubParsersAction) -> None:
     )
     source.add_argument("--raters", metavar="A,B,C", help="only these raters (default all)")
     source.add_argument("--query", metavar="QID", help="only this query's documents")
-    options = agreement.add_argument_group("options")
+    options = agreement.add_argument_group("statistics and output")
     options.add_argument(
         "--bootstrap",
         type=int,
@@ -483,7 +467,9 @@ def _add_agreement_parser(commands: argparse._SubParsersAction) -> None:
     options.add_argument(
         "--k", type=int, default=10, metavar="K", help="NDCG cut-off of ranking stability"
     )
-    options.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    options.add_argument(
+        "--format", choices=["table", "csv", "json"], default="table", help=FORMAT_HELP
+    )
     options.add_argument("--digits", type=int, metavar="N", help=DIGITS_HELP)
 
 
@@ -499,8 +485,14 @@ def _add_report_parser(commands: argparse._SubParsersAction) -> None:
         "options. An .html file is self-contained (charts embedded); a .pdf is the same "
         "document on A4 pages.",
     )
-    report.add_argument("db", metavar="DB")
-    report.add_argument("--out", required=True, type=Path, metavar="FILE.html|FILE.pdf")
+    report.add_argument("db", metavar="DB", help=DB_HELP)
+    report.add_argument(
+        "--out",
+        required=True,
+        type=Path,
+        metavar="FILE.html|FILE.pdf",
+        help="the report to write: HTML, or PDF by its suffix",
+    )
     _add_evaluation_options(report)
     report.add_argument(
         "--bootstrap",
@@ -526,7 +518,7 @@ def _add_plan_parser(commands: argparse._SubParsersAction) -> None:
         "campaign's timed judgments, in hours. Also the queries needed for a few other "
         "differences.",
     )
-    plan.add_argument("db", metavar="DB")
+    plan.add_argument("db", metavar="DB", help=DB_HELP)
     plan.add_argument(
         "--delta", type=float, required=True, metavar="D", help="the difference to detect"
     )
@@ -543,7 +535,9 @@ def _add_plan_parser(commands: argparse._SubParsersAction) -> None:
         metavar="R",
         help="raters judging each query (default: the campaign's mean)",
     )
-    plan.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    plan.add_argument(
+        "--format", choices=["table", "csv", "json"], default="table", help=FORMAT_HELP
+    )
 
 
 def _add_calibrate_parser(commands: argparse._SubParsersAction) -> None:
@@ -561,7 +555,7 @@ def _add_calibrate_parser(commands: argparse._SubParsersAction) -> None:
         "document, the query's words stuffed into it, the prompt worded otherwise: autojudge "
         "--probes) and the documents it graded that address a judge.",
     )
-    calibrate.add_argument("db", metavar="DB")
+    calibrate.add_argument("db", metavar="DB", help=DB_HELP)
     calibrate.add_argument("--judge", required=True, metavar="NAME", help="an automatic judge")
     calibrate.add_argument(
         "--k", default="10", metavar="K", help="NDCG cut-off: 10 (default) or all"
@@ -569,16 +563,8 @@ def _add_calibrate_parser(commands: argparse._SubParsersAction) -> None:
     calibrate.add_argument(
         "--top", type=int, default=10, metavar="N", help="queries that disagree most (10)"
     )
-    calibrate.add_argument(
-        "--aggregate",
-        default="mean",
-        metavar="METHOD",
-        help="the humans' grades of a pair combined: mean (default), median, majority, max, "
-        "min or rater:NAME",
-    )
-    calibrate.add_argument(
-        "--adjudicated", choices=["prefer", "ignore"], default="prefer", help=ADJUDICATED_HELP
-    )
+    add_to(calibrate, AGGREGATE, choices=None)  # a rater's own too: rater:NAME
+    add_to(calibrate, ADJUDICATED)
     calibrate.add_argument(
         "--bootstrap",
         type=int,
@@ -587,7 +573,9 @@ def _add_calibrate_parser(commands: argparse._SubParsersAction) -> None:
         help="resamples of the queries for the 95%% intervals (default 1,000; 0: none)",
     )
     calibrate.add_argument("--seed", type=int, default=0, help="of the bootstrap (default 0)")
-    calibrate.add_argument("--format", choices=["table", "csv", "json"], default="table")
+    calibrate.add_argument(
+        "--format", choices=["table", "csv", "json"], default="table", help=FORMAT_HELP
+    )
 
 
 def _add_settings_parser(commands: argparse._SubParsersAction) -> None:
@@ -599,7 +587,7 @@ def _add_settings_parser(commands: argparse._SubParsersAction) -> None:
         "it are shown. The window's Lead ▸ Rubric…, Pooling… and Quality checks… change the "
         "same settings.",
     )
-    settings.add_argument("db", metavar="DB")
+    settings.add_argument("db", metavar="DB", help=DB_HELP)
     settings.add_argument(
         "--grade",
         nargs="+",
@@ -635,7 +623,9 @@ def _add_settings_parser(commands: argparse._SubParsersAction) -> None:
         metavar="P",
         help="the share of each rater's judged items shown again for self-agreement (0-0.5)",
     )
-    settings.add_argument("--format", choices=["table", "json"], default="table")
+    settings.add_argument(
+        "--format", choices=["table", "json"], default="table", help="table for people or json"
+    )
 
 
 def _add_ensemble_parser(commands: argparse._SubParsersAction) -> None:
@@ -650,11 +640,16 @@ def _add_ensemble_parser(commands: argparse._SubParsersAction) -> None:
         "is an automatic judge like any: calibrate it, use it with eval --judge. Run again "
         "after its members graded more, it is combined afresh.",
     )
-    ensemble.add_argument("db", metavar="DB")
+    ensemble.add_argument("db", metavar="DB", help=DB_HELP)
     ensemble.add_argument(
         "--judges", required=True, metavar="A,B,...", help="two or more automatic judges"
     )
-    ensemble.add_argument("--combine", choices=list(COMBINE), default="mean")
+    ensemble.add_argument(
+        "--combine",
+        choices=list(COMBINE),
+        default="mean",
+        help="each pair's mean, median or majority grade (a tie: the lowest; default mean)",
+    )
     ensemble.add_argument(
         "--name", metavar="NAME", help="the ensemble's name (default: e.g. 'mean of a, b')"
     )
@@ -678,7 +673,7 @@ def _add_autojudge_parser(commands: argparse._SubParsersAction) -> None:
         "{description}, {doc_id}, {title}, {url}, {body} and {rubric}; {{ and }} are braces. "
         "Ctrl+C stops asking and keeps what was answered.",
     )
-    autojudge.add_argument("db", metavar="DB", nargs="?")
+    autojudge.add_argument("db", metavar="DB", nargs="?", help=DB_HELP)
     autojudge.add_argument("--endpoint", metavar="URL", help="base URL: http://localhost:11434/v1")
     autojudge.add_argument("--model", metavar="NAME", help="the model the endpoint serves")
     autojudge.add_argument("--name", metavar="NAME", help="the judge's name (default: the model)")
@@ -781,7 +776,7 @@ def _add_sample_parser(commands: argparse._SubParsersAction) -> None:
         "and eval --judge NAME then weights the longest start of that order judged completely "
         "by the inverse of its queries' inclusion probabilities.",
     )
-    sample.add_argument("db", metavar="DB")
+    sample.add_argument("db", metavar="DB", help=DB_HELP)
     sample.add_argument("--judge", metavar="NAME", help="the automatic judge (judge-app autojudge)")
     sample.add_argument("--seed", type=int, default=0, help="the draw's seed (default 0)")
     sample.add_argument("--k", default="10", metavar="K", help="NDCG cut-off: 10 (default) or all")
@@ -801,7 +796,9 @@ def _add_sample_parser(commands: argparse._SubParsersAction) -> None:
     sample.add_argument(
         "--off", action="store_true", help="back to the order queries were assigned in"
     )
-    sample.add_argument("--format", choices=["table", "json"], default="table")
+    sample.add_argument(
+        "--format", choices=["table", "json"], default="table", help="table for people or json"
+    )
 
 
 def _add_packet_parser(commands: argparse._SubParsersAction) -> None:
@@ -817,12 +814,14 @@ def _add_packet_parser(commands: argparse._SubParsersAction) -> None:
     )
     actions = packet.add_subparsers(dest="packet_command", metavar="ACTION", required=True)
     export = actions.add_parser("export", help="write a rater's packet")
-    export.add_argument("db", metavar="DB")
-    export.add_argument("--rater", required=True, metavar="NAME")
-    export.add_argument("--out", required=True, type=Path, metavar="FILE.judge")
+    export.add_argument("db", metavar="DB", help=DB_HELP)
+    export.add_argument("--rater", required=True, metavar="NAME", help="whose packet")
+    export.add_argument(
+        "--out", required=True, type=Path, metavar="FILE.judge", help="the packet file to write"
+    )
     merge = actions.add_parser("merge", help="merge a packet back into the database it came from")
-    merge.add_argument("db", metavar="DB")
-    merge.add_argument("packet", type=Path, metavar="FILE.judge")
+    merge.add_argument("db", metavar="DB", help=DB_HELP)
+    merge.add_argument("packet", type=Path, metavar="FILE.judge", help="the packet, judged")
 
     team = commands.add_parser(
         "team",
@@ -836,16 +835,18 @@ def _add_packet_parser(commands: argparse._SubParsersAction) -> None:
     )
     actions = team.add_subparsers(dest="team_command", metavar="ACTION", required=True)
     actions.add_parser("init", help="make the roles and the rules (the owner)").add_argument(
-        "db", metavar="DB"
+        "db", metavar="DB", help=DB_HELP
     )
     add = actions.add_parser("add", help="a login for a rater (or a lead)")
-    add.add_argument("db", metavar="DB")
+    add.add_argument("db", metavar="DB", help=DB_HELP)
     add.add_argument("name", metavar="NAME", help="the rater (added if new); the login's name")
     add.add_argument("--lead", action="store_true", help="a lead's login: sees everything")
     remove = actions.add_parser("remove", help="drop a login; the rater's work stays")
-    remove.add_argument("db", metavar="DB")
-    remove.add_argument("name", metavar="NAME")
-    actions.add_parser("list", help="the team's logins").add_argument("db", metavar="DB")
+    remove.add_argument("db", metavar="DB", help=DB_HELP)
+    remove.add_argument("name", metavar="NAME", help="the login to remove")
+    actions.add_parser("list", help="the team's logins").add_argument(
+        "db", metavar="DB", help=DB_HELP
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -860,8 +861,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         _check_lead(args)
         text = COMMANDS[args.command](args)
-    except UsageError as error:
-        print(f"judge-app {args.command}: {error}", file=sys.stderr)
+    except UsageError as error:  # an option it names, by its flag
+        print(f"judge-app {args.command}: {in_words(error, flag_of)}", file=sys.stderr)
         return 2
     except JudgeAppError as error:
         print(f"judge-app {args.command}: {error}", file=sys.stderr)
@@ -917,7 +918,7 @@ def _trec_eval(arguments: list[str]) -> int:
         print(f"judge-app trec-eval: {error}", file=sys.stderr)
         return error.status
     except (JudgeAppError, OSError) as error:
-        print(f"judge-app trec-eval: {in_words(error)}", file=sys.stderr)
+        print(f"judge-app trec-eval: {in_words(error, flag_of)}", file=sys.stderr)
         return INPUT
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -975,7 +976,7 @@ def _import(args: argparse.Namespace) -> str:
     if sys.stderr.isatty():
         print(f"checking {', '.join(map(str, options.files))} …", file=sys.stderr, flush=True)
     with _progress_bar() as progress:
-        return import_files(args.db, options, progress)
+        return str(import_files(args.db, options, progress=progress))
 
 
 def _export(args: argparse.Namespace) -> str:
@@ -988,16 +989,15 @@ def _export(args: argparse.Namespace) -> str:
         aggregate=args.aggregate,
         adjudicated=args.adjudicated == "prefer",
     )
-    return export(args.db, options)
+    return str(export(args.db, options))
 
 
 def _assign(args: argparse.Namespace) -> str:
     from judge_app.commands.assign import MIN_GAP, AssignOptions, assign
     from judge_app.options import names
-    from judge_app.store import open_database
 
     options = AssignOptions(
-        names(args.raters, "--raters") or (),
+        names(args.raters, "raters") or (),
         copies=args.copies,
         share=args.share,
         replace=args.replace,
@@ -1005,13 +1005,11 @@ def _assign(args: argparse.Namespace) -> str:
         min_gap=MIN_GAP if args.min_gap is None else args.min_gap,
         max_alpha=args.max_alpha,
     ).checked()
-    with open_database(args.db, create=False) as database:
-        return str(assign(database, options))
+    return str(assign(args.db, options))
 
 
 def _gold(args: argparse.Namespace) -> str:
     from judge_app.commands.gold import GoldOptions, as_text, gold, parse_marks, parse_pairs
-    from judge_app.store import open_database
 
     options = GoldOptions(
         import_path=args.import_path,
@@ -1021,9 +1019,7 @@ def _gold(args: argparse.Namespace) -> str:
     ).checked()
     if args.format is not None and options.action != "list":
         raise UsageError("--format is for --list")
-    read_only = options.action in ("list", "export")
-    with open_database(args.db, create=False, read_only=read_only) as database:
-        outcome = gold(database, options)
+    outcome = gold(args.db, options)
     if options.action == "list":
         return as_text(outcome, args.format or "table")
     return str(outcome)
@@ -1124,7 +1120,7 @@ def _agreement(args: argparse.Namespace) -> str:
     from judge_app.writers.agreement import as_text
 
     options = agree.AgreementOptions(
-        raters=names(args.raters, "--raters"),
+        raters=names(args.raters, "raters"),
         query=None if args.query is None else normal_id(args.query),
         bootstrap=args.bootstrap,
         seed=args.seed,
@@ -1143,8 +1139,8 @@ def _agreement(args: argparse.Namespace) -> str:
 def _report(args: argparse.Namespace) -> str:
     from judge_app.commands.report import ReportOptions, write_report
 
-    options = ReportOptions(_evaluation_options(args), args.bootstrap, args.title)
-    return f"{write_report(args.db, args.out, options)}: report of {args.db}"
+    options = ReportOptions(_evaluation_options(args), args.bootstrap, args.title, args.out)
+    return f"{write_report(args.db, options)}: report of {args.db}"
 
 
 def _raters(args: argparse.Namespace) -> str:
@@ -1165,7 +1161,7 @@ def _plan(args: argparse.Namespace) -> str:
         power=args.power,
         alpha=args.alpha,
         k=parse_k(args.k),
-        runs=names(",".join(args.run), "--run", "run") if args.run else None,
+        runs=names(",".join(args.run), RUNS.name, "run") if args.run else None,
         pool_depth=args.pool_depth,
         raters_per_query=args.raters_per_query,
     ).checked()
@@ -1196,27 +1192,22 @@ def _autojudge(args: argparse.Namespace) -> str | int:
     others are kept); Ctrl+C stops asking, keeps what was answered and exits with 130 after
     the summary."""
     from judge_app.automatic_judges.prompt import DEFAULT_TEMPLATE, read_template
-    from judge_app.commands.autojudge import (
-        AutojudgeOptions,
-        AutojudgeSummary,
-        autojudge,
-        estimate,
-        next_steps,
-    )
+    from judge_app.commands.autojudge import AutojudgeOptions, autojudge, estimate, next_steps
     from judge_app.options import names
-    from judge_app.store import open_database
 
     if args.show_template:
         return DEFAULT_TEMPLATE
     if args.db is None:
         raise UsageError("autojudge needs DB (or --show-template)")
+    if args.local:
+        return _local_judge(args)
     options = AutojudgeOptions(
         endpoint=args.endpoint,
         model=args.model,
         name=args.name,
         api_key_env=args.api_key_env,
         template=None if args.template is None else read_template(args.template),
-        queries=names(args.queries, "--queries", "query"),
+        queries=names(args.queries, "queries", "query"),
         limit=args.limit,
         depth=args.depth,
         concurrency=args.concurrency,
@@ -1228,26 +1219,47 @@ def _autojudge(args: argparse.Namespace) -> str | int:
         structured=not args.free_text,
         retry_failed=args.retry_failed,
         probes=AutojudgeOptions.probes if args.probes is None else args.probes,
-        local=args.local,
     ).checked()
     if args.estimate:
-        with open_database(args.db, create=False, read_only=True) as database:
-            return estimate(database, options).sentence()
-    with (
-        open_database(args.db, create=False) as database,
-        closing(_CountBar("judging")) as bar,
-        _interrupt_flag() as interrupted,
-    ):
-        summary = autojudge(database, options, bar.show, interrupted.is_set, bar.retrying)
+        return estimate(args.db, options).sentence()
+    with closing(_CountBar("judging")) as bar, _interrupt_flag() as interrupted:
+        summary = autojudge(
+            args.db,
+            options,
+            progress=bar.show,
+            cancelled=interrupted.is_set,
+            retrying=bar.retrying,
+        )
     if summary.cancelled:
         print(summary.sentence(), file=sys.stderr)
         return 130
-    name = summary.judge if isinstance(summary, AutojudgeSummary) else summary.name
-    said = f"{summary.sentence()}\n{next_steps(args.db, name)}"
-    if isinstance(summary, AutojudgeSummary) and summary.failed:
+    said = f"{summary.sentence()}\n{next_steps(args.db, summary.judge)}"
+    if summary.failed:
         print(said)  # what was answered is kept; the exit says not every pair was
         return 1
     return said
+
+
+def _local_judge(args: argparse.Namespace) -> str | int:
+    """``judge-app autojudge --local``: the local judge's report; Ctrl+C stops it before
+    anything is written and exits with 130 after the report."""
+    from judge_app.commands.autojudge import next_steps
+    from judge_app.commands.autojudge_local import LocalJudgeOptions, autojudge_local
+
+    llm_only = ("endpoint", "model", "template", "queries", "limit")
+    for option in llm_only:
+        if getattr(args, option) is not None:
+            raise UsageError("is of an LLM judge: --local learns from the human grades "
+                             "and grades the whole pool", option)  # fmt: skip
+    if args.estimate:
+        raise UsageError("is of an LLM judge: --local costs no tokens", "estimate")
+    options = LocalJudgeOptions(name=args.name, depth=args.depth).checked()
+    with closing(_CountBar("judging")) as bar, _interrupt_flag() as interrupted:
+        report = autojudge_local(args.db, options, progress=bar.show, cancelled=interrupted.is_set)
+    if report.cancelled:
+        print(report.sentence(), file=sys.stderr)
+        return 130
+    return f"{report.sentence()}\n{next_steps(args.db, report.judge)}"
 
 
 @contextmanager
@@ -1300,7 +1312,6 @@ def _settings(args: argparse.Namespace) -> str:
         read_settings,
     )
     from judge_app.options import names
-    from judge_app.store import open_database
     from judge_app.store.grade_labels import GradeLabel
 
     grades = []
@@ -1321,15 +1332,14 @@ def _settings(args: argparse.Namespace) -> str:
     }
     if args.pool_runs is not None:
         every = args.pool_runs.strip() == "all"
-        pool["runs"] = None if every else names(args.pool_runs, "--pool-runs", "run")
+        pool["runs"] = None if every else names(args.pool_runs, "pool-runs", "run")
     quality = {
         name: value
         for name, value in (("min_seconds", args.min_seconds), ("repeat_share", args.repeat_share))
         if value is not None
     }
     change = SettingsChange(tuple(grades), pool, quality).checked()
-    with open_database(args.db, create=False, read_only=change.empty) as database:
-        found = read_settings(database) if change.empty else change_settings(database, change)
+    found = read_settings(args.db) if change.empty else change_settings(args.db, change)
     return found.as_text(args.format)
 
 
@@ -1337,19 +1347,17 @@ def _ensemble(args: argparse.Namespace) -> str:
     from judge_app.commands.autojudge import next_steps
     from judge_app.commands.ensemble import EnsembleOptions, ensemble
     from judge_app.options import names
-    from judge_app.store import open_database
 
-    judges = names(args.judges, "--judges", "automatic judge")
+    judges = names(args.judges, "judges", "automatic judge")
     options = EnsembleOptions(
         judges=tuple(judges or ()), combine=args.combine, name=args.name
     ).checked()
-    with open_database(args.db, create=False) as database:
-        summary = ensemble(database, options)
+    summary = ensemble(args.db, options)
     return f"{summary.sentence()}\n{next_steps(args.db, summary.judge)}"
 
 
 def _sample(args: argparse.Namespace) -> str:
-    from judge_app.commands.active_sampling import ActiveSamplingOptions, active_sampling
+    from judge_app.commands.active_sampling import ActiveSamplingOptions, sample_queries
     from judge_app.evaluation.options import parse_k
 
     options = ActiveSamplingOptions(
@@ -1360,15 +1368,18 @@ def _sample(args: argparse.Namespace) -> str:
         apply=args.apply,
         off=args.off,
     ).checked()
-    return active_sampling(args.db, options, args.format)
+    sample = sample_queries(args.db, options)
+    if sample is None:
+        return "Raters take their queries in the order they were assigned again.\n"
+    return sample.as_text(args.format, options.budgets)
 
 
 def _packet(args: argparse.Namespace) -> str:
-    from judge_app.commands import packets
+    from judge_app.commands.packets import PacketExport, PacketMerge, export_packet, merge_packet
 
     if args.packet_command == "export":
-        return packets.export(args.db, args.rater, args.out)
-    return packets.merge(args.db, args.packet)
+        return str(export_packet(args.db, PacketExport(args.rater, args.out)))
+    return str(merge_packet(args.db, PacketMerge(args.packet)))
 
 
 def _team(args: argparse.Namespace) -> str:

@@ -5,7 +5,7 @@ long one; and every line of every message is cut at ``LINE_CHARACTERS``, so that
 however large, makes a message larger than a screen.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 VALUE_CHARACTERS = 70
 LINE_CHARACTERS = 500
@@ -48,14 +48,48 @@ class JudgeAppError(Exception):
         super().__init__("\n".join(shortened(line, LINE_CHARACTERS) for line in lines))
 
 
+OptionWords = Callable[[str], str]
+"""How a front end names an option it is given the name of: the command line by its flag
+(``--judge``), the window by its label (``Automatic judge``)."""
+
+
 class UsageError(JudgeAppError):
-    """The options do not make sense (exit code 2): a value out of range, an unknown name."""
+    """The options do not make sense (exit code 2): a value out of range, an unknown name.
+
+    ``option``, where the message is about one, is the option's name (``"judge"``, ``"k"``),
+    never a front end's words for it: each front end words it its own way (:meth:`worded`),
+    and the message follows those words. ``UsageError("takes a whole number from 0",
+    option="seed")`` reads "--seed takes a whole number from 0" on the command line; a message
+    that begins with a colon follows them at once (``": the judge has graded nothing"`` reads
+    "--judge: the judge has graded nothing")."""
+
+    def __init__(self, message: str = "", option: str | None = None) -> None:
+        super().__init__(message)
+        self.option = option
+
+    def worded(self, words: OptionWords = str) -> str:
+        """The message, after the option named as ``words`` names it (by default: its name)."""
+        message = super().__str__()
+        if self.option is None:
+            return message
+        return words(self.option) + ("" if message.startswith(":") else " ") + message
+
+    @property
+    def reason(self) -> str:
+        """The message without the option: what a control that is the option says."""
+        return super().__str__().removeprefix(":").strip()
+
+    def __str__(self) -> str:
+        return self.worded()
 
 
-def in_words(error: BaseException) -> str:
+def in_words(error: BaseException, option_words: OptionWords = str) -> str:
     """Why something failed, as a user reads it, never naming an exception class: our own
-    errors carry their message; the system's say what happened to which file; anything else
-    is a defect in judge_app and is said to be one."""
+    errors carry their message (an option they name, as ``option_words`` names it); the
+    system's say what happened to which file; anything else is a defect in judge_app and is
+    said to be one."""
+    if isinstance(error, UsageError):
+        return error.worded(option_words)
     if isinstance(error, JudgeAppError):
         return str(error)
     if isinstance(error, OSError):

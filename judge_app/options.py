@@ -1,8 +1,9 @@
 """Values of options, parsed and checked in one place for every command and the window: lists
 of names, known names, whole and finite numbers.
 
-A usage error (exit code 2) names the option and what it takes; an unknown rater or run is
-one too, with the names the source does hold.
+A usage error (exit code 2) names the option (``option``: its name, which each front end words
+its own way) and what it takes; an unknown rater or run is one too, with the names the source
+does hold.
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ def names(text: str | None, option: str, what: str = "rater") -> tuple[str, ...]
         return None
     listed = normal_ids(text)
     if not listed:
-        raise UsageError(f"{option} needs at least one name: {option} a,b,c")
+        raise UsageError("needs at least one name: a,b,c", option)
     twice = sorted({name for name in listed if listed.count(name) > 1})
     if twice:
-        raise UsageError(f"{option} names a {what} twice: {', '.join(map(quoted, twice))}")
+        raise UsageError(f"names a {what} twice: {', '.join(map(quoted, twice))}", option)
     return tuple(listed)
 
 
@@ -39,13 +40,13 @@ def check_known(
     unknown = [name for name in asked if name not in known]
     if not unknown:
         return
-    text = f"{option}: {source} has no {what} {', '.join(map(quoted, unknown))}"
+    text = f": {source} has no {what} {', '.join(map(quoted, unknown))}"
     text += f" ({what}s it has: {', '.join(known) or 'none'})"
     for name in unknown:
         meant = similar_name(name, known)
         if meant is not None:
             text += "; " + similar_reason(name, meant)
-    raise UsageError(text)
+    raise UsageError(text, option)
 
 
 def require_whole(
@@ -54,16 +55,16 @@ def require_whole(
     """A usage error unless ``option``'s ``value`` is a whole number from ``low`` (to ``high``)."""
     if value < low or (high is not None and value > high):
         span = f"from {low}" + ("" if high is None else f" to {high}")
-        raise UsageError(f"{option} takes a whole number {span}{note}")
+        raise UsageError(f"takes a whole number {span}{note}", option)
 
 
 def require_finite(option: str, value: float) -> None:
     """A usage error unless ``option``'s ``value`` is a finite number (not nan or inf)."""
     if not math.isfinite(value):
-        raise UsageError(f"{option} takes a finite number (not nan or inf)")
+        raise UsageError("takes a finite number (not nan or inf)", option)
 
 
 def check_digits(digits: int | None) -> None:
-    """A usage error unless ``--digits`` is None (full precision) or 0 to 15."""
+    """A usage error unless ``digits`` is None (full precision) or 0 to 15."""
     if digits is not None:
-        require_whole("--digits", digits, 0, 15)
+        require_whole("digits", digits, 0, 15)

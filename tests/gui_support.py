@@ -86,7 +86,7 @@ def press(qtbot, window, key, modifier=Qt.KeyboardModifier.NoModifier):
     """A key sent to whatever has the focus, as a user's key press is; returns once what it
     changed is written (or failed)."""
     # the window's own focus where it is not the active window (another test's may be)
-    target = QApplication.focusWidget() or window.focusWidget() or window.judging.result_view
+    target = QApplication.focusWidget() or window.focusWidget() or window.judging.results.view
     qtbot.keyClick(target, key, modifier)
     written(qtbot, window)
 

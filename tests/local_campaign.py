@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from judge_app.automatic_judges.local import LocalData
+from judge_app.automatic_judges.local_model import LocalData
 
 WORDS = 5000
 QUERY_TERMS = 3

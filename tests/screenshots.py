@@ -84,12 +84,12 @@ def take(folder: Path) -> list[Path]:
             chooser.database.close()
 
             window = _shown(create_main_window(database, rater="sam"), theme)
-            view = window.judging.result_view
+            view = window.judging.results.view
             for key in (Qt.Key.Key_4, Qt.Key.Key_2, Qt.Key.Key_5, Qt.Key.Key_0):
                 QTest.keyClick(view, key)
             QTest.keyClick(view, Qt.Key.Key_S)
-            window.judging.note_edit.setText("page is in Polish")
-            QTest.keyClick(window.judging.note_edit, Qt.Key.Key_Return)
+            window.judging.document.note_edit.setText("page is in Polish")
+            QTest.keyClick(window.judging.document.note_edit, Qt.Key.Key_Return)
             QTest.keyClick(view, Qt.Key.Key_3)
             while window.judging.in_flight:
                 app.processEvents()

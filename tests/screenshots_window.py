@@ -153,12 +153,12 @@ def one(database: str, theme: str, prefix: str, judged: str) -> None:
         screen = QGuiApplication.primaryScreen()
         screen.grabWindow(0).save(f"{prefix}-{name}.png")
 
-    view = window.judging.result_view
+    view = window.judging.results.view
     for key in (Qt.Key.Key_3, Qt.Key.Key_4, Qt.Key.Key_1, Qt.Key.Key_S, Qt.Key.Key_2):
         QTest.keyClick(view, key)
     QTest.keyClick(view, Qt.Key.Key_N)
-    QTest.keyClicks(window.judging.note_edit, "recipe, but for a pizza oven")
-    QTest.keyClick(window.judging.note_edit, Qt.Key.Key_Return)
+    QTest.keyClicks(window.judging.document.note_edit, "recipe, but for a pizza oven")
+    QTest.keyClick(window.judging.document.note_edit, Qt.Key.Key_Return)
     settle()
     save("judging")
     window.analysis.show_evaluation()

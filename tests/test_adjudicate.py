@@ -178,5 +178,6 @@ def test_a_decided_document_is_counted_decided_alike_by_agreement_and_the_report
     overall = rows[rows["section"] == "overall"].set_index("statistic")["value"]
     assert {key: int(overall[f"adjudication.{key}"]) for key in counts} == counts
 
-    html = render_report(str(path), tmp_path / "report.html", ReportOptions(bootstrap=0)).html
+    options = ReportOptions(bootstrap=0, out=tmp_path / "report.html")
+    html = render_report(str(path), options).html
     assert f"<p>{said}.</p>" in html

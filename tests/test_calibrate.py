@@ -22,7 +22,7 @@ from sklearn.metrics import confusion_matrix as sk_confusion
 from sqlalchemy import select
 
 from judge_app.cli import main as cli
-from judge_app.commands.calibrate import calibrate, overview_of
+from judge_app.commands.calibrate import calibrate_of, overview_of
 from judge_app.errors import UsageError
 from judge_app.evaluation.calibration import CalibrationOptions, Figure, Ranking, RunScore
 from judge_app.metrics.ranking import Settings, evaluate
@@ -139,7 +139,7 @@ def shared(campaign) -> pd.DataFrame:
 def calibrated(campaign):
     path, _, _ = campaign
     with open_database(path, read_only=True) as database:
-        return calibrate(database, CalibrationOptions(judge=JUDGE, top=TOP))
+        return calibrate_of(database, CalibrationOptions(judge=JUDGE, top=TOP))
 
 
 def printed(*args: str) -> tuple[int, str, str]:
@@ -276,7 +276,7 @@ def test_unknown_judges_and_judges_without_shared_pairs_are_refused(campaign, tm
     assert "'elsewhere' shares no (query, document) pair with the human raters" in err
     with open_database(copy, read_only=True) as database:
         with pytest.raises(UsageError, match="elsewhere"):
-            calibrate(database, CalibrationOptions(judge="elsewhere"))
+            calibrate_of(database, CalibrationOptions(judge="elsewhere"))
     for wrong in (["--top", "0"], ["--k", "0"], ["--aggregate", "mode"]):
         code, _, err = printed(str(path), "--judge", JUDGE, *wrong)
         assert code == 2, wrong

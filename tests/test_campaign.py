@@ -14,13 +14,14 @@ import pytest
 from campaign_support import import_frames
 
 from judge_app.cli import main as cli
-from judge_app.commands.campaign import change_stamp, load_campaign
+from judge_app.commands.campaign import load_campaign
 from judge_app.commands.evaluate import evaluate
 from judge_app.commands.explain import explain_query
 from judge_app.evaluation.options import EvaluationOptions, EvaluationRequest
 from judge_app.metrics.aggregation import majority_tie
 from judge_app.metrics.codes import Graded
 from judge_app.store import automatic, open_database
+from judge_app.store.reads import change_stamp
 
 
 def choose(k: int | None = 10, **options) -> EvaluationOptions:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import csv
 import re
 import subprocess
@@ -363,3 +364,33 @@ def test_a_name_that_only_looks_like_a_raters_is_refused_as_such(tmp_path, capsy
     said = capsys.readouterr().err
     assert "looks like the rater 'ana': it differs only by invisible or look-alike" in said
     assert "U+" in said  # the character that sets it apart, named
+
+
+def _arguments(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()):
+    """Every argument of ``parser`` and its commands, with the command it belongs to."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, command in action.choices.items():
+                yield from _arguments(command, (*path, name))
+        elif action.dest != "help":
+            yield " ".join(path), action
+
+
+def test_every_argument_says_what_it_takes():
+    """The command reference of the user guide is made from this help: none is left blank,
+    and no command shows two groups of one name (argparse's own is "options")."""
+    blank = [
+        f"{command} {'/'.join(action.option_strings) or action.dest}"
+        for command, action in _arguments(_parser())
+        if not action.help
+    ]
+    assert blank == []
+    commands = {command for command, _action in _arguments(_parser())}
+    for command in commands:
+        parser = _parser()
+        for name in command.split():
+            parser = next(
+                a for a in parser._actions if isinstance(a, argparse._SubParsersAction)
+            ).choices[name]
+        titles = [group.title for group in parser._action_groups]
+        assert len(titles) == len(set(titles)), (command, titles)

@@ -6,18 +6,18 @@ import subprocess
 import sys
 import textwrap
 
+from judge_app.commands.importing import ImportOptions, import_files
 from judge_app.store import open_database, reads
-from judge_app.store.imports import import_files
 
 IMPORT = textwrap.dedent(
     """
     import sys
     from pathlib import Path
     from judge_app.store import open_database
-    from judge_app.store.imports import import_files
+    from judge_app.commands.importing import ImportOptions, import_files
     with open_database(sys.argv[1]) as db:
         for round in range(5):
-            import_files(db, judgments=Path(sys.argv[2]))
+            import_files(db, ImportOptions(judgments=Path(sys.argv[2])))
     """
 )
 
@@ -77,7 +77,7 @@ def test_two_raters_grading_one_file_at_once_lose_nothing(tmp_path):
     rows = [f"q1,d{d},{rater},0" for d in range(200) for rater in ("ana", "ben")]
     seed.write_text("query_id,doc_id,rater,grade\n" + "\n".join(rows) + "\n")
     with open_database(db_path) as db:
-        import_files(db, judgments=seed)
+        import_files(db, ImportOptions(judgments=seed))
     results = _run_together(
         *[[sys.executable, "-c", GRADE, str(db_path), rater] for rater in ("ana", "ben")]
     )

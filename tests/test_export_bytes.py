@@ -26,6 +26,7 @@ from judge_app.commands.export import ExportOptions, export
 from judge_app.errors import UsageError
 from judge_app.io.errors import ExportError
 from judge_app.metrics.aggregation import aggregate_codes
+from judge_app.option_declarations import flag_of
 from judge_app.store import Database, open_database, rows
 from judge_app.store.models import Document, Judgment, JudgmentEvent, Query, Rater
 
@@ -222,7 +223,7 @@ def _options(name: str, path: Path) -> ExportOptions:
 
 def _exported(db: str, name: str, folder: Path) -> tuple[bytes, str]:
     path = folder / name.replace(":", "-").replace(" ", "-")
-    message = export(db, _options(name, path))
+    message = str(export(db, _options(name, path)))
     return path.read_bytes(), message
 
 
@@ -280,7 +281,7 @@ def test_a_rater_without_grades_is_a_usage_error(db: Database, db_path: Path, tm
     for name in ("rater:dan", "rater:nobody"):
         with pytest.raises(UsageError) as info:
             export(str(db_path), ExportOptions("qrels", tmp_path / "out", aggregate=name))
-        assert str(info.value) == (
+        assert info.value.worded(flag_of) == (
             f"--aggregate: {db_path} has no rater '{name[6:]}' (raters it has: =alice, @carol, "
             "adjudicated, bob, Émile)"
         )

@@ -13,13 +13,13 @@ import pandas as pd
 import pytest
 
 from judge_app.commands.export import ExportOptions, export
+from judge_app.commands.importing import ImportOptions, import_files
 from judge_app.errors import UsageError
 from judge_app.io.errors import ExportError
 from judge_app.io.exports import Judgments, format_grade, write_judgments_csv, write_qrels
 from judge_app.metrics.codes import Graded
 from judge_app.store import bulk, judgments, reads
 from judge_app.store.database import Database, open_database
-from judge_app.store.imports import import_files
 
 RISKY = ("=", "+", "-", "@", "\t", "\r")
 TEXT_COLUMNS = ("query_id", "query_text", "doc_id", "doc_title", "rater", "note")
@@ -56,8 +56,10 @@ def _populate(db: Database, folder: Path) -> None:
     raters = ["=alice", "bob", "@carol"]
     import_files(
         db,
-        queries=_write_jsonl(folder / "queries.jsonl", queries),
-        documents=_write_jsonl(folder / "documents.jsonl", documents),
+        ImportOptions(
+            queries=_write_jsonl(folder / "queries.jsonl", queries),
+            documents=_write_jsonl(folder / "documents.jsonl", documents),
+        ),
     )
     notes = [
         "=1+1", "+cmd", "-2", "@SUM(1)", "'already quoted", "\tstarts with a tab",
@@ -100,7 +102,7 @@ def _judgments(db: Database) -> pd.DataFrame:
 
 def _export(db: Database, path: Path) -> str:
     """Export ``db``'s judgments to ``path`` as ``judge-app export --judgments`` does."""
-    return export(db.describe(), ExportOptions("judgments", path))
+    return str(export(db.describe(), ExportOptions("judgments", path)))
 
 
 def test_judgments_csv_round_trip_is_exact(db: Database, tmp_path: Path) -> None:
@@ -115,17 +117,17 @@ def test_judgments_csv_round_trip_is_exact(db: Database, tmp_path: Path) -> None
     assert _export(db, path) == f"{path}: {len(original)} judgments"
 
     with open_database(tmp_path / "second.sqlite") as second:
-        summary = import_files(second, judgments=path)
+        summary = import_files(second, ImportOptions(judgments=path))
         assert f"{len(original)} judgments added, 0 changed, 0 unchanged" in str(summary)
         copy = _judgments(second)
         pd.testing.assert_frame_equal(copy, original)
         # importing the export again changes nothing
-        summary = import_files(second, judgments=path)
+        summary = import_files(second, ImportOptions(judgments=path))
         assert f"0 judgments added, 0 changed, {len(original)} unchanged" in str(summary)
         pd.testing.assert_frame_equal(_judgments(second), original)
 
     # and importing it into the database it came from changes nothing either
-    summary = import_files(db, judgments=path)
+    summary = import_files(db, ImportOptions(judgments=path))
     assert f"0 judgments added, 0 changed, {len(original)} unchanged" in str(summary)
 
 
@@ -198,7 +200,7 @@ def test_a_single_quote_alone_round_trips(tmp_path: Path) -> None:
     path = tmp_path / "export.csv"
     assert write_judgments_csv(judgments, path) == 3
     with open_database(tmp_path / "db.sqlite") as db:
-        import_files(db, judgments=path)
+        import_files(db, ImportOptions(judgments=path))
         copy = _judgments(db)
     assert copy["query_id"].tolist() == ["'", "''", "'x"]
     assert copy["note"].tolist() == ["'", "=", "'\t"]
@@ -254,14 +256,14 @@ def example(tmp_path: Path) -> Path:
     path = tmp_path / "example.csv"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with open_database(tmp_path / "example.sqlite") as db:
-        import_files(db, judgments=path)
+        import_files(db, ImportOptions(judgments=path))
     return tmp_path / "example.sqlite"
 
 
 @pytest.mark.parametrize("method", list(EXPECTED))
 def test_aggregated_qrels(example: Path, tmp_path: Path, method: str) -> None:
     path = tmp_path / f"{method.replace(':', '-')}.qrels"
-    said = export(str(example), ExportOptions("qrels", path, aggregate=method))
+    said = str(export(str(example), ExportOptions("qrels", path, aggregate=method)))
     assert said == f"{path}: {len(EXPECTED[method])} graded pairs ({method})"
     assert path.read_text(encoding="utf-8").splitlines() == EXPECTED[method]
     assert path.read_bytes().count(b"\r") == 0
@@ -281,7 +283,7 @@ def test_qrels_are_read_back_by_our_reader(example: Path, tmp_path: Path) -> Non
     path = tmp_path / "max.qrels"
     export(str(example), ExportOptions("qrels", path, aggregate="max"))
     with open_database(tmp_path / "again.sqlite") as db:
-        import_files(db, judgments=path, rater="max")
+        import_files(db, ImportOptions(judgments=path, rater="max"))
         frame = _judgments(db)
     assert frame[["query_id", "doc_id", "grade"]].values.tolist() == [
         ["q1", "d1", 2], ["q1", "d2", 3], ["q1", "d3", 4], ["q10", "d1", 5], ["q2", "d9", 5]
@@ -326,7 +328,7 @@ def test_the_history_export_has_every_change_with_its_states_and_login(
     with db.reading() as session:
         times = [at.strftime("%Y-%m-%dT%H:%M:%S.%fZ") for at in reads.history_frame(session)["at"]]
     path = tmp_path / "history.csv"
-    said = export(db.describe(), ExportOptions("history", path))
+    said = str(export(db.describe(), ExportOptions("history", path)))
     assert said == f"{path}: 5 changes of judgments"
     assert path.read_bytes().count(b"\r\n") == 6
     lines = path.read_text(encoding="utf-8").splitlines()

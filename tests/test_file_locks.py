@@ -158,7 +158,7 @@ WINDOW = textwrap.dedent(
     sys.stdin.readline()  # another program reads and closes the file meanwhile
     judging = window.judging
     item = judging.session.items[judging.current_row]
-    QTest.keyClick(judging.result_view, Qt.Key.Key_5)
+    QTest.keyClick(judging.results.view, Qt.Key.Key_5)
     settle(lambda: judging.in_flight == 0)
     assert window.status_text().startswith("Saved: grade 5"), window.status_text()
     print("CONFIRMED", judging.session.query.external_id, item.external_id, flush=True)

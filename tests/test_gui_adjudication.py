@@ -45,14 +45,14 @@ def test_a_rater_key_accepts_that_raters_grade_and_moves_on(qtbot, window, demo_
     assert window.judging.session.rater_name == "dan"  # the judging screen is not taken over
     item = screen.adjudication.items[screen.current_row]
     assert (item.query_id, item.doc_id) == ("q05", "d0509")
-    assert [card.key.text() for card in screen.cards] == ["1", "2", "3"]
-    assert [card.opinion.rater for card in screen.cards] == ["ana", "ben", "chloe"]
-    assert screen.progress_label.text() == "0 of 4 decided"
+    assert [card.key.text() for card in screen.dispute.cards] == ["1", "2", "3"]
+    assert [card.opinion.rater for card in screen.dispute.cards] == ["ana", "ben", "chloe"]
+    assert screen.header.progress_label.text() == "0 of 4 decided"
 
     key(qtbot, screen, Qt.Key.Key_2)  # ben gave 4
     assert decided(demo_db) == {("q05", "d0509"): 4}
     assert stored(demo_db, ["ana", "ben", "chloe"]).equals(raters_before)
-    assert screen.progress_label.text() == "1 of 4 decided"
+    assert screen.header.progress_label.text() == "1 of 4 decided"
     assert "Saved: q05 · d0509 decided 4 (ben's grade)" in window.status_text()
     moved = screen.adjudication.items[screen.current_row]
     assert (moved.query_id, moved.doc_id) == ("q10", "d1008")  # the next undecided
@@ -61,7 +61,7 @@ def test_a_rater_key_accepts_that_raters_grade_and_moves_on(qtbot, window, demo_
 def test_own_grade_next_undecided_undo_and_the_done_state(qtbot, window, demo_db):
     screen = opened(qtbot, window, DISPUTED[0])
     key(qtbot, screen, Qt.Key.Key_G)
-    assert screen.choosing_grade and "0–5" in screen.own_caption.text()
+    assert screen.choosing_grade and "0–5" in screen.dispute.own_caption.text()
     key(qtbot, screen, Qt.Key.Key_5)  # the lead's own grade, not rater 5's
     assert decided(demo_db) == {DISPUTED[0]: 5}
     assert not screen.choosing_grade
@@ -72,15 +72,15 @@ def test_own_grade_next_undecided_undo_and_the_done_state(qtbot, window, demo_db
     assert screen.current_row == 1
     key(qtbot, screen, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert decided(demo_db) == {} and screen.current_row == 0
-    assert screen.progress_label.text() == "0 of 4 decided"
+    assert screen.header.progress_label.text() == "0 of 4 decided"
 
     for _item in DISPUTED:
         key(qtbot, screen, Qt.Key.Key_1)  # ana's grade each time
     assert decided(demo_db) == {DISPUTED[0]: 3, DISPUTED[1]: 3, DISPUTED[2]: 3, DISPUTED[3]: 2}
-    assert screen.progress_label.text() == "4 of 4 decided"
+    assert screen.header.progress_label.text() == "4 of 4 decided"
     assert screen.detail.currentIndex() == 1
-    assert screen.done_title.text() == "All 4 disagreements decided"
-    assert screen.done_back.isVisible()
+    assert screen.done.title.text() == "All 4 disagreements decided"
+    assert screen.done.back_button.isVisible()
 
 
 def test_the_agreement_page_marks_what_is_decided(qtbot, window, demo_db):
@@ -92,7 +92,7 @@ def test_the_agreement_page_marks_what_is_decided(qtbot, window, demo_db):
     screen = opened(qtbot, window, DISPUTED[1])
     key(qtbot, screen, Qt.Key.Key_G)
     key(qtbot, screen, Qt.Key.Key_2)
-    screen.back_button.click()
+    screen.header.back_button.click()
     assert window.pages.currentWidget() is view
     qtbot.waitUntil(
         lambda: window.task is None and view.adjudication.model.frame["decided"].notna().any(),

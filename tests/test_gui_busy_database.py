@@ -69,7 +69,7 @@ def test_fifty_grades_during_a_million_row_import_are_all_written_in_order(
     qtbot, open_window, demo_db, million_judgments
 ):
     window = open_window(demo_db, "dan")
-    judging, view = window.judging, window.judging.result_view
+    judging, view = window.judging, window.judging.results.view
     importer = subprocess.Popen(
         [sys.executable, "-m", "judge_app.cli", "import", str(demo_db), "--judgments",
          str(million_judgments)],

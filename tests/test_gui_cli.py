@@ -48,7 +48,7 @@ def test_gui_command_opens_the_window_as_the_rater_and_creates_them(tmp_path, sh
     assert main(["gui", str(path), "--rater", "yuki"]) == 0
     (window,) = shown_windows()
     assert judging(qtbot, window).rater_name == "yuki"
-    assert window.judging.query_text.text() == "best pizza recipes"
+    assert window.judging.header.text.text() == "best pizza recipes"
     with open_database(path) as database, database.reading() as session:
         assert find_rater(session, "yuki") is not None
     assert preferences.recent_databases() == [str(path)]

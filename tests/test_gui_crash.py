@@ -22,7 +22,7 @@ from PySide6.QtWidgets import QApplication
 from judge_app.gui import create_main_window
 window = create_main_window(sys.argv[1], "kim")
 window.show()
-view = window.judging.result_view
+view = window.judging.results.view
 for number in range(int(sys.argv[2])):
     session = window.judging.session
     item = session.items[window.judging.current_row]

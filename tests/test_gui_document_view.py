@@ -64,7 +64,7 @@ def test_a_long_document_comes_in_pieces_and_a_key_meanwhile_grades_it(qtbot, op
             {"body": body, "id": first.document_id},
         )
     window = open_window(demo_db)
-    view = window.judging.document_view
+    view = window.judging.document.view
     assert window.judging.session.items[window.judging.current_row].document_id == (
         first.document_id
     )

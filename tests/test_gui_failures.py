@@ -48,14 +48,14 @@ def test_a_database_deleted_while_judging_is_said_and_grades_stay_unsaved(
     assert window.status_text().startswith("Not saved: grade 2")
     assert f"The database file was deleted or moved: {demo_db}." in judging.error_banner.text()
     assert judging.error_banner.isVisible()
-    assert judging.results_model.index(row, 3).data(Role.UNSAVED) == "grade 2"
+    assert judging.results.model.index(row, 3).data(Role.UNSAVED) == "grade 2"
     # reading the next query fails too: said on the banner, by the window's hook
     press(qtbot, window, Qt.Key.Key_Return)  # asks once: results are left ungraded
-    QTimer.singleShot(0, lambda: qtbot.keyClick(judging.result_view, Qt.Key.Key_Return))
+    QTimer.singleShot(0, lambda: qtbot.keyClick(judging.results.view, Qt.Key.Key_Return))
     qtbot.waitUntil(lambda: window.status_text().startswith("The database file was deleted"))
     assert judging.error_banner.text().startswith("<b>The database file was deleted or moved")
     assert window.isVisible() and plain(window.status_text())
-    assert judging.results_model.index(row, 3).data(Role.UNSAVED) == "grade 2"
+    assert judging.results.model.index(row, 3).data(Role.UNSAVED) == "grade 2"
 
 
 def test_a_read_only_database_opens_read_only_and_refuses_grades_at_once(
@@ -71,7 +71,7 @@ def test_a_read_only_database_opens_read_only_and_refuses_grades_at_once(
         press(qtbot, window, Qt.Key.Key_4)
         assert window.status_text().startswith(f"{READ_ONLY}: {demo_db} cannot be written to")
         assert judging.in_flight == 0 and current_item(window) == item
-        judging.rubric_buttons[5].click()  # the mouse is refused as the keys are
+        judging.rubric.buttons[5].click()  # the mouse is refused as the keys are
         assert judging.in_flight == 0 and current_item(window) == item
         press(qtbot, window, Qt.Key.Key_Down)  # looking through the queue still works
         assert judging.current_row == 1

@@ -129,17 +129,17 @@ def test_mark_as_gold_in_the_adjudication_takes_the_decided_grade(qtbot, window,
         qtbot.keyClick(screen.list_view, name, modifier)
         qtbot.waitUntil(lambda: screen.in_flight == 0 and window.task is None, timeout=30_000)
 
-    assert not screen.gold_button.isEnabled()
+    assert not screen.dispute.gold_button.isEnabled()
     key(Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)  # undecided: nothing to mark
     assert window.status_text() == "q05 · d0509 cannot be marked gold yet: decide it first"
     assert gold_items(demo_db) == []
 
     key(Qt.Key.Key_2)  # ben's grade, 4; the screen moves on to the next undecided
-    assert not screen.gold_button.isEnabled()
+    assert not screen.dispute.gold_button.isEnabled()
     key(Qt.Key.Key_K)  # back to the decided one
     item = screen.adjudication.items[screen.current_row]
     assert (item.query_id, item.doc_id) == ("q05", "d0509")
-    assert screen.gold_button.isEnabled()
+    assert screen.dispute.gold_button.isEnabled()
     key(Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)
     assert gold_items(demo_db) == [("q05", "d0509", 4)]
     assert window.status_text() == "Gold: q05 · d0509 marked with grade 4"
@@ -147,7 +147,7 @@ def test_mark_as_gold_in_the_adjudication_takes_the_decided_grade(qtbot, window,
     key(Qt.Key.Key_G)  # the lead's own grade, 1, then gold again with it
     key(Qt.Key.Key_1)
     key(Qt.Key.Key_K)
-    screen.gold_button.click()
+    screen.dispute.gold_button.click()
     qtbot.waitUntil(lambda: window.task is None, timeout=30_000)
     assert gold_items(demo_db) == [("q05", "d0509", 1)]
 

@@ -94,7 +94,7 @@ def test_the_judging_screen_shows_every_text_of_the_campaign_as_it_is(
 ):
     window = open_window(hostile_db)
     judging = window.judging
-    assert judging.query_text.text().endswith(MARKUP)
+    assert judging.header.text.text().endswith(MARKUP)
     for key in (Qt.Key.Key_Down, Qt.Key.Key_2, Qt.Key.Key_N):
         press(qtbot, window, key)
     assert everywhere() == []

@@ -64,11 +64,11 @@ def test_window_has_the_named_parts_and_opens_on_the_first_query(window):
         "overallProgress",
     ):
         assert window.findChild(object, name) is not None, name  # fmt: skip
-    assert window.judging.query_text.text() == "best pizza recipes"
-    assert QApplication.focusWidget() is window.judging.result_view
-    assert "0 / 12" in window.judging.query_progress.text()
-    assert window.judging.overall_progress.maximum() == 160
-    html = window.judging.document_view.toHtml()
+    assert window.judging.header.text.text() == "best pizza recipes"
+    assert QApplication.focusWidget() is window.judging.results.view
+    assert "0 / 12" in window.judging.header.query_progress.text()
+    assert window.judging.header.overall_progress.maximum() == 160
+    html = window.judging.document.view.toHtml()
     assert "background-color:#fff1a8" in html  # the query terms are marked
 
 
@@ -83,23 +83,23 @@ def test_keyboard_only_session_commits_every_grade_at_once(qtbot, window_anywher
         assert own_state(demo_db, "dan", "q01", item.external_id) == (grade, False, None)
         assert window.status_text().startswith(f"Saved: grade {grade} (")
         assert item.external_id in window.status_text()
-    assert f"{len(items)} / {len(items)}" in judging.query_progress.text()
-    assert judging.overall_progress.value() == len(items)
+    assert f"{len(items)} / {len(items)}" in judging.header.query_progress.text()
+    assert judging.header.overall_progress.value() == len(items)
     press(qtbot, window, Qt.Key.Key_K)  # move up, regrade: the row stays, nothing moves on
     row = judging.current_row
     press(qtbot, window, Qt.Key.Key_5)
     assert own_state(demo_db, "dan", "q01", judging.session.items[row].external_id)[0] == 5
     press(qtbot, window, Qt.Key.Key_Return)
-    assert judging.query_text.text() == "best hiking boots for rocky trails"
+    assert judging.header.text.text() == "best hiking boots for rocky trails"
     assert judging.current_row == 0
     press(qtbot, window, Qt.Key.Key_J)
     press(qtbot, window, Qt.Key.Key_Down)
     assert judging.current_row == 2
     press(qtbot, window, Qt.Key.Key_Left, Qt.KeyboardModifier.ControlModifier)
     assert judging.session.query.external_id == "q02"  # asked once: 7 results not graded
-    assert "not graded yet" in judging.cue_banner.text()
+    assert "not graded yet" in judging.results.cue.text()
     press(qtbot, window, Qt.Key.Key_Left, Qt.KeyboardModifier.ControlModifier)
-    assert judging.query_text.text() == "best pizza recipes"
+    assert judging.header.text.text() == "best pizza recipes"
     press(qtbot, window, Qt.Key.Key_Right, Qt.KeyboardModifier.ControlModifier)
     assert judging.session.query.external_id == "q02"
     press(qtbot, window, Qt.Key.Key_Backspace)  # clearing an ungraded result changes nothing
@@ -113,7 +113,7 @@ def test_clear_removes_the_grade(qtbot, window, demo_db):
     press(qtbot, window, Qt.Key.Key_Backspace)
     assert own_state(demo_db, "dan", "q01", document) is None
     assert window.status_text().startswith("Saved: grade cleared")
-    assert window.judging.results_model.index(0, 3).data(Role.GRADE) is None
+    assert window.judging.results.model.index(0, 3).data(Role.GRADE) is None
 
 
 def test_undo_and_redo_several_steps_from_the_store_history(qtbot, window_anywhere, demo_anywhere):
@@ -131,7 +131,7 @@ def test_undo_and_redo_several_steps_from_the_store_history(qtbot, window_anywhe
         None,
     ]
     assert window.judging.current_row == 1  # the undone result is selected
-    assert window.judging.results_model.index(1, 3).data(Role.GRADE) is None
+    assert window.judging.results.model.index(1, 3).data(Role.GRADE) is None
     press(qtbot, window, Qt.Key.Key_Z, ctrl | shift)
     assert window.status_text().startswith("Redone: now grade 2")
     assert own_state(demo_db, "dan", "q01", documents[1]) == (2, False, None)
@@ -173,33 +173,33 @@ def test_skip_is_one_key_and_its_reason_never_takes_grade_keys(qtbot, window, de
     press(qtbot, window, Qt.Key.Key_S)
     assert own_state(demo_db, "dan", "q01", first) == (None, True, None)  # committed at once
     assert current_item(window).external_id == second  # and moved on, as a grade does
-    assert judging.skip_strip.isVisible() and not judging.note_box.isVisible()
-    assert QApplication.focusWidget() is judging.result_view
+    assert judging.document.skip_strip.isVisible() and not judging.document.note_box.isVisible()
+    assert QApplication.focusWidget() is judging.results.view
     for key in (Qt.Key.Key_3, Qt.Key.Key_J):  # "3j" grades and moves: nothing captured them
         press(qtbot, window, key)
     assert own_state(demo_db, "dan", "q01", second) == (3, False, None)
     assert current_item(window).external_id != second
     press(qtbot, window, Qt.Key.Key_2, Qt.KeyboardModifier.AltModifier)  # a preset reason
     assert own_state(demo_db, "dan", "q01", first) == (None, True, SKIP_REASONS[1])
-    assert not judging.skip_strip.isVisible()
-    assert "1 skipped" in judging.query_progress.text()
+    assert not judging.document.skip_strip.isVisible()
+    assert "1 skipped" in judging.header.query_progress.text()
     judging.select_row(2)
     press(qtbot, window, Qt.Key.Key_N)  # a note before a grade: shown, saved with the grade
-    qtbot.keyClicks(judging.note_edit, "check the recipe again")
+    qtbot.keyClicks(judging.document.note_edit, "check the recipe again")
     press(qtbot, window, Qt.Key.Key_Return)
     assert own_state(demo_db, "dan", "q01", third) is None
-    assert "check the recipe again" in judging.document_view.toPlainText()
+    assert "check the recipe again" in judging.document.view.toPlainText()
     press(qtbot, window, Qt.Key.Key_Return, Qt.KeyboardModifier.NoModifier)  # asks to leave
     press(qtbot, window, Qt.Key.Key_Left, Qt.KeyboardModifier.ControlModifier)
     press(qtbot, window, Qt.Key.Key_Left, Qt.KeyboardModifier.ControlModifier)
     assert judging.session.query.external_id == "q01"  # the note came along
     judging.select_row(2)
-    assert judging.results_model.index(2, 3).data(Role.NOTE) == "check the recipe again"
+    assert judging.results.model.index(2, 3).data(Role.NOTE) == "check the recipe again"
     press(qtbot, window, Qt.Key.Key_4)
     assert own_state(demo_db, "dan", "q01", third) == (4, False, "check the recipe again")
     judging.select_row(2)
     press(qtbot, window, Qt.Key.Key_N)
-    qtbot.keyClicks(judging.note_edit, " and more")
+    qtbot.keyClicks(judging.document.note_edit, " and more")
     press(qtbot, window, Qt.Key.Key_Escape)  # Esc leaves the note as it was
     assert own_state(demo_db, "dan", "q01", third)[2] == "check the recipe again"
     press(qtbot, window, Qt.Key.Key_S)  # a skip keeps the old note
@@ -222,10 +222,10 @@ def test_blind_no_model_holds_another_raters_grade_note_or_a_score(open_window, 
         texts = [str(value) for value in values if value is not None]
         assert not any("ANA-ONLY" in text for text in texts)
         assert not any(text in scores for text in texts)
-        model = window.judging.results_model
+        model = window.judging.results.model
         grades = [model.index(row, 3).data(Role.GRADE) for row in range(model.rowCount())]
         assert grades == [None] * model.rowCount()  # dan graded nothing; ana, ben, chloe did
-        assert "ANA-ONLY" not in window.judging.document_view.toPlainText()
+        assert "ANA-ONLY" not in window.judging.document.view.toPlainText()
 
 
 def test_blind_no_model_holds_an_automatic_judges_grade_or_failure(open_window, demo_db):
@@ -251,10 +251,10 @@ def test_blind_no_model_holds_an_automatic_judges_grade_or_failure(open_window, 
             for text in texts
             for marker in ("2.718", "E-ANSWER", "E-FAILURE", "oracle-llm")
         )
-        model = window.judging.results_model
+        model = window.judging.results.model
         grades_shown = [model.index(row, 3).data(Role.GRADE) for row in range(model.rowCount())]
         assert grades_shown == [None] * model.rowCount()
-        assert "2.718" not in window.judging.document_view.toPlainText()
+        assert "2.718" not in window.judging.document.view.toPlainText()
 
 
 def _pairs_graded_by(session, rater_id):
@@ -318,17 +318,17 @@ def test_keys_pressed_while_the_database_is_busy_are_queued_for_the_result_each_
     judging = window.judging
     documents = [item.external_id for item in judging.session.items[:4]]
     other = _hold_writes(demo_db)
-    view = judging.result_view
+    view = judging.results.view
     for key in (Qt.Key.Key_2, Qt.Key.Key_5, Qt.Key.Key_K, Qt.Key.Key_3, Qt.Key.Key_0):
         qtbot.keyClick(view, key)  # 2 → first, 5 → second, up, 3 → second again, 0 → third
-    model = judging.results_model
+    model = judging.results.model
     assert [model.index(row, 3).data(Role.GRADE) for row in range(3)] == [2, 3, 0]
     assert [model.index(row, 3).data(Role.PENDING) for row in range(3)] == [True] * 3
     assert judging.current_row == 3 and judging.in_flight == 4
     qtbot.waitUntil(lambda: window.status_text().startswith("Waiting for the database"))
     assert "another program is writing to it" in window.status_text()
     assert "4 changes queued" in window.status_text()
-    assert judging.wait_banner.isVisible() and "Keep judging" in judging.wait_banner.text()
+    assert judging.writes.banner.isVisible() and "Keep judging" in judging.writes.banner.text()
     assert [own_state(demo_db, "dan", "q01", d) for d in documents[:3]] == [None] * 3
     other.commit()
     other.close()
@@ -353,12 +353,12 @@ def test_keys_pressed_while_the_database_is_busy_are_queued_for_the_result_each_
     assert history == [2, 5, 3, 0]  # written in the order the keys were pressed
     assert [model.index(row, 3).data(Role.PENDING) for row in range(3)] == [False] * 3
     assert window.status_text().startswith("Saved: grade 0")
-    assert not judging.wait_banner.isVisible()
+    assert not judging.writes.banner.isVisible()
 
 
 def test_a_held_down_key_does_not_grade_twice(qtbot, window, demo_db):
     first, second = (item.external_id for item in window.judging.session.items[:2])
-    view = window.judging.result_view
+    view = window.judging.results.view
     press(qtbot, window, Qt.Key.Key_3)
     repeat = QKeyEvent(
         QEvent.Type.KeyPress, Qt.Key.Key_3, Qt.KeyboardModifier.NoModifier, "3", True
@@ -378,7 +378,7 @@ def test_a_held_down_key_grades_once_where_the_system_does_not_mark_repeats(qtbo
     """Xvfb and VNC repeat a held key as release+press pairs at one moment, or as presses
     without releases, neither marked as auto-repeat."""
     first, second, third = (item.external_id for item in window.judging.session.items[:3])
-    view = window.judging.result_view
+    view = window.judging.results.view
     press_, release = QEvent.Type.KeyPress, QEvent.Type.KeyRelease
     for event in (
         _key(press_, Qt.Key.Key_3, "3", 1000),  # the finger goes down
@@ -401,7 +401,7 @@ def test_a_held_down_key_grades_once_where_the_system_does_not_mark_repeats(qtbo
 def test_closing_the_window_waits_for_the_grades_on_their_way(qtbot, window, demo_db):
     document = current_item(window).external_id
     other = _hold_writes(demo_db)
-    qtbot.keyClick(window.judging.result_view, Qt.Key.Key_4)
+    qtbot.keyClick(window.judging.results.view, Qt.Key.Key_4)
     window.close()
     assert window.isVisible() and window.status_text() == "Saving 1 change before closing…"
     other.commit()
@@ -419,7 +419,7 @@ def test_a_failed_write_is_shown_and_kept_as_unsaved(qtbot, window, demo_db, mon
 
     monkeypatch.setattr(store_judgments, "set_grade", broken)
     press(qtbot, window, Qt.Key.Key_4)
-    index = judging.results_model.index(0, 3)
+    index = judging.results.model.index(0, 3)
     assert index.data(Role.UNSAVED) == "grade 4" and index.data() == "Unsaved: grade 4"
     assert judging.error_banner.isVisible() and "disk I/O error" in judging.error_banner.text()
     assert window.status_text().startswith("Not saved") and judging.current_row == 0
@@ -443,7 +443,7 @@ def test_a_grade_on_a_full_disk_is_refused_in_words_and_saved_once_there_is_room
     press(qtbot, window, Qt.Key.Key_4)
     assert window.status_text().startswith("Not saved: grade 4")
     assert "the disk is full; nothing of this change was written" in judging.error_banner.text()
-    assert judging.results_model.index(0, 3).data(Role.UNSAVED) == "grade 4"
+    assert judging.results.model.index(0, 3).data(Role.UNSAVED) == "grade 4"
     assert judging.current_row == 0
     tiny_disk.free()
     press(qtbot, window, Qt.Key.Key_4)
@@ -466,30 +466,30 @@ def test_home_row_map_is_chosen_and_remembered(qtbot, open_window, demo_db):
     window.set_keymap("home-row")
     press(qtbot, window, Qt.Key.Key_D)
     assert own_state(demo_db, "dan", "q01", document) == (2, False, None)
-    assert window.judging.rubric_buttons[2].key_label.text() == "d"
+    assert window.judging.rubric.buttons[2].key_label.text() == "d"
     assert preferences.keymap_name() == "home-row"
     again = open_window(demo_db)
     assert again.keymap_name == "home-row" and again.keymap_actions["home-row"].isChecked()
-    qtbot.keyClick(again.judging.result_view, Qt.Key.Key_X)  # skip in the home-row map
-    assert again.judging.skip_strip.isVisible()
+    qtbot.keyClick(again.judging.results.view, Qt.Key.Key_X)  # skip in the home-row map
+    assert again.judging.document.skip_strip.isVisible()
 
 
 def test_numpad_keys_grade(qtbot, window, demo_db):
     document = current_item(window).external_id
     window.set_keymap("numpad")
-    qtbot.keyClick(window.judging.result_view, Qt.Key.Key_1, Qt.KeyboardModifier.KeypadModifier)
+    qtbot.keyClick(window.judging.results.view, Qt.Key.Key_1, Qt.KeyboardModifier.KeypadModifier)
     written(qtbot, window)
     assert own_state(demo_db, "dan", "q01", document) == (1, False, None)
 
 
 def test_rubric_buttons_grade_and_show_the_scale(qtbot, window, demo_db):
     document = current_item(window).external_id
-    button = window.judging.rubric_buttons[5]
+    button = window.judging.rubric.buttons[5]
     assert button.title.text() == "5 · Perfect" and button.key_label.text() == "5"
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
     written(qtbot, window)
     assert own_state(demo_db, "dan", "q01", document) == (5, False, None)
-    assert QApplication.focusWidget() is window.judging.result_view
+    assert QApplication.focusWidget() is window.judging.results.view
 
 
 def test_shortcut_overlay_opens_with_question_mark_and_closes_with_any_key(qtbot, window):
@@ -529,13 +529,13 @@ def test_without_a_rater_the_window_asks_inline_and_remembers(qtbot, open_window
 
 def test_every_model_passes_the_model_tester(qtmodeltester, window, qtbot):
     press(qtbot, window, Qt.Key.Key_2)
-    qtmodeltester.check(window.judging.results_model)
-    qtmodeltester.check(window.judging.queue_model)
+    qtmodeltester.check(window.judging.results.model)
+    qtmodeltester.check(window.judging.queue.model)
 
 
 def test_theme_switch_keeps_the_document_readable(window):
     window.set_theme("dark")
-    assert "background-color:#6b5a12" in window.judging.document_view.toHtml()
+    assert "background-color:#6b5a12" in window.judging.document.view.toHtml()
     assert preferences.theme_name() == "dark"
     window.set_theme("light")
 
@@ -544,7 +544,7 @@ def test_two_windows_of_one_rater_stay_in_step(qtbot, open_window, demo_db):
     first, second = open_window(demo_db), open_window(demo_db)
 
     def key(window, key):
-        qtbot.keyClick(window.judging.result_view, key)
+        qtbot.keyClick(window.judging.results.view, key)
         written(qtbot, window)
 
     document = current_item(first).external_id
@@ -552,15 +552,15 @@ def test_two_windows_of_one_rater_stay_in_step(qtbot, open_window, demo_db):
     row = second.judging.session.row_of(first.judging.session.items[0].document_id)
 
     def caught_up():
-        second.judging.check_in_step()  # as its timer and its activation do
+        second.judging.step_watch.check()  # as its timer and its activation do
         return second.judging.session.items[row].grade == 4
 
     qtbot.waitUntil(caught_up, timeout=5000)
     assert "another window" in second.status_text()
-    assert second.judging.overall_progress.value() == 1
+    assert second.judging.header.overall_progress.value() == 1
     key(second, Qt.Key.Key_2)  # its own change does not look like another window's
     with qtbot.assertNotEmitted(second.judging.outOfStep, wait=500):
-        second.judging.check_in_step()
+        second.judging.step_watch.check()
     assert own_state(demo_db, "dan", "q01", document) == (2, False, None)
 
 
@@ -580,7 +580,8 @@ def test_enter_goes_to_the_next_unfinished_query_and_asks_once_before_leaving(
     press(qtbot, window, Qt.Key.Key_Return)
     assert judging.session.query.external_id == "q01"
     assert (
-        judging.cue_banner.isVisible() and "11 results are not graded" in judging.cue_banner.text()
+        judging.results.cue.isVisible()
+        and "11 results are not graded" in judging.results.cue.text()
     )
     press(qtbot, window, Qt.Key.Key_Return)  # the same key again leaves, past the done q02
     assert judging.session.query.external_id == "q03"
@@ -591,7 +592,7 @@ def test_enter_goes_to_the_next_unfinished_query_and_asks_once_before_leaving(
     assert judging.current_row == 0
     for _ in judging.session.items:
         press(qtbot, window, Qt.Key.Key_1)
-    assert judging.cue_banner.isVisible() and "Query done" in judging.cue_banner.text()
+    assert judging.results.cue.isVisible() and "Query done" in judging.results.cue.text()
     press(qtbot, window, Qt.Key.Key_Return)  # done: no question
     assert judging.session.query.external_id == "q04"
 
@@ -609,17 +610,17 @@ def _items_of(judging, external_id):
 def test_the_queue_is_searched_and_filtered_from_the_keyboard(qtbot, window):
     judging = window.judging
     press(qtbot, window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
-    assert QApplication.focusWidget() is judging.queue_search
-    qtbot.keyClicks(judging.queue_search, "CSV")
-    assert judging.queue_filter.rowCount() == 2  # the open query stays in sight
-    qtbot.keyClick(judging.queue_search, Qt.Key.Key_Return)
+    assert QApplication.focusWidget() is judging.queue.search
+    qtbot.keyClicks(judging.queue.search, "CSV")
+    assert judging.queue.filter.rowCount() == 2  # the open query stays in sight
+    qtbot.keyClick(judging.queue.search, Qt.Key.Key_Return)
     assert judging.session.query.text == "python read csv file"
-    assert QApplication.focusWidget() is judging.result_view
-    judging.queue_search.clear()
-    judging.unfinished_only.click()
-    assert judging.queue_filter.rowCount() == len(judging.session.queue)  # none done yet
-    clicked = judging.queue_filter.index(3, 0)
-    judging.queue_view.clicked.emit(clicked)  # a click leaves at once, saying so
+    assert QApplication.focusWidget() is judging.results.view
+    judging.queue.search.clear()
+    judging.queue.unfinished_only.click()
+    assert judging.queue.filter.rowCount() == len(judging.session.queue)  # none done yet
+    clicked = judging.queue.filter.index(3, 0)
+    judging.queue.view.clicked.emit(clicked)  # a click leaves at once, saying so
     assert judging.session.query_index == 3
     assert window.status_text().startswith("Left q08 with 11 results ungraded")
 
@@ -669,7 +670,7 @@ def test_o_opens_only_a_web_address(qtbot, open_window, demo_db, monkeypatch, ur
 
 def test_a_double_click_on_the_rubric_grades_once_as_a_held_key_does(qtbot, window, demo_db):
     first, second = (item.external_id for item in window.judging.session.items[:2])
-    button = window.judging.rubric_buttons[3]
+    button = window.judging.rubric.buttons[3]
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)  # within the double-click time
     written(qtbot, window)
@@ -679,7 +680,7 @@ def test_a_double_click_on_the_rubric_grades_once_as_a_held_key_does(qtbot, wind
 
 
 def test_the_status_bar_speaks_of_the_open_query_only(qtbot, window):
-    view = window.judging.result_view
+    view = window.judging.results.view
     ctrl = Qt.KeyboardModifier.ControlModifier
     qtbot.keyClick(view, Qt.Key.Key_4)  # written while the rater moves on to q02
     qtbot.keyClick(view, Qt.Key.Key_Right, ctrl)
@@ -712,7 +713,7 @@ def test_a_hidden_repeat_is_a_new_item_in_every_model_and_keeps_the_first_grade(
             first = reads.judgments_frame(session, raters=["ana"])
     window = open_window(demo_db, "ana")
     judging = window.judging
-    assert judging.writes.wait_idle(20)  # the repeats are scheduled off the UI thread
+    assert judging.writes.queue.wait_idle(20)  # the repeats are scheduled off the UI thread
     with open_database(demo_db) as database, database.reading() as session:
         pending = {
             (query, document)
@@ -726,7 +727,7 @@ def test_a_hidden_repeat_is_a_new_item_in_every_model_and_keeps_the_first_grade(
     seen = 0
     for index, query in enumerate(judging.session.queue):
         judging.open_query(index)
-        model = judging.results_model
+        model = judging.results.model
         for row, item in enumerate(judging.session.items):
             values = [
                 model.index(row, column).data(role)
@@ -739,8 +740,8 @@ def test_a_hidden_repeat_is_a_new_item_in_every_model_and_keeps_the_first_grade(
                 assert model.index(row, 3).data(Role.NOTE) is None
                 assert not any("ANA-FIRST" in str(value) for value in values)
                 judging.select_row(row)
-                assert "ANA-FIRST" not in judging.note_edit.text()
-                assert "ANA-FIRST" not in judging.document_view.toPlainText()
+                assert "ANA-FIRST" not in judging.document.note_edit.text()
+                assert "ANA-FIRST" not in judging.document.view.toPlainText()
             else:  # hers, as she graded it: the demo's answered repeats included
                 assert model.index(row, 3).data(Role.NOTE) == "ANA-FIRST"
     assert seen == len(pending)
@@ -749,7 +750,7 @@ def test_a_hidden_repeat_is_a_new_item_in_every_model_and_keeps_the_first_grade(
     judging.open_query(judging.session.query_index_of(query_id))
     judging.select_row(judging.session.row_of(document_id))
     press(qtbot, window, Qt.Key.Key_0)
-    assert judging.results_model.index(judging.session.row_of(document_id), 3).data(Role.GRADE) == 0
+    assert judging.results.model.index(judging.session.row_of(document_id), 3).data(Role.GRADE) == 0
     with open_database(demo_db) as database, database.reading() as session:
         again = session.get(RepeatJudgment, (ana, query_id, document_id))
         assert again is not None and again.grade == 0

@@ -6,7 +6,7 @@ from campaign_support import planted_campaign
 from gui_support import press
 from PySide6.QtCore import Qt
 
-from judge_app.gui import lead
+from judge_app.gui import assign_dialog
 from judge_app.gui.models import Role
 from judge_app.store import open_database
 from judge_app.store.assignments import current_assignments
@@ -168,7 +168,7 @@ def test_grades_that_cannot_be_read_are_said_and_the_other_ways_still_work(
     def unreadable(_database):
         raise StoreError("the grades are unreadable")
 
-    monkeypatch.setattr(lead, "read_survey", unreadable)
+    monkeypatch.setattr(assign_dialog, "read_survey", unreadable)
     window = open_window(demo_db, "ana")
     dialog = window.show_assign_dialog()
     dialog.by_disputes.click()
@@ -197,10 +197,10 @@ def test_rubric_edits_reach_the_rubric_panel_and_the_grades(qtbot, open_window, 
         labels = scale(session)
     assert (labels[3].label, labels[3].description) == ("Good", "Answers most of what was asked.")
     assert labels[1].label == "Marginal" and labels[0].label == "Irrelevant"
-    button = window.judging.rubric_buttons[3]
+    button = window.judging.rubric.buttons[3]
     assert button.title.text() == "3 · Good"
     assert button.description.text() == "Answers most of what was asked."
-    assert window.judging.results_model.index(0, 3).data() == "3 Good"
+    assert window.judging.results.model.index(0, 3).data() == "3 Good"
     assert window.judging.current_row == 1  # the same result stays selected
 
 
@@ -215,7 +215,7 @@ def test_rubric_defaults_can_be_restored(qtbot, open_window, demo_db):
     dialog.restore_defaults()
     with qtbot.waitSignal(dialog.finished, timeout=30_000):
         dialog.accept_button.click()
-    assert window.judging.rubric_buttons[5].title.text() == "5 · Perfect"
+    assert window.judging.rubric.buttons[5].title.text() == "5 · Perfect"
 
 
 def test_pooling_settings_are_stored_and_the_items_follow(qtbot, open_window, demo_db):
@@ -244,7 +244,7 @@ def test_pooling_settings_are_stored_and_the_items_follow(qtbot, open_window, de
     session = window.judging.session
     assert [item.external_id for item in session.items] == [item.external_id for item in items]
     assert len(session.items) == 5 and session.pool == expected
-    assert window.judging.results_model.index(0, 1).data(Role.URL) == items[0].url
+    assert window.judging.results.model.index(0, 1).data(Role.URL) == items[0].url
 
 
 def test_a_lead_opening_the_window_is_no_rater_to_assign_until_they_grade(

@@ -107,7 +107,7 @@ def test_a_lead_page_does_not_watch_every_event_as_judging_does(qtbot, window, m
     a lead page does not, so its events never wait for the GIL its worker holds."""
     touched = []
     monkeypatch.setattr(window.judging.timer, "touch", lambda: touched.append(True))
-    QTest.keyClick(window.judging.result_view, Qt.Key.Key_Down)
+    QTest.keyClick(window.judging.results.view, Qt.Key.Key_Down)
     assert touched
     window.page_actions["evaluation"].trigger()
     qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
@@ -116,5 +116,5 @@ def test_a_lead_page_does_not_watch_every_event_as_judging_does(qtbot, window, m
     QTest.mouseClick(window.analysis.evaluation_view.table.viewport(), Qt.MouseButton.LeftButton)
     assert touched == []
     window.show_judging()
-    QTest.keyClick(window.judging.result_view, Qt.Key.Key_Down)
+    QTest.keyClick(window.judging.results.view, Qt.Key.Key_Down)
     assert touched

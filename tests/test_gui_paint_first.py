@@ -32,9 +32,9 @@ def noting(window, event):
         first.update({
             "store loaded": "judge_app.store.database" in sys.modules,
             "sqlalchemy loaded": any(name.split(".")[0] == "sqlalchemy" for name in sys.modules),
-            "heading": window.judging.query_text.text(),
+            "heading": window.judging.header.text.text(),
             "database": window.database is not None,
-            "focus": window.focusWidget() is window.judging.result_view,
+            "focus": window.focusWidget() is window.judging.results.view,
         })
     painting(window, event)
 
@@ -51,7 +51,7 @@ def loop(app):
     session = window.judging.session
     print(json.dumps({"first": first, "rater": session and session.rater_name,
                       "status": window.status_text(),
-                      "find": window.judging.queue_search.text()}))
+                      "find": window.judging.queue.search.text()}))
     window.close()
     return 0
 

@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QKeyEvent
 
-from judge_app.gui.judging import key_names
+from judge_app.gui.key_events import key_names
 from judge_app.judging.keys import KEYMAPS
 
 

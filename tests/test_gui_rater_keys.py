@@ -25,8 +25,8 @@ def events(window) -> int:
 
 def in_view(judging, row: int) -> bool:
     """Is the whole of result ``row`` inside the results' viewport?"""
-    view = judging.result_view
-    rect = view.visualRect(judging.results_model.index(row, Column.TITLE))
+    view = judging.results.view
+    rect = view.visualRect(judging.results.model.index(row, Column.TITLE))
     return view.viewport().rect().contains(rect)
 
 
@@ -37,10 +37,10 @@ def test_closing_the_shortcuts_gives_the_focus_back_to_the_results(qtbot, window
         assert window.overlay.isVisible()
         press(qtbot, window, closing)
         assert not window.overlay.isVisible()
-        assert QApplication.focusWidget() is judging.result_view, closing
+        assert QApplication.focusWidget() is judging.results.view, closing
     row = judging.current_row
     press(qtbot, window, Qt.Key.Key_3)  # grades, never types into the queue's search
-    assert judging.session.items[row].grade == 3 and judging.queue_search.text() == ""
+    assert judging.session.items[row].grade == 3 and judging.queue.search.text() == ""
 
 
 def test_keys_past_the_last_result_never_change_a_grade(qtbot, window):
@@ -64,8 +64,8 @@ def test_keys_past_the_last_result_never_change_a_grade(qtbot, window):
     assert judging.session.items[last].grade == 4 and events(window) == before + 1
     press(qtbot, window, Qt.Key.Key_5)  # the same again: kept, as after any grade
     assert judging.session.items[last].grade == 4
-    rect = judging.result_view.visualRect(judging.results_model.index(last, Column.TITLE))
-    qtbot.mouseClick(judging.result_view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    rect = judging.results.view.visualRect(judging.results.model.index(last, Column.TITLE))
+    qtbot.mouseClick(judging.results.view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     press(qtbot, window, Qt.Key.Key_5)  # a click on it chooses it too
     assert judging.session.items[last].grade == 5
 
@@ -84,14 +84,14 @@ def test_the_leave_warning_counts_down_as_the_rater_grades(qtbot, window):
     total = len(judging.session.items)
     press(qtbot, window, Qt.Key.Key_2)
     press(qtbot, window, Qt.Key.Key_Return)
-    assert f"{total - 1} results are not graded yet" in judging.cue_banner.text()
+    assert f"{total - 1} results are not graded yet" in judging.results.cue.text()
     press(qtbot, window, Qt.Key.Key_2)
-    assert f"{total - 2} results are not graded yet" in judging.cue_banner.text()
+    assert f"{total - 2} results are not graded yet" in judging.results.cue.text()
     for _ in range(total - 3):
         press(qtbot, window, Qt.Key.Key_2)
-    assert "1 result is not graded yet" in judging.cue_banner.text()
+    assert "1 result is not graded yet" in judging.results.cue.text()
     press(qtbot, window, Qt.Key.Key_2)
-    assert "Query done" in judging.cue_banner.text()
+    assert "Query done" in judging.results.cue.text()
 
 
 def test_the_cue_never_moves_the_results_and_the_next_result_stays_in_sight(qtbot, window):
@@ -99,16 +99,16 @@ def test_the_cue_never_moves_the_results_and_the_next_result_stays_in_sight(qtbo
     qtbot.waitUntil(lambda: window.width() == 1280)
     QApplication.processEvents()
     judging = window.judging
-    place = judging.result_view.geometry()
-    texts = {judging.cue_banner.text()}
+    place = judging.results.view.geometry()
+    texts = {judging.results.cue.text()}
     count = len(judging.session.items)
     for step in range(count):
         if step == 1:  # asked to leave: the warning replaces the keys
             press(qtbot, window, Qt.Key.Key_Return)
         row = judging.current_row
         press(qtbot, window, Qt.Key.Key_2)
-        texts.add(judging.cue_banner.text())
-        assert judging.result_view.geometry() == place
+        texts.add(judging.results.cue.text())
+        assert judging.results.view.geometry() == place
         assert in_view(judging, judging.current_row)
         if row + 1 < count:
             assert in_view(judging, row + 1), row  # the result just graded's next one
@@ -143,27 +143,27 @@ def test_a_search_ends_once_it_opened_a_query_and_enter_goes_on_in_queue_order(q
     judging = window.judging
     queue = judging.session.queue
     press(qtbot, window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
-    qtbot.keyClicks(judging.queue_search, "CSV")
-    qtbot.keyClick(judging.queue_search, Qt.Key.Key_Return)
+    qtbot.keyClicks(judging.queue.search, "CSV")
+    qtbot.keyClick(judging.queue.search, Qt.Key.Key_Return)
     found = judging.session.query_index
     assert queue[found].text == "python read csv file"
-    assert judging.queue_search.text() == ""  # the search is done
-    assert judging.queue_filter.rowCount() == len(queue)  # every query in sight again
+    assert judging.queue.search.text() == ""  # the search is done
+    assert judging.queue.filter.rowCount() == len(queue)  # every query in sight again
     for _ in judging.session.items:
         press(qtbot, window, Qt.Key.Key_2)
     press(qtbot, window, Qt.Key.Key_Return)
     assert judging.session.query_index == found + 1  # the next unfinished in the queue
-    shown = judging.queue_filter.mapToSource(judging.queue_view.currentIndex()).row()
+    shown = judging.queue.filter.mapToSource(judging.queue.view.currentIndex()).row()
     assert shown == found + 1  # and it is the one the queue shows chosen
 
 
 def test_a_query_clicked_in_a_search_ends_the_search(qtbot, window):
     judging = window.judging
-    qtbot.keyClicks(judging.queue_search, "pizza")
-    assert judging.queue_filter.rowCount() < len(judging.session.queue)
-    judging.queue_view.clicked.emit(judging.queue_filter.index(0, 0))
-    assert judging.queue_search.text() == ""
-    assert judging.queue_filter.rowCount() == len(judging.session.queue)
+    qtbot.keyClicks(judging.queue.search, "pizza")
+    assert judging.queue.filter.rowCount() < len(judging.session.queue)
+    judging.queue.view.clicked.emit(judging.queue.filter.index(0, 0))
+    assert judging.queue.search.text() == ""
+    assert judging.queue.filter.rowCount() == len(judging.session.queue)
 
 
 def test_the_rater_chooser_takes_enter_and_typing_at_once(qtbot, open_window, demo_db):
@@ -184,7 +184,7 @@ def test_the_rater_chooser_takes_enter_and_typing_at_once(qtbot, open_window, de
 def test_a_chosen_query_under_the_mouse_reads_as_chosen(window):
     """White text on the hover colour was unreadable: the chosen row keeps its colour."""
     judging = window.judging
-    view = judging.queue_view
+    view = judging.queue.view
     index = view.currentIndex()
     option = QStyleOptionViewItem()
     view.initViewItemOption(option)
@@ -220,14 +220,14 @@ def test_at_1280_pixels_the_results_show_the_titles_whole(qtbot, window):
     qtbot.waitUntil(lambda: window.width() == 1280)
     QApplication.processEvents()
     judging = window.judging
-    bold = QFont(judging.result_view.font())
+    bold = QFont(judging.results.view.font())
     bold.setWeight(QFont.Weight.DemiBold)
     metrics = QFontMetrics(bold)
-    room = judging.result_view.columnWidth(Column.TITLE) - 16  # the delegate's margins
+    room = judging.results.view.columnWidth(Column.TITLE) - 16  # the delegate's margins
     titles = [item.title for item in judging.session.items if len(item.title) <= 50]
     cut = [title for title in titles if metrics.horizontalAdvance(title) > room]
     assert titles and not cut  # (they were cut at 25 to 40 characters)
-    assert judging.document_view.width() >= 400  # and the document keeps its room
+    assert judging.document.view.width() >= 400  # and the document keeps its room
 
 
 def test_a_start_paints_before_the_queue_is_read_and_judges_once_it_is(qtbot, demo_db):
@@ -236,7 +236,7 @@ def test_a_start_paints_before_the_queue_is_read_and_judges_once_it_is(qtbot, de
     window.show()
     judging = window.judging
     assert window.pages.currentWidget() is judging and judging.session is None
-    assert judging.query_text.text() == "Opening dan's queue…"
+    assert judging.header.text.text() == "Opening dan's queue…"
     qtbot.waitUntil(lambda: judging.session is not None, timeout=30_000)
     assert judging.session.rater_name == "dan" and judging.current_row == 0
     assert window.status_text().startswith("Judging as dan: 0 of ")

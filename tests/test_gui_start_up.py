@@ -37,7 +37,7 @@ from PySide6.QtWidgets import QApplication
 from judge_app.gui import create_main_window
 
 def loaded():
-    others = ["alembic", "sqlalchemy.dialects.postgresql", "judge_app.gui.lead", "judge_app.gui.start"]
+    others = ["alembic", "sqlalchemy.dialects.postgresql", "judge_app.gui.lead_dialog", "judge_app.gui.start"]
     return [name for name in json.loads(sys.argv[2]) + others if name in sys.modules]
 
 window = create_main_window(sys.argv[1], "ana")

@@ -97,7 +97,7 @@ def test_a_login_turned_off_while_judging_keeps_the_grade_unsaved_until_it_can_b
         press(qtbot, window, Qt.Key.Key_5)
         assert window.status_text().startswith("Not saved: grade 5")
         assert f"no longer lets {ana} connect" in judging.error_banner.text()
-        assert judging.results_model.index(row, 3).data(Role.UNSAVED) == "grade 5"
+        assert judging.results.model.index(row, 3).data(Role.UNSAVED) == "grade 5"
         with admin.connect() as connection:
             connection.exec_driver_sql(f'ALTER ROLE "{ana}" LOGIN')
         for key in (Qt.Key.Key_Down, Qt.Key.Key_Home):

@@ -15,11 +15,11 @@ from PySide6.QtWidgets import QPushButton
 from snapshots import snapshot
 
 from judge_app.cli import main as cli
+from judge_app.commands.importing import ImportOptions, import_files
 from judge_app.gui.workers import PROGRESS_DELAY_MS, Cancelled
 from judge_app.io import records
 from judge_app.io.errors import ImportFileError
 from judge_app.store import bulk, open_database, reads
-from judge_app.store.imports import import_files
 from judge_app.store.judgments import set_grade
 from judge_app.store.people import add_rater
 
@@ -42,7 +42,7 @@ def counts(path):
 def test_import_runs_in_the_background_and_the_queue_refreshes(qtbot, open_window, tmp_path):
     path = tmp_path / "new.sqlite"
     window = open_window(path, "ana")
-    assert window.judging.query_text.text() == "Nothing to judge"
+    assert window.judging.header.text.text() == "Nothing to judge"
     dialog = window.show_import_dialog()
     assert dialog.isVisible() and not dialog.import_button.isEnabled()
     with resources.as_file(DEMO) as folder:
@@ -60,8 +60,8 @@ def test_import_runs_in_the_background_and_the_queue_refreshes(qtbot, open_windo
     assert (stored["queries"], stored["documents"], stored["runs"]) == (16, 161, 1)
     assert stored["judgments"] == 458
     session = window.judging.session
-    assert len(session.queue) == 16 and window.judging.query_text.text() == "best pizza recipes"
-    assert window.judging.overall_progress.maximum() == session.overall_progress().total > 0
+    assert len(session.queue) == 16 and window.judging.header.text.text() == "best pizza recipes"
+    assert window.judging.header.overall_progress.maximum() == session.overall_progress().total > 0
     assert window.status_text().startswith("Imported: ")
     assert "458 judgments added" in window.status_text()
 
@@ -72,7 +72,9 @@ def test_a_refused_import_lists_every_problem_and_writes_nothing(qtbot, open_win
     run = demo_db.parent / "run.txt"
     run.write_text("q1 Q0 d1 1 2.5 sys\nq1 Q0 d3 2\n", encoding="utf-8")
     with pytest.raises(ImportFileError) as expected, open_database(demo_db) as database:
-        import_files(database, queries=queries, run=run)  # the oracle: what the store reports
+        import_files(
+            database, ImportOptions(queries=queries, run=run)
+        )  # the oracle: what the store reports
     window = open_window(demo_db, "ana")
     before = snapshot(window.database)
     dialog = window.show_import_dialog()

@@ -101,13 +101,13 @@ def test_a_narrow_window_shows_every_part_and_a_compact_rubric(qtbot, open_windo
     window.resize(900, 600)  # half of a 1920-wide screen, and less
     qtbot.waitUntil(lambda: window.judging.width() <= 900)
     judging = window.judging
-    assert all(not button.description.isVisible() for button in judging.rubric_buttons)
+    assert all(not button.description.isVisible() for button in judging.rubric.buttons)
     for part in (
-        judging.query_text,
-        judging.result_view,
-        judging.document_view,
-        judging.queue_view,
-        *judging.rubric_buttons,
+        judging.header.text,
+        judging.results.view,
+        judging.document.view,
+        judging.queue.view,
+        *judging.rubric.buttons,
         window.status_label,
     ):
         assert part.isVisible() and part.width() > 0 and part.height() > 0
@@ -116,14 +116,14 @@ def test_a_narrow_window_shows_every_part_and_a_compact_rubric(qtbot, open_windo
         if label.isVisible() and label.text() and not label.wordWrap():
             assert label.width() >= label.minimumSizeHint().width(), label.objectName()
     window.resize(1280, 800)
-    qtbot.waitUntil(lambda: judging.rubric_buttons[0].description.isVisible())
+    qtbot.waitUntil(lambda: judging.rubric.buttons[0].description.isVisible())
     window.compact_action.trigger()  # View ▸ Compact rubric, kept
-    assert not judging.rubric_buttons[0].description.isVisible()
+    assert not judging.rubric.buttons[0].description.isVisible()
     window.queue_action.trigger()  # View ▸ Queue pane
-    assert not judging.queue_view.isVisible()
+    assert not judging.queue.view.isVisible()
     again = open_window(demo_db)
-    assert not again.judging.queue_view.isVisible()
-    assert not again.judging.rubric_buttons[0].description.isVisible()
+    assert not again.judging.queue.view.isVisible()
+    assert not again.judging.rubric.buttons[0].description.isVisible()
 
 
 def test_every_page_fits_a_900_by_640_window(qtbot, open_window, demo_db):

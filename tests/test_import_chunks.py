@@ -18,12 +18,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from snapshots import snapshot
 
+from judge_app.commands.importing import ImportOptions, import_files
 from judge_app.io import records, text
 from judge_app.io.errors import ImportFileError
 from judge_app.io.readers import FileReader, read_judgments
 from judge_app.store import reads
 from judge_app.store.database import Database, open_database
-from judge_app.store.imports import database_for_import, import_files
 
 HEADER = "query_id,doc_id,rater,grade,note\n"
 
@@ -43,7 +43,7 @@ def _problems(db: Database, **files: object) -> tuple[list[tuple], int]:
     """The problems (line, column, reason) of a refused import, which changed nothing."""
     before = snapshot(db)
     with pytest.raises(ImportFileError) as refused:
-        import_files(db, **files)
+        import_files(db, ImportOptions(**files))
     assert snapshot(db) == before
     error = refused.value
     return [(p.line, p.column, p.reason) for p in error.problems], error.total
@@ -136,7 +136,9 @@ def test_repeated_keys_are_found_across_chunks(
 
 
 def test_strict_names_unknown_ids_in_every_chunk(db: Database, tmp_path: Path, three_rows):
-    import_files(db, queries=_write(tmp_path / "q.csv", "query_id,text\nq1,one\nq2,two\n"))
+    import_files(
+        db, ImportOptions(queries=_write(tmp_path / "q.csv", "query_id,text\nq1,one\nq2,two\n"))
+    )
     path = _write(
         tmp_path / "j.csv",
         HEADER + "q1,d1,ann,1,\nq2,d1,ann,1,\nq9,d1,ann,1,\nq1,d2,ann,1,\nq9,d2,ann,2,\n",
@@ -173,7 +175,7 @@ def test_a_json_lines_key_first_seen_in_a_later_chunk(db: Database, tmp_path: Pa
         '{"query_id": "q3", "text": "three"}',
         '{"query_id": "q4", "text": "four", "description": "the fourth"}',
     ]
-    import_files(db, queries=_write(tmp_path / "q.jsonl", "\n".join(lines) + "\n"))
+    import_files(db, ImportOptions(queries=_write(tmp_path / "q.jsonl", "\n".join(lines) + "\n")))
     with db.reading() as session:
         frame = reads.queries_frame(session)
     assert frame["description"].isna().tolist() == [True, True, True, False]
@@ -207,7 +209,7 @@ def test_a_trec_run_spanning_chunks_is_ranked_as_the_whole_file(
         tmp_path / "run.txt",
         "".join(f"{q} Q0 {d} 999 {s} sys\n" for q, d, s in rows),
     )
-    import_files(db, run=path)
+    import_files(db, ImportOptions(run=path))
     with db.reading() as session:
         stored = reads.results_frame(session)
     expected = _trec_eval_order(pd.DataFrame(rows, columns=["query_id", "doc_id", "score"]))
@@ -242,7 +244,7 @@ def test_progress_is_reported_every_chunk_up_to_the_file_s_lines(
 ):
     path = _write(tmp_path / "j.csv", HEADER + "".join(f"q,d{i},ann,1,\n" for i in range(10)))
     seen: list[tuple[str, int, int]] = []
-    import_files(db, judgments=path, progress=lambda *report: seen.append(report))
+    import_files(db, ImportOptions(judgments=path), progress=lambda *report: seen.append(report))
     assert seen == [("judgments", done, 11) for done in (4, 7, 10, 11, 11)]
 
 
@@ -267,13 +269,13 @@ def test_text_is_checked_a_block_at_a_time(tmp_path: Path, monkeypatch):
 def test_a_refused_import_into_a_new_file_leaves_no_file(tmp_path: Path):
     bad = _write(tmp_path / "j.csv", HEADER + "q,d,ann,9,\n")
     new = tmp_path / "new.sqlite"
-    with pytest.raises(ImportFileError), database_for_import(new) as database:
-        import_files(database, judgments=bad)
+    with pytest.raises(ImportFileError):
+        import_files(str(new), ImportOptions(judgments=bad))
     assert list(tmp_path.iterdir()) == [bad]
     kept = tmp_path / "kept.sqlite"
     open_database(kept).close()
-    with pytest.raises(ImportFileError), database_for_import(kept) as database:
-        import_files(database, judgments=bad)
+    with pytest.raises(ImportFileError):
+        import_files(str(kept), ImportOptions(judgments=bad))
     assert kept.exists()
 
 
@@ -323,8 +325,10 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with open_database(folder / "template.sqlite") as db:
         import_files(
             db,
-            queries=_write(folder / "q.csv", "query_id,text\nq1,first\n"),
-            judgments=_write(folder / "j.csv", HEADER + "q1,d1,ann,2,\nq2,dé,bob,0,kept\n"),
+            ImportOptions(
+                queries=_write(folder / "q.csv", "query_id,text\nq1,first\n"),
+                judgments=_write(folder / "j.csv", HEADER + "q1,d1,ann,2,\nq2,dé,bob,0,kept\n"),
+            ),
         )
     return folder / "template.sqlite"
 
@@ -344,7 +348,7 @@ def _outcome(template: Path, chunk_rows: int, files: dict, options: dict) -> tup
     with pytest.MonkeyPatch.context() as patch, _copy(template) as db:
         patch.setattr(records, "CHUNK_ROWS", chunk_rows)
         try:
-            said: object = str(import_files(db, **files, **options))
+            said: object = str(import_files(db, ImportOptions(**files, **options)))
         except ImportFileError as error:
             said = (str(error), error.total)
         counts, *tables = snapshot(db)
@@ -408,8 +412,8 @@ def test_chunked_imports_on_postgresql_match_sqlite(
     postgres = open_database(pg_url)
     try:
         for database in (db, postgres):
-            import_files(database, run=run, judgments=first)
-            summary = import_files(database, judgments=again)
+            import_files(database, ImportOptions(run=run, judgments=first))
+            summary = import_files(database, ImportOptions(judgments=again))
             assert str(summary).endswith("0 judgments added, 9 changed, 0 unchanged")
         outcomes = []
         for database in (db, postgres):

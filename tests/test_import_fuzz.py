@@ -19,11 +19,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from snapshots import snapshot
 
+from judge_app.commands.importing import ImportOptions, import_files
 from judge_app.io.errors import ImportFileError
 from judge_app.names import name_key
 from judge_app.store import reads
 from judge_app.store.database import Database, open_database
-from judge_app.store.imports import import_files
 
 INERT_PREFIXES = ("=", "+", "-", "@", "\t", "\r", "'")
 FUZZ = settings(
@@ -49,10 +49,12 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with open_database(folder / "template.sqlite") as db:
         import_files(
             db,
-            queries=folder / "queries.csv",
-            documents=folder / "documents.csv",
-            run=folder / "run.csv",
-            judgments=folder / "judgments.csv",
+            ImportOptions(
+                queries=folder / "queries.csv",
+                documents=folder / "documents.csv",
+                run=folder / "run.csv",
+                judgments=folder / "judgments.csv",
+            ),
         )
     return folder / "template.sqlite"
 
@@ -171,7 +173,7 @@ def test_random_bytes_import_or_are_refused_without_change(
         path.write_bytes(content)
         before = snapshot(db)
         try:
-            import_files(db, **{kind: path}, **options)
+            import_files(db, ImportOptions(**{kind: path}, **options))
         except ImportFileError as error:
             assert error.problems, "an ImportFileError lists at least one problem"
             assert len(error.problems) in range(1, 21) and error.total >= len(error.problems)
@@ -291,7 +293,7 @@ def test_generated_judgment_rows(rows: list[tuple]) -> None:
         path = folder / "judgments.csv"
         path.write_text(text, encoding="utf-8")
         if first_bad is None and first_repeat is None:
-            summary = import_files(db, judgments=path)
+            summary = import_files(db, ImportOptions(judgments=path))
             assert f"{len(rows)} judgments added, 0 changed, 0 unchanged" in str(summary)
             with db.reading() as session:
                 frame = reads.judgments_frame(session)
@@ -302,11 +304,11 @@ def test_generated_judgment_rows(rows: list[tuple]) -> None:
             assert got == sorted(e[:5] for e in expected)
             assert not frame["skipped"].any()
             # and a second import of the same file changes nothing
-            summary = import_files(db, judgments=path)
+            summary = import_files(db, ImportOptions(judgments=path))
             assert f"0 judgments added, 0 changed, {len(rows)} unchanged" in str(summary)
             return
         with pytest.raises(ImportFileError) as info:
-            import_files(db, judgments=path)
+            import_files(db, ImportOptions(judgments=path))
         first = info.value.problems[0]
         assert first.file == str(path)
         if first_bad is not None:
@@ -342,7 +344,7 @@ def test_generated_qrels_like_tsv_rows_with_a_given_rater(rows: list[tuple]) -> 
         path = folder / "judgments.tsv"
         path.write_text(buffer.getvalue(), encoding="utf-8", newline="")
         if not bad and not repeats:
-            import_files(db, judgments=path, rater="solo")
+            import_files(db, ImportOptions(judgments=path, rater="solo"))
             with db.reading() as session:
                 frame = reads.judgments_frame(session)
             assert sorted(
@@ -351,7 +353,7 @@ def test_generated_qrels_like_tsv_rows_with_a_given_rater(rows: list[tuple]) -> 
             assert set(frame["rater"]) == {"solo"}
         else:
             with pytest.raises(ImportFileError) as info:
-                import_files(db, judgments=path, rater="solo")
+                import_files(db, ImportOptions(judgments=path, rater="solo"))
             assert info.value.problems[0].line == (bad[0] if bad else repeats[0])
             with db.reading() as session:
                 assert set(reads.table_counts(session).values()) == {0}

@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 from snapshots import rows as frame_rows
 from snapshots import snapshot
 
+from judge_app.commands.importing import ImportOptions, import_files
 from judge_app.io import records
 from judge_app.io.errors import ImportFileError
 from judge_app.store import reads
 from judge_app.store.database import Database, open_database
-from judge_app.store.imports import import_files
 
 HEADER = ["query_id", "doc_id", "rater", "grade", "skipped", "note"]
 # (query, document, rater) -> (grade, skipped, note) stored before each import
@@ -63,7 +63,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = folder / "stored.csv"
     path.write_text(_csv(rows), encoding="utf-8")
     with open_database(folder / "template.sqlite") as db:
-        import_files(db, judgments=path)
+        import_files(db, ImportOptions(judgments=path))
     return folder / "template.sqlite"
 
 
@@ -109,7 +109,7 @@ def _outcome(db: Database, path: Path) -> tuple[object, dict, list]:
     """What the import said, the judgments after it and its events, as ``_reference`` gives."""
     before = snapshot(db)
     try:
-        said: object = str(import_files(db, judgments=path))
+        said: object = str(import_files(db, ImportOptions(judgments=path)))
     except ImportFileError as error:
         said = str(error)
         assert snapshot(db) == before
@@ -175,6 +175,6 @@ def test_merges_on_postgresql_as_the_reference(pg_url: str, tmp_path: Path):
     repeated = tmp_path / "repeated.csv"
     repeated.write_text(_csv(rows + rows[:2]), encoding="utf-8")
     with open_database(pg_url) as db:
-        import_files(db, judgments=stored)
+        import_files(db, ImportOptions(judgments=stored))
         assert _outcome(db, repeated) == _reference(repeated, rows + rows[:2])
         assert _outcome(db, path) == _reference(path, rows)

@@ -15,7 +15,7 @@ import pytest
 
 from judge_app.cli import main as cli
 from judge_app.commands.autojudge import AutojudgeOptions, autojudge
-from judge_app.commands.calibrate import calibrate
+from judge_app.commands.calibrate import calibrate_of
 from judge_app.commands.ensemble import EnsembleOptions, combined, ensemble
 from judge_app.errors import UsageError
 from judge_app.evaluation.calibration import CalibrationOptions
@@ -77,7 +77,7 @@ def test_an_ensemble_of_two_llm_judges_is_calibrated_and_used_by_eval(db, chat_s
         with database.reading() as session:
             described = judge(session, summary.judge).describe()
         assert described == "ensemble: mean of small, large"
-        found = calibrate(database, CalibrationOptions(judge=summary.judge, bootstrap=50))
+        found = calibrate_of(database, CalibrationOptions(judge=summary.judge, bootstrap=50))
     small, large, both = (grades(db, n) for n in ("small", "large", "mean of small, large"))
     assert both == {pair: (small[pair] + large[pair]) / 2 for pair in small}
     assert found.pairs > 0 and found.judge.method == "ensemble"
@@ -118,7 +118,7 @@ def test_what_cannot_be_combined_is_refused_and_nothing_changes(db, chat_server)
         for options, said in (
             (EnsembleOptions(("a",)), "two or more"),
             (EnsembleOptions(("a", "a")), "two or more"),
-            (EnsembleOptions(("a", "b"), combine="max"), "--combine must be one of"),
+            (EnsembleOptions(("a", "b"), combine="max"), "combine must be one of"),
             (EnsembleOptions(("a", "nobody")), "nobody"),
             (EnsembleOptions(("a", "ab")), "itself an ensemble"),
             (EnsembleOptions(("a", "b"), name="ab", combine="median"), "another model"),

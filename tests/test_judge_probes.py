@@ -30,7 +30,7 @@ from judge_app.automatic_judges.probes import (
 from judge_app.automatic_judges.prompt import DEFAULT_TEMPLATE, Pair, messages
 from judge_app.cli import main as cli
 from judge_app.commands.autojudge import AutojudgeOptions, autojudge, estimate
-from judge_app.commands.calibrate import calibrate
+from judge_app.commands.calibrate import calibrate_of
 from judge_app.evaluation.calibration import CalibrationOptions
 from judge_app.store import open_database
 from judge_app.store.grade_labels import DEFAULT_SCALE
@@ -69,7 +69,7 @@ def run(path: Path, server, **changes):
 
 def calibration(path: Path, judge: str = "judge-model"):
     with open_database(path, create=False) as database:
-        return calibrate(database, CalibrationOptions(judge=judge, bootstrap=200))
+        return calibrate_of(database, CalibrationOptions(judge=judge, bootstrap=200))
 
 
 PAIR = Pair("q1", "best pizza recipes", None, "d1", "Pizza", None, "Dough, sauce. " * 400)

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from judge_app.commands.importing import ImportOptions, import_files
 from judge_app.judging.changes import NOTHING_TO_UNDO, Change
 from judge_app.judging.session import JudgingSession
 from judge_app.store import StoreError
 from judge_app.store.bulk import document_ids, query_ids
-from judge_app.store.imports import import_files
 from judge_app.store.judgments import set_grade
 from judge_app.store.people import add_rater
 from judge_app.store.rater_queue import PoolSettings, Progress, query_items
@@ -24,7 +24,7 @@ def campaign(db, tmp_path):
     rows = [("q1", "d1", 1), ("q1", "d2", 2), ("q1", "d3", 3), ("q2", "d4", 1), ("q2", "d5", 2)]
     run = tmp_path / "alpha.csv"
     pd.DataFrame(rows, columns=["query_id", "doc_id", "rank"]).to_csv(run, index=False)
-    import_files(db, run=run, run_name="alpha")
+    import_files(db, ImportOptions(run=run, run_name="alpha"))
     with db.transaction() as session:
         queries = query_ids(session, ["q1", "q2"])
         documents = document_ids(session, [f"d{n}" for n in range(1, 6)])

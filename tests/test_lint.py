@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FOLDERS = ["judge_app", "migrations", "tests", "benchmarks"]
+FOLDERS = ["judge_app", "migrations", "tests", "benchmarks", "docs"]
 
 
 def test_ruff_check_and_format():

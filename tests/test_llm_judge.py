@@ -49,6 +49,7 @@ from judge_app.cli import main as cli
 from judge_app.commands import autojudge as autojudge_module
 from judge_app.commands.autojudge import AutojudgeOptions, autojudge, retry_words
 from judge_app.errors import JudgeAppError, UsageError
+from judge_app.option_declarations import flag_of
 from judge_app.store import open_database
 from judge_app.store.automatic import judge
 from judge_app.store.grade_labels import DEFAULT_SCALE, GradeLabel
@@ -282,8 +283,8 @@ def retried(path: Path, server, **changes) -> list[tuple[int, str, float]]:
     heard: list[tuple[int, str, float]] = []
     values = {"endpoint": server.url, "model": "judge-model", "timeout": 5.0, "probes": 0}
     with open_database(path, create=False) as database:
-        autojudge(database, AutojudgeOptions(**values | changes), None, None,
-                  lambda *retry: heard.append(retry))  # fmt: skip
+        autojudge(database, AutojudgeOptions(**values | changes),
+                  retrying=lambda *retry: heard.append(retry))  # fmt: skip
     return heard
 
 
@@ -381,8 +382,9 @@ def test_queries_and_depth_choose_the_pool(db, chat_server):
     expected = pooled(db, ["q03", "q07"], depth=3)
     assert summary.pairs == len(expected) and 3 <= len(expected) <= 12
     assert sorted((row["query"], row["doc"]) for row in rows(db)) == sorted(expected)
-    with pytest.raises(UsageError, match=r"--queries: .* has no query 'q99'"):
+    with pytest.raises(UsageError) as error:
         run(db, chat_server, queries=("q99",))
+    assert re.match(r"--queries: .* has no query 'q99'", error.value.worded(flag_of))
 
 
 def test_the_body_is_cut_and_the_rubric_is_the_campaigns(db, chat_server):
@@ -415,8 +417,8 @@ def test_cancelling_midway_keeps_what_was_answered(db, chat_server):
             AutojudgeOptions(
                 endpoint=chat_server.url, model="m", concurrency=3, backoff=0.01, probes=0
             ),
-            lambda done, of: seen_progress.append((done, of)),
-            cancelled,
+            progress=lambda done, of: seen_progress.append((done, of)),
+            cancelled=cancelled,
         )
     assert summary.cancelled and 10 <= summary.asked <= 13
     assert len(rows(db)) == summary.graded == summary.asked == len(chat_server.seen)
@@ -450,7 +452,7 @@ def test_answers_are_committed_in_batches_as_they_arrive(db, chat_server, monkey
                 concurrency=1,
                 probes=0,
             ),
-            progress,
+            progress=progress,
         )
     assert all(done - 5 < stored <= done for done, stored in committed[1:])
     assert committed[-1][0] - 5 < committed[-1][1]
@@ -528,12 +530,12 @@ def test_a_structured_answer_is_read_by_its_final_score(answer, grade):
         ({"limit": 0}, "--limit takes a whole number from 1"),
         ({"api_key_env": "MY-KEY"}, "--api-key-env takes the name"),
         ({"template": "[user]\n{query} {queri}"}, "unknown placeholder '{queri}'"),
-        ({"local": True}, "--endpoint is of an LLM judge: --local learns from the human"),
     ],
 )
 def test_options_are_checked_before_anything_is_asked(db, chat_server, changes, message):
-    with pytest.raises(UsageError, match=message):
+    with pytest.raises(UsageError) as error:
         run(db, chat_server, **changes)
+    assert re.search(message, error.value.worded(flag_of))  # the option, as its flag
     assert chat_server.seen == [] and rows(db) == []
 
 

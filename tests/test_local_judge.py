@@ -1,4 +1,4 @@
-"""The local judge (automatic_judges/local.py, local_model.py, features.py, embeddings.py): BM25 against
+"""The local judge (commands/autojudge_local.py, local_model.py, features.py, embeddings.py): BM25 against
 rank_bm25 and a hand-checked example; the held-out kappa on the demo and on a generated
 campaign whose relevance is a known function of the features; cross-fitting (a graded
 query's predictions do not depend on its own human grades); determinism; refusals; and the
@@ -31,11 +31,11 @@ from judge_app.automatic_judges.features import (
     normalised_scores,
     run_features,
 )
-from judge_app.automatic_judges.local import (
+from judge_app.automatic_judges.local_model import LocalData, fit_predict
+from judge_app.commands.autojudge_local import (
     NAME,
-    LocalData,
-    fit_predict,
-    judge_locally,
+    LocalJudgeOptions,
+    autojudge_local,
     read_local_data,
 )
 from judge_app.errors import UsageError
@@ -325,7 +325,11 @@ def test_the_demo_is_judged_with_its_held_out_kappa(demo: Path, tmp_path: Path):
     humans = human_tables(path)
     steps: list[tuple[int, int]] = []
     with open_database(path) as database:
-        report = judge_locally(database, progress=lambda done, total: steps.append((done, total)))
+        report = autojudge_local(
+            database,
+            LocalJudgeOptions(),
+            progress=lambda done, total: steps.append((done, total)),
+        )
     assert human_tables(path)[0].equals(humans[0]) and human_tables(path)[1] == humans[1]
     assert report.quality is not None and 0.5 < report.quality.kappa <= 1
     with open_database(path) as database, database.reading() as session:
@@ -359,7 +363,7 @@ def test_the_generated_campaign_end_to_end(campaign_file: Path, tmp_path: Path):
     path = copied(campaign_file, tmp_path)
     humans = human_tables(path)
     with open_database(path) as database:
-        report = judge_locally(database, name="learned", seed=4)
+        report = autojudge_local(database, LocalJudgeOptions(name="learned", seed=4))
         with database.reading() as session:
             data = read_local_data(session)
     expected, quality = fit_predict(data, seed=4)
@@ -369,7 +373,7 @@ def test_the_generated_campaign_end_to_end(campaign_file: Path, tmp_path: Path):
         stored, expected[["query_id", "doc_id", "grade"]], check_dtype=False
     )
     with open_database(path) as database:
-        judge_locally(database, name="learned", seed=5, depth=5)
+        autojudge_local(database, LocalJudgeOptions(name="learned", seed=5, depth=5))
         with database.reading() as session:
             (judge,) = automatic.judges(session)
     assert judge.details["depth"] == 5 and judge.details["cross_fitting"]["seed"] == 5
@@ -382,7 +386,7 @@ def test_a_campaign_with_too_few_grades_is_refused_and_left_alone(tmp_path: Path
     path = write_campaign(small, tmp_path / "small.sqlite", tmp_path)
     with open_database(path) as database:
         with pytest.raises(UsageError, match="in 1$"):
-            judge_locally(database)
+            autojudge_local(database, LocalJudgeOptions())
         with database.reading() as session:
             assert automatic.judges(session) == []
 
@@ -396,7 +400,7 @@ def test_cancelled_writes_nothing(campaign_file: Path, tmp_path: Path):
         return len(asked) > 2
 
     with open_database(path) as database:
-        report = judge_locally(database, cancelled=cancelled)
+        report = autojudge_local(database, LocalJudgeOptions(), cancelled=cancelled)
         with database.reading() as session:
             assert automatic.judges(session) == []
     assert report.cancelled and report.written == 0 and "cancelled" in report.lines()[0]
@@ -406,8 +410,8 @@ def test_a_human_raters_name_is_refused(campaign_file: Path, tmp_path: Path):
     path = copied(campaign_file, tmp_path)
     with open_database(path) as database:
         with pytest.raises(StoreError, match="human rater"):
-            judge_locally(database, name="ana")
-        with pytest.raises(UsageError, match="at least 1"):
-            judge_locally(database, depth=0)
+            autojudge_local(database, LocalJudgeOptions(name="ana"))
+        with pytest.raises(UsageError, match="takes a whole number from 1"):
+            autojudge_local(database, LocalJudgeOptions(depth=0))
         with database.reading() as session:
             assert automatic.judges(session) == []

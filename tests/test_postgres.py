@@ -14,13 +14,19 @@ import pytest
 from sqlalchemy import select, text
 from sqlalchemy.engine import make_url
 
+from judge_app.commands.importing import ImportOptions, import_files
+from judge_app.commands.packets import (
+    MergeOutcome,
+    PacketExport,
+    PacketMerge,
+    export_packet,
+    merge_packet,
+)
 from judge_app.store import Database, open_database, reads
 from judge_app.store.bulk import document_ids, query_ids
 from judge_app.store.failures import described
-from judge_app.store.imports import import_files
 from judge_app.store.judgments import JudgmentState, current_state, set_grade, undo
 from judge_app.store.models import JudgmentEvent
-from judge_app.store.packets import MergeOutcome, export_packet, merge_packet
 from judge_app.store.people import add_rater, rater
 
 DEMO = Path(__file__).resolve().parents[1] / "resources" / "demo"
@@ -30,10 +36,12 @@ pytestmark = pytest.mark.postgres
 def _demo(database: Database) -> None:
     import_files(
         database,
-        queries=DEMO / "queries.csv",
-        documents=DEMO / "documents.jsonl",
-        run=DEMO / "runs" / "bm25.txt",
-        judgments=DEMO / "judgments.csv",
+        ImportOptions(
+            queries=DEMO / "queries.csv",
+            documents=DEMO / "documents.jsonl",
+            run=DEMO / "runs" / "bm25.txt",
+            judgments=DEMO / "judgments.csv",
+        ),
     )
 
 
@@ -48,7 +56,7 @@ def test_postgres_store_matches_sqlite(pg_url, db):
                 columns = [c for c in ours.columns if c != "judged_at"]
                 pd.testing.assert_frame_equal(ours[columns], theirs[columns], check_dtype=False)
             assert reads.table_counts(pg_session) == reads.table_counts(sqlite_session)
-        second = import_files(postgres, judgments=DEMO / "judgments.csv")
+        second = import_files(postgres, ImportOptions(judgments=DEMO / "judgments.csv"))
         assert "0 judgments added, 0 changed, 458 unchanged" in str(second)
     finally:
         postgres.close()
@@ -296,12 +304,12 @@ def test_a_merge_while_the_rater_grades_the_same_judgment_on_the_server_loses_ne
             who = rater(session, name).id
             query, document = session.execute(text(pairs), {"r": who}).first()
         packet = tmp_path / f"{name}.judge"
-        export_packet(database, name, packet)
+        export_packet(database, PacketExport(name, packet))
         with open_database(packet, create=False) as offline:
             offline.write(lambda s: set_grade(s, who, query, document, 5))
         with database.transaction() as session:
             set_grade(session, who, query, document, 2)
-            merging = _in_other_session(pg_url, lambda db: merge_packet(db, packet))
+            merging = _in_other_session(pg_url, lambda db: merge_packet(db, PacketMerge(packet)))
             merging.join(1.0)
             assert merging.is_alive()  # the merge waits for the grade being given
         merging.join(30)

@@ -391,3 +391,21 @@ def test_consistency_figures_hold_together(pairs):
     assert 0 <= found.exact.value <= found.within_one.value <= 1
     assert found.mean_absolute_error.value >= abs(found.bias.value) - 1e-12
     assert found.bias.value == pytest.approx(np.mean(grades - reference))
+
+
+def test_too_fast_judgments_are_written_as_the_judgments_export_writes_them(tmp_path):
+    """The same fields in two machine files of one database read alike: a flag false or
+    true, a time in UTC with its Z."""
+    db, flagged, exported = tmp_path / "demo.sqlite", tmp_path / "fast.csv", tmp_path / "j.csv"
+    with redirect_stdout(StringIO()):
+        assert cli(["demo", str(db)]) == 0
+        assert cli(["raters", str(db), "--too-fast", str(flagged), "--min-seconds", "600"]) == 0
+        assert cli(["export", str(db), "--judgments", str(exported)]) == 0
+    keys = ["rater", "query_id", "doc_id"]
+    fast = pd.read_csv(flagged, dtype=str, keep_default_na=False)
+    every = pd.read_csv(exported, dtype=str, keep_default_na=False)
+    both = fast.merge(every, on=keys, suffixes=("", "_export"), validate="one_to_one")
+    assert len(both) == len(fast) > 100  # every judgment is under ten minutes
+    assert set(both["skipped"]) <= {"false", "true"}
+    assert both["skipped"].tolist() == both["skipped_export"].tolist()
+    assert both["judged_at"].tolist() == both["judged_at_export"].tolist()

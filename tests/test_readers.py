@@ -12,11 +12,11 @@ import pandas as pd
 import pytest
 from snapshots import rows, snapshot
 
+from judge_app.commands.importing import ImportOptions, import_files
 from judge_app.io.errors import MAX_PROBLEMS, ImportFileError
 from judge_app.io.readers import FileReader
 from judge_app.store import reads
 from judge_app.store.database import Database, open_database
-from judge_app.store.imports import import_files
 from judge_app.store.rater_queue import all_rater_names
 
 JUDGMENTS_HEADER = "query_id,doc_id,rater,grade\n"
@@ -37,10 +37,16 @@ def seeded(db: Database, tmp_path: Path) -> Database:
     base.mkdir()
     import_files(
         db,
-        queries=_write(base / "queries.csv", "query_id,text\nq1,first query\nq2,second query\n"),
-        documents=_write(base / "docs.csv", "doc_id,title\nd1,One\nd2,Two\n"),
-        run=_write(base / "run.csv", "query_id,doc_id,rank\nq1,d1,1\nq1,d2,2\n"),
-        judgments=_write(base / "judgments.csv", JUDGMENTS_HEADER + "q1,d1,alice,3\nq2,d2,bob,0\n"),
+        ImportOptions(
+            queries=_write(
+                base / "queries.csv", "query_id,text\nq1,first query\nq2,second query\n"
+            ),
+            documents=_write(base / "docs.csv", "doc_id,title\nd1,One\nd2,Two\n"),
+            run=_write(base / "run.csv", "query_id,doc_id,rank\nq1,d1,1\nq1,d2,2\n"),
+            judgments=_write(
+                base / "judgments.csv", JUDGMENTS_HEADER + "q1,d1,alice,3\nq2,d2,bob,0\n"
+            ),
+        ),
     )
     return db
 
@@ -61,7 +67,7 @@ def _refused(db: Database, **files: object) -> ImportFileError:
     """Import ``files``, expecting ImportFileError and no change at all to the database."""
     before = snapshot(db)
     with pytest.raises(ImportFileError) as info:
-        import_files(db, **files)
+        import_files(db, ImportOptions(**files))
     assert snapshot(db) == before
     return info.value
 
@@ -364,10 +370,12 @@ def test_strict_accepts_queries_and_documents_given_in_the_same_import(
 ) -> None:
     import_files(
         db,
-        queries=_write(tmp_path / "q.csv", "query_id,text\nq1,hello\n"),
-        documents=_write(tmp_path / "d.csv", "doc_id\nd1\n"),
-        judgments=_write(tmp_path / "j.csv", JUDGMENTS_HEADER + GOOD_ROW),
-        strict=True,
+        ImportOptions(
+            queries=_write(tmp_path / "q.csv", "query_id,text\nq1,hello\n"),
+            documents=_write(tmp_path / "d.csv", "doc_id\nd1\n"),
+            judgments=_write(tmp_path / "j.csv", JUDGMENTS_HEADER + GOOD_ROW),
+            strict=True,
+        ),
     )
     assert _counts(db)["judgments"] == 1
 
@@ -376,7 +384,7 @@ def test_unknown_query_and_document_are_created_without_strict(
     seeded: Database, tmp_path: Path
 ) -> None:
     path = _write(tmp_path / "j.csv", JUDGMENTS_HEADER + "q9,d7,carol,2\n")
-    import_files(seeded, judgments=path)
+    import_files(seeded, ImportOptions(judgments=path))
     with seeded.reading() as session:
         queries = reads.queries_frame(session).set_index("query_id")
         documents = reads.documents_frame(session).set_index("doc_id")
@@ -424,7 +432,7 @@ def test_windows_line_ends_are_read_and_quoted_line_breaks_kept(
     db: Database, tmp_path: Path
 ) -> None:
     text = 'query_id,text\r\nq1,"two\r\nlines"\r\n\r\nq2,"a bare\rreturn"\r\nq3,plain\r\n'
-    import_files(db, queries=_write(tmp_path / "q.csv", text))
+    import_files(db, ImportOptions(queries=_write(tmp_path / "q.csv", text)))
     with db.reading() as session:
         texts = reads.queries_frame(session)["text"].tolist()
     assert texts == ["two\r\nlines", "a bare\rreturn", "plain"]
@@ -564,10 +572,12 @@ def test_every_kind_of_file_in_every_format(db: Database, tmp_path: Path, extens
     ]
     summary = import_files(
         db,
-        queries=_write_table(tmp_path / f"queries{extension}", queries),
-        documents=_write_table(tmp_path / f"docs{extension}", documents),
-        run=_write_table(tmp_path / f"bm25{extension}", results),
-        judgments=_write_table(tmp_path / f"judgments{extension}", judgments),
+        ImportOptions(
+            queries=_write_table(tmp_path / f"queries{extension}", queries),
+            documents=_write_table(tmp_path / f"docs{extension}", documents),
+            run=_write_table(tmp_path / f"bm25{extension}", results),
+            judgments=_write_table(tmp_path / f"judgments{extension}", judgments),
+        ),
     )
     assert "run 'bm25', 3 results for 2 queries" in str(summary)
     assert "3 judgments added, 0 changed, 0 unchanged" in str(summary)
@@ -607,7 +617,7 @@ def test_utf8_with_bom(db: Database, tmp_path: Path, extension: str) -> None:
     sep = "," if extension == ".csv" else "\t"
     text = f"query_id{sep}text\nq1{sep}naïve\n"
     path = _write(tmp_path / f"q{extension}", b"\xef\xbb\xbf" + text.encode("utf-8"))
-    import_files(db, queries=path)
+    import_files(db, ImportOptions(queries=path))
     with db.reading() as session:
         assert reads.queries_frame(session)["text"].tolist() == ["naïve"]
 
@@ -618,7 +628,9 @@ def test_jsonl_with_bom_and_typed_values(db: Database, tmp_path: Path) -> None:
         {"query_id": "2", "doc_id": "d1", "rater": "alice", "grade": None, "skipped": True, "duration_ms": 1500},
     ]  # fmt: skip
     text = "".join(json.dumps(line) + "\r\n" for line in lines)
-    import_files(db, judgments=_write(tmp_path / "j.jsonl", b"\xef\xbb\xbf" + text.encode()))
+    import_files(
+        db, ImportOptions(judgments=_write(tmp_path / "j.jsonl", b"\xef\xbb\xbf" + text.encode()))
+    )
     with db.reading() as session:
         frame = reads.judgments_frame(session)
     assert frame["query_id"].tolist() == ["1", "2"]
@@ -643,7 +655,7 @@ def test_trec_run_is_ordered_as_trec_eval_orders_it(db: Database, tmp_path: Path
         "q2 Q0 dZ 1 -1.5 myrun\n"
         "q1 Q0 dD 7 1.00 myrun\n",
     )
-    import_files(db, run=path)
+    import_files(db, ImportOptions(run=path))
     with db.reading() as session:
         frame = reads.results_frame(session)
     assert set(frame["run"]) == {"myrun"}
@@ -663,7 +675,7 @@ def test_trec_run_is_ordered_as_trec_eval_orders_it(db: Database, tmp_path: Path
 
 def test_trec_run_ranks_in_the_database(db: Database, tmp_path: Path) -> None:
     path = _write(tmp_path / "r.trec", "q1 Q0 a 1 5 t\nq1 Q0 b 2 5 t\nq1 Q0 c 3 7 t\n")
-    import_files(db, run=path)
+    import_files(db, ImportOptions(run=path))
     with db.reading() as session:
         frame = reads.results_frame(session)
     assert frame[["run", "doc_id", "rank", "score"]].values.tolist() == [
@@ -718,7 +730,7 @@ def test_a_file_of_nothing_to_add_says_so_and_changes_nothing(
 ) -> None:
     before = snapshot(seeded)
     path = _write(tmp_path / name, content)
-    summary = import_files(seeded, **{kind: path}, rater="alice")
+    summary = import_files(seeded, ImportOptions(**{kind: path}, rater="alice"))
     assert str(summary) == f"{path}: no {noun} in the file: nothing imported"
     assert snapshot(seeded) == before
 
@@ -734,14 +746,14 @@ def test_trec_run_with_two_tags_needs_a_name(db: Database, tmp_path: Path) -> No
         and "tagA" in problem.reason
         and "tagB" in problem.reason
     )
-    import_files(db, run=path, run_name="merged")
+    import_files(db, ImportOptions(run=path, run_name="merged"))
     with db.reading() as session:
         assert set(reads.results_frame(session)["run"]) == {"merged"}
 
 
 def test_qrels_with_rater(db: Database, tmp_path: Path) -> None:
     path = _write(tmp_path / "qrels.txt", "q1 0 d1 2\n# comment\nq1 0 d2 0\nq2 iter d1 5\n")
-    summary = import_files(db, judgments=path, rater="alice")
+    summary = import_files(db, ImportOptions(judgments=path, rater="alice"))
     assert "3 judgments added" in str(summary)
     with db.reading() as session:
         frame = reads.judgments_frame(session)
@@ -759,7 +771,7 @@ def test_rater_option_names_the_rater_of_a_csv_without_rater_column(
 ) -> None:
     path = _write(tmp_path / "j.csv", "query_id,doc_id,grade\nq1,d1,1\n")
     _refused(db, judgments=path)
-    import_files(db, judgments=path, rater="bob")
+    import_files(db, ImportOptions(judgments=path, rater="bob"))
     with db.reading() as session:
         assert reads.judgments_frame(session)["rater"].tolist() == ["bob"]
 
@@ -770,24 +782,24 @@ def test_reimport_of_the_same_judgments_is_idempotent(db: Database, tmp_path: Pa
         "query_id,doc_id,rater,grade,skipped,note\n"
         "q1,d1,alice,2,,a note\nq1,d2,alice,,true,cannot tell\nq2,d1,bob,0,false,\n",
     )
-    first = import_files(db, judgments=path)
+    first = import_files(db, ImportOptions(judgments=path))
     assert f"{path}: 3 judgments added, 0 changed, 0 unchanged" in str(first)
     before = snapshot(db)
     assert before[0]["judgments"] == 3
     assert before[0]["judgment events"] == 0  # a judgment an import adds enters as it is
-    second = import_files(db, judgments=path)
+    second = import_files(db, ImportOptions(judgments=path))
     assert str(second) == f"{path}: 0 judgments added, 0 changed, 3 unchanged"
     assert snapshot(db) == before
 
 
 def test_changing_one_grade_updates_it_and_appends_one_event(db: Database, tmp_path: Path) -> None:
     rows = "q1,d1,alice,2\nq1,d2,alice,3\nq2,d1,bob,0\n"
-    import_files(db, judgments=_write(tmp_path / "j1.csv", JUDGMENTS_HEADER + rows))
+    import_files(db, ImportOptions(judgments=_write(tmp_path / "j1.csv", JUDGMENTS_HEADER + rows)))
     events_before = _counts(db)["judgment events"]
     changed = _write(
         tmp_path / "j2.csv", JUDGMENTS_HEADER + rows.replace("q1,d2,alice,3", "q1,d2,alice,1")
     )
-    summary = import_files(db, judgments=changed)
+    summary = import_files(db, ImportOptions(judgments=changed))
     assert str(summary) == f"{changed}: 0 judgments added, 1 changed, 2 unchanged"
     assert _counts(db)["judgment events"] == events_before + 1
     with db.reading() as session:
@@ -810,10 +822,10 @@ def test_reimporting_a_run_replaces_its_results(db: Database, tmp_path: Path) ->
         tmp_path / "bm25.csv", "query_id,doc_id,rank,score\nq1,d1,1,3\nq1,d2,2,2\nq2,d3,1,1\n"
     )
     other = _write(tmp_path / "other.csv", "query_id,doc_id,rank\nq1,d1,1\n")
-    import_files(db, run=first)
-    import_files(db, run=other)
+    import_files(db, ImportOptions(run=first))
+    import_files(db, ImportOptions(run=other))
     second = _write(tmp_path / "run2.csv", "query_id,doc_id,rank,score\nq1,d2,1,9\nq3,d1,1,8\n")
-    import_files(db, run=second, run_name="bm25")
+    import_files(db, ImportOptions(run=second, run_name="bm25"))
     counts = _counts(db)
     assert counts["runs"] == 2 and counts["results"] == 3
     with db.reading() as session:
@@ -829,10 +841,14 @@ def test_ids_and_rater_names_are_read_in_unicode_nfc(db: Database, tmp_path: Pat
     nfd, nfc = "cafe\u0301", "caf\u00e9"
     import_files(
         db,
-        queries=_write(tmp_path / "q.jsonl", f'{{"query_id": "{nfd}", "text": "t"}}\n'),
-        judgments=_write(tmp_path / "j.csv", JUDGMENTS_HEADER + f"{nfc},d1,{nfd},1\n"),
+        ImportOptions(
+            queries=_write(tmp_path / "q.jsonl", f'{{"query_id": "{nfd}", "text": "t"}}\n'),
+            judgments=_write(tmp_path / "j.csv", JUDGMENTS_HEADER + f"{nfc},d1,{nfd},1\n"),
+        ),
     )
-    import_files(db, judgments=_write(tmp_path / "j.qrels", f"{nfd} 0 d2 2\n"), rater=nfc)
+    import_files(
+        db, ImportOptions(judgments=_write(tmp_path / "j.qrels", f"{nfd} 0 d2 2\n"), rater=nfc)
+    )
     with db.reading() as session:
         judgments = reads.judgments_frame(session)
         counts = reads.table_counts(session)
@@ -874,8 +890,10 @@ def test_a_rater_name_is_the_rater_however_cased_or_spaced(
     """ "  Ben  " is the rater "ben": an import maps such names to the rater, the database's
     or the first the file gives, and "Adjudicated" to the lead's role."""
     csv = JUDGMENTS_HEADER + "q1,d2,  ALICE  ,4\nq2,d1,Dan,1\nq2,d2,DAN ,2\nq1,d2,Adjudicated,5\n"
-    import_files(seeded, judgments=_write(tmp_path / "j.csv", csv))
-    import_files(seeded, judgments=_write(tmp_path / "j.qrels", "q1 0 d2 1\n"), rater=" Bob ")
+    import_files(seeded, ImportOptions(judgments=_write(tmp_path / "j.csv", csv)))
+    import_files(
+        seeded, ImportOptions(judgments=_write(tmp_path / "j.qrels", "q1 0 d2 1\n"), rater=" Bob ")
+    )
     with seeded.reading() as session:
         frame = reads.judgments_frame(session)
         names = all_rater_names(session)
@@ -892,7 +910,7 @@ def test_ids_are_stripped_and_header_names_are_case_insensitive(
     db: Database, tmp_path: Path
 ) -> None:
     path = _write(tmp_path / "j.csv", " Query_ID , DocNo ,Rater,GRADE\n  q1 ,\td1 , alice ,  4 \n")
-    import_files(db, judgments=path)
+    import_files(db, ImportOptions(judgments=path))
     with db.reading() as session:
         frame = reads.judgments_frame(session)
     assert frame[["query_id", "doc_id", "rater", "grade"]].values.tolist() == [

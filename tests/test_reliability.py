@@ -20,8 +20,8 @@ import pytest
 from sqlalchemy import event, func, select
 
 from judge_app.cli import main
+from judge_app.commands.importing import ImportOptions, import_files
 from judge_app.store import StoreError, open_database
-from judge_app.store.imports import import_files
 from judge_app.store.models import Judgment
 from judge_app.store.people import rater
 
@@ -103,7 +103,7 @@ def test_a_full_disk_changes_nothing_and_says_so(campaign: Path, tmp_path: Path)
             connection.execute(f"PRAGMA max_page_count={pages}")
 
         with pytest.raises(StoreError, match="disk is full; nothing of this change was written"):
-            import_files(database, judgments=big)
+            import_files(database, ImportOptions(judgments=big))
     assert count(campaign) == before
     assert integrity(campaign) == "ok"
 

@@ -29,6 +29,7 @@ from judge_app.metrics.paired_tests import sign_test, standardized_effect, wilco
 from judge_app.metrics.ranking import Evaluation, Settings
 from judge_app.metrics.significance import PAIRED_TESTS, TEST_NAMES, TESTS, compare_runs
 from judge_app.numbers import bound_text, p_text
+from judge_app.option_declarations import flag_of
 from judge_app.writers.significance import describe, verdict_words
 
 RUNS = ["bm25", "neural", "hybrid", "rerank"]
@@ -221,8 +222,10 @@ def test_a_bound_that_is_not_zero_never_shows_zero(value, digits):
     ],
 )
 def test_options_are_checked(options, message):
-    with pytest.raises(UsageError, match="^" + re.escape(message)):
+    """Each error names its option, which the command line words as its flag."""
+    with pytest.raises(UsageError) as error:
         options.checked()
+    assert error.value.worded(flag_of).startswith(message)
 
 
 def test_tests_are_parsed_in_the_order_given():
@@ -238,10 +241,11 @@ def test_evaluations_are_aligned_on_their_query_ids():
     direct = compare_runs(RUNS, scores, "ndcg@10", permutations=300)
     assert from_evaluations.pairs == direct.pairs
     assert np.array_equal(from_evaluations.hsd.p, direct.hsd.p)
-    with pytest.raises(UsageError, match="--baseline: test.sqlite has no run 'bm26'.*bm25"):
+    with pytest.raises(UsageError) as error:
         compare_evaluations(
             evaluations(scores), "ndcg@10", SignificanceOptions(baseline="bm26"), "test.sqlite"
         )
+    assert re.match("--baseline: test.sqlite has no run 'bm26'.*bm25", error.value.worded(flag_of))
 
 
 # --- the command line ----------------------------------------------------------------------------

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from judge_app.commands.importing import ImportOptions, import_files
 from judge_app.store import StoreError, reads
 from judge_app.store.bulk import document_ids, query_ids
 from judge_app.store.errors import SimilarRaterError
-from judge_app.store.imports import import_files
 from judge_app.store.judgments import set_grade, skip
 from judge_app.store.people import (
     add_rater,
@@ -108,7 +108,7 @@ def test_info_reads_count_raters_and_coverage(db, tmp_path):
          "rank": list(range(1, 13)) + [1]}
     )  # fmt: skip
     results.to_csv(tmp_path / "bm25.csv", index=False)
-    import_files(db, queries=tmp_path / "queries.csv", run=tmp_path / "bm25.csv")
+    import_files(db, ImportOptions(queries=tmp_path / "queries.csv", run=tmp_path / "bm25.csv"))
     with db.transaction() as session:
         documents = document_ids(session, ["d0", "d1", "d11"])
         queries = query_ids(session, ["q1"])

@@ -14,10 +14,10 @@ import pytest
 from sqlalchemy import func, select
 
 from judge_app.cli import main
+from judge_app.commands.packets import PacketExport, PacketMerge, export_packet, merge_packet
 from judge_app.store import StoreError, open_database, packets
 from judge_app.store.judgments import JudgmentState, clear, current_state, set_grade, skip, undo
 from judge_app.store.models import Document, Judgment, JudgmentEvent, Query, Rater, Result
-from judge_app.store.packets import export_packet, merge_packet
 from judge_app.store.people import assigned_queries, rater, unassign_queries
 from judge_app.store.settings import scale, set_grade_label
 
@@ -50,7 +50,7 @@ def ids(session, query: str, doc: str) -> tuple[int, int]:
 def test_packet_holds_the_raters_queue_and_own_judgments_only(source: Path, tmp_path: Path):
     out = tmp_path / "ana.judge"
     with open_database(source) as database:
-        contents = export_packet(database, "ana", out)
+        contents = export_packet(database, PacketExport("ana", out))
         with database.reading() as session:
             ana = rater(session, "ana")
             queue = assigned_queries(session, ana.id)
@@ -78,7 +78,7 @@ def test_packet_holds_the_raters_queue_and_own_judgments_only(source: Path, tmp_
 def test_offline_work_merges_back_once(source: Path, tmp_path: Path):
     out = tmp_path / "ana.judge"
     with open_database(source) as database:
-        export_packet(database, "ana", out)
+        export_packet(database, PacketExport("ana", out))
     with open_database(out, create=False) as packet, packet.transaction() as session:
         ana = rater(session, "ana").id
         regraded, skipped, cleared = (
@@ -100,7 +100,7 @@ def test_offline_work_merges_back_once(source: Path, tmp_path: Path):
         with database.reading() as session:
             before = {pair: current_state(session, ana, *pair) for pair in expected}
             events_before = session.scalar(select(func.count()).select_from(JudgmentEvent))
-        outcome = merge_packet(database, out)
+        outcome = merge_packet(database, PacketMerge(out))
         assert (outcome.added, outcome.updated, outcome.cleared, outcome.unchanged) == (
             0,
             2,
@@ -122,7 +122,7 @@ def test_offline_work_merges_back_once(source: Path, tmp_path: Path):
             ]
             assert before[regraded] != expected[regraded]
             events_after = session.scalar(select(func.count()).select_from(JudgmentEvent))
-        again = merge_packet(database, out)
+        again = merge_packet(database, PacketMerge(out))
         assert (again.added, again.updated, again.cleared, again.events) == (0, 0, 0, 0)
         with database.reading() as session:
             assert session.scalar(select(func.count()).select_from(JudgmentEvent)) == events_after
@@ -134,7 +134,7 @@ def test_a_pair_changed_in_both_places_is_a_conflict_and_both_values_stay(
 ):
     out = tmp_path / "ana.judge"
     with open_database(source) as database:
-        export_packet(database, "ana", out)
+        export_packet(database, PacketExport("ana", out))
         with database.transaction() as session:
             ana = rater(session, "ana").id
             pair = ids(session, "q01", "d0103")
@@ -142,7 +142,7 @@ def test_a_pair_changed_in_both_places_is_a_conflict_and_both_values_stay(
     with open_database(out, create=False) as packet, packet.transaction() as session:
         set_grade(session, ana, *pair, 4)
     with open_database(source) as database:
-        outcome = merge_packet(database, out)
+        outcome = merge_packet(database, PacketMerge(out))
         assert len(outcome.conflicts) == 1
         conflict = outcome.conflicts[0]
         assert (conflict.query_id, conflict.doc_id) == ("q01", "d0103")
@@ -166,19 +166,19 @@ def test_refusals_change_nothing(source: Path, demo: Path, tmp_path: Path):
     out.write_text("taken", encoding="utf-8")
     with open_database(source) as database:
         with pytest.raises(StoreError, match="already exists"):
-            export_packet(database, "ana", out)
+            export_packet(database, PacketExport("ana", out))
         with pytest.raises(StoreError, match="no rater called 'zoe'"):
-            export_packet(database, "zoe", tmp_path / "zoe.judge")
+            export_packet(database, PacketExport("zoe", tmp_path / "zoe.judge"))
         assert not (tmp_path / "zoe.judge").exists()
         packet = tmp_path / "ben.judge"
-        export_packet(database, "ben", packet)
+        export_packet(database, PacketExport("ben", packet))
         with pytest.raises(StoreError, match="not a rater packet"):
-            merge_packet(database, source)
+            merge_packet(database, PacketMerge(source))
     other = tmp_path / "other.sqlite"
     assert main(["demo", str(other)]) == 0
     with open_database(other) as database:
         with pytest.raises(StoreError, match="not issued by this database"):
-            merge_packet(database, packet)
+            merge_packet(database, PacketMerge(packet))
     assert out.read_text(encoding="utf-8") == "taken"
 
 
@@ -222,7 +222,7 @@ def chloe_packet(source: Path, tmp_path: Path) -> Path:
     """A packet issued to chloe, in which she regraded one result offline."""
     out = tmp_path / "chloe.judge"
     with open_database(source) as database:
-        export_packet(database, "chloe", out)
+        export_packet(database, PacketExport("chloe", out))
     with open_database(out, create=False) as packet, packet.transaction() as session:
         set_grade(session, rater(session, "chloe").id, *ids(session, "q01", "d0101"), 0)
     return out
@@ -269,7 +269,7 @@ def test_a_packet_issued_to_chloe_never_writes_as_ana(
     )
     with open_database(source) as database:
         with pytest.raises(StoreError, match="issued to 'chloe'") as raised:
-            merge_packet(database, chloe_packet)
+            merge_packet(database, PacketMerge(chloe_packet))
     assert str(raised.value).startswith(f"{chloe_packet}: ")
     message = _refused(source, chloe_packet, capsys)
     assert "packet.rater says 'ana', but the packet was issued to 'chloe'" in message
@@ -383,7 +383,9 @@ def test_a_copy_of_the_database_made_before_the_export_refuses_the_packet(
 ):
     """Same database.id, but it never issued the packet: refused, never merged on trust."""
     with open_database(source) as database:
-        export_packet(database, "ben", tmp_path / "ben.judge")  # source has its id from now on
+        export_packet(
+            database, PacketExport("ben", tmp_path / "ben.judge")
+        )  # source has its id from now on
     copy = tmp_path / "copy.sqlite"
     shutil.copy(source, copy)
     out = tmp_path / "chloe.judge"
@@ -402,13 +404,13 @@ def test_offline_work_merges_after_other_raters_changed_the_history(source: Path
         set_grade(session, ben, *ids(session, "q01", "d0102"), 5)
     out = tmp_path / "chloe.judge"
     with open_database(source) as database:
-        export_packet(database, "chloe", out)
+        export_packet(database, PacketExport("chloe", out))
     with open_database(out, create=False) as packet, packet.transaction() as session:
         chloe = rater(session, "chloe").id
         pair = ids(session, "q16", "d1601")
         set_grade(session, chloe, *pair, 2)
     with open_database(source) as database:
-        assert merge_packet(database, out).added == 1
+        assert merge_packet(database, PacketMerge(out)).added == 1
         with database.reading() as session:
             assert current_state(session, chloe, *pair) == JudgmentState(2, False, None)
 
@@ -500,14 +502,13 @@ def test_an_export_killed_before_its_record_is_committed_leaves_no_packet(
     program = (
         "import os, sys\n"
         "from pathlib import Path\n"
-        "from judge_app.store import open_database, packets\n"
-        "write = packets._write_packet\n"
+        "from judge_app.commands import packets\n"
+        "write = packets.write_packet_file\n"
         "def written_then_killed(*args):\n"
         "    write(*args)\n"
         "    os._exit(9)  # as SIGKILL: no except, no finally\n"
-        "packets._write_packet = written_then_killed\n"
-        "with open_database(sys.argv[1]) as database:\n"
-        "    packets.export_packet(database, 'ana', Path(sys.argv[2]))\n"
+        "packets.write_packet_file = written_then_killed\n"
+        "packets.export_packet(sys.argv[1], packets.PacketExport('ana', Path(sys.argv[2])))\n"
     )
     done = subprocess.run([sys.executable, "-c", program, str(source), str(out)], check=False)
     assert done.returncode == 9

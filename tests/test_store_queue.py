@@ -9,9 +9,9 @@ from datetime import timedelta
 import pandas as pd
 import pytest
 
+from judge_app.commands.importing import ImportOptions, import_files
 from judge_app.store import StoreError
 from judge_app.store.bulk import document_ids, query_ids
-from judge_app.store.imports import import_files
 from judge_app.store.judgments import clear, set_grade, skip
 from judge_app.store.models import utcnow
 from judge_app.store.people import add_rater, assign_queries, set_rater_active
@@ -39,7 +39,7 @@ def _run(db, folder, name, rows):
     """The run ``name`` of ``rows`` (query_id, doc_id, rank, score), imported from a CSV file."""
     path = folder / f"{name}.csv"
     pd.DataFrame(rows, columns=["query_id", "doc_id", "rank", "score"]).to_csv(path, index=False)
-    import_files(db, run=path, run_name=name)
+    import_files(db, ImportOptions(run=path, run_name=name))
 
 
 @pytest.fixture

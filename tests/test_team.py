@@ -15,12 +15,12 @@ from sqlalchemy.exc import DBAPIError
 from team_support import drop_roles, refused, team
 
 from judge_app.cli import main
+from judge_app.commands.packets import PacketExport, PacketMerge, export_packet, merge_packet
 from judge_app.commands.raters import RaterChoice, rater_choice, rater_for
 from judge_app.errors import JudgeAppError
 from judge_app.store import open_database
 from judge_app.store.active_sample import Drawn, replace_active_sample
 from judge_app.store.judgments import current_state, set_grade
-from judge_app.store.packets import export_packet, merge_packet
 from judge_app.store.rater_queue import rater_queue
 from judge_app.store.reads import history_frame, judgments_frame
 from judge_app.store.settings import set_setting
@@ -257,11 +257,11 @@ def test_each_history_event_names_the_login_that_made_it(team, tmp_path):
         with database.transaction() as session:  # a lead enters ben's grade from his sheet
             set_grade(session, team.ids["ben"], 2, 2, 1)
         packet = tmp_path / "ana.judge"
-        export_packet(database, ana, packet)
+        export_packet(database, PacketExport(ana, packet))
     with open_database(packet, create=False) as offline, offline.transaction() as session:
         set_grade(session, team.ids["ana"], 3, 3, 5)  # offline, where there are no logins
     with open_database(team.url_of("lena"), create=False) as database:
-        merged = merge_packet(database, packet)
+        merged = merge_packet(database, PacketMerge(packet))
     assert merged.updated + merged.added == 1
     events = _history(team.url)
     assert events == [(ana, "set", ana), (ben, "set", lena), (ana, "merge", lena)]

@@ -1,6 +1,6 @@
 """The local judge's model, on frames (no database): learned from a campaign's human grades,
-it grades every pooled pair (``fit_predict``; ``automatic_judges.local`` reads and writes the
-database).
+it grades every pooled pair (``fit_predict``; ``commands.autojudge_local`` reads and writes
+the database).
 
 Its pairs are every pooled (query, document) pair, any run's results to the pool depth, and
 every pair humans graded. What it knows of a pair is in ``automatic_judges.features`` (the

@@ -60,17 +60,18 @@ class ActiveSamplingOptions:
         if self.off:
             if self.judge is not None or self.budgets or self.apply:
                 raise UsageError(
-                    "--off returns to the assigned order at once: it takes no --judge, "
-                    "--budget or --apply"
+                    "returns to the assigned order at once: it takes no --judge, --budget or "
+                    "--apply",
+                    "off",
                 )
             return self
         if self.judge is None or not self.judge.strip():
-            raise UsageError("--judge NAME: the automatic judge to sample for (or --off)")
-        require_whole("--seed", self.seed, 0)
+            raise UsageError("NAME: the automatic judge to sample for (or --off)", "judge")
+        require_whole("seed", self.seed, 0)
         if self.k is not None:
-            require_whole("--k", self.k, 1, note=", or all")
+            require_whole("k", self.k, 1, note=", or all")
         for budget in self.budgets:
-            require_whole("--budget", budget, 1)
+            require_whole("budget", budget, 1)
         return self
 
 
@@ -322,35 +323,38 @@ def _judge_variance(automatic: dict[str, Evaluation], measure: str) -> tuple[flo
     return total, len(parts)
 
 
-def store(session: Session, sample: ActiveSample, pool: PoolSettings) -> None:
+def _stored(session: Session, sample: ActiveSample, pool: PoolSettings) -> None:
     """Write ``sample`` in place of any earlier one and ``pool`` with the active query order."""
-    from sqlalchemy import select
-
-    from judge_app.store import active_sample, automatic
-    from judge_app.store.models import Query
+    from judge_app.store.active_sample import replace_named_active_sample
     from judge_app.store.rater_queue import set_pool_settings
 
-    judge_id = automatic.judge(session, sample.judge).rater_id
-    ids = {external: id_ for external, id_ in session.execute(select(Query.external_id, Query.id))}
-    drawn = [
-        active_sample.Drawn(ids[query], scale, key)
-        for query, scale, key in zip(sample.order, sample.scales, sample.keys)
-    ]
-    active_sample.replace_active_sample(session, judge_id, drawn)
+    drawn = zip(sample.order, sample.scales, sample.keys)
+    replace_named_active_sample(session, sample.judge, drawn)
     set_pool_settings(session, replace(pool, query_order="active"))
 
 
 def sample_queries(
-    database: Database, options: ActiveSamplingOptions, pool: PoolSettings | None = None
+    database: Database | str, options: ActiveSamplingOptions, pool: PoolSettings | None = None
 ) -> ActiveSample | None:
-    """Draw the options' sample over the runs ``pool`` chooses (None: the stored pooling);
-    with ``apply``, store it and make it the raters' order, ``pool`` saved in the same unit of
-    work (else nothing is written); with ``off``, save the pooling with the assigned order
-    instead (None)."""
+    """Draw the options' sample of ``database`` (an open one, or a path or URL, opened
+    read-only unless the sample is to be stored or the order given up) over the runs ``pool``
+    chooses (None: the stored pooling); with ``apply``, store it and make it the raters'
+    order, ``pool`` saved in the same unit of work (else nothing is written); with ``off``,
+    save the pooling with the assigned order instead (None)."""
+    from judge_app.store.database import opened
+
+    options = options.checked()
+    with opened(database, read_only=not (options.apply or options.off)) as found:
+        return _sampled(found, options, pool)
+
+
+def _sampled(
+    database: Database, options: ActiveSamplingOptions, pool: PoolSettings | None
+) -> ActiveSample | None:
+    """``sample_queries`` on the open ``database``."""
     from judge_app.commands.campaign import load_campaign
     from judge_app.store.rater_queue import pool_settings, set_pool_settings
 
-    options = options.checked()
     if pool is None:
         with database.reading() as session:
             pool = pool_settings(session)
@@ -361,20 +365,5 @@ def sample_queries(
     sample = draw(load_campaign(database, queries=False), options, pool)
     if not options.apply:
         return sample
-    database.write(lambda session: store(session, sample, pool))
+    database.write(lambda session: _stored(session, sample, pool))
     return replace(sample, applied=True)
-
-
-def active_sampling(db: str, options: ActiveSamplingOptions, output: str = "table") -> str:
-    """``judge-app sample``: draw the sample of the database ``db`` and say what it is expected
-    to give, opening ``db`` read-only unless it is to be stored (``apply``) or the raters are to
-    return to the assigned order (``off``)."""
-    from judge_app.store import open_database
-
-    options = options.checked()
-    writes = options.apply or options.off
-    with open_database(db, create=False, read_only=not writes) as database:
-        sample = sample_queries(database, options)
-    if sample is None:
-        return "Raters take their queries in the order they were assigned again.\n"
-    return sample.as_text(output, options.budgets)

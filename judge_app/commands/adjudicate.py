@@ -68,16 +68,18 @@ class Disputes:
     scale: list[GradeLabel]
 
 
-def read_disputes(database: Database) -> Disputes:
-    """The documents the raters grade two or more apart (``commands.agree.disputed``), each
-    with every rater's grade, note and time and the lead's decision so far."""
+def read_disputes(database: Database | str) -> Disputes:
+    """The documents the raters of ``database`` (an open one, or a path or URL, opened
+    read-only) grade two or more apart (``commands.agree.disputed``), each with every
+    rater's grade, note and time and the lead's decision so far."""
     from judge_app.commands.agree import disputed
     from judge_app.commands.campaign import campaign_of
     from judge_app.store import reads
+    from judge_app.store.database import opened
 
-    with database.reading() as session:
+    with opened(database, read_only=True) as found, found.reading() as session:
         listed = disputed(
-            campaign_of(session, database.describe(), queries=False, automatic=False).graded
+            campaign_of(session, found.describe(), queries=False, automatic=False).graded
         )
         pairs = [(query_id, item.doc_id) for query_id, item in listed]
         judgments = reads.pair_judgments(session, pairs)

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from judge_app.agreement.stability import RankingStability
+    from judge_app.store import Database
 
 
 @dataclass(frozen=True)
@@ -49,13 +50,13 @@ class AgreementOptions:
 
     def checked(self) -> AgreementOptions:
         """These options, or a usage error naming the first that is wrong."""
-        require_whole("--bootstrap", self.bootstrap, 0, note=" (0: no interval)")
-        require_whole("--seed", self.seed, 0)
-        require_whole("--k", self.k, 1)
+        require_whole("bootstrap", self.bootstrap, 0, note=" (0: no interval)")
+        require_whole("seed", self.seed, 0)
+        require_whole("k", self.k, 1)
         if self.raters is not None and (
             not self.raters or len(set(self.raters)) < len(self.raters)
         ):
-            raise UsageError("--raters needs names, each once")
+            raise UsageError("needs names, each once", "raters")
         return self
 
 
@@ -67,13 +68,17 @@ def agreement_of_file(path: Path, options: AgreementOptions) -> AgreementReport:
     return agreement(options, read_judgments(path), None, str(path))
 
 
-def agreement_of(db: str, options: AgreementOptions) -> AgreementReport:
-    """The agreement of the database ``db``'s judgments, with the ranking stability."""
-    from judge_app.commands.campaign import read_campaign
+def agreement_of(database: Database | str, options: AgreementOptions) -> AgreementReport:
+    """The agreement of the judgments of ``database`` (an open one, or a path or URL, opened
+    read-only), with the ranking stability."""
+    from judge_app.commands.campaign import load_campaign
+    from judge_app.store.database import opened
 
     options.checked()
-    campaign = read_campaign(db, queries=False, automatic=False)
-    return coded_agreement(options, campaign.graded, campaign.coded_results, db)
+    with opened(database, read_only=True) as found:
+        campaign = load_campaign(found, queries=False, automatic=False)
+    source = database if isinstance(database, str) else campaign.source
+    return coded_agreement(options, campaign.graded, campaign.coded_results, source)
 
 
 def agreement(
@@ -162,7 +167,7 @@ def _chosen(graded: Graded, options: AgreementOptions, source: str) -> Graded:
     if not keep.any():
         raise JudgeAppError(f"{source} holds no graded judgments (skipped ones are left out)")
     if options.raters is not None:
-        check_known(options.raters, graded.rater_names(), "rater", "--raters", source)
+        check_known(options.raters, graded.rater_names(), "rater", "raters", source)
         keep &= np.isin(graded.rater, [code_of(graded.raters, name) for name in options.raters])
     if options.query is not None:
         keep &= graded.query == code_of(graded.queries, options.query)

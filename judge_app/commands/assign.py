@@ -23,7 +23,6 @@ from sqlalchemy.orm import Session
 
 from judge_app.errors import JudgeAppError, UsageError, quoted
 from judge_app.numbers import count_text
-from judge_app.store import Database
 from judge_app.store.assignments import (
     AssignmentPlan,
     current_assignments,
@@ -31,6 +30,7 @@ from judge_app.store.assignments import (
     plan_assignments,
     write_assignments,
 )
+from judge_app.store.database import Database, opened
 from judge_app.store.models import Rater
 from judge_app.store.people import all_query_ids, named_rater
 
@@ -109,33 +109,33 @@ class AssignOptions:
     def checked(self) -> AssignOptions:
         """These options, or a usage error naming what is wrong."""
         if not self.raters:
-            raise UsageError("--raters needs at least one name: --raters a,b,c")
+            raise UsageError("needs at least one name: a,b,c", "raters")
         if self.where_disputed:
             return self._checked_disputed()
         if self.min_gap != MIN_GAP or self.max_alpha is not None:
-            raise UsageError("--min-gap and --max-alpha go with --where-disputed")
+            raise UsageError("and --max-alpha go with --where-disputed", "min-gap")
         if (self.copies is None) == (self.share is None):
             raise UsageError("give either --copies N or --share P (or --where-disputed)")
         if self.copies is not None and not 1 <= self.copies <= len(self.raters):
-            raise UsageError(f"--copies takes a whole number from 1 to {len(self.raters)}")
+            raise UsageError(f"takes a whole number from 1 to {len(self.raters)}", "copies")
         if self.share is not None and not (math.isfinite(self.share) and 0 <= self.share <= 100):
-            raise UsageError("--share takes a percentage from 0 to 100")
+            raise UsageError("takes a percentage from 0 to 100", "share")
         return self
 
     def _checked_disputed(self) -> AssignOptions:
         if self.copies is not None or self.share is not None:
             raise UsageError(
-                "--where-disputed gives each disputed query one more rater: it takes neither "
-                "--copies nor --share"
+                "gives each disputed query one more rater: it takes neither --copies nor --share",
+                "where-disputed",
             )
         if self.replace:
-            raise UsageError("--where-disputed adds to the raters' queues: it takes no --replace")
+            raise UsageError("adds to the raters' queues: it takes no --replace", "where-disputed")
         from judge_app.options import require_whole  # it loads the metrics' stack
 
-        require_whole("--min-gap", self.min_gap, 1, GRADE_RANGE)
+        require_whole("min-gap", self.min_gap, 1, GRADE_RANGE)
         alpha = self.max_alpha
         if alpha is not None and not (math.isfinite(alpha) and -1 <= alpha <= 1):
-            raise UsageError("--max-alpha takes a number from -1 to 1")
+            raise UsageError("takes a number from -1 to 1", "max-alpha")
         return self
 
     def plan(self, query_ids: list[int], rater_ids: list[int]) -> AssignmentPlan:
@@ -259,10 +259,11 @@ def query_disputes(graded: Graded) -> list[QueryDispute]:
     ]
 
 
-def read_survey(database: Database) -> Survey:
-    """What ``--where-disputed`` plans from, read in one snapshot of ``database``."""
-    with database.reading() as session:
-        return _survey(session, database.describe())
+def read_survey(database: Database | str) -> Survey:
+    """What ``--where-disputed`` plans from, read in one snapshot of ``database`` (an open
+    one, or a path or URL, opened read-only)."""
+    with opened(database, read_only=True) as found, found.reading() as session:
+        return _survey(session, found.describe())
 
 
 def _survey(session: Session, source: str, rater_ids: Sequence[int] | None = None) -> Survey:
@@ -284,7 +285,7 @@ def _survey_now(session: Session, source: str, survey: Survey, rater_ids: Sequen
     """``survey`` with the raters' queries as ``session`` sees them; all of it read again if
     a judgment changed since (the disagreements are read before the write, to keep the write
     short)."""
-    from judge_app.commands.campaign import change_stamp
+    from judge_app.store.reads import change_stamp
 
     if change_stamp(session) != survey.stamp:
         return _survey(session, source, rater_ids)
@@ -297,10 +298,16 @@ def _survey_now(session: Session, source: str, survey: Survey, rater_ids: Sequen
     )
 
 
-def assign(database: Database, options: AssignOptions) -> Assigned:
-    """Plan and write the assignment in one unit of work (run again if another writer got
-    in its way)."""
+def assign(database: Database | str, options: AssignOptions) -> Assigned:
+    """Plan and write the assignment of ``database`` (an open one, or a path or URL) in one
+    unit of work (run again if another writer got in its way)."""
     options.checked()
+    with opened(database) as found:
+        return _assigned(found, options)
+
+
+def _assigned(database: Database, options: AssignOptions) -> Assigned:
+    """``assign`` on the open ``database``."""
     survey = read_survey(database) if options.where_disputed else None
 
     def change(session: Session) -> Assigned:
@@ -330,6 +337,6 @@ def _raters(session: Session, names: tuple[str, ...]) -> list[Rater]:
         rater = named_rater(session, name)
         assert rater is not None  # named_rater creates
         if rater in raters:
-            raise UsageError(f"--raters names the rater {quoted(rater.name)} twice")
+            raise UsageError(f"names the rater {quoted(rater.name)} twice", "raters")
         raters.append(rater)
     return raters

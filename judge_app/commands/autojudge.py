@@ -1,6 +1,7 @@
-"""Grade the pooled pairs with an automatic judge (``judge-app autojudge``, Lead ▸ Automatic
-judge…): an LLM over the OpenAI-compatible chat-completions protocol
-(``automatic_judges.llm``) with a prompt a lead can edit (``automatic_judges.prompt``).
+"""Grade the pooled pairs with an LLM judge (``judge-app autojudge``, Lead ▸ Automatic
+judge…) over the OpenAI-compatible chat-completions protocol (``automatic_judges.llm``) with
+a prompt a lead can edit (``automatic_judges.prompt``); the local judge, learned from the
+human grades, is ``commands.autojudge_local``.
 
 The pairs are the pool of the chosen queries: the top ``depth`` of the pooled runs (the
 lead's pooling settings), each (query, document) once, in order of query, best rank and
@@ -22,7 +23,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from judge_app.automatic_judges.llm import (
@@ -56,7 +57,6 @@ from judge_app.automatic_judges.prompt import (
 from judge_app.errors import JudgeAppError, UsageError, typed
 from judge_app.names import normal_id
 from judge_app.options import check_known, require_finite, require_whole
-from judge_app.store import Database
 from judge_app.store.automatic import (
     AutoGrade,
     add_judge,
@@ -66,6 +66,7 @@ from judge_app.store.automatic import (
     write_probes,
 )
 from judge_app.store.automatic import judge as stored_judge
+from judge_app.store.database import Database, opened
 from judge_app.store.grade_labels import GradeLabel
 from judge_app.store.judge_pairs import PoolPair, pool_pairs, query_external_ids
 from judge_app.store.models import AUTOMATIC
@@ -75,7 +76,6 @@ from judge_app.store.settings import scale
 from judge_app.writers.corrected import quality_warning
 
 if TYPE_CHECKING:
-    from judge_app.automatic_judges.local import LocalReport
     from judge_app.evaluation.judge_quality import JudgeQuality
 
 API_KEY_ENV = "JUDGE_APP_API_KEY"
@@ -106,8 +106,7 @@ class AutojudgeOptions:
     are: at temperature 0 a model fails the same way); ``probes``: pairs of the pool (drawn
     at random, the same each run) asked again as each probe changes them
     (``automatic_judges.probes``: instructions injected, query words stuffed, the prompt worded
-    otherwise), 0 for none.
-    ``local``: the local model learned from the human grades instead of an LLM."""
+    otherwise), 0 for none."""
 
     endpoint: str | None = None
     model: str | None = None
@@ -126,51 +125,38 @@ class AutojudgeOptions:
     structured: bool = True
     retry_failed: bool = False
     probes: int = PROBE_PAIRS
-    local: bool = False
 
     def checked(self) -> AutojudgeOptions:
         """These options, or a usage error naming the first that is wrong."""
         if self.limit is not None:
-            require_whole("--limit", self.limit, 1)
+            require_whole("limit", self.limit, 1)
         if self.depth is not None:
-            require_whole("--depth", self.depth, 1)
+            require_whole("depth", self.depth, 1)
         if self.queries is not None and (
             not self.queries or len(set(self.queries)) != len(self.queries)
         ):
-            raise UsageError("--queries needs query ids, each once")
+            raise UsageError("needs query ids, each once", "queries")
         if self.name is not None and not normal_id(self.name):
-            raise UsageError("--name needs a name")
-        if self.local:
-            for option, given in (
-                ("--endpoint", self.endpoint),
-                ("--model", self.model),
-                ("--template", self.template),
-                ("--queries", self.queries),
-                ("--limit", self.limit),
-            ):
-                if given is not None:
-                    raise UsageError(f"{option} is of an LLM judge: --local learns from the "
-                                     "human grades and grades the whole pool")  # fmt: skip
-            return self
+            raise UsageError("needs a name", "name")
         if not self.endpoint or not re.match(r"https?://[^/\s]+", self.endpoint.strip()):
-            raise UsageError("--endpoint takes the base URL of a chat-completions server: "
-                             "http://localhost:11434/v1")  # fmt: skip
+            raise UsageError("takes the base URL of a chat-completions server: "
+                             "http://localhost:11434/v1", "endpoint")  # fmt: skip
         if not self.model or not self.model.strip():
-            raise UsageError("--model needs the name of a model the endpoint serves")
+            raise UsageError("needs the name of a model the endpoint serves", "model")
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", self.api_key_env):
-            raise UsageError("--api-key-env takes the name of an environment variable")
+            raise UsageError("takes the name of an environment variable", "api-key-env")
         if self.concurrency is not None:
-            require_whole("--concurrency", self.concurrency, 1, 64)
-        require_finite("--timeout", self.timeout)
+            require_whole("concurrency", self.concurrency, 1, 64)
+        require_finite("timeout", self.timeout)
         if not 0 < self.timeout <= 3600:
-            raise UsageError("--timeout takes seconds above 0 and at most 3600")
-        require_whole("--retries", self.retries, 0, 10)
-        require_finite("--backoff", self.backoff)
+            raise UsageError("takes seconds above 0 and at most 3600", "timeout")
+        require_whole("retries", self.retries, 0, 10)
+        require_finite("backoff", self.backoff)
         if not 0 <= self.backoff <= 60:
-            raise UsageError("--backoff takes seconds from 0 to 60")
-        require_whole("--body-chars", self.body_chars, 1)
-        require_whole("--max-tokens", self.max_tokens, 16, 100_000)
-        require_whole("--probes", self.probes, 0, note=" (0: no probe)")
+            raise UsageError("takes seconds from 0 to 60", "backoff")
+        require_whole("body-chars", self.body_chars, 1)
+        require_whole("max-tokens", self.max_tokens, 16, 100_000)
+        require_whole("probes", self.probes, 0, note=" (0: no probe)")
         check_template(self.prompt_template)
         return self
 
@@ -316,25 +302,30 @@ def next_steps(db: str, judge: str) -> str:
 
 
 def autojudge(
-    database: Database,
+    database: Database | str,
     options: AutojudgeOptions,
+    *,
     progress: Progress | None = None,
     cancelled: Cancelled | None = None,
     retrying: Retrying | None = None,
-) -> AutojudgeSummary | LocalReport:
-    """Grade the pool of ``options`` on ``database`` with the judge it names; ``progress``
-    hears (answered, to ask) after each answer, ``retrying`` each retry (the retries so far,
-    why, the pause); ``cancelled`` is read between requests. With
-    ``local``, the local model learned from the human grades grades the pool instead
-    (``automatic_judges.local.judge_locally``: its report)."""
+) -> AutojudgeSummary:
+    """Grade the pool of ``options`` on ``database`` (an open one, or a path or URL) with the
+    LLM judge it names; ``progress`` hears (answered, to ask) after each answer, ``retrying``
+    each retry (the retries so far, why, the pause); ``cancelled`` is read between
+    requests."""
     options = options.checked()
-    if options.local:
-        from judge_app.automatic_judges.local import judge_locally
+    with opened(database) as found:
+        return _judged(found, options, progress, cancelled, retrying)
 
-        report = judge_locally(database, options.name, options.depth, 0, progress, cancelled)
-        if report.cancelled:
-            return report
-        return replace(report, agreement=agreement(database, report.name))
+
+def _judged(
+    database: Database,
+    options: AutojudgeOptions,
+    progress: Progress | None,
+    cancelled: Cancelled | None,
+    retrying: Retrying | None,
+) -> AutojudgeSummary:
+    """``autojudge`` on the open ``database``."""
     started = time.monotonic()
     template = options.prompt_template
     pairs, grades = _pool_of(database, options)
@@ -439,11 +430,16 @@ CHARACTERS_A_TOKEN = 4
 """A prompt's tokens, estimated from its characters (English text, common tokenizers)."""
 
 
-def estimate(database: Database, options: AutojudgeOptions) -> AutojudgeEstimate:
-    """What ``autojudge`` would ask with ``options``, without asking or making a judge."""
+def estimate(database: Database | str, options: AutojudgeOptions) -> AutojudgeEstimate:
+    """What ``autojudge`` would ask with ``options`` of ``database`` (an open one, or a path
+    or URL, opened read-only), without asking or making a judge."""
     options = options.checked()
-    if options.local:
-        raise UsageError("--estimate is of an LLM judge: --local costs no tokens")
+    with opened(database, read_only=True) as found:
+        return _estimated(found, options)
+
+
+def _estimated(database: Database, options: AutojudgeOptions) -> AutojudgeEstimate:
+    """``estimate`` on the open ``database``."""
     pairs, grades = _pool_of(database, options)
     name = options.judge_name
     with database.reading() as session:
@@ -470,7 +466,7 @@ def _pool_of(
     with database.reading() as session:
         grades = scale(session)
         pool = pool_settings(session)
-        check_known(options.queries, query_external_ids(session), "query", "--queries",
+        check_known(options.queries, query_external_ids(session), "query", "queries",
                     database.describe())  # fmt: skip
         pairs = pool_pairs(
             session,

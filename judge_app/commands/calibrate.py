@@ -63,33 +63,29 @@ class Overview:
     reason: str | None
 
 
-def calibrate(database: Database, options: CalibrationOptions) -> Calibration:
-    """The calibration of ``options.judge`` against the humans of ``database``, read in one
-    snapshot; a usage error naming the judge and the reason if there is none."""
+def calibrate_of(database: Database | str, options: CalibrationOptions) -> Calibration:
+    """The calibration of ``options.judge`` against the humans of ``database`` (an open one,
+    or a path or URL, opened read-only), read in one snapshot; a usage error naming the judge
+    and the reason if there is none."""
+    from judge_app.store.database import opened
+
     options.checked()
-    overview = _read(database, options)
+    with opened(database, read_only=True) as found:
+        overview = _read(found, options)
     if overview.calibration is None:
         raise UsageError(overview.reason or "no calibration")
     return overview.calibration
 
 
-def calibrate_of(db: str, options: CalibrationOptions) -> Calibration:
-    """``calibrate`` the database ``db`` (a path or URL), opened read-only."""
-    from judge_app.store import open_database
+def overview_of(database: Database | str, options: CalibrationOptions) -> Overview:
+    """The automatic judges of ``database`` (an open one, or a path or URL, opened read-only)
+    and the calibration of ``options.judge`` (the first judge if None, or if it is gone), or
+    why there is none."""
+    from judge_app.store.database import opened
 
     options.checked()
-    with open_database(db, read_only=True) as database:
-        return calibrate(database, options)
-
-
-def overview_of(db: str, options: CalibrationOptions) -> Overview:
-    """The automatic judges of the database ``db`` (opened read-only) and the calibration of
-    ``options.judge`` (the first judge if None, or if it is gone), or why there is none."""
-    from judge_app.store import open_database
-
-    options.checked()
-    with open_database(db, read_only=True) as database:
-        return _read(database, options, first_if_gone=True)
+    with opened(database, read_only=True) as found:
+        return _read(found, options, first_if_gone=True)
 
 
 def _read(database: Database, options: CalibrationOptions, first_if_gone: bool = False) -> Overview:

@@ -5,45 +5,17 @@ that says when it must be read again."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from judge_app.evaluation.campaign import Campaign, Stamp
+from judge_app.evaluation.campaign import Campaign
 from judge_app.metrics.codes import Graded, Results
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
     from judge_app.store import Database
-
-
-def change_stamp(session: Session) -> Stamp:
-    """Values that change whenever a judgment, a result, an automatic judge's answer or the
-    active sample does, cheap enough to poll: a judgment added gets a new id, every change of
-    one is a history event, a run imported again gets new result rows; automatic answers have
-    no id, so their counts, the sum of their grades and the latest time stand for them, and
-    the active sample's size, time and whether raters follow it."""
-    row = session.connection().exec_driver_sql(
-        "SELECT (SELECT coalesce(max(id), 0) FROM judgment), "
-        "(SELECT coalesce(max(id), 0) FROM judgment_event), "
-        "(SELECT coalesce(max(id), 0) FROM result), (SELECT count(*) FROM run), "
-        "(SELECT count(*) FROM automatic_judge), (SELECT count(*) FROM auto_judgment), "
-        "(SELECT count(grade) FROM auto_judgment), (SELECT sum(grade) FROM auto_judgment), "
-        "(SELECT max(judged_at) FROM auto_judgment), (SELECT count(*) FROM active_sample), "
-        "(SELECT max(drawn_at) FROM active_sample), "
-        "(SELECT max(value) FROM setting WHERE key = 'pool.query_order')"
-    )
-    return tuple(_stamp_value(value) for value in row.one())
-
-
-def _stamp_value(value: object) -> object:
-    """A stamp's value the same however the database returns it: a time as text, nothing
-    (an empty table's sum or time) as 0."""
-    if value is None:
-        return 0
-    return value.isoformat(sep=" ") if isinstance(value, datetime) else value
 
 
 def load_campaign(database: Database, queries: bool = True, automatic: bool = True) -> Campaign:
@@ -63,7 +35,7 @@ def campaign_of(
     from judge_app.store.automatic import judge_names
     from judge_app.store.rater_queue import pool_settings
 
-    stamp = change_stamp(session)
+    stamp = reads.change_stamp(session)
     judges = tuple(judge_names(session))
     automatic = automatic and bool(judges)
     graded, results, judged, names = reads.campaign_codes(session, automatic)

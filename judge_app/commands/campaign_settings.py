@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from judge_app.errors import UsageError
-from judge_app.store import Database
+from judge_app.store.database import Database, opened
 from judge_app.store.grade_labels import GradeLabel
 from judge_app.store.rater_queue import QUERY_ORDERS, PoolSettings, pool_settings, set_pool_settings
 from judge_app.store.settings import (
@@ -54,7 +54,7 @@ class CampaignSettings:
     def as_text(self, output: str = "table") -> str:
         """The settings for people (``table``) or machines (``json``)."""
         if output not in OUTPUTS:
-            raise UsageError(f"--format must be one of {', '.join(OUTPUTS)}")
+            raise UsageError(f"must be one of {', '.join(OUTPUTS)}", "format")
         if output == "json":
             return json_document(self.record(), indent=2)
         pool, quality = self.pool, self.quality
@@ -118,9 +118,10 @@ class SettingsChange:
         return not (self.grades or self.pool or self.quality)
 
 
-def read_settings(database: Database) -> CampaignSettings:
-    """The campaign's settings, read in one snapshot."""
-    with database.reading() as session:
+def read_settings(database: Database | str) -> CampaignSettings:
+    """The campaign's settings of ``database`` (an open one, or a path or URL, opened
+    read-only), read in one snapshot."""
+    with opened(database, read_only=True) as found, found.reading() as session:
         return _settings_in(session)
 
 
@@ -130,9 +131,10 @@ def _settings_in(session: Session) -> CampaignSettings:
     )
 
 
-def change_settings(database: Database, change: SettingsChange) -> CampaignSettings:
-    """Write ``change`` in one transaction (nothing when a value is wrong: StoreError or
-    UsageError names it) and return the settings after it."""
+def change_settings(database: Database | str, change: SettingsChange) -> CampaignSettings:
+    """Write ``change`` into ``database`` (an open one, or a path or URL) in one transaction
+    (nothing when a value is wrong: StoreError or UsageError names it) and return the
+    settings after it."""
     change = change.checked()
 
     def write(session: Session) -> CampaignSettings:
@@ -145,4 +147,5 @@ def change_settings(database: Database, change: SettingsChange) -> CampaignSetti
             set_quality_settings(session, quality)
         return _settings_in(session)
 
-    return database.write(write)
+    with opened(database) as found:
+        return found.write(write)

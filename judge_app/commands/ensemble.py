@@ -18,8 +18,9 @@ from judge_app.automatic_judges.combine import COMBINE
 from judge_app.errors import UsageError, quoted, typed
 from judge_app.evaluation.judge_quality import JudgeQuality, whole_grades
 from judge_app.names import normal_id
-from judge_app.store import Database, automatic
+from judge_app.store import automatic
 from judge_app.store.automatic import AutoGrade
+from judge_app.store.database import Database, opened
 from judge_app.writers.corrected import quality_warning
 
 if TYPE_CHECKING:
@@ -39,11 +40,11 @@ class EnsembleOptions:
         """These options, or a usage error naming the first that is wrong."""
         names = [normal_id(judge) for judge in self.judges]
         if len(names) < 2 or len(set(names)) != len(names) or not all(names):
-            raise UsageError("--judges needs two or more automatic judges, each once")
+            raise UsageError("needs two or more automatic judges, each once", "judges")
         if self.combine not in COMBINE:
-            raise UsageError(f"--combine must be one of {', '.join(COMBINE)}")
+            raise UsageError(f"must be one of {', '.join(COMBINE)}", "combine")
         if self.name is not None and not normal_id(self.name):
-            raise UsageError("--name needs a name")
+            raise UsageError("needs a name", "name")
         return self
 
     @property
@@ -77,12 +78,18 @@ class EnsembleSummary:
         return text + (f"\n{warning}" if warning else "")
 
 
-def ensemble(database: Database, options: EnsembleOptions) -> EnsembleSummary:
-    """Combine the members' grades into the ensemble's, written in one transaction (its
-    earlier grades replaced)."""
+def ensemble(database: Database | str, options: EnsembleOptions) -> EnsembleSummary:
+    """Combine the members' grades of ``database`` (an open one, or a path or URL) into the
+    ensemble's, written in one transaction (its earlier grades replaced)."""
+    options = options.checked()
+    with opened(database) as found:
+        return _combined_into(found, options)
+
+
+def _combined_into(database: Database, options: EnsembleOptions) -> EnsembleSummary:
+    """``ensemble`` on the open ``database``."""
     from judge_app.commands.autojudge import agreement
 
-    options = options.checked()
     source = database.describe()
 
     def write(session: Session) -> tuple[str, int, int]:

@@ -23,6 +23,7 @@ from judge_app.evaluation.result import EvaluationResult
 from judge_app.io.errors import ImportFileError, Problem, nothing_in
 from judge_app.io.text import file_format
 from judge_app.metrics.codes import RepeatedDocument, code_frames
+from judge_app.option_declarations import JUDGE, RUNS
 
 if TYPE_CHECKING:
     from judge_app.metrics.codes import Frame
@@ -61,9 +62,9 @@ def _of_files(request: EvaluationRequest, files: Files) -> EvaluationResult:
     lines, as trec_eval refuses it."""
     options = request.options
     if options.runs is not None:
-        raise UsageError("--run chooses among a database's runs: give files with --run-file")
+        raise UsageError("chooses among a database's runs: give files with --run-file", RUNS.name)
     if options.judge is not None:
-        raise UsageError("--judge chooses a database's automatic judge: evaluate it with --db")
+        raise UsageError("chooses a database's automatic judge: evaluate it with --db", JUDGE.name)
     judgments, runs = read_files(files.qrels, files.runs)
     try:
         graded, results = code_frames(judgments, runs)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -15,6 +16,9 @@ from judge_app.errors import UsageError
 from judge_app.io.exports import ById, format_grade, write_qrels
 from judge_app.io.outputs import check_output
 from judge_app.metrics.aggregation import ADJUDICATED, aggregate_codes, parse_method
+
+if TYPE_CHECKING:
+    from judge_app.store import Database
 
 KINDS = ("judgments", "qrels", "history")
 Step = Callable[[str], None]
@@ -44,25 +48,41 @@ class ExportOptions:
         return self
 
 
-def export(db: str, options: ExportOptions, step: Step | None = None) -> str:
-    """Write what ``options`` ask from the database ``db``; what was written, in words.
-    Judgments stream from the database to the file a chunk at a time; qrels are combined
-    from the graded judgments' integer keys."""
+@dataclass(frozen=True)
+class Exported:
+    """What an export wrote: the file, its ``count`` of rows and what they are."""
+
+    path: Path
+    count: int
+    rows: str  # "judgments", "changes of judgments", "graded pairs (mean)"
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.count:,} {self.rows}"
+
+
+def export(
+    database: Database | str, options: ExportOptions, *, step: Step | None = None
+) -> Exported:
+    """Write what ``options`` ask from ``database`` (an open one, or a path or URL, opened
+    read-only). Judgments stream from the database to the file a chunk at a time; qrels are
+    combined from the graded judgments' integer keys."""
     from judge_app.io.exports import write_history_csv, write_judgments_csv
-    from judge_app.store import open_database, rows
+    from judge_app.store import rows
+    from judge_app.store.database import opened
 
     options.checked()  # before the database is read
     step = step or (lambda _name: None)
     step("reading the judgments")
-    with open_database(db, read_only=True) as database, database.reading() as session:
+    with opened(database, read_only=True) as found, found.reading() as session:
+        db = database if isinstance(database, str) else found.describe()
         if options.kind == "history":
             step("writing")
             count = write_history_csv(rows.history_in_order(session), options.path)
-            return f"{options.path}: {count:,} changes of judgments"
+            return Exported(options.path, count, "changes of judgments")
         if options.kind == "judgments":
             step("writing")
             count = write_judgments_csv(rows.judgments_in_order(session), options.path)
-            return f"{options.path}: {count:,} judgments"
+            return Exported(options.path, count, "judgments")
         keys = rows.graded_keys(session)  # all a qrels needs: the graded ones
         queries = rows.names(session, "query", "external_id", ordered=True)
         documents = rows.names(session, "document", "external_id", ordered=True)
@@ -83,7 +103,7 @@ def export(db: str, options: ExportOptions, step: Step | None = None) -> str:
         texts[which].tolist(),
         options.path,
     )
-    return f"{options.path}: {count:,} graded pairs ({method})"
+    return Exported(options.path, count, f"graded pairs ({method})")
 
 
 def _combined(
@@ -106,7 +126,7 @@ def _combined(
         from judge_app.options import check_known
 
         check_known([name], [rater for rater in graded if rater is not None], "rater",
-                    "--aggregate", db)  # fmt: skip
+                    "aggregate", db)  # fmt: skip
     mine = rater == _id_of(raters, name)
     order = np.argsort(pairs[mine])
     return pairs[mine][order], grade[mine][order].astype(np.float64)

@@ -27,8 +27,8 @@ from judge_app.io.gold import GOLD_COLUMNS, GoldFile, write_gold
 from judge_app.io.outputs import check_output
 from judge_app.names import normal_id
 from judge_app.numbers import count_text
-from judge_app.store import Database
 from judge_app.store.bulk import document_ids, query_ids
+from judge_app.store.database import Database, opened
 from judge_app.store.gold import best_ranks, clear_gold, gold_frame, gold_grades, set_gold_items
 from judge_app.store.models import GRADE_MAX, GRADE_MIN
 from judge_app.store.rater_queue import pool_settings
@@ -70,12 +70,14 @@ class GoldOptions:
                              f"and {given[1]}")  # fmt: skip
         for query_id, doc_id, grade in self.mark:
             if not GRADE_MIN <= grade <= GRADE_MAX:
-                raise UsageError(f"--mark {query_id}:{doc_id}={grade}: a grade is 0–5")
-        _refuse_twice([mark[:2] for mark in self.mark], "--mark")
-        _refuse_twice(list(self.remove), "--remove")
+                raise UsageError(f"{query_id}:{doc_id}={grade}: a grade is 0–5", "mark")
+        _refuse_twice([mark[:2] for mark in self.mark], "mark")
+        _refuse_twice(list(self.remove), "remove")
         if self.export_path is not None:
             if self.export_path.suffix.lower() != ".csv":
-                raise UsageError(f"--export writes CSV: name the file .csv, not {self.export_path}")
+                raise UsageError(
+                    f"writes CSV: name the file .csv, not {self.export_path}", "export"
+                )
             check_output(self.export_path)
         return self
 
@@ -98,7 +100,7 @@ class GoldOutcome:
         return "\n".join([self.summary, *(f"warning: {text}" for text in self.warnings)])
 
 
-def parse_pairs(text: str, option: str = "--remove") -> tuple[Pair, ...]:
+def parse_pairs(text: str, option: str = "remove") -> tuple[Pair, ...]:
     """``"q1:d3, q2:d9"`` → pairs: each a query id, a colon, a document id (split at the first
     colon, so a document id may hold one), each id trimmed and in Unicode NFC."""
     pairs = []
@@ -107,10 +109,10 @@ def parse_pairs(text: str, option: str = "--remove") -> tuple[Pair, ...]:
             continue
         query_id, colon, doc_id = part.partition(":")
         if not colon or not normal_id(query_id) or not normal_id(doc_id):
-            raise UsageError(f"{option} {quoted(part.strip())}: write QUERY_ID:DOC_ID")
+            raise UsageError(f"{quoted(part.strip())}: write QUERY_ID:DOC_ID", option)
         pairs.append((normal_id(query_id), normal_id(doc_id)))
     if not pairs:
-        raise UsageError(f"{option} needs at least one pair: {option} q1:d3,q2:d9")
+        raise UsageError("needs at least one pair: q1:d3,q2:d9", option)
     return tuple(pairs)
 
 
@@ -122,17 +124,24 @@ def parse_marks(text: str) -> tuple[Mark, ...]:
             continue
         pair, equals, grade = part.rpartition("=")
         if not equals or not (grade.strip().isascii() and grade.strip().isdigit()):
-            raise UsageError(f"--mark {quoted(part.strip())}: write QUERY_ID:DOC_ID=GRADE")
-        (query_id, doc_id), = parse_pairs(pair, "--mark")  # fmt: skip
+            raise UsageError(f"{quoted(part.strip())}: write QUERY_ID:DOC_ID=GRADE", "mark")
+        (query_id, doc_id), = parse_pairs(pair, "mark")  # fmt: skip
         marks.append((query_id, doc_id, int(grade)))
     if not marks:
-        raise UsageError("--mark needs at least one pair: --mark q1:d3=2")
+        raise UsageError("needs at least one pair: q1:d3=2", "mark")
     return tuple(marks)
 
 
-def gold(database: Database, options: GoldOptions) -> GoldOutcome:
-    """Do what ``options`` ask on ``database`` (a change in one unit of work)."""
+def gold(database: Database | str, options: GoldOptions) -> GoldOutcome:
+    """Do what ``options`` ask on ``database`` (an open one, or a path or URL, opened
+    read-only to list or export the gold items; a change in one unit of work)."""
     options.checked()
+    with opened(database, read_only=options.action in ("list", "export")) as found:
+        return _done(found, options)
+
+
+def _done(database: Database, options: GoldOptions) -> GoldOutcome:
+    """``gold`` on the open ``database``."""
     action = options.action
     if action == "import":
         assert options.import_path is not None
@@ -156,7 +165,7 @@ def as_text(outcome: GoldOutcome, output: str = "table") -> str:
     """The gold items as ``gold --list --format`` prints them: ``csv`` and ``json`` in full
     (``marked_at`` in UTC to the microsecond), ``table`` for people (to the second)."""
     if output not in OUTPUTS:
-        raise UsageError(f"--format must be one of {', '.join(OUTPUTS)}")
+        raise UsageError(f"must be one of {', '.join(OUTPUTS)}", "format")
     items = outcome.items[LIST_COLUMNS]
     stamps = [utc_text(moment) for moment in items["marked_at"]]
     if output == "json":
@@ -314,4 +323,4 @@ def _refuse_twice(pairs: list[Pair], option: str) -> None:
     twice = sorted({pair for pair in pairs if pairs.count(pair) > 1})
     if twice:
         named = ", ".join(f"{query_id}:{doc_id}" for query_id, doc_id in twice)
-        raise UsageError(f"{option} names a pair twice: {named}")
+        raise UsageError(f"names a pair twice: {named}", option)

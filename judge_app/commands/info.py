@@ -7,30 +7,26 @@ from __future__ import annotations
 import pandas as pd
 
 from judge_app.errors import typed
-from judge_app.store import Database, automatic, open_database, reads
+from judge_app.store import automatic, reads
 from judge_app.store.automatic import Judge
+from judge_app.store.database import Database, opened
 from judge_app.writers.calibration import judge_facts, judge_title
 
 RATERS_SHOWN = 50
 """Raters listed by name (a campaign of a million would print a million lines)."""
 
 
-def info(db: str) -> str:
-    """The overview of the database ``db``, opened read-only."""
-    with open_database(db, read_only=True) as database:
-        return describe_database(database)
-
-
-def describe_database(database: Database) -> str:
-    """A plain-text overview: table counts, raters, runs with their judged coverage, the
-    automatic judges."""
-    with database.reading() as session:
+def info(database: Database | str) -> str:
+    """A plain-text overview of ``database`` (an open one, or a path or URL, opened
+    read-only): table counts, raters, runs with their judged coverage, the automatic judges."""
+    with opened(database, read_only=True) as found, found.reading() as session:
+        source = found.describe()
         counts = reads.table_counts(session)
         raters = reads.raters_frame(session, limit=RATERS_SHOWN)
         coverage = reads.coverage_frame(session)
         lacking = reads.ids_without_text(session)
         judges = automatic.judges(session)
-    lines = [database.describe(), ""]
+    lines = [source, ""]
     width = max(map(len, counts))
     lines += [f"  {name:<{width}}  {value:>9,}" for name, value in counts.items()]
     for name, ids in lacking.items():

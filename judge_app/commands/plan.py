@@ -30,6 +30,7 @@ from judge_app.writers.json_document import json_document
 
 if TYPE_CHECKING:
     from judge_app.evaluation.result import EvaluationResult
+    from judge_app.store import Database
     from judge_app.store.judging_cost import JudgingCost
 
 DELTAS = (0.01, 0.02, 0.03, 0.05, 0.1)
@@ -53,27 +54,27 @@ class PlanOptions:
 
     def checked(self) -> PlanOptions:
         """These options, or a usage error naming the first that is wrong."""
-        require_finite("--delta", self.delta)
+        require_finite("delta", self.delta)
         if not 0 < self.delta <= 1:
-            raise UsageError("--delta takes a difference of mean NDCG above 0 and at most 1")
-        require_finite("--alpha", self.alpha)
+            raise UsageError("takes a difference of mean NDCG above 0 and at most 1", "delta")
+        require_finite("alpha", self.alpha)
         if not 0 < self.alpha < 1:
-            raise UsageError("--alpha takes a significance level above 0 and below 1")
-        require_finite("--power", self.power)
+            raise UsageError("takes a significance level above 0 and below 1", "alpha")
+        require_finite("power", self.power)
         if not self.alpha < self.power < 1:
             raise UsageError(
-                f"--power takes a probability above --alpha ({self.alpha:g}) and below 1"
+                f"takes a probability above --alpha ({self.alpha:g}) and below 1", "power"
             )
         if self.k is not None:
-            require_whole("--k", self.k, 1, note=", or all")
+            require_whole("k", self.k, 1, note=", or all")
         if self.pool_depth is not None:
-            require_whole("--pool-depth", self.pool_depth, 1)
+            require_whole("pool-depth", self.pool_depth, 1)
         if self.runs is not None and (not self.runs or len(set(self.runs)) != len(self.runs)):
-            raise UsageError("--run needs names, each once")
+            raise UsageError("needs names, each once", "runs")
         if self.raters_per_query is not None:
-            require_finite("--raters-per-query", self.raters_per_query)
+            require_finite("raters-per-query", self.raters_per_query)
             if self.raters_per_query <= 0:
-                raise UsageError("--raters-per-query takes a number above 0")
+                raise UsageError("takes a number above 0", "raters-per-query")
         return self
 
     @property
@@ -405,28 +406,32 @@ def plan(
     return Plan(source, options, label, variance, current, asked, table, pace)
 
 
-def read_judging_cost(db: str, depth: int | None, runs: list[str] | None) -> JudgingCost:
-    """The judging cost of the database ``db`` (a path or URL), opened read-only: pools of
-    the top ``depth`` of ``runs`` (None: all)."""
-    from judge_app.store import open_database
+def read_judging_cost(
+    database: Database | str, depth: int | None, runs: list[str] | None
+) -> JudgingCost:
+    """The judging cost of ``database`` (an open one, or a path or URL, opened read-only):
+    pools of the top ``depth`` of ``runs`` (None: all)."""
+    from judge_app.store.database import opened
     from judge_app.store.judging_cost import judging_cost
 
-    with open_database(db, read_only=True) as database, database.reading() as session:
+    with opened(database, read_only=True) as found, found.reading() as session:
         return judging_cost(session, depth, runs)
 
 
-def plan_of(db: str, options: PlanOptions) -> Plan:
-    """``plan`` for the database ``db`` (a path or URL), opened read-only: its runs evaluated
-    at NDCG@k as ``eval --db`` does by default, and its judging cost, read in one snapshot."""
+def plan_of(database: Database | str, options: PlanOptions) -> Plan:
+    """``plan`` for ``database`` (an open one, or a path or URL, opened read-only): its runs
+    evaluated at NDCG@k as ``eval --db`` does by default, and its judging cost, read in one
+    snapshot."""
     from judge_app.commands.campaign import campaign_of
     from judge_app.commands.evaluate import evaluate
     from judge_app.evaluation.options import EvaluationRequest
-    from judge_app.store import open_database
+    from judge_app.store.database import opened
     from judge_app.store.judging_cost import judging_cost
 
     options.checked()
-    with open_database(db, read_only=True) as database, database.reading() as session:
-        campaign = campaign_of(session, db, queries=False, automatic=False)
+    with opened(database, read_only=True) as found, found.reading() as session:
+        source = database if isinstance(database, str) else found.describe()
+        campaign = campaign_of(session, source, queries=False, automatic=False)
         evaluation = evaluate(EvaluationRequest(options.evaluation()), campaign)
         cost = judging_cost(session, options.depth, list(evaluation.evaluations))
-    return plan(options, evaluation, cost, db)
+    return plan(options, evaluation, cost, source)

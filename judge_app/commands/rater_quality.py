@@ -26,28 +26,21 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import select
 
 from judge_app.agreement import coefficients as co
 from judge_app.agreement import raters as figures
 from judge_app.agreement.quality import DriftPoint, RaterQuality, RatersReport
 from judge_app.agreement.report import Ratings, per_rater
 from judge_app.errors import UsageError
-from judge_app.io.exports import write_csv
+from judge_app.io.exports import write_flagged_csv
 from judge_app.io.outputs import check_output
 from judge_app.metrics.codes import Graded
 from judge_app.names import ADJUDICATED
-from judge_app.store.gold import gold_frame
-from judge_app.store.models import Rater
-from judge_app.store.people import campaign_raters
-from judge_app.store.rater_queue import Progress, pool_settings, raters_progress
-from judge_app.store.reads import judgments_frame
-from judge_app.store.repeats import answered_repeats_frame, pending_repeats
-from judge_app.store.settings import QualitySettings, quality_settings
+from judge_app.store.rater_facts import RaterFacts, rater_facts
+from judge_app.store.rater_queue import Progress
+from judge_app.store.settings import QualitySettings
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
-
     from judge_app.store import Database
 
 TOO_FAST_WARNING = 0.10
@@ -78,70 +71,37 @@ class RatersOptions:
         if self.min_seconds is not None and not (
             math.isfinite(self.min_seconds) and 0 <= self.min_seconds <= 600
         ):
-            raise UsageError("--min-seconds takes a number of seconds from 0 to 600")
+            raise UsageError("takes a number of seconds from 0 to 600", "min-seconds")
         if self.too_fast_out is not None:
             check_output(self.too_fast_out)
         return self
 
 
-def rater_quality_of(db: str, options: RatersOptions) -> RatersReport:
-    """``rater_quality`` of the database ``db`` (a path or URL), opened read-only."""
-    from judge_app.store import open_database
+def rater_quality_of(database: Database | str, options: RatersOptions) -> RatersReport:
+    """Every rater's quality figures of ``database`` (an open one, or a path or URL, opened
+    read-only), read in one snapshot; the too-fast judgments written where the options
+    ask."""
+    from judge_app.store.database import opened
 
     options.checked()
-    with open_database(db, read_only=True) as database:
-        return rater_quality(database, options)
-
-
-def rater_quality(database: Database, options: RatersOptions) -> RatersReport:
-    """Read the campaign from ``database`` and compute every rater's quality figures (and
-    write the too-fast judgments where the options ask)."""
-    options.checked()
-    with database.reading() as session:
-        report = rater_quality_in(session, database.describe(), options)
+    with opened(database, read_only=True) as found, found.reading() as session:
+        source, facts = found.describe(), rater_facts(session)
+    report = quality_report(source, facts, options)
     if options.too_fast_out is not None:
-        write_csv(report.flagged, options.too_fast_out)
+        write_flagged_csv(report.flagged, options.too_fast_out)
     return report
 
 
-def rater_quality_in(session: Session, source: str, options: RatersOptions) -> RatersReport:
-    """Every rater's quality figures, read on ``session`` (one snapshot) from ``source``."""
-    stored = quality_settings(session)
+def quality_report(source: str, facts: RaterFacts, options: RatersOptions) -> RatersReport:
+    """The report of what was read of ``source`` (``store.rater_facts``), the options'
+    fastest credible judgment in place of the lead's where they give one."""
+    stored = facts.settings
     settings = QualitySettings(
         stored.min_seconds if options.min_seconds is None else options.min_seconds,
         stored.repeat_share,
     )
-    people = campaign_raters(session)
-    active = {
-        rater_id: active for rater_id, active in session.execute(select(Rater.id, Rater.active))
-    }
-    pool = pool_settings(session)
-    progress = raters_progress(session, [rater_id for rater_id, _name in people], pool)
-    return quality_report(
-        source,
-        settings,
-        judgments_frame(session, texts=False),
-        answered_repeats_frame(session),
-        gold_frame(session),
-        {name: progress[rater_id] for rater_id, name in people},
-        {name: active[rater_id] for rater_id, name in people},
-        pending_repeats(session),
-    )
-
-
-def quality_report(
-    source: str,
-    settings: QualitySettings,
-    judgments: pd.DataFrame,
-    repeats: pd.DataFrame,
-    gold: pd.DataFrame,
-    progress: dict[str, Progress],
-    active: dict[str, bool],
-    pending: dict[str, int],
-) -> RatersReport:
-    """The report from what was read: ``judgments`` (``judgments_frame``), answered
-    ``repeats`` (``answered_repeats_frame``), ``gold`` items, each rater's queue ``progress``
-    (``Progress``), whether ``active`` and their ``pending`` repeats."""
+    judgments, repeats, gold = facts.judgments, facts.repeats, facts.gold
+    progress, active, pending = facts.progress, facts.active, facts.pending
     judged = _Judged.of(judgments[judgments["rater"] != ADJUDICATED], gold)
     contribution = {
         rater.rater: (

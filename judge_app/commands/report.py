@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from judge_app.commands.agree import AgreementOptions, coded_agreement
 from judge_app.commands.campaign import campaign_of
 from judge_app.commands.evaluate import evaluate
-from judge_app.commands.rater_quality import RatersOptions, rater_quality_in
+from judge_app.commands.rater_quality import RatersOptions, quality_report
 from judge_app.errors import JudgeAppError, UsageError
 from judge_app.evaluation.options import EvaluationOptions, EvaluationRequest
 from judge_app.io.outputs import check_output, output_file
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from judge_app.evaluation.calibration import Calibration
     from judge_app.evaluation.campaign import Campaign
     from judge_app.reports.data import ReportData
+    from judge_app.store import Database
 
 SUFFIXES = (".html", ".htm", ".pdf")
 
@@ -37,18 +38,20 @@ SUFFIXES = (".html", ".htm", ".pdf")
 @dataclass(frozen=True)
 class ReportOptions:
     """A report: the evaluation's options, the agreement's bootstrap resamples (0: no
-    interval) and a title (None: named after the database)."""
+    interval), a title (None: named after the database) and the file ``out`` it is written
+    to, .html or .pdf (None: its numbers are only gathered)."""
 
     evaluation: EvaluationOptions = field(default_factory=EvaluationOptions)
     bootstrap: int = 1000
     title: str | None = None
+    out: Path | None = None
 
-    def checked(self, out: Path) -> ReportOptions:
-        """These options for a report at ``out``, or a usage error."""
-        if out.suffix.lower() not in SUFFIXES:
-            raise UsageError(f"--out {out}: the report is written as .html or .pdf")
+    def checked(self) -> ReportOptions:
+        """These options, or a usage error."""
+        if self.out is not None and self.out.suffix.lower() not in SUFFIXES:
+            raise UsageError(f"{self.out}: the report is written as .html or .pdf", "out")
         self.evaluation.checked()
-        require_whole("--bootstrap", self.bootstrap, 0, note=" (0: no interval)")
+        require_whole("bootstrap", self.bootstrap, 0, note=" (0: no interval)")
         return self
 
 
@@ -71,34 +74,39 @@ class RenderedReport:
         return self.out
 
 
-def write_report(db: str, out: Path, options: ReportOptions) -> Path:
-    """Compute the report of the database ``db`` and write it to ``out`` (.html or .pdf)."""
-    return render_report(db, out, options).save()
+def write_report(database: Database | str, options: ReportOptions) -> Path:
+    """Compute the report of ``database`` (an open one, or a path or URL) and write it to
+    ``options.out`` (.html or .pdf)."""
+    return render_report(database, options).save()
 
 
-def render_report(db: str, out: Path, options: ReportOptions) -> RenderedReport:
+def render_report(database: Database | str, options: ReportOptions) -> RenderedReport:
     """Compute the report and lay it out as HTML (the same for a PDF). Needs no Qt."""
     from judge_app.reports.document import render_html
 
-    options.checked(out)
+    out = options.checked().out
+    if out is None:
+        raise UsageError("needs the report's file: .html or .pdf", "out")
     check_output(out)  # before the database is read
-    return RenderedReport(out, render_html(gather(db, options)))
+    return RenderedReport(out, render_html(gather(database, options)))
 
 
-def gather(db: str, options: ReportOptions) -> ReportData:
-    """The numbers of the report: the database read once (one snapshot), evaluated once."""
+def gather(database: Database | str, options: ReportOptions) -> ReportData:
+    """The numbers of the report of ``database`` (an open one, or a path or URL, opened
+    read-only): the database read once (one snapshot), evaluated once."""
     from judge_app.reports.data import ReportData
-    from judge_app.store import open_database, reads
+    from judge_app.store import reads
+    from judge_app.store.database import opened
+    from judge_app.store.rater_facts import rater_facts
 
-    with open_database(db, read_only=True) as database, database.reading() as session:
-        campaign = campaign_of(
-            session, database.describe(), automatic=options.evaluation.judge is not None
-        )
+    with opened(database, read_only=True) as found, found.reading() as session:
+        db = found.describe()
+        campaign = campaign_of(session, db, automatic=options.evaluation.judge is not None)
         # the raters agreement counts: who graded something, never a lead nor adjudications
         counts = reads.table_counts(session) | {"raters": len(campaign.raters)}
         coverage = reads.coverage_frame(session).to_dict("records")
-        quality = rater_quality_in(session, database.describe(), RatersOptions())
-        judge = _judge_reads(session, database.describe(), options.evaluation.judge)
+        quality = quality_report(db, rater_facts(session), RatersOptions())
+        judge = _judge_reads(session, db, options.evaluation.judge)
     evaluation = options.evaluation
     result = evaluate(EvaluationRequest.shown(evaluation), campaign)
     try:

@@ -79,12 +79,12 @@ class CalibrationOptions:
     def checked(self) -> CalibrationOptions:
         """These options, or a usage error naming the first that is wrong."""
         if self.judge is not None and not self.judge.strip():
-            raise UsageError("--judge needs the name of an automatic judge")
+            raise UsageError("needs the name of an automatic judge", "judge")
         if self.k is not None:
-            require_whole("--k", self.k, 1, note=", or all")
-        require_whole("--top", self.top, 1)
-        require_whole("--bootstrap", self.bootstrap, 0, note=" (0: no interval)")
-        require_whole("--seed", self.seed, 0)
+            require_whole("k", self.k, 1, note=", or all")
+        require_whole("top", self.top, 1)
+        require_whole("bootstrap", self.bootstrap, 0, note=" (0: no interval)")
+        require_whole("seed", self.seed, 0)
         try:
             parse_method(self.aggregate)
         except ValueError as error:

@@ -56,7 +56,7 @@ class Campaign:
         assert grades is not None, "a campaign read without its automatic grades"
         mine = grades.rater == code_of(grades.raters, name)
         if not mine.any():
-            raise UsageError(f"--judge: the automatic judge {name!r} has graded nothing yet")
+            raise UsageError(f": the automatic judge {name!r} has graded nothing yet", "judge")
         return grades.where(mine)
 
     def automatic_grades(self, judge: str) -> pd.DataFrame:
@@ -73,7 +73,7 @@ class Campaign:
         method = parse_method(method)
         if method.startswith("rater:"):
             rater = method[len("rater:") :]
-            check_known([rater], self.graded.rater_names(), "rater", "--aggregate", self.source)
+            check_known([rater], self.graded.rater_names(), "rater", "aggregate", self.source)
         return self.graded.aggregated(method, prefer)
 
     @cached_property

@@ -17,6 +17,7 @@ from judge_app.evaluation.result import EvaluationResult
 from judge_app.metrics.aggregation import aggregate, parse_method
 from judge_app.metrics.ranking import Evaluation, evaluate_codes, k_label
 from judge_app.metrics.significance import Significance, compare_runs
+from judge_app.option_declarations import AGGREGATE, RATERS, RUNS
 from judge_app.options import check_known
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ def evaluate(request: EvaluationRequest, campaign: Campaign) -> EvaluationResult
     _check_raters(request, campaign)
     if options.grade_source == "automatic":
         if request.per_rater:
-            raise UsageError("--per-rater is of human raters: --grades automatic has none")
+            raise UsageError("is of human raters: --grades automatic has none", "per-rater")
         assert options.judge is not None
         graded = campaign.judge_graded(options.judge)
     else:
@@ -47,7 +48,7 @@ def evaluate(request: EvaluationRequest, campaign: Campaign) -> EvaluationResult
     runs = _coded_runs(campaign, options.runs)
     method = parse_method(options.aggregate)
     if method.startswith("rater:"):
-        check_known([method[6:]], graded.rater_names(), "rater", "--aggregate", source)
+        check_known([method[6:]], graded.rater_names(), "rater", AGGREGATE.name, source)
     qrels = aggregate(graded, method, options.adjudicated)
     settings = request.settings()
     queries = [str(name) for name in graded.queries]
@@ -91,12 +92,12 @@ def _check_raters(request: EvaluationRequest, campaign: Campaign) -> None:
         return
     options = request.options
     for option, asked in (
-        ("--per-rater", request.per_rater),
-        ("--raters", options.raters is not None),
-        ("--aggregate", options.aggregate != "mean"),
+        ("per-rater", request.per_rater),
+        (RATERS.name, options.raters is not None),
+        (AGGREGATE.name, options.aggregate != AGGREGATE.default),
     ):
         if asked:
-            raise UsageError(f"{option} {WITH_RATERS}")
+            raise UsageError(WITH_RATERS, option)
 
 
 def _chosen(graded: Graded, raters: tuple[str, ...] | None, source: str) -> Graded:
@@ -104,7 +105,7 @@ def _chosen(graded: Graded, raters: tuple[str, ...] | None, source: str) -> Grad
     judgment in ``source``."""
     if raters is None:
         return graded
-    check_known(raters, graded.rater_names(), "rater", "--raters", source)
+    check_known(raters, graded.rater_names(), "rater", RATERS.name, source)
     chosen = [graded.rater_code(name) for name in raters]
     return graded.where(np.isin(graded.rater, chosen))
 
@@ -115,7 +116,7 @@ def _coded_runs(campaign: Campaign, names: tuple[str, ...] | None) -> dict[str, 
     source, results = campaign.source, campaign.coded_results
     if not len(results.run):
         raise UsageError(f"{source} holds no run results: import a run first")
-    check_known(names, results.run_names(), "run", "--run", source)
+    check_known(names, results.run_names(), "run", RUNS.name, source)
     coded = results.by_run(list(names) if names else None)
     return {name: coded[name] for name in campaign.runs if name in coded}
 
@@ -165,9 +166,9 @@ def compare_evaluations(
     options.checked()
     runs = list(evaluations)
     if len(runs) < 2:
-        raise UsageError("--compare needs at least two runs")
+        raise UsageError("needs at least two runs", "compare")
     if options.baseline is not None:
-        check_known([options.baseline], runs, "run", "--baseline", source)
+        check_known([options.baseline], runs, "run", "baseline", source)
     queries = sorted({query for each in evaluations.values() for query in each.query_ids})
     row = {query: index for index, query in enumerate(queries)}
     scores = np.full((len(queries), len(runs)), np.nan)

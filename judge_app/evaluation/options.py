@@ -3,8 +3,8 @@ to evaluate: ``eval --db``, the evaluation page and the report carry the same ob
 ``SignificanceOptions`` (how to compare the runs) and ``EvaluationRequest`` (both, and what
 else to compute), and the cut-offs and measure names they are built from.
 
-A usage error (exit code 2) names the option and what it takes. No pandas: evaluating files
-starts without it.
+A usage error (exit code 2) names the option (by its name: each front end words it) and what
+it takes. No pandas: evaluating files starts without it.
 """
 
 from __future__ import annotations
@@ -17,6 +17,18 @@ from judge_app.metrics.aggregation import parse_method
 from judge_app.metrics.measure_names import MeasureName, parse_measures
 from judge_app.metrics.ranking import Settings, k_label
 from judge_app.metrics.significance import ADJUSTMENTS, TESTS
+from judge_app.option_declarations import (
+    ADJUDICATED,
+    AGGREGATE,
+    CUTOFF,
+    GAIN,
+    GRADES,
+    IDEAL,
+    JUDGE,
+    RATERS,
+    RUNS,
+    UNJUDGED,
+)
 from judge_app.options import names, require_finite, require_whole
 
 CURVE_KS = 20
@@ -40,11 +52,11 @@ def parse_ks(values: Iterable[str]) -> tuple[int | None, ...]:
             elif part.isdigit() and int(part) > 0:
                 k = int(part)
             else:
-                raise UsageError(f"--k {quoted(value)}: use whole numbers from 1, or all")
+                raise UsageError(f"{quoted(value)}: use whole numbers from 1, or all", CUTOFF.name)
             if k not in ks:
                 ks.append(k)
     if not ks:
-        raise UsageError("--k needs a cut-off: a whole number from 1, or all")
+        raise UsageError("needs a cut-off: a whole number from 1, or all", CUTOFF.name)
     return tuple(ks)
 
 
@@ -52,11 +64,11 @@ def parse_k(value: str) -> int | None:
     """One cut-off as ``--k`` gives it (``10`` or ``all``); a usage error for more than one."""
     ks = parse_ks([value])
     if len(ks) != 1:
-        raise UsageError("--k takes one cut-off: a whole number from 1, or all")
+        raise UsageError("takes one cut-off: a whole number from 1, or all", CUTOFF.name)
     return ks[0]
 
 
-GRADE_SOURCES = ("humans", "automatic", "corrected")
+GRADE_SOURCES = tuple(GRADES.choices)
 """Whose grades an evaluation reads (``EvaluationOptions.grades``)."""
 
 
@@ -68,14 +80,14 @@ class EvaluationOptions:
     left out; the ``runs`` and ``raters`` chosen (None: all); and the ``seed`` and
     randomization-test ``permutations`` of the statistics."""
 
-    ks: tuple[int | None, ...] = (10,)
-    gain: str = "linear"
-    ideal: str = "judged"
-    unjudged: str = "zero"
+    ks: tuple[int | None, ...] = (CUTOFF.default,)
+    gain: str = GAIN.default
+    ideal: str = IDEAL.default
+    unjudged: str = UNJUDGED.default
     threshold: float = 1.0
     complete: bool = False
-    aggregate: str = "mean"
-    adjudicated: bool = True
+    aggregate: str = AGGREGATE.default
+    adjudicated: bool = ADJUDICATED.default == "prefer"
     runs: tuple[str, ...] | None = None
     raters: tuple[str, ...] | None = None
     seed: int = 0
@@ -107,29 +119,29 @@ class EvaluationOptions:
             parse_method(self.aggregate)
         except ValueError as error:
             raise UsageError(str(error)) from None
-        require_whole("--seed", self.seed, 0)
-        require_whole("--permutations", self.permutations, 1)
-        for option, chosen in (("--run", self.runs), ("--raters", self.raters)):
+        require_whole("seed", self.seed, 0)
+        require_whole("permutations", self.permutations, 1)
+        for option, chosen in ((RUNS.name, self.runs), (RATERS.name, self.raters)):
             if chosen is not None and (not chosen or len(set(chosen)) != len(chosen)):
-                raise UsageError(f"{option} needs names, each once")
+                raise UsageError("needs names, each once", option)
         self._check_grades()
         return self
 
     def _check_grades(self) -> None:
         if self.grades not in (None, *GRADE_SOURCES):
-            raise UsageError(f"--grades: use {', '.join(GRADE_SOURCES)}, not {self.grades!r}")
+            raise UsageError(f": use {', '.join(GRADE_SOURCES)}, not {self.grades!r}", GRADES.name)
         source = self.grade_source
         if source != "humans" and self.judge is None:
-            raise UsageError(f"--grades {source} needs an automatic judge: --judge NAME")
+            raise UsageError(f"{source} needs an automatic judge: --judge NAME", GRADES.name)
         if source == "humans" and self.judge is not None:
-            raise UsageError("--judge chooses automatic grades: --grades humans reads none")
+            raise UsageError("chooses automatic grades: --grades humans reads none", JUDGE.name)
         if source == "automatic":
             for option, asked in (
-                ("--raters", self.raters is not None),
-                ("--aggregate", self.aggregate != "mean"),
+                (RATERS.name, self.raters is not None),
+                (AGGREGATE.name, self.aggregate != AGGREGATE.default),
             ):
                 if asked:
-                    raise UsageError(f"{option} chooses human grades: --grades automatic has none")
+                    raise UsageError("chooses human grades: --grades automatic has none", option)
 
     @property
     def grade_source(self) -> str:
@@ -140,7 +152,7 @@ class EvaluationOptions:
 
     def settings(self, more_ks: Iterable[int | None] = ()) -> Settings:
         """The metric settings, at ``ks`` and ``more_ks``; a usage error if one is wrong."""
-        require_finite("--threshold", self.threshold)
+        require_finite("threshold", self.threshold)
         ks = tuple(dict.fromkeys([*self.ks, *more_ks]))
         try:
             return Settings(
@@ -227,16 +239,16 @@ class SignificanceOptions:
     def checked(self) -> SignificanceOptions:
         """These options, or a usage error naming the first that is wrong."""
         if not self.tests or len(set(self.tests)) != len(self.tests):
-            raise UsageError(f"--tests needs test names, each once: {', '.join(TESTS)}")
+            raise UsageError(f"needs test names, each once: {', '.join(TESTS)}", "tests")
         unknown = [test for test in self.tests if test not in TESTS]
         if unknown:
             raise UsageError(
-                f"--tests: no test {', '.join(map(quoted, unknown))} (tests: {', '.join(TESTS)})"
+                f": no test {', '.join(map(quoted, unknown))} (tests: {', '.join(TESTS)})", "tests"
             )
         if self.adjustment not in ADJUSTMENTS:
-            raise UsageError(f"--adjust takes {', '.join(ADJUSTMENTS)}")
-        require_whole("--permutations", self.permutations, 1)
-        require_whole("--seed", self.seed, 0)
+            raise UsageError(f"takes {', '.join(ADJUSTMENTS)}", "adjust")
+        require_whole("permutations", self.permutations, 1)
+        require_whole("seed", self.seed, 0)
         return self
 
     def record(self) -> dict[str, object]:
@@ -252,7 +264,7 @@ class SignificanceOptions:
 
 def parse_tests(text: str | None) -> tuple[str, ...]:
     """``--tests t,wilcoxon`` → ``("t", "wilcoxon")``; all tests when not given."""
-    listed = names(text, "--tests", "test")
+    listed = names(text, "tests", "test")
     return TESTS if listed is None else tuple(name.lower() for name in listed)
 
 

@@ -9,6 +9,8 @@ for."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -20,13 +22,12 @@ from judge_app.gui import preferences
 from judge_app.gui.page_loading import PageLoader
 from judge_app.gui.workers import Task, Worker
 from judge_app.gui.workspace import Workspace
+from judge_app.option_declarations import label_of
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from judge_app.agreement.quality import RatersReport
     from judge_app.agreement.report import AgreementReport
-    from judge_app.commands.calibrate import Overview
     from judge_app.evaluation.campaign import Campaign, Stamp
     from judge_app.evaluation.result import EvaluationResult
     from judge_app.gui.agreement_view import AgreementView
@@ -37,10 +38,45 @@ if TYPE_CHECKING:
     Evaluated = tuple[Campaign, EvaluationResult, dict[str, Figure]]
     """What an evaluation task returns: the campaign it read, its evaluation and their charts."""
 
+
+@dataclass(frozen=True)
+class Page:
+    """A page of figures: its title while it loads, the ``Analysis`` property (and
+    ``judge_app.gui`` module) that builds it, and the hint the status bar gives when shown."""
+
+    title: str
+    view: str
+    hint: str
+
+
+PAGES = {
+    "evaluation": Page(
+        "Evaluation (NDCG)",
+        "evaluation_view",
+        "Evaluation: double-click a query to see how its NDCG adds up",
+    ),
+    "agreement": Page(
+        "Agreement",
+        "agreement_view",
+        "Agreement: open an item of the adjudication list to decide it",
+    ),
+    "raters": Page(
+        "Raters",
+        "raters_view",
+        "Raters: choose a rater to see their drift and their judgments made too fast",
+    ),
+    "automatic judges": Page(
+        "Automatic judges",
+        "calibration_view",
+        "Automatic judges: how far a judge agrees with the humans, and ranks runs as they do",
+    ),
+}
+"""The pages by the names ``shown_page`` gives."""
 POLL_MS = 3000
 """How often a shown evaluation, agreement or raters page looks for new judgments."""
 REPORT_FILTER = "HTML report (*.html);;PDF report (*.pdf)"
 AnyPage = TypeVar("AnyPage", bound=QWidget)
+Computed = TypeVar("Computed")
 
 
 class Analysis(QObject):
@@ -59,11 +95,10 @@ class Analysis(QObject):
         self._agreement_view: AgreementView | None = None
         self._raters_view: RatersView | None = None
         self._calibration_view: CalibrationView | None = None
-        self.campaign: Campaign | None = None
-        self.agreement_stamp: Stamp | None = None
+        self.campaign: Campaign | None = None  # what the evaluation page shows is of it
         self.report: AgreementReport | None = None  # the one shown, for the adjudication list
-        self.raters_stamp: Stamp | None = None  # of the judgments the raters page shows
-        self.calibration_stamp: Stamp | None = None  # of what that page shows
+        # the agreement, raters and automatic judges pages: the stamp of what each shows
+        self.stamps: dict[str, Stamp | None] = {}
         self.loader = PageLoader(pages)
         self.poll = QTimer(self)
         self.poll.setInterval(POLL_MS)
@@ -129,112 +164,79 @@ class Analysis(QObject):
         self.pages.addWidget(page)
         return page
 
+    def _built(self) -> dict[str, QWidget]:
+        """The pages built so far, by name."""
+        built = {name: getattr(self, f"_{page.view}") for name, page in PAGES.items()}
+        return {name: view for name, view in built.items() if view is not None}
+
     def shown_page(self) -> str | None:
         """``"evaluation"``, ``"agreement"``, ``"raters"`` or ``"automatic judges"`` when that
         page is the one shown, else None."""
         current = self.pages.currentWidget()
-        if current is None:
-            return None
-        if current is self._evaluation_view:
-            return "evaluation"
-        if current is self._agreement_view:
-            return "agreement"
-        if current is self._raters_view:
-            return "raters"
-        if current is self._calibration_view:
-            return "automatic judges"
-        return None
+        return next((name for name, view in self._built().items() if view is current), None)
 
     def show_evaluation(self) -> None:
-        """Show the evaluation page (loaded off the UI thread the first time)."""
-        self.loader.show(
-            "Evaluation (NDCG)",
-            "judge_app.gui.evaluation_view",
-            lambda: self.evaluation_view,
-            self._show_evaluation,
-        )
-
-    def _show_evaluation(self) -> None:
-        """Show the evaluation page, computed afresh if judgments changed."""
-        self.pages.setCurrentWidget(self.evaluation_view)
-        self.poll.start()
-        if self.campaign is None or self.campaign.stamp != self._stamp():
-            self.refresh_evaluation()
-        self.workspace.show_message("Evaluation: double-click a query to see how its NDCG adds up")
+        """Show the evaluation page (loaded off the UI thread the first time), computed
+        afresh if judgments changed."""
+        self._show("evaluation")
 
     def show_agreement(self) -> None:
-        """Show the agreement page (loaded off the UI thread the first time)."""
-        self.loader.show(
-            "Agreement",
-            "judge_app.gui.agreement_view",
-            lambda: self.agreement_view,
-            self._show_agreement,
-        )
-
-    def _show_agreement(self) -> None:
-        """Show the agreement page, computed afresh if judgments changed."""
-        self.pages.setCurrentWidget(self.agreement_view)
-        self.poll.start()
-        if self.agreement_stamp is None or self.agreement_stamp != self._stamp():
-            self.refresh_agreement()
-        self.workspace.show_message("Agreement: open an item of the adjudication list to decide it")
+        """Show the agreement page, as the evaluation page."""
+        self._show("agreement")
 
     def show_raters(self) -> None:
-        """Show the raters page (loaded off the UI thread the first time)."""
-        self.loader.show(
-            "Raters", "judge_app.gui.raters_view", lambda: self.raters_view, self._show_raters
-        )
-
-    def _show_raters(self) -> None:
-        """Show the raters page, computed afresh if judgments changed."""
-        self.pages.setCurrentWidget(self.raters_view)
-        self.poll.start()
-        if self.raters_stamp is None or self.raters_stamp != self._stamp():
-            self.refresh_raters()
-        self.workspace.show_message(
-            "Raters: choose a rater to see their drift and their judgments made too fast"
-        )
+        """Show the raters page, as the evaluation page."""
+        self._show("raters")
 
     def show_calibration(self) -> None:
-        """Show the automatic judges page (loaded off the UI thread the first time)."""
+        """Show the automatic judges page, as the evaluation page (computed afresh if
+        judgments or automatic grades changed)."""
+        self._show("automatic judges")
+
+    def _show(self, name: str) -> None:
+        page = PAGES[name]
         self.loader.show(
-            "Automatic judges",
-            "judge_app.gui.calibration_view",
-            lambda: self.calibration_view,
-            self._show_calibration,
+            page.title,
+            f"judge_app.gui.{page.view}",
+            lambda: getattr(self, page.view),  # built once its module is loaded
+            lambda: self._shown(name),
         )
 
-    def _show_calibration(self) -> None:
-        """Show the automatic judges page, computed afresh if judgments or automatic grades
-        changed."""
-        self.pages.setCurrentWidget(self.calibration_view)
+    def _shown(self, name: str) -> None:
+        self.pages.setCurrentWidget(getattr(self, PAGES[name].view))
         self.poll.start()
-        if self.calibration_stamp is None or self.calibration_stamp != self._stamp():
-            self.refresh_calibration()
-        self.workspace.show_message(
-            "Automatic judges: how far a judge agrees with the humans, and ranks runs as they do"
-        )
+        if self._stale(name, self._stamp(), unread=True):
+            self._refresh(name)
+        self.workspace.show_message(PAGES[name].hint)
+
+    def _stale(self, name: str, stamp: Stamp | None, unread: bool) -> bool:
+        """Whether the page ``name`` shows figures of judgments older than ``stamp`` (or,
+        with ``unread``, none yet)."""
+        if name == "evaluation":
+            shown = self.campaign.stamp if self.campaign is not None else None
+        else:
+            shown = self.stamps.get(name)
+        return shown != stamp if shown is not None else unread
+
+    def _refresh(self, name: str) -> None:
+        {
+            "evaluation": self.refresh_evaluation,
+            "agreement": self.refresh_agreement,
+            "raters": self.refresh_raters,
+            "automatic judges": self.refresh_calibration,
+        }[name]()
 
     def forget(self) -> None:
         """The database was closed or changed: nothing shown belongs to the next one."""
         self.poll.stop()
         self.campaign = None
-        self.agreement_stamp = None
         self.report = None
-        self.raters_stamp = None
-        self.calibration_stamp = None
+        self.stamps.clear()
 
     def _set_enabled(self, enabled: bool) -> None:
         """The pages take no input while background work runs."""
-        pages = (
-            self._evaluation_view,
-            self._agreement_view,
-            self._raters_view,
-            self._calibration_view,
-        )
-        for page in pages:
-            if page is not None:
-                page.setEnabled(enabled)
+        for view in self._built().values():
+            view.setEnabled(enabled)
 
     def _task_started(self, task: Task) -> None:
         """Work with a dialog disables the pages; a page's own inline work disables its
@@ -248,7 +250,7 @@ class Analysis(QObject):
             self._evaluation_view.table.setFocus()
 
     def _stamp(self) -> Stamp | None:
-        from judge_app.commands.campaign import change_stamp
+        from judge_app.store.reads import change_stamp
 
         if self.workspace.database is None:
             return None
@@ -262,16 +264,8 @@ class Analysis(QObject):
             return
         if self.workspace.task is not None or self.workspace.database is None:
             return
-        stamp = self._stamp()
-        if shown == "evaluation" and self.campaign and self.campaign.stamp != stamp:
-            self.refresh_evaluation()
-        elif shown == "agreement" and self.agreement_stamp not in (None, stamp):
-            self.refresh_agreement()
-        elif shown == "raters" and self.raters_stamp not in (None, stamp):
-            self.refresh_raters()
-        elif shown == "automatic judges" and self.calibration_stamp is not None:
-            if self.calibration_stamp != self._stamp():
-                self.refresh_calibration()
+        if self._stale(shown, self._stamp(), unread=False):
+            self._refresh(shown)
 
     # evaluation --------------------------------------------------------------------------------
 
@@ -309,7 +303,7 @@ class Analysis(QObject):
         self.evaluation_view.show_busy("Computing…", task.cancel)
         task.progress.connect(self.evaluation_view.busy.progress)
         task.returned.connect(self._evaluated)
-        task.errored.connect(lambda error: self.evaluation_view.show_error(in_words(error)))
+        task.errored.connect(self.evaluation_view.failed)
         task.cancelled.connect(lambda: self.evaluation_view.show_error("Evaluation cancelled"))
         return task
 
@@ -354,63 +348,29 @@ class Analysis(QObject):
         from judge_app.commands.agree import AgreementOptions, agreement_of
         from judge_app.reports.figures import agreement_figures
 
-        if not self.workspace.ready():
-            return None
-        stamp = self._stamp()
-        url = self.workspace.database_url()
-
-        def work(_worker: Worker) -> tuple[AgreementReport, dict[str, Figure]]:
+        def work(url: str) -> tuple[AgreementReport, dict[str, Figure]]:
             report = agreement_of(url, AgreementOptions())
             return report, agreement_figures(report)
 
-        task = self.workspace.run_task("Computing agreement", work, inline=True)
-        self.agreement_view.show_busy("Computing agreement…")  # one step: nothing to cancel
-        task.returned.connect(lambda agreed: self._agreed(agreed[0], agreed[1], stamp))
-        task.errored.connect(lambda error: self._agreement_failed(error, stamp))
-        return task
+        return self._compute("agreement", "Computing agreement", work, self._agreed)
 
-    def _agreed(
-        self, report: AgreementReport, figures: dict[str, Figure], stamp: Stamp | None
-    ) -> None:
-        assert self.workspace.database is not None
-        self.report, self.agreement_stamp = report, stamp
+    def _agreed(self, agreed: tuple[AgreementReport, dict[str, Figure]]) -> None:
+        report, figures = agreed
+        self.report = report
         self.agreement_view.show_report(
-            report, self.workspace.database.describe(), figures, query_texts=self._query_texts()
+            report, self._database_name(), figures, query_texts=self._query_texts()
         )
-
-    def _agreement_failed(self, error: BaseException, stamp: Stamp | None) -> None:
-        self.report, self.agreement_stamp = None, stamp
-        self.agreement_view.show_error(in_words(error))
-
-    # raters ------------------------------------------------------------------------------------
 
     def refresh_raters(self) -> Task | None:
         """Compute every rater's quality figures off the UI thread."""
         from judge_app.commands.rater_quality import RatersOptions, rater_quality_of
 
-        if not self.workspace.ready():
-            return None
-        stamp = self._stamp()
-        url = self.workspace.database_url()
-        task = self.workspace.run_task(
+        return self._compute(
+            "raters",
             "Computing the raters' figures",
-            lambda _worker: rater_quality_of(url, RatersOptions()),
-            inline=True,
+            lambda url: rater_quality_of(url, RatersOptions()),
+            self.raters_view.show_report,
         )
-        self.raters_view.show_busy("Computing the raters' figures…")  # one step: no Cancel
-        task.returned.connect(lambda report: self._rated(report, stamp))
-        task.errored.connect(lambda error: self._raters_failed(error, stamp))
-        return task
-
-    def _rated(self, report: RatersReport, stamp: Stamp | None) -> None:
-        self.raters_stamp = stamp
-        self.raters_view.show_report(report)
-
-    def _raters_failed(self, error: BaseException, stamp: Stamp | None) -> None:
-        self.raters_stamp = stamp
-        self.raters_view.show_error(in_words(error))
-
-    # automatic judges ----------------------------------------------------------------------------
 
     def refresh_calibration(self) -> Task | None:
         """Compare the judge chosen on the automatic judges page (the first, at first) with
@@ -418,34 +378,51 @@ class Analysis(QObject):
         from judge_app.commands.calibrate import overview_of
         from judge_app.evaluation.calibration import CalibrationOptions
 
+        options = CalibrationOptions(judge=self.calibration_view.chosen_judge())
+        return self._compute(
+            "automatic judges",
+            "Comparing the judge with the humans",
+            lambda url: overview_of(url, options),
+            lambda overview: self.calibration_view.show_overview(overview, self._database_name()),
+        )
+
+    def _compute(
+        self,
+        name: str,
+        title: str,
+        work: Callable[[str], Computed],
+        show: Callable[[Computed], None],
+    ) -> Task | None:
+        """Compute page ``name``'s figures by ``work`` (given the database's URL) off the UI
+        thread, saying ``title`` meanwhile (one step: nothing to cancel), then ``show`` them,
+        or the error in words; either way the page shows the judgments of now."""
         if not self.workspace.ready():
             return None
         stamp = self._stamp()
         url = self.workspace.database_url()
-        options = CalibrationOptions(judge=self.calibration_view.chosen_judge())
-        task = self.workspace.run_task(
-            "Comparing the judge with the humans",
-            lambda _worker: overview_of(url, options),
-            inline=True,
-        )
-        self.calibration_view.show_busy("Comparing the judge with the humans…")  # one step
-        task.returned.connect(lambda overview: self._calibrated(overview, stamp))
-        task.errored.connect(lambda error: self._calibration_failed(error, stamp))
+        view = getattr(self, PAGES[name].view)
+        task = self.workspace.run_task(title, lambda _worker: work(url), inline=True)
+        view.show_busy(f"{title}…")
+
+        def computed(result: Computed) -> None:
+            self.stamps[name] = stamp
+            show(result)
+
+        def failed(error: BaseException) -> None:
+            self.stamps[name] = stamp
+            if name == "agreement":
+                self.report = None
+            view.show_error(in_words(error, label_of))
+
+        task.returned.connect(computed)
+        task.errored.connect(failed)
         return task
-
-    def _calibrated(self, overview: Overview, stamp: tuple[object, ...] | None) -> None:
-        self.calibration_stamp = stamp
-        self.calibration_view.show_overview(overview, self._database_name())
-
-    def _calibration_failed(self, error: BaseException, stamp: tuple[object, ...] | None) -> None:
-        self.calibration_stamp = stamp
-        self.calibration_view.show_error(in_words(error))
 
     def _campaign_changed(self) -> None:
         """A lead changed the campaign (the quality settings among it): the raters' figures
         are computed again, at once if their page is shown (once that change's work is
         over), else when it is next shown."""
-        self.raters_stamp = None
+        self.stamps.pop("raters", None)
         if self.shown_page() != "raters":
             return
         task = self.workspace.task
@@ -477,13 +454,16 @@ class Analysis(QObject):
 
         if not self.workspace.ready():
             return None
-        url, out = self.workspace.database_url(), Path(path)
-        options = ReportOptions(self.evaluation_view.options())  # what the page shows
+        url = self.workspace.database_url()
+        # what the page shows
+        options = ReportOptions(self.evaluation_view.options(), out=Path(path))
         task = self.workspace.run_task(
-            "Writing the report", lambda _worker: render_report(url, out, options).save()
+            "Writing the report", lambda _worker: render_report(url, options).save()
         )
         task.returned.connect(lambda out: self.workspace.show_message(f"Report written to {out}"))
         task.errored.connect(
-            lambda error: self.workspace.show_message(f"No report: {in_words(error)}", error=True)
+            lambda error: self.workspace.show_message(
+                f"No report: {in_words(error, label_of)}", error=True
+            )
         )
         return task

@@ -1,4 +1,5 @@
-"""Lead ▸ Automatic judge…: grade the pooled pairs with an LLM (the ``autojudge`` use case).
+"""Lead ▸ Automatic judge…: grade the pooled pairs with an LLM (the ``autojudge`` use case) or
+the local model (``autojudge_local``).
 
 The dialog gathers the options (the endpoint, model and key variable are remembered, never
 the key); the work runs off the UI thread with a progress dialog whose Cancel stops asking
@@ -23,7 +24,6 @@ from PySide6.QtWidgets import (
 )
 
 from judge_app.automatic_judges.llm import public_url
-from judge_app.automatic_judges.local import LocalReport
 from judge_app.automatic_judges.prompt import DEFAULT_TEMPLATE, PLACEHOLDERS
 from judge_app.commands.autojudge import (
     API_KEY_ENV,
@@ -32,11 +32,13 @@ from judge_app.commands.autojudge import (
     autojudge,
     retry_words,
 )
+from judge_app.commands.autojudge_local import LocalJudgeOptions, LocalReport, autojudge_local
 from judge_app.errors import UsageError, in_words
 from judge_app.gui import preferences
-from judge_app.gui.lead import LeadDialog
+from judge_app.gui.lead_dialog import LeadDialog
 from judge_app.gui.workers import Worker
 from judge_app.gui.workspace import Workspace
+from judge_app.option_declarations import label_of
 
 DEFAULT_ENDPOINT = "http://localhost:11434/v1"
 """Ollama's, the usual first local server."""
@@ -209,10 +211,11 @@ class AutojudgeDialog(LeadDialog):
         """Put the default template back in the editor."""
         self.template.setPlainText(DEFAULT_TEMPLATE)
 
-    def options(self) -> AutojudgeOptions:
-        """The options the dialog shows, checked (a usage error names what is wrong)."""
+    def options(self) -> AutojudgeOptions | LocalJudgeOptions:
+        """The options the dialog shows, an LLM judge's or the local judge's, checked (a usage
+        error names what is wrong)."""
         if self.with_local.isChecked():
-            return AutojudgeOptions(name=self.name.text().strip() or None, local=True).checked()
+            return LocalJudgeOptions(name=self.name.text().strip() or None).checked()
         template = self.template.toPlainText()
         return AutojudgeOptions(
             endpoint=self.endpoint.text().strip(),
@@ -233,12 +236,12 @@ class AutojudgeDialog(LeadDialog):
         try:
             options = self.options()
         except UsageError as error:
-            self.show_error(str(error))
+            self.show_error(in_words(error, label_of))
             return
         database = self.workspace.database
         if database is None or self.workspace.busy():
             return
-        if not options.local:
+        if isinstance(options, AutojudgeOptions):
             preferences.remember_autojudge_settings(
                 {
                     # no user, password or query, where a key could hide: never in the settings
@@ -250,7 +253,10 @@ class AutojudgeDialog(LeadDialog):
         self.show_error("")
         self.summary.hide()
         handle = database.share()  # the work's own, should the window close its database
-        step = "learning from the raters' grades" if options.local else f"asking {options.model}"
+        if isinstance(options, LocalJudgeOptions):
+            step = "learning from the raters' grades"
+        else:
+            step = f"asking {options.model}"
 
         def work(worker: Worker) -> AutojudgeSummary | LocalReport:
             shown = [step, 0, 0]  # the text, done and total the progress dialog shows
@@ -263,9 +269,14 @@ class AutojudgeDialog(LeadDialog):
                 shown[0] = f"{step} — {retry_words(retries, why, pause)}"
                 worker.signals.progress.emit(*shown)
 
+            def cancelled() -> bool:
+                return worker.abort_requested
+
             with handle:
+                if isinstance(options, LocalJudgeOptions):
+                    return autojudge_local(handle, options, progress=progress, cancelled=cancelled)
                 return autojudge(
-                    handle, options, progress, lambda: worker.abort_requested, retrying
+                    handle, options, progress=progress, cancelled=cancelled, retrying=retrying
                 )
 
         self.wait_for(self.workspace.run_task("Automatic judge", work, cancellable=True))

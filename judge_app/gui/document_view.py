@@ -8,7 +8,8 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from judge_app.judging.highlight import BODY_STYLE, Piece
+from judge_app.gui.theme import MARK_STYLES, is_dark, muted_text
+from judge_app.judging.highlight import BODY_STYLE, Piece, document_pieces
 
 
 class DocumentView(QTextBrowser):
@@ -29,6 +30,23 @@ class DocumentView(QTextBrowser):
         self._timer = QTimer(self)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self._add_next)
+
+    def show_document(
+        self,
+        title: str | None,
+        doc_id: str,
+        url: str | None,
+        body: str | None,
+        terms: list[str],
+        after: str = "",
+    ) -> None:
+        """Show a document, the query's ``terms`` marked in the palette's colours, and the
+        HTML ``after`` it (a rater's note)."""
+        palette = self.palette()
+        mark = MARK_STYLES["dark" if is_dark(palette) else "light"]
+        pieces = document_pieces(title, doc_id, url, body, terms, mark, muted_text(palette))
+        last = pieces[-1]  # what comes after the text goes in its last piece
+        self.show_pieces([*pieces[:-1], Piece(last.html + after, last.continues)])
 
     def show_pieces(self, pieces: list[Piece]) -> None:
         """Show ``pieces`` of HTML, the first now and the others one by one."""

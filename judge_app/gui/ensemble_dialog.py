@@ -8,9 +8,10 @@ from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QLineEdit
 
 from judge_app.automatic_judges.combine import COMBINE
 from judge_app.commands.ensemble import EnsembleOptions, EnsembleSummary, ensemble
-from judge_app.errors import UsageError
-from judge_app.gui.lead import LeadDialog, _checkable_list, _checked
+from judge_app.errors import UsageError, in_words
+from judge_app.gui.lead_dialog import LeadDialog, checkable_list, checked_items
 from judge_app.gui.workspace import Workspace
+from judge_app.option_declarations import label_of
 from judge_app.store.automatic import judge_methods
 
 
@@ -33,7 +34,7 @@ class EnsembleDialog(LeadDialog):
         self.setMinimumWidth(560)
         with workspace.reading() as session:
             judges = [name for name, method in judge_methods(session) if method != "ensemble"]
-        self.judges = _checkable_list("ensembleJudges", [(name, name) for name in judges], set())
+        self.judges = checkable_list("ensembleJudges", [(name, name) for name in judges], set())
         self.judges.setMinimumHeight(120)
         self.combine = QComboBox()
         self.combine.setObjectName("ensembleCombine")
@@ -72,7 +73,7 @@ class EnsembleDialog(LeadDialog):
     def options(self) -> EnsembleOptions:
         """The options the dialog shows, checked (a usage error names what is wrong)."""
         return EnsembleOptions(
-            judges=tuple(_checked(self.judges)),
+            judges=tuple(checked_items(self.judges)),
             combine=self.combine.currentData(),
             name=self.name.text().strip() or None,
         ).checked()
@@ -82,13 +83,13 @@ class EnsembleDialog(LeadDialog):
         try:
             options = self.options()
         except UsageError as error:
-            self.show_error(str(error))
+            self.show_error(in_words(error, label_of))
             return
         self.show_error("")
         self.run("Combining judges", lambda database: ensemble(database, options))
 
     def _failed(self, error: BaseException) -> None:
-        self.show_error(str(error))
+        self.show_error(in_words(error, label_of))
 
     def _succeeded(self, result: object) -> None:
         assert isinstance(result, EnsembleSummary)

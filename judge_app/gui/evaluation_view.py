@@ -1,7 +1,8 @@
 """The evaluation view: a lead's controls, the per-query table, the summary in words and the
 charts. The numbers come from ``judge_app.commands.evaluate``, computed off the UI thread by
 the window (``judge_app.gui.analysis``); the view only shows them and says when a control
-changed."""
+changed. Each control is bound to an option declared once for it and for ``judge-app eval``
+(``judge_app.option_declarations``): its caption, items, default and tooltip."""
 
 from __future__ import annotations
 
@@ -18,20 +19,15 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFrame,
     QLabel,
-    QLineEdit,
-    QMenu,
     QScrollArea,
-    QSpinBox,
     QSplitter,
-    QStyle,
     QTabWidget,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from judge_app.commands.explain import QueryExplanation, explain_query
-from judge_app.errors import UsageError
+from judge_app.errors import in_words
 from judge_app.evaluation.campaign import Campaign
 from judge_app.evaluation.corrected import PredictionPowered
 from judge_app.evaluation.options import EvaluationOptions, measure_names
@@ -41,40 +37,42 @@ from judge_app.gui.charts_canvas import ChartCanvas
 from judge_app.gui.comparison_matrix import ComparisonMatrix
 from judge_app.gui.drill_down import DrillDownDialog
 from judge_app.gui.flow import FlowLayout
+from judge_app.gui.option_controls import (
+    ChoiceBox,
+    ChoiceCheck,
+    CutoffSpin,
+    NameMenu,
+    OptionControl,
+    ParsedEdit,
+)
 from judge_app.gui.plan_panel import PlanPanel
 from judge_app.gui.tables import TablePane
 from judge_app.metrics.intervals import CONFIDENCE
 from judge_app.metrics.measure_names import aggregate_note
 from judge_app.metrics.ppi import Estimate
 from judge_app.numbers import MISSING, score_text, share_text, signed_text
+from judge_app.option_declarations import (
+    ADJUDICATED,
+    AGGREGATE,
+    CUTOFF,
+    GAIN,
+    GRADES,
+    IDEAL,
+    MEASURES,
+    RATERS,
+    RUNS,
+    UNJUDGED,
+    label_of,
+)
 from judge_app.reports.figures import evaluation_figures
 from judge_app.writers.corrected import assumption, caveat, quality_text, saved_text
 from judge_app.writers.significance import describe
 
-GAINS = {"linear": "linear: the grade", "exponential": "exponential: 2^grade − 1"}
-IDEALS = {"judged": "every judged document", "retrieved": "the run's documents"}
-UNJUDGED = {"zero": "count as not relevant", "condensed": "leave out (condensed)"}
-AGGREGATES = {
-    "mean": "mean of the raters",
-    "median": "median of the raters",
-    "majority": "majority of the raters",
-    "max": "highest rater's grade",
-    "min": "lowest rater's grade",
-}
 INCOMPLETE_TIP = (
     "† the top k of this query is not fully judged: unjudged results count as not relevant"
 )
-MEASURES_TIP = (
-    "More measures, as ir_measures names them, comma-separated: AP, P@5, P(rel=2)@10, R@100, "
-    "RR, Bpref, Rprec, infAP, Judged@10, nDCG(dcg='exp-log2')@10 … The first one leads the "
-    "comparison of runs. Each is shown per query and as a mean."
-)
-GRADES_TIP = (
-    "Whose grades: the raters' (humans); the raters' corrected by an automatic judge, whose "
-    "grades of every query narrow each run's interval by prediction-powered inference; or "
-    "an automatic judge's alone, biased as the judge is."
-)
 HUMANS = "humans"
+"""The grades control's first item: the raters' grades (then a judge's, corrected or alone)."""
 HINT = "Double-click or press Enter on a query to see how its NDCG adds up."
 SUMS = (" DCG", " IDCG")
 SUMMARY_MINIMUM = 60
@@ -95,14 +93,6 @@ TitleSource = Callable[[list[str]], dict[str, str]]
 """Document id → title of the given documents (read from the database)."""
 
 
-def _combo(name: str, entries: dict[str, str]) -> QComboBox:
-    combo = QComboBox()
-    combo.setObjectName(name)
-    for value, text in entries.items():
-        combo.addItem(text, value)
-    return combo
-
-
 def _labelled(text: str, widget: QWidget) -> QWidget:
     box = QWidget()
     layout = QVBoxLayout(box)
@@ -114,63 +104,6 @@ def _labelled(text: str, widget: QWidget) -> QWidget:
     layout.addWidget(caption)
     layout.addWidget(widget)
     return box
-
-
-class NameMenu(QToolButton):
-    """A drop-down of checkable names (runs or raters); none checked means all."""
-
-    changed = Signal()
-
-    def __init__(self, name: str, noun: str) -> None:
-        super().__init__()
-        self.setObjectName(name)
-        self.noun = noun
-        self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.setMenu(QMenu(self))
-        self.actions_: dict[str, QAction] = {}
-        self._wanted: set[str] = set()  # to choose once offered (restored settings)
-        self._update_text()
-
-    def want(self, names: list[str]) -> None:
-        """Choose ``names`` when they are next offered (those that are)."""
-        self._wanted = set(names)
-
-    def set_names(self, names: list[str]) -> bool:
-        """Offer ``names``, keeping what was chosen among them (or choosing those wanted);
-        True if the choice changed."""
-        before = self.chosen()
-        chosen = set(self.chosen() or ()) | self._wanted
-        self._wanted = set()
-        menu = self.menu()
-        menu.clear()
-        self.actions_ = {}
-        for name in names:
-            action = menu.addAction(name)
-            action.setCheckable(True)
-            action.setChecked(name in chosen)
-            action.toggled.connect(self._toggled)
-            self.actions_[name] = action
-        self._update_text()
-        return self.chosen() != before
-
-    def chosen(self) -> tuple[str, ...] | None:
-        names = tuple(name for name, action in self.actions_.items() if action.isChecked())
-        return names or None
-
-    def _toggled(self, _on: bool) -> None:
-        self._update_text()
-        self.changed.emit()
-
-    def _update_text(self) -> None:
-        chosen = self.chosen()
-        self.setText(f"All {self.noun}" if not chosen else ", ".join(chosen))
-
-    def sizeHint(self) -> QSize:
-        """Room for the text and, beside it, the drop-down arrow (which the style would
-        draw over the text's end)."""
-        hint = super().sizeHint()
-        arrow = self.style().pixelMetric(QStyle.PixelMetric.PM_MenuButtonIndicator, None, self)
-        return QSize(hint.width() + arrow, hint.height())
 
 
 class FittedScrollArea(QScrollArea):
@@ -203,7 +136,6 @@ class EvaluationView(QWidget):
         self.campaign: Campaign | None = None
         self.evaluation: EvaluationResult | None = None
         self.drill_down: DrillDownDialog | None = None
-        self._wanted_aggregate: str | None = None  # a rater's, restored before they are known
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
         self._debounce.setInterval(200)
@@ -234,76 +166,38 @@ class EvaluationView(QWidget):
         bar.setObjectName("analysisControls")
         layout = FlowLayout(bar)  # one row on a wide window, two or three on a narrow one
         layout.setContentsMargins(12, 8, 12, 8)
-        self.k = QSpinBox()
-        self.k.setObjectName("kSpin")
-        self.k.setRange(0, 100)
-        self.k.setSpecialValueText("all")
-        self.k.setValue(10)
-        self.k.setToolTip("The cut-off k of NDCG@k: 1 to 100, or all (below 1)")
-        self.gain = _combo("gainCombo", GAINS)
-        self.ideal = _combo("idealCombo", IDEALS)
-        self.unjudged = _combo("unjudgedCombo", UNJUDGED)
-        self.aggregate = _combo("aggregateCombo", AGGREGATES)
-        self.adjudicated = QCheckBox("Prefer adjudicated")
-        self.adjudicated.setObjectName("adjudicatedCheck")
-        self.adjudicated.setChecked(True)
-        self.adjudicated.setToolTip(
-            "Where a lead adjudicated a document, take that grade instead of the raters'"
-        )
-        self.runs = NameMenu("runMenu", "runs")
-        self.raters = NameMenu("raterMenu", "raters")
-        self.measures = QLineEdit()
-        self.measures.setObjectName("measuresEdit")
+        self.k = CutoffSpin(CUTOFF)
+        self.gain = ChoiceBox(GAIN)
+        self.ideal = ChoiceBox(IDEAL)
+        self.unjudged = ChoiceBox(UNJUDGED)
+        self.aggregate = ChoiceBox(AGGREGATE)  # and each rater's own, once they are known
+        self.runs = NameMenu(RUNS)
+        self.raters = NameMenu(RATERS)
+        self.measures = ParsedEdit(MEASURES, _measure_names)
         self.measures.setPlaceholderText("AP, P@5, Bpref …")
-        self.measures.setClearButtonEnabled(True)
         self.measures.setMinimumWidth(180)
-        self.measures.setToolTip(MEASURES_TIP)
-        self.grades = QComboBox()
-        self.grades.setObjectName("gradesCombo")
-        self.grades.setToolTip(GRADES_TIP)
+        self.grades = ChoiceBox(GRADES, {HUMANS: GRADES.choices[HUMANS]})  # and each judge's
         self.grades.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.grades.addItem("humans", HUMANS)
-        self._wanted_grades: str | None = None  # a judge's, restored before judges are known
-        for text, widget in (
-            ("k", self.k),
-            ("Gain", self.gain),
-            ("Ideal order from", self.ideal),
-            ("Unjudged results", self.unjudged),
-            ("Grade of a document", self.aggregate),
-            ("Runs", self.runs),
-            ("Raters", self.raters),
-            ("More measures", self.measures),
-            ("Grades", self.grades),
-        ):
-            layout.addWidget(_labelled(text, widget))
-        layout.addWidget(self.adjudicated)
-        self.k.valueChanged.connect(self._debounce.start)
-        for combo in (self.gain, self.ideal, self.unjudged, self.aggregate, self.grades):
-            combo.currentIndexChanged.connect(self._debounce.start)
-        self.adjudicated.toggled.connect(self._debounce.start)
-        self.runs.changed.connect(self._debounce.start)
-        self.raters.changed.connect(self._debounce.start)
-        self.measures.textEdited.connect(self._measures_edited)
+        self.adjudicated = ChoiceCheck(ADJUDICATED)
+        self.bound: tuple[OptionControl, ...] = (
+            self.k,
+            self.gain,
+            self.ideal,
+            self.unjudged,
+            self.aggregate,
+            self.runs,
+            self.raters,
+            self.measures,
+            self.grades,
+            self.adjudicated,
+        )
+        """The page's controls, in order: laid out, read, kept and restored through this list."""
+        for control in self.bound:
+            assert isinstance(control, QWidget)
+            captioned = isinstance(control, QCheckBox)  # a check box is captioned by its text
+            layout.addWidget(control if captioned else _labelled(control.option.label, control))
+            control.on_change(self._debounce.start)
         return bar
-
-    def _measures_edited(self, _text: str) -> None:
-        """Compute again once the names typed are names; until then say what is wrong."""
-        try:
-            self._named()
-        except UsageError as error:
-            self.measures.setProperty("error", True)
-            self.measures.setToolTip(str(error).removeprefix("--measure "))
-        else:
-            self.measures.setProperty("error", False)
-            self.measures.setToolTip(MEASURES_TIP)
-            self._debounce.start()
-        self.measures.style().unpolish(self.measures)
-        self.measures.style().polish(self.measures)
-
-    def _named(self) -> tuple[str, ...]:
-        """The measure names typed, as ir_measures writes them (a usage error if wrong)."""
-        text = self.measures.text().strip()
-        return measure_names([text]) if text else ()
 
     def _table_pane(self) -> QWidget:
         self.busy = BusyBar("evaluationBusy")
@@ -382,121 +276,46 @@ class EvaluationView(QWidget):
         raters_changed = self.raters.set_names(campaign.raters)
         self.runs.blockSignals(False)
         self.raters.blockSignals(False)
-        current = computed = self.aggregate.currentData()
-        self.aggregate.blockSignals(True)
-        self.aggregate.clear()
-        for value, text in AGGREGATES.items():
-            self.aggregate.addItem(text, value)
-        for rater in campaign.raters:
-            self.aggregate.addItem(f"{rater}'s grades only", f"rater:{rater}")
-        current = self._wanted_aggregate or current
-        self._wanted_aggregate = None
-        index = self.aggregate.findData(current)
-        self.aggregate.setCurrentIndex(max(index, 0))
-        self.aggregate.blockSignals(False)
-        grades_changed = self._offer_judges(campaign.judges)
-        wanted = runs_changed or raters_changed or self.aggregate.currentData() != computed
-        wanted = wanted or grades_changed
-        if wanted:  # restored settings chose what was not offered before: compute them
-            self._debounce.start()
+        raters = {f"rater:{rater}": f"{rater}'s grades only" for rater in campaign.raters}
+        aggregate_changed = self.aggregate.offer(raters)
+        judges: dict[str, str] = {}
+        for judge in campaign.judges:
+            judges[f"corrected:{judge}"] = f"humans corrected by {judge}"
+            judges[f"automatic:{judge}"] = f"{judge} alone"
+        grades_changed = self.grades.offer(judges)
+        if runs_changed or raters_changed or aggregate_changed or grades_changed:
+            self._debounce.start()  # restored settings chose what was not offered: compute
         adjudicated = campaign.adjudicated
         self.adjudicated.setEnabled(adjudicated > 0)
-        self.adjudicated.setText(
-            f"Prefer adjudicated ({adjudicated:,})" if adjudicated else "Prefer adjudicated"
-        )
-
-    def _offer_judges(self, judges: tuple[str, ...]) -> bool:
-        """Offer each automatic judge's grades, corrected and alone; whether the choice
-        changed (a judge chosen before went, or a restored one came)."""
-        current = self.grades.currentData()
-        wanted = self._wanted_grades or current
-        self._wanted_grades = None
-        self.grades.blockSignals(True)
-        self.grades.clear()
-        self.grades.addItem("humans", HUMANS)
-        for judge in judges:
-            self.grades.addItem(f"humans corrected by {judge}", f"corrected:{judge}")
-            self.grades.addItem(f"{judge} alone", f"automatic:{judge}")
-        self.grades.setCurrentIndex(max(self.grades.findData(wanted), 0))
-        self.grades.blockSignals(False)
-        return self.grades.currentData() != current
+        label = ADJUDICATED.label
+        self.adjudicated.setText(f"{label} ({adjudicated:,})" if adjudicated else label)
 
     def options(self) -> EvaluationOptions:
-        """The evaluation the controls ask for."""
-        k = self.k.value()
-        source, _, judge = str(self.grades.currentData() or HUMANS).partition(":")
+        """The evaluation the controls ask for: each control's value by its option's name (the
+        names of EvaluationOptions' fields), the cut-off, the adjudicated grades and whose
+        grades as those fields take them."""
+        values = {control.option.name: control.option_value() for control in self.bound}
+        source, _, judge = str(values.pop(GRADES.name) or HUMANS).partition(":")
         return EvaluationOptions(
-            ks=(k or None,),
-            gain=self.gain.currentData(),
-            ideal=self.ideal.currentData(),
-            unjudged=self.unjudged.currentData(),
-            aggregate=self.aggregate.currentData(),
-            adjudicated=self.adjudicated.isChecked(),
-            runs=self.runs.chosen(),
-            raters=self.raters.chosen(),
-            measures=self._valid_named(),
+            ks=(values.pop(CUTOFF.name),),
+            adjudicated=values.pop(ADJUDICATED.name) == "prefer",
             judge=judge or None,
             grades=source,
+            **values,
         )
 
-    def _valid_named(self) -> tuple[str, ...]:
-        """The names typed, or none while they are wrong (the field says why)."""
-        try:
-            return self._named()
-        except UsageError:
-            return ()
-
     def settings(self) -> dict[str, object]:
-        """The controls' values, to keep (``preferences.remember_evaluation_settings``)."""
-        return {
-            "k": self.k.value(),
-            "gain": self.gain.currentData(),
-            "ideal": self.ideal.currentData(),
-            "unjudged": self.unjudged.currentData(),
-            "aggregate": self.aggregate.currentData(),
-            "adjudicated": self.adjudicated.isChecked(),
-            "runs": list(self.runs.chosen() or ()),
-            "raters": list(self.raters.chosen() or ()),
-            "measures": self.measures.text(),
-            "grades": self.grades.currentData(),
-        }
+        """The controls' values by their options' names, to keep
+        (``preferences.remember_evaluation_settings``)."""
+        return {control.option.name: control.setting() for control in self.bound}
 
     def restore(self, values: Mapping[str, object]) -> None:
         """Set the controls to ``values`` as :meth:`settings` gave them (texts from
         QSettings; unknown values are ignored) without asking to compute; runs, raters and
-        a rater's own grades are chosen once the campaign offers them."""
-        k = str(values.get("k", ""))
-        if k.isdigit():
-            self.k.blockSignals(True)
-            self.k.setValue(int(k))
-            self.k.blockSignals(False)
-        for key, combo in (
-            ("gain", self.gain),
-            ("ideal", self.ideal),
-            ("unjudged", self.unjudged),
-            ("aggregate", self.aggregate),
-        ):
-            index = combo.findData(str(values.get(key)))
-            if index >= 0:
-                combo.blockSignals(True)
-                combo.setCurrentIndex(index)
-                combo.blockSignals(False)
-        aggregate = str(values.get("aggregate", ""))
-        self._wanted_aggregate = aggregate if aggregate.startswith("rater:") else None
-        grades = str(values.get("grades", ""))
-        self._wanted_grades = grades if ":" in grades else None
-        if "adjudicated" in values:
-            self.adjudicated.blockSignals(True)
-            self.adjudicated.setChecked(str(values["adjudicated"]).lower() == "true")
-            self.adjudicated.blockSignals(False)
-        if "measures" in values:
-            self.measures.setText(str(values["measures"] or ""))
-            self._measures_edited(self.measures.text())
-            self._debounce.stop()  # restoring asks for nothing to be computed
-        for menu, key in ((self.runs, "runs"), (self.raters, "raters")):
-            names = values.get(key) or []
-            assert isinstance(names, list)
-            menu.want([str(name) for name in names])
+        a rater's or a judge's own grades are chosen once the campaign offers them."""
+        for control in self.bound:
+            if control.option.name in values:
+                control.restore(values[control.option.name])
 
     def show_busy(self, text: str, on_cancel: Callable[[], None] | None = None) -> None:
         """Say what is being computed, inline beside the table ("": nothing), the controls
@@ -507,6 +326,10 @@ class EvaluationView(QWidget):
             self.busy.start(text, on_cancel)
         else:
             self.busy.stop()
+
+    def failed(self, error: BaseException) -> None:
+        """Say why the evaluation failed: an option it names by the label of its control."""
+        self.show_error(in_words(error, label_of))
 
     def show_error(self, text: str) -> None:
         self.show_busy("")
@@ -633,6 +456,11 @@ class EvaluationView(QWidget):
         documents += qrels.loc[qrels["query_id"] == query_id, "doc_id"].astype(str).tolist()
         titles = self.titles(sorted(set(documents)))
         return explain_query(self.campaign, self.evaluation, run, query_id, titles)
+
+
+def _measure_names(text: str) -> tuple[str, ...]:
+    """The measure names typed, as ir_measures writes them (a usage error if wrong)."""
+    return measure_names([text]) if text else ()
 
 
 def _height_at(widget: QWidget, width: int) -> int:

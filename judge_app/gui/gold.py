@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from judge_app.commands.gold import GoldOptions, GoldOutcome, Pair, gold
 from judge_app.errors import in_words
-from judge_app.gui.lead import LeadDialog
+from judge_app.gui.lead_dialog import LeadDialog
 from judge_app.gui.plain import plain_tip
 from judge_app.gui.workspace import Workspace
 from judge_app.numbers import count_text

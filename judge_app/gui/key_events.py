@@ -26,3 +26,8 @@ def key_names(event: QKeyEvent) -> list[str]:
         )
         names.append(QKeySequence(event.key() | bare.value).toString())
     return list(dict.fromkeys(name for name in names if name))
+
+
+def key_id(event: QKeyEvent) -> int:
+    """The physical key where the system says which it is, else Qt's key code."""
+    return event.nativeScanCode() or event.key()

@@ -23,6 +23,7 @@ from judge_app.evaluation.result import EvaluationResult
 from judge_app.gui.flow import FlowLayout
 from judge_app.gui.plain import PLAIN, plain_tip
 from judge_app.gui.workers import Task, Worker
+from judge_app.option_declarations import label_of
 from judge_app.store.judging_cost import JudgingCost
 
 SOURCE = "This campaign"
@@ -167,7 +168,7 @@ class PlanPanel(QFrame):
         if self._again:
             return
         self.plan = None
-        self.words.setText(in_words(error))
+        self.words.setText(in_words(error, label_of))
         self.words.setToolTip("")
         self.planned.emit(error)
 

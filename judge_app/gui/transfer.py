@@ -57,7 +57,7 @@ def import_work(url: str, options: ImportOptions) -> Callable[[Worker], str]:
 
     def work(worker: Worker) -> str:
         worker.report("checking the files", 0, 0)
-        return import_files(url, options, progress=worker.report)
+        return str(import_files(url, options, progress=worker.report))
 
     return work
 
@@ -66,7 +66,7 @@ def export_work(url: str, options: ExportOptions) -> Callable[[Worker], str]:
     """The export as work for a worker (``commands.export``); returns what it wrote."""
 
     def work(worker: Worker) -> str:
-        return "Exported " + export(url, options, step=lambda name: worker.report(name, 0, 0))
+        return f"Exported {export(url, options, step=lambda name: worker.report(name, 0, 0))}"
 
     return work
 

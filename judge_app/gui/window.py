@@ -5,6 +5,7 @@ are given the workspace, never the window, and none of them imports this module.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
     from judge_app.commands.export import ExportOptions
     from judge_app.commands.importing import ImportOptions
     from judge_app.gui.adjudication import AdjudicationScreen
-    from judge_app.gui.lead import LeadDialog
+    from judge_app.gui.lead_dialog import LeadDialog
     from judge_app.gui.start import StartPage
     from judge_app.gui.transfer import ExportDialog, ImportDialog
     from judge_app.judging.session import JudgingSession
@@ -56,13 +57,13 @@ DATABASE_FILTER = "judge_app databases (*.sqlite *.db *.judge);;All files (*)"
 # builds the demo database where the user keeps judge_app's files; returns its path
 DemoBuilder = Callable[[], Path]
 LEAD_DIALOGS = {
-    "assign": ("AssignDialog", "assign queries"),
-    "rubric": ("RubricDialog", "change the rubric"),
-    "pool": ("PoolDialog", "change the pooling"),
-    "quality": ("QualityDialog", "change the quality checks"),
+    "assign": ("assign_dialog", "AssignDialog", "assign queries"),
+    "rubric": ("rubric_dialog", "RubricDialog", "change the rubric"),
+    "pool": ("pool_dialog", "PoolDialog", "change the pooling"),
+    "quality": ("quality_dialog", "QualityDialog", "change the quality checks"),
 }
-"""A lead's tools, by name: their dialogs in ``judge_app.gui.lead`` (imported when first
-opened: a rater's start never needs them) and what they do, in words."""
+"""A lead's tools, by name: their dialogs' modules in ``judge_app.gui`` (imported when first
+opened: a rater's start never needs them), classes, and what they do, in words."""
 AnyDialog = TypeVar("AnyDialog", bound=QDialog)
 UNPAINTED_START_MS = 1000
 """A start's work waits for the window's first paint, or this long for a window not painted."""
@@ -540,7 +541,7 @@ class MainWindow(QMainWindow):
             f"Judging as {session.rater_name}: {overall.done} of {overall.total} results "
             f"judged in {len(session.queue)} queries. Press ? for the shortcuts."
         )
-        self.judging.result_view.setFocus()
+        self.judging.results.view.setFocus()
 
     def _not_opened(self, error: BaseException) -> None:
         """The queue read at start failed: who is judging is asked again, with why."""
@@ -588,7 +589,7 @@ class MainWindow(QMainWindow):
             return
         self.pages.setCurrentWidget(self.judging)
         self._set_title()
-        self.judging.result_view.setFocus()
+        self.judging.results.view.setFocus()
 
     @property
     def adjudication(self) -> AdjudicationScreen:
@@ -829,10 +830,9 @@ class MainWindow(QMainWindow):
 
     def show_lead_dialog(self, name: str) -> LeadDialog | None:
         """A lead's tool: ``assign``, ``rubric``, ``pool`` or ``quality``."""
-        from judge_app.gui import lead
-
-        dialog, what = LEAD_DIALOGS[name]
-        return self._open_dialog("lead_dialog", getattr(lead, dialog), what)
+        module, dialog, what = LEAD_DIALOGS[name]
+        found = importlib.import_module(f"judge_app.gui.{module}")
+        return self._open_dialog("lead_dialog", getattr(found, dialog), what)
 
     def show_assign_dialog(self) -> LeadDialog | None:
         """Lead ▸ Assign queries…: every query to N raters, a share to all of them, or one more
@@ -918,7 +918,7 @@ class MainWindow(QMainWindow):
         """The keys go to the judging screen's results or the adjudication list, if shown."""
         current = self.pages.currentWidget()
         if current is self.judging:
-            self.judging.result_view.setFocus()
+            self.judging.results.view.setFocus()
         elif self._adjudication is not None and current is self._adjudication:
             self._adjudication.list_view.setFocus()
 
@@ -934,7 +934,7 @@ class MainWindow(QMainWindow):
         if event.type() == QEvent.Type.ActivationChange:
             active = self.isActiveWindow()
             self.judging.timer.set_active(active)
-            self.judging.set_active(active)
+            self.judging.step_watch.set_active(active)
             if not active:
                 self.judging.keys.reset()  # the keys' releases go to another window
         super().changeEvent(event)
@@ -951,7 +951,7 @@ class MainWindow(QMainWindow):
         if self.judging.in_flight:
             count = self.judging.in_flight
             self.show_message(f"Saving {count} change{'s' if count != 1 else ''} before closing…")
-            self.judging.closing = True
+            self.judging.writes.closing = True
             self.judging.idle.connect(self.close, Qt.ConnectionType.SingleShotConnection)
             event.ignore()
             return

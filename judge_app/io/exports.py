@@ -99,6 +99,17 @@ def _inert(frame: pd.DataFrame, float_format: str | None) -> pd.DataFrame:
     return out
 
 
+def write_flagged_csv(flagged: pd.DataFrame, path: Path | str) -> int:
+    """Write judgments (``raters --too-fast``) as the judgments export writes their fields:
+    ``skipped`` as false or true, ``judged_at`` in UTC as ``2024-03-09T23:59:58.000001Z``."""
+    out = flagged.copy(deep=False)
+    if "skipped" in out:
+        out["skipped"] = out["skipped"].map({False: "false", True: "true"})
+    if "judged_at" in out:
+        out["judged_at"] = [utc_text(moment) for moment in out["judged_at"]]
+    return write_csv(out, path)
+
+
 def _formatted(cell: object, float_format: str) -> object:
     """A real number of a column of mixed cells in ``float_format`` (pandas formats only
     columns of real numbers); any other cell as it is."""

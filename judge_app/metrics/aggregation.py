@@ -16,11 +16,12 @@ import numpy as np
 from judge_app.errors import quoted
 from judge_app.names import ADJUDICATED as ADJUDICATED  # where the role is named
 from judge_app.names import normal_id
+from judge_app.option_declarations import AGGREGATE
 
 if TYPE_CHECKING:
     from judge_app.metrics.codes import Coded, Graded
 
-METHODS = ("mean", "median", "majority", "max", "min")
+METHODS = tuple(AGGREGATE.choices)
 MAJORITY_TIE_RULE = "the lower grade"
 """How ``majority`` breaks a tie between equally voted grades."""
 

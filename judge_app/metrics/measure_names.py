@@ -4,9 +4,10 @@ text and the trec_eval measure it is.
 
 The syntax is ir_measures' own (MacAvaney et al., ECIR 2022): ``Family(param=value, …)@cutoff``,
 values written as Python literals. :data:`FAMILIES` is the one table of the names we compute,
-their parameters and their trec_eval names; ``judge-app eval --help-measures`` prints it and the
-README copies it. Names are checked here, never evaluated: the values come from the trec_eval
-engine or, for the NDCG family, from :mod:`judge_app.metrics.ranking`.
+their parameters and their trec_eval names; :func:`names_table` writes it for the user guide
+(``docs/measures.md``, filled in as the guide is built). Names are checked here, never
+evaluated: the values come from the trec_eval engine or, for the NDCG family, from
+:mod:`judge_app.metrics.ranking`.
 
 A run's value of a measure is made of its queries' values as trec_eval's summary line and
 ir_measures make it (:func:`aggregate_of`): the counts (NumQ, NumRet, NumRel) are summed, every
@@ -22,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from judge_app.errors import UsageError, quoted
+from judge_app.option_declarations import MEASURES
 
 
 @dataclass(frozen=True)
@@ -240,7 +242,7 @@ def parse_measure(text: str) -> MeasureName:
             if "[" in written
             else ""
         )
-        raise UsageError(_bad(written, _FORM + hint)) from None
+        raise _bad(written, _FORM + hint) from None
     cutoff_node: ast.expr | None = None
     if isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.MatMult):
         cutoff_node = tree.right
@@ -248,11 +250,11 @@ def parse_measure(text: str) -> MeasureName:
     keywords: list[ast.keyword] = []
     if isinstance(tree, ast.Call):
         if tree.args:
-            raise UsageError(_bad(written, "parameters are named: Family(rel=2)"))
+            raise _bad(written, "parameters are named: Family(rel=2)")
         keywords = tree.keywords
         tree = tree.func
     if not isinstance(tree, ast.Name):
-        raise UsageError(_bad(written, _FORM))
+        raise _bad(written, _FORM)
     family_name, given = _family_name(tree.id, written)
     family = FAMILIES[family_name]
     cutoff = _cutoff(family_name, family, cutoff_node, written)
@@ -260,9 +262,8 @@ def parse_measure(text: str) -> MeasureName:
         name = keyword.arg or ""
         if name not in family.params:
             allowed = ", ".join(family.params) or "none"
-            raise UsageError(
-                _bad(written, f"{family_name} has no parameter {quoted(name)} (it has: {allowed})")
-            )
+            has = f"{family_name} has no parameter {quoted(name)} (it has: {allowed})"
+            raise _bad(written, has)
         given[name] = _param_value(family_name, name, family.params[name], keyword.value, written)
     params = tuple(
         (name, value) for name, value in given.items() if value != family.params[name].default
@@ -283,7 +284,7 @@ def parse_measures(text: str) -> tuple[MeasureName, ...]:
     measures: list[MeasureName] = []
     for part in parts:
         if not part.strip():
-            raise UsageError(f"--measure {quoted(text)}: an empty name between commas")
+            raise _bad(text, "an empty name between commas")
         measure = parse_measure(part)
         if measure not in measures:
             measures.append(measure)
@@ -294,8 +295,9 @@ _FORM = "a name is Family(param=value, …)@k, as ir_measures writes it"
 _KINDS = {int: "a whole number", float: "a number", bool: "True or False", str: "text"}
 
 
-def _bad(text: str, reason: str) -> str:
-    return f"--measure {quoted(text)}: {reason}"
+def _bad(text: str, reason: str) -> UsageError:
+    """The usage error of the measure names ``text``: what is wrong with them."""
+    return UsageError(f"{quoted(text)}: {reason}", MEASURES.name)
 
 
 def _family_name(name: str, written: str) -> tuple[str, dict[str, object]]:
@@ -308,24 +310,24 @@ def _family_name(name: str, written: str) -> tuple[str, dict[str, object]]:
     by_case = {family.lower(): family for family in [*ALIASES, *FAMILIES]}
     meant = by_case.get(name.lower())
     hint = f"; did you mean {meant}?" if meant else f" (known: {', '.join(FAMILIES)})"
-    raise UsageError(_bad(written, f"no measure family {quoted(name)}{hint}"))
+    raise _bad(written, f"no measure family {quoted(name)}{hint}")
 
 
 def _cutoff(name: str, family: Family, node: ast.expr | None, written: str) -> int | float | None:
     if node is None:
         if family.cutoff == "required":
-            raise UsageError(_bad(written, f"{name} needs a {family.cutoff_word}: {name}@10"))
+            raise _bad(written, f"{name} needs a {family.cutoff_word}: {name}@10")
         return None
     if family.cutoff == "none":
-        raise UsageError(_bad(written, f"{name} takes no cut-off"))
+        raise _bad(written, f"{name} takes no cut-off")
     value = _literal(node, written)
     if name == "IPrec":
         if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1:
             return float(value)
-        raise UsageError(_bad(written, "IPrec's recall is a number from 0 to 1: IPrec@0.5"))
+        raise _bad(written, "IPrec's recall is a number from 0 to 1: IPrec@0.5")
     if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
         return value
-    raise UsageError(_bad(written, f"the cut-off is a whole number from 1: {name}@10"))
+    raise _bad(written, f"the cut-off is a whole number from 1: {name}@10")
 
 
 def _param_value(family: str, name: str, param: Param, node: ast.expr, written: str) -> object:
@@ -339,16 +341,14 @@ def _param_value(family: str, name: str, param: Param, node: ast.expr, written: 
         if not param.choices or value in param.choices:
             return value
     choices = " or ".join(map(repr, param.choices)) or _KINDS.get(param.kind, "{grade: gain, …}")
-    raise UsageError(_bad(written, f"{family}'s {name} is {choices} ({param.meaning})"))
+    raise _bad(written, f"{family}'s {name} is {choices} ({param.meaning})")
 
 
 def _literal(node: ast.expr, written: str) -> object:
     try:
         return ast.literal_eval(node)
     except ValueError:
-        raise UsageError(
-            _bad(written, "parameter values are numbers, 'text', True or False")
-        ) from None
+        raise _bad(written, "parameter values are numbers, 'text', True or False") from None
 
 
 _TREC_TEXT = {
@@ -362,7 +362,7 @@ _TREC_TEXT = {
 
 
 def names_table() -> str:
-    """The table of names, as the README shows it: each family as ir_measures writes it (and
+    """The table of names, as the user guide shows it: each family as ir_measures writes it (and
     its other names), its parameters, trec_eval's name (``rel`` is its ``-l``, ``judged_only``
     its ``-J``), what it measures and how a run's value is made of its queries' values."""
     aliases: dict[str, list[str]] = {}

@@ -22,33 +22,30 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from judge_app.metrics.measure_names import SUM, aggregate_of
+from judge_app.option_declarations import CUTOFF, GAIN, IDEAL, UNJUDGED
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from judge_app.metrics.codes import Frame
 
-GAINS = ("linear", "exponential")
-IDEALS = ("judged", "retrieved")
-UNJUDGED = ("zero", "condensed")
-
 
 @dataclass(frozen=True)
 class Settings:
     """How to evaluate. ``ks`` are cut-offs; None stands for "all" (no cut-off)."""
 
-    ks: tuple[int | None, ...] = (10,)
-    gain: str = "linear"
-    ideal: str = "judged"
-    unjudged: str = "zero"
+    ks: tuple[int | None, ...] = (CUTOFF.default,)
+    gain: str = GAIN.default
+    ideal: str = IDEAL.default
+    unjudged: str = UNJUDGED.default
     threshold: float = 1.0
     complete: bool = False
 
     def __post_init__(self) -> None:
         for name, value, allowed in (
-            ("gain", self.gain, GAINS),
-            ("ideal", self.ideal, IDEALS),
-            ("unjudged", self.unjudged, UNJUDGED),
+            ("gain", self.gain, GAIN.choices),
+            ("ideal", self.ideal, IDEAL.choices),
+            ("unjudged", self.unjudged, UNJUDGED.choices),
         ):
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")

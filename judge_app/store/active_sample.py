@@ -54,6 +54,20 @@ def replace_active_sample(session: Session, judge_id: int, drawn: Iterable[Drawn
     return len(rows)
 
 
+def replace_named_active_sample(
+    session: Session, judge: str, drawn: Iterable[tuple[str, float, float]]
+) -> int:
+    """``replace_active_sample`` of the automatic judge called ``judge``, the queries given by
+    their external ids: (query, scale, key)."""
+    from judge_app.store.automatic import judge as named_judge
+
+    judge_id = named_judge(session, judge).rater_id
+    ids = {external: id_ for external, id_ in session.execute(select(Query.external_id, Query.id))}
+    return replace_active_sample(
+        session, judge_id, [Drawn(ids[query], scale, key) for query, scale, key in drawn]
+    )
+
+
 def has_active_sample(session: Session) -> bool:
     """Whether a sample has been drawn."""
     return session.scalar(select(ActiveSample.query_id).limit(1)) is not None

@@ -446,3 +446,29 @@ def open_writable_if_possible(path_or_url: str | Path, *, create: bool = True) -
         return open_database(path_or_url, create=create)
     except ReadOnlyDatabaseError:
         return open_database(path_or_url, create=False, read_only=True)
+
+
+@contextmanager
+def opened(
+    database: Database | str | Path, *, read_only: bool = False, create: bool = False
+) -> Iterator[Database]:
+    """The database a use case is given: ``database`` itself if it is open (it stays open),
+    else the database at that path or URL, open for the block: ``read_only`` for a use case
+    that only reads; with ``create``, a missing SQLite file is made, and removed again if the
+    block fails (and nothing else in this process opened it meanwhile), so that a refused
+    import leaves nothing behind."""
+    if isinstance(database, Database):
+        yield database
+        return
+    url = database_url(database)
+    path = Path(url.database) if url.get_backend_name() == "sqlite" and url.database else None
+    created = create and path is not None and url.database != ":memory:" and not path.exists()
+    try:
+        with open_database(database, create=create, read_only=read_only) as found:
+            yield found
+    except BaseException:
+        if created and not is_open(database):
+            assert path is not None
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                path.with_name(path.name + suffix).unlink(missing_ok=True)
+        raise

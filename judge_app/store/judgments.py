@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, and_, exists, func, or_, select
+from sqlalchemy import ColumnElement, Row, and_, exists, func, or_, select, update
 from sqlalchemy.orm import Session, aliased
 
 from judge_app.store.errors import StoreError
@@ -38,6 +38,24 @@ class JudgmentState:
     grade: int | None
     skipped: bool = False
     note: str | None = None
+
+
+def judgment_rows(session: Session) -> list[Row[tuple[int, int, int, int, int | None]]]:
+    """Every judgment's id, rater, query, document and grade, by rater, query and document."""
+    return list(
+        session.execute(
+            select(Judgment.id, Judgment.rater_id, Judgment.query_id, Judgment.document_id,
+                   Judgment.grade)
+            .order_by(Judgment.rater_id, Judgment.query_id, Judgment.document_id)
+        )
+    )  # fmt: skip
+
+
+def set_judgment_times(session: Session, times: list[dict[str, object]]) -> None:
+    """Give judgments (each ``{"id", "duration_ms", "judged_at"}``) the time they took and
+    the moment they were made; their grades, and so their history, are as they were."""
+    if times:
+        session.execute(update(Judgment), times)
 
 
 def validate_grade(grade: object) -> int:

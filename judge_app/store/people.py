@@ -95,6 +95,24 @@ def campaign_raters(session: Session, *, assignable: bool = False) -> list[tuple
     return [(rater_id, name) for rater_id, name in rows]
 
 
+def rater_by_id(session: Session, rater_id: int) -> Rater:
+    """The rater ``rater_id``."""
+    return session.get_one(Rater, rater_id)
+
+
+def rater_kinds(session: Session) -> list[tuple[str, str]]:
+    """(name, kind) of every rater, people and automatic judges, by name."""
+    rows = session.execute(select(Rater.name, Rater.kind).order_by(Rater.name))
+    return [(name, kind) for name, kind in rows]
+
+
+def raters_active(session: Session) -> dict[int, bool]:
+    """Whether each rater (by id) is active, not retired."""
+    return {
+        rater_id: active for rater_id, active in session.execute(select(Rater.id, Rater.active))
+    }
+
+
 def in_campaign() -> ColumnElement[bool]:
     """Whether a ``Rater`` row is one of the campaign's (``campaign_raters``). Each table is
     read once (``IN``, not a correlated EXISTS: the judgments have no index by rater, and a

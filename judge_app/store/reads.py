@@ -5,11 +5,12 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
+from datetime import datetime
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-from sqlalchemy import Select, and_, case, exists, func, select
+from sqlalchemy import Select, and_, case, exists, func, select, union
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
@@ -236,6 +237,37 @@ def documents_frame(session: Session) -> pd.DataFrame:
     )
 
 
+def pooled_or_graded_documents_frame(session: Session, depth: int) -> pd.DataFrame:
+    """``doc_id, title, body`` of every document a run ranks within ``depth`` or a judgment
+    grades: what the local judge grades (``pooled_or_graded_ids`` gives their ids)."""
+    return read_frame(
+        session,
+        select(Document.external_id.label("doc_id"), Document.title, Document.body).where(
+            Document.id.in_(_pooled_or_graded(depth))
+        ),
+    )
+
+
+def pooled_or_graded_ids(session: Session, depth: int) -> tuple[pd.Series, pd.Series]:
+    """The database ids, by external id, of every query and of the documents of
+    ``pooled_or_graded_documents_frame``."""
+    queries = session.execute(select(Query.external_id, Query.id)).all()
+    documents = session.execute(
+        select(Document.external_id, Document.id).where(Document.id.in_(_pooled_or_graded(depth)))
+    ).all()
+    return (
+        pd.Series(dict(queries), dtype=np.int64),
+        pd.Series(dict(documents), dtype=np.int64),
+    )
+
+
+def _pooled_or_graded(depth: int) -> Select:
+    """The ids of the documents a run ranks within ``depth`` or a judgment grades."""
+    pooled = select(Result.document_id).where(Result.rank <= depth)
+    graded = select(Judgment.document_id).where(Judgment.grade.is_not(None))
+    return select(union(pooled, graded).subquery().c[0])
+
+
 def document_titles(session: Session, doc_ids: Sequence[str]) -> dict[str, str]:
     """The titles of these documents (those without one left out)."""
     rows = session.execute(
@@ -253,6 +285,33 @@ def history_frame(session: Session, rater: str | None = None) -> pd.DataFrame:
     for name in ("old_grade", "new_grade", "reverts"):
         frame[name] = frame[name].astype("Int64")
     return frame
+
+
+def change_stamp(session: Session) -> tuple[object, ...]:
+    """Values that change whenever a judgment, a result, an automatic judge's answer or the
+    active sample does, cheap enough to poll: a judgment added gets a new id, every change of
+    one is a history event, a run imported again gets new result rows; automatic answers have
+    no id, so their counts, the sum of their grades and the latest time stand for them, and
+    the active sample's size, time and whether raters follow it."""
+    row = session.connection().exec_driver_sql(
+        "SELECT (SELECT coalesce(max(id), 0) FROM judgment), "
+        "(SELECT coalesce(max(id), 0) FROM judgment_event), "
+        "(SELECT coalesce(max(id), 0) FROM result), (SELECT count(*) FROM run), "
+        "(SELECT count(*) FROM automatic_judge), (SELECT count(*) FROM auto_judgment), "
+        "(SELECT count(grade) FROM auto_judgment), (SELECT sum(grade) FROM auto_judgment), "
+        "(SELECT max(judged_at) FROM auto_judgment), (SELECT count(*) FROM active_sample), "
+        "(SELECT max(drawn_at) FROM active_sample), "
+        "(SELECT max(value) FROM setting WHERE key = 'pool.query_order')"
+    )
+    return tuple(_stamp_value(value) for value in row.one())
+
+
+def _stamp_value(value: object) -> object:
+    """A stamp's value the same however the database returns it: a time as text, nothing
+    (an empty table's sum or time) as 0."""
+    if value is None:
+        return 0
+    return value.isoformat(sep=" ") if isinstance(value, datetime) else value
 
 
 def table_counts(session: Session) -> dict[str, int]:

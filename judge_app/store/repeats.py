@@ -144,6 +144,18 @@ def answered_repeats_frame(session: Session) -> pd.DataFrame:
     )
 
 
+def any_repeats(session: Session) -> bool:
+    """Whether a repeat was ever scheduled."""
+    return session.scalar(select(RepeatJudgment.rater_id).limit(1)) is not None
+
+
+def add_answered_repeats(session: Session, repeats: list[dict[str, object]]) -> None:
+    """Add repeats already answered, each a ``RepeatJudgment``'s columns (rater_id, query_id,
+    document_id, scheduled_at, first_grade, grade, skipped, judged_at, duration_ms)."""
+    if repeats:
+        session.execute(insert(RepeatJudgment), repeats)
+
+
 def pending_repeats(session: Session) -> dict[str, int]:
     """How many repeats each rater (by name) has still to judge."""
     rows = session.execute(

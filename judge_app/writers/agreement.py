@@ -63,7 +63,7 @@ def as_text(report: AgreementReport, output: str, digits: int | None = None) -> 
     """The report as ``agreement --format`` prints it: ``json`` and ``csv`` in full precision
     unless ``digits``; ``table`` for people, to 4 digits unless ``digits``."""
     if output not in OUTPUTS:
-        raise UsageError(f"--format must be one of {', '.join(OUTPUTS)}")
+        raise UsageError(f"must be one of {', '.join(OUTPUTS)}", "format")
     if output == "json":
         return json_text(report, digits)
     if output == "csv":

@@ -199,7 +199,7 @@ def as_text(calibration: Calibration, output: str) -> str:
     """The calibration as ``table`` (rounded, for people), ``json`` or ``csv`` (long form, in
     full precision)."""
     if output not in OUTPUTS:
-        raise UsageError(f"--format must be one of {', '.join(OUTPUTS)}")
+        raise UsageError(f"must be one of {', '.join(OUTPUTS)}", "format")
     if output == "json":
         return json_document(record(calibration), indent=2)
     if output == "csv":
