@@ -5,14 +5,30 @@ raters and a lead's adjudicated grades; a small one with planted disagreements f
 from __future__ import annotations
 
 from contextlib import redirect_stdout
+from datetime import datetime, timedelta
 from io import StringIO
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from sqlalchemy import insert
 
 from judge_app.cli import main as cli
+from judge_app.store import judgments as store
+from judge_app.store import open_database
+from judge_app.store.gold import set_gold
+from judge_app.store.models import Judgment
+from judge_app.store.people import named_rater
+from judge_app.store.rater_queue import (
+    PoolSettings,
+    pool_settings,
+    query_items,
+    rater_queue,
+    set_pool_settings,
+)
+from judge_app.store.repeats import schedule_repeats
+from judge_app.store.settings import QualitySettings, set_quality_settings
 
 
 @pytest.fixture(scope="module")
@@ -178,3 +194,106 @@ def judged_by_machine(path: Path, folder: Path, queries: int = 120, labelled: in
             ],
         )
     return path
+
+
+PLANTED_RATERS = ("ana", "ben", "chloe", "dan")
+
+
+PLANTED_START = datetime(2026, 11, 20, 9, 0)
+
+
+PLANTED_QUERIES, PLANTED_DOCS = 12, 20
+"""The planted campaign's size: queries, and documents each."""
+
+
+def plant_raters(folder: Path) -> tuple[Path, dict]:
+    """The campaign: one run of 20 documents for each of 12 queries, every pair graded by
+    the four raters from a hidden truth; ana grades it exactly, ben too but often in under
+    a second, chloe and dan near it (dan two grades up). 30 pairs are gold (the truth); a
+    tenth of each rater's grades come back as repeats, which chloe answers at random."""
+    rng = np.random.default_rng(18)
+    queries = [f"q{q:02d}" for q in range(PLANTED_QUERIES)]
+    run = pd.DataFrame(
+        [(q, f"{q}-d{d:02d}", d + 1) for q in queries for d in range(PLANTED_DOCS)],
+        columns=["query_id", "doc_id", "rank"],
+    )
+    path = folder / "planted.sqlite"
+    import_frames(
+        path,
+        folder,
+        queries=pd.DataFrame({"query_id": queries, "text": [f"query {q}" for q in queries]}),
+        run_main=run,
+    )
+    truth = rng.integers(0, 6, size=len(run))
+    planted: dict = {"judgments": [], "truth": truth}
+    with open_database(path) as database:
+        with database.transaction() as session:
+            set_quality_settings(session, QualitySettings(min_seconds=2, repeat_share=0.1))
+            set_pool_settings(session, PoolSettings(depth=PLANTED_DOCS))
+            ids = {name: named_rater(session, name).id for name in PLANTED_RATERS}
+        with database.reading() as session:
+            pool = pool_settings(session)
+            pairs = [
+                (query.id, item.document_id, query.external_id, item.external_id)
+                for query in rater_queue(session, ids["ana"])
+                for item in query_items(session, ids["ana"], query.id, pool)
+            ]
+        rows = []
+        for rater in PLANTED_RATERS:
+            noise = {
+                "ana": np.zeros(len(pairs), dtype=int),
+                "ben": np.zeros(len(pairs), dtype=int),
+                "chloe": rng.integers(-1, 2, size=len(pairs)),
+                "dan": np.full(len(pairs), 2),
+            }[rater]
+            grades = np.clip(truth + noise, 0, 5)
+            durations = rng.integers(4000, 30000, size=len(pairs))
+            if rater == "ben":
+                durations[rng.random(len(pairs)) < 0.4] = rng.integers(200, 1500)
+            for index, (query_id, doc_id, query, doc) in enumerate(pairs):
+                at = PLANTED_START + timedelta(days=index // 120, seconds=30 * index)
+                rows.append(
+                    {
+                        "rater_id": ids[rater],
+                        "query_id": query_id,
+                        "document_id": doc_id,
+                        "grade": int(grades[index]),
+                        "skipped": False,
+                        "judged_at": at,
+                        "duration_ms": int(durations[index]),
+                    }
+                )
+                planted["judgments"].append(
+                    (rater, query, doc, int(grades[index]), int(durations[index]), at)
+                )
+        gold = rng.choice(len(pairs), size=30, replace=False)
+        with database.transaction() as session:
+            session.execute(insert(Judgment), rows)
+            for index in gold:
+                set_gold(session, pairs[index][0], pairs[index][1], int(truth[index]))
+            for rater in PLANTED_RATERS:
+                schedule_repeats(session, ids[rater], 0.1, judged_before=datetime(2100, 1, 1))
+        planted["gold"] = {(pairs[i][2], pairs[i][3]): int(truth[i]) for i in gold}
+        # each rater judges their repeats as the judging screen would: through the store
+        repeats = {}
+        for rater in PLANTED_RATERS:
+            with database.reading() as session:
+                shown = [
+                    (query.id, item.document_id, query.external_id, item.external_id)
+                    for query in rater_queue(session, ids[rater])
+                    for item in query_items(session, ids[rater], query.id, pool)
+                    if not item.judged
+                ]
+            first = {(q, d): g for r, q, d, g, _, _ in planted["judgments"] if r == rater}
+            answers = []
+            for query_id, doc_id, query, doc in shown:
+                again = first[(query, doc)] if rater != "chloe" else int(rng.integers(0, 6))
+                answers.append((first[(query, doc)], again))
+                database.write(
+                    lambda s, q=query_id, d=doc_id, g=again: store.set_grade(
+                        s, ids[rater], q, d, g, duration_ms=6000
+                    )
+                )
+            repeats[rater] = answers
+        planted["repeats"] = repeats
+    return path, planted

@@ -52,7 +52,7 @@ def fresh_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def _no_packaged_embedding_model(request: pytest.FixtureRequest, monkeypatch) -> None:
     """The local judge learns without a model installed as a package, whatever this machine
     has (.ci/run installs one): encoding the pool with it takes minutes on the CPU, and the
-    figures tests expect would hang on what is installed. tests/test_embeddings.py runs it."""
+    figures tests expect would hang on what is installed. tests/automatic_judges/test_embeddings.py runs it."""
     if request.module.__name__ != "test_embeddings":
         from judge_app.automatic_judges import embeddings
 

@@ -3,6 +3,7 @@ fixtures are asked for by name: tests/conftest.py imports them)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from contextlib import redirect_stdout
 from io import StringIO
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from automatic_support import JUDGE
 from PySide6.QtCore import QEvent, Qt, QThreadPool
 from PySide6.QtWidgets import QApplication
 
@@ -19,7 +21,7 @@ from judge_app.gui.page_loading import STACKS, import_all, stack_of
 from judge_app.store import open_database, reads
 
 # What the lead pages stand on, imported before any test: each page is then built at once, as
-# in a session whose first page has loaded (that first load: tests/test_gui_lead_loading.py)
+# in a session whose first page has loaded (that first load: tests/gui/test_gui_lead_loading.py)
 import_all(stack_of([STACKS]))
 
 
@@ -106,3 +108,21 @@ def own_state(path, rater, query, document):
     row = rows.iloc[0]
     grade = None if pd.isna(row["grade"]) else int(row["grade"])
     return grade, bool(row["skipped"]), None if pd.isna(row["note"]) else row["note"]
+
+
+def calibrated_json(path: Path, judge: str = JUDGE) -> dict:
+    out = StringIO()
+    with redirect_stdout(out):
+        assert cli(["calibrate", str(path), "--judge", judge, "--format", "json"]) == 0
+    return json.loads(out.getvalue())
+
+
+def shown_calibration(qtbot, window):
+    """View ▸ Automatic judges, once it has shown_calibration what it computed."""
+    window.page_actions["calibration"].trigger()
+    view = window.analysis.calibration_view
+    qtbot.waitUntil(
+        lambda: window.task is None and (view.report is not None or bool(view.shown_message())),
+        timeout=60_000,
+    )
+    return view

@@ -1,5 +1,5 @@
 """A generated campaign whose relevance is a known function of what the local judge sees,
-plus noise (``tests/test_local_judge.py``, ``benchmarks/bench_local_judge.py``).
+plus noise (``tests/automatic_judges/test_local_judge.py``, ``benchmarks/bench_local_judge.py``).
 
 Each query asks three words of a 5,000-word vocabulary. Each of its documents has a true
 relevance r, uniform on [0, 5]; its body is 30 random words and holds each query word with

@@ -16,7 +16,7 @@ once on a large campaign. The estimates are the evaluation's own
 interval asked for whatever n (``minimum=0``), to choose the minimum the evaluation keeps.
 
 Run ``python tests/ppi_simulation.py [--repetitions 2000]`` for the figures of the closing
-note; ``tests/test_ppi_coverage.py`` runs fewer.
+note; ``tests/evaluation/test_ppi_coverage.py`` runs fewer.
 """
 
 from __future__ import annotations

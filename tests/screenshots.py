@@ -7,8 +7,8 @@ databases and with an error), the rater chooser, the judging screen after a few 
 the keyboard, the shortcut overlay, the import dialog listing a refused file's problems, the
 export dialog, the lead's dialogs (assign, rubric, pooling, quality checks), the evaluation
 page with a query's drill-down, the agreement page, the raters page on a campaign with
-planted raters (one too fast, one inconsistent, one biased: tests/test_rater_quality.py), and
-the automatic judges page on a campaign with a lenient judge (tests/test_calibrate.py). A
+planted raters (one too fast, one inconsistent, one biased: tests/agreement/test_rater_quality.py), and
+the automatic judges page on a campaign with a lenient judge (tests/commands/test_calibrate.py). A
 dialog is shown over its window, as a user sees it. The light drill-down is also saved in
 docs/ (the other pages: tests/screenshots_window.py, in a real window).
 """
@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+from paths import DOCS
 from PySide6.QtCore import QPoint, Qt, QThreadPool  # noqa: E402
 from PySide6.QtGui import QColor, QPainter, QPixmap  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
     from judge_app.gui.window import MainWindow
 
 SIZE = (1280, 800)
-DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
 def take(folder: Path) -> list[Path]:
@@ -148,11 +148,11 @@ def _analysis_pages(window: MainWindow, folder: Path, theme: str) -> list[Path]:
 def _raters_page(scratch: Path, folder: Path, theme: str) -> list[Path]:
     """The raters page on the planted campaign, with the rater who judges too fast chosen
     (docs/ shows it on the demo, in a real window: tests/screenshots_window.py)."""
-    from test_rater_quality import _plant
+    from campaign_support import plant_raters
 
     from judge_app.gui import create_main_window
 
-    path, _planted = _plant(scratch)
+    path, _planted = plant_raters(scratch)
     window = _shown(create_main_window(path), theme)
     window.analysis.show_raters()
     _finish(window)
@@ -165,7 +165,7 @@ def _raters_page(scratch: Path, folder: Path, theme: str) -> list[Path]:
 
 def _calibration_page(scratch: Path, folder: Path, theme: str) -> list[Path]:
     """The automatic judges page with a judge 0.6 grades more lenient than the humans."""
-    from test_calibrate import lenient_campaign
+    from automatic_support import lenient_campaign
 
     from judge_app.gui import create_main_window
 

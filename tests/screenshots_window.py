@@ -25,11 +25,12 @@ from contextlib import redirect_stdout
 from io import StringIO
 from pathlib import Path
 
+from paths import DOCS
+
 SCREENS = ((1024, 768), (1280, 800), (1920, 1080))
 SCALES = ("1", "1.5")
 THEMES = ("light", "dark")
 FIRST_DISPLAY = 90
-DOCS = Path(__file__).resolve().parent.parent / "docs"
 DOCS_SHOTS = {  # shot: its name in docs/ (the README shows them)
     "1280x800-100-light-judging.png": "judging.png",
     "1280x800-100-light-evaluation.png": "evaluation.png",

@@ -9,9 +9,9 @@ import pkgutil
 import subprocess
 import sys
 import tomllib
-from pathlib import Path
 
 import pytest
+from paths import ROOT
 
 import judge_app
 
@@ -25,7 +25,7 @@ sys.meta_path.insert(0, Block())
 for name in sys.argv[1:]:
     importlib.import_module(name)
 """
-PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
+PYPROJECT = ROOT / "pyproject.toml"
 CONTRACTS = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["tool"]["importlinter"][
     "contracts"
 ]

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from paths import ROOT
 
 
 def test_mypy_finds_no_error() -> None:

@@ -12,8 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
+from paths import ROOT
 
 
 @pytest.mark.slow
@@ -76,7 +75,7 @@ def test_every_package_of_the_source_is_listed_for_the_wheel():
     egg-info can hide that from the wheel test above)."""
     import tomllib
 
-    root = Path(__file__).resolve().parents[1]
+    root = ROOT
     listed = set(
         tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
     )

@@ -6,8 +6,8 @@ Hugging Face's ``tokenizers``, then BERT's encoder (Devlin et al. 2019) as the m
 the folder's ``modules.json`` lists it, the vector scaled to length 1.
 
 Only what sentence-transformers does at inference is done: absolute positions, token type 0,
-GELU with erf, no dropout. ``tests/test_embeddings.py`` checks the vectors against those of
-sentence-transformers itself.
+GELU with erf, no dropout. ``tests/automatic_judges/test_embeddings.py`` checks the vectors
+against those of sentence-transformers itself.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from ir_measures.measures.base import SumAgg
+from paths import TREC_EVAL
 
 from judge_app.cli import main
 from judge_app.metrics.aggregation import aggregate
@@ -208,7 +209,6 @@ def test_options_keep_the_names_as_ir_measures_writes_them():
 COUNTS = {"NumQ": "num_q", "NumRet": "num_ret", "NumRel": "num_rel", "NumRet(rel=1)": "num_rel_ret"}
 """The count measures as ir_measures writes them (``NumRelRet`` is ``NumRet(rel=1)``), and
 trec_eval's names of them."""
-REFERENCE = Path(__file__).resolve().parent / "reference" / "trec_eval"  # see its README
 
 
 def trec_files(folder: Path, qrels: pd.DataFrame, run: pd.DataFrame) -> tuple[Path, Path]:
@@ -265,11 +265,11 @@ def test_a_runs_count_is_the_sum_ir_measures_aggregates(capsys, tmp_path, seed):
 )
 def test_a_runs_counts_equal_trec_evals_all_line(capsys, qrels, run, output, options):
     summary = {}
-    for line in (REFERENCE / output).read_text().splitlines():
+    for line in (TREC_EVAL / output).read_text().splitlines():
         measure, query, value = line.split()
         if query == "all":
             summary[measure] = value
-    args = ["--qrels", REFERENCE / qrels, "--run-file", REFERENCE / run, *options]
+    args = ["--qrels", TREC_EVAL / qrels, "--run-file", TREC_EVAL / run, *options]
     [ours] = eval_json(capsys, *args, "--measure", ",".join(COUNTS))["runs"]
     checked = [name for name, trec in COUNTS.items() if trec in summary]
     assert checked and "NumQ" in checked

@@ -7,10 +7,10 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import pandas as pd
 import pytest
+from paths import DEMO
 from sqlalchemy import select, text
 from sqlalchemy.engine import make_url
 
@@ -29,7 +29,6 @@ from judge_app.store.judgments import JudgmentState, current_state, set_grade, u
 from judge_app.store.models import JudgmentEvent
 from judge_app.store.people import add_rater, rater
 
-DEMO = Path(__file__).resolve().parents[1] / "resources" / "demo"
 pytestmark = pytest.mark.postgres
 
 

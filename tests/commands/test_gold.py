@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from paths import DEMO
 
 from judge_app.cli import main
 from judge_app.commands import agree
@@ -29,7 +30,6 @@ from judge_app.store.rater_queue import PoolSettings, all_rater_names, set_pool_
 from judge_app.writers.agreement import as_text as agreement_text
 from judge_app.writers.evaluation import as_text
 
-DEMO = Path(__file__).resolve().parents[1] / "resources" / "demo"
 # run A ranks d1, d2, d3 for q1 and d4, d5 for q2; run B ranks d2 first and d6 fourth for q1.
 # With a pool depth of 3, (q1, d6) is retrieved but outside the pool; d7 is known, retrieved
 # for no query.

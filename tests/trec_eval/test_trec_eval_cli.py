@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from paths import TREC_EVAL
 
 from judge_app.cli import main
 from judge_app.trec_eval import catalog
 from judge_app.trec_eval.ranked import c_sorted
 from judge_app.trec_eval.reading import atof, atol
 
-REFERENCE = Path(__file__).resolve().parent / "reference" / "trec_eval"
 QRELS = "q1 0 a 1\nq1 0 b 0\nq1 0 c 2\nq2 0 a 1\nq2 0 d -1\n"
 RUN = "q1 Q0 a 1 3.0 r\nq1 Q0 b 2 2.0 r\nq1 Q0 c 3 1.0 r\nq2 Q0 d 1 2.0 r\nq2 Q0 a 2 1.0 r\n"
 
@@ -158,8 +158,8 @@ def test_the_command_starts_without_pandas_sqlalchemy_or_qt():
         "import contextlib, io, sys\n"
         "from judge_app.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
-        f"    status = main(['trec-eval', '-m', 'all_trec', '-q', {str(REFERENCE / 'qrels.test')!r},"
-        f" {str(REFERENCE / 'results.test')!r}])\n"
+        f"    status = main(['trec-eval', '-m', 'all_trec', '-q', {str(TREC_EVAL / 'qrels.test')!r},"
+        f" {str(TREC_EVAL / 'results.test')!r}])\n"
         "assert status == 0, status\n"
         "heavy = ('sqlalchemy', 'PySide6', 'pandas')\n"
         "loaded = sorted(m for m in sys.modules if m.split('.')[0] in heavy)\n"

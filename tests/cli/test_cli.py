@@ -10,13 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from paths import DEMO
 
 from judge_app.cli import _parser, main
 from judge_app.store import open_database
 from judge_app.store.assignments import current_assignments
 from judge_app.store.people import campaign_raters
-
-DEMO = Path(__file__).resolve().parents[1] / "resources" / "demo"
 
 
 def judge_app(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess:

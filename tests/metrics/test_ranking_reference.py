@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from paths import TREC_EVAL
 
 from judge_app.metrics.ranking import Settings, evaluate
 
-REFERENCE = Path(__file__).resolve().parent / "reference" / "trec_eval"  # see its README
 # trec_eval 10.0's outputs to 15 decimals: linear gain, -J (condensed), 2^rel-1 gain; named,
 # not globbed, so that a missing one fails instead of leaving nothing to test
 COLLECTIONS = [
@@ -20,7 +20,7 @@ COLLECTIONS = [
     "edge.run.edge",
 ]
 OUTPUTS = [
-    REFERENCE / "computed" / f"te_v10.0_15dp.{variant}qrels.{collection}.txt"
+    TREC_EVAL / "computed" / f"te_v10.0_15dp.{variant}qrels.{collection}.txt"
     for variant in ("", "J.", "expgain.")
     for collection in COLLECTIONS
 ]
@@ -44,7 +44,7 @@ def _qrels(path: Path) -> pd.DataFrame:
 
 def _find(kind: str, name: str) -> Path:
     prefix = "qrels" if kind == "qrels" else "results"
-    for candidate in (REFERENCE / f"{prefix}.{name}", REFERENCE / "edge" / f"{kind}.{name}"):
+    for candidate in (TREC_EVAL / f"{prefix}.{name}", TREC_EVAL / "edge" / f"{kind}.{name}"):
         if candidate.exists():
             return candidate
     raise FileNotFoundError(name)
@@ -87,10 +87,10 @@ def test_trec_eval_reference_outputs(output: Path):
 
 
 def test_complete_scores_judged_queries_missing_from_the_run_as_zero():
-    run = _run(REFERENCE / "edge" / "run.edge")
-    qrels = _qrels(REFERENCE / "edge" / "qrels.edge_missing")
+    run = _run(TREC_EVAL / "edge" / "run.edge")
+    qrels = _qrels(TREC_EVAL / "edge" / "qrels.edge_missing")
     expected = {}
-    for line in (REFERENCE / "edge" / "te_v10.0_15dp.missing_c.txt").read_text().splitlines():
+    for line in (TREC_EVAL / "edge" / "te_v10.0_15dp.missing_c.txt").read_text().splitlines():
         measure, query, value = line.split()
         expected[(measure, query)] = float(value)
     complete = evaluate(run, qrels, Settings(ks=(None,), complete=True))

@@ -1,21 +1,18 @@
 """The Automatic judges page (View ▸ Automatic judges) shows the figures of ``judge-app
-calibrate --format json``, rounded for people: on the lenient judge of tests/test_calibrate.py;
+calibrate --format json``, rounded for people: on the lenient judge of tests/commands/test_calibrate.py;
 a second judge appears when it grades and can be chosen; without a judge, the page says what
 to do and its "Grade with a judge…" opens Lead ▸ Automatic judge…."""
 
 from __future__ import annotations
 
-import json
 import shutil
-from contextlib import redirect_stdout
-from io import StringIO
 from pathlib import Path
 
 import pytest
+from automatic_support import JUDGE, add_automatic_grades, few_runs_campaign, lenient_campaign
+from gui_support import calibrated_json, shown_calibration
 from PySide6.QtCore import Qt
-from test_calibrate import JUDGE, add_automatic_grades, few_runs_campaign, lenient_campaign
 
-from judge_app.cli import main as cli
 from judge_app.gui.autojudge_dialog import AutojudgeDialog
 from judge_app.gui.calibration_view import EMPTY, GRADE_BUTTON, ConfusionModel
 from judge_app.numbers import grade_shift_text, grade_text, score_text, share_text, signed_text
@@ -34,28 +31,10 @@ def lenient(lenient_template, tmp_path) -> Path:
     return path
 
 
-def calibrated(path: Path, judge: str = JUDGE) -> dict:
-    out = StringIO()
-    with redirect_stdout(out):
-        assert cli(["calibrate", str(path), "--judge", judge, "--format", "json"]) == 0
-    return json.loads(out.getvalue())
-
-
-def shown(qtbot, window):
-    """View ▸ Automatic judges, once it has shown what it computed."""
-    window.page_actions["calibration"].trigger()
-    view = window.analysis.calibration_view
-    qtbot.waitUntil(
-        lambda: window.task is None and (view.report is not None or bool(view.shown_message())),
-        timeout=60_000,
-    )
-    return view
-
-
 def test_the_page_shows_the_command_figures(qtbot, open_window, lenient):
-    record = calibrated(lenient)
+    record = calibrated_json(lenient)
     window = open_window(lenient, rater=None)
-    view = shown(qtbot, window)
+    view = shown_calibration(qtbot, window)
     assert window.windowTitle().endswith("automatic judges")
     assert view.chosen_judge() == JUDGE
     cards = {key: (card.value.text(), card.note.text()) for key, card in view.cards.items()}
@@ -95,7 +74,7 @@ def test_the_page_shows_the_command_figures(qtbot, open_window, lenient):
 
 def test_a_new_judge_appears_and_can_be_chosen(qtbot, open_window, lenient, lenient_template):
     window = open_window(lenient, rater=None)
-    view = shown(qtbot, window)
+    view = shown_calibration(qtbot, window)
     grades = lenient_template[1]
     strict = grades.assign(grade=(grades["grade"] - 1.2).clip(lower=0))
     add_automatic_grades(lenient, "strict-model", strict)
@@ -108,7 +87,7 @@ def test_a_new_judge_appears_and_can_be_chosen(qtbot, open_window, lenient, leni
         lambda: view.report is not None and view.report.judge.name == "strict-model",
         timeout=60_000,
     )
-    record = calibrated(lenient, "strict-model")
+    record = calibrated_json(lenient, "strict-model")
     assert view.cards["kappa"].value.text() == score_text(record["cohen_kappa_quadratic"]["value"])
     assert "lower than humans on average — strict" in view.finding_texts()[1]
 
@@ -116,7 +95,7 @@ def test_a_new_judge_appears_and_can_be_chosen(qtbot, open_window, lenient, leni
 def test_with_two_runs_the_page_says_why_the_best_half_has_no_tau(qtbot, open_window, tmp_path):
     path = few_runs_campaign(tmp_path, 2)
     window = open_window(path, rater=None)
-    view = shown(qtbot, window)
+    view = shown_calibration(qtbot, window)
     assert view.chosen_judge() == "local"
     assert view.ranking.note.text().endswith(
         "; among the best half of the runs: – (needs three or more runs, two in the best half; "
@@ -128,7 +107,7 @@ def test_with_two_runs_the_page_says_why_the_best_half_has_no_tau(qtbot, open_wi
 
 def test_without_a_judge_the_page_says_what_to_do(qtbot, open_window, demo_db):
     window = open_window(demo_db, rater=None)
-    view = shown(qtbot, window)
+    view = shown_calibration(qtbot, window)
     assert view.shown_message() == EMPTY
     assert "Lead ▸ Automatic judge…" in EMPTY
     button = view.empty_button

@@ -132,7 +132,7 @@ def test_probes_and_an_ensemble_show_on_the_automatic_judges_page(
     """Issue 32: a judge that obeys instructions in documents is flagged on the page, first
     after what the calibration already said first, as ``calibrate`` says it; Lead ▸ Combine
     judges… makes an ensemble the page then lists."""
-    from test_judge_probes import gullible_grade
+    from automatic_support import gullible_grade
 
     chat_server.grade_of = gullible_grade
     window = open_window(demo_db)
@@ -167,14 +167,14 @@ def test_probes_and_an_ensemble_show_on_the_automatic_judges_page(
     )
     combine.close()
 
-    from test_gui_calibration import calibrated, shown
+    from gui_support import calibrated_json, shown_calibration
 
-    view = shown(qtbot, window)
+    view = shown_calibration(qtbot, window)
     listed = [view.chooser.itemData(i) for i in range(view.chooser.count())]
     assert listed == ["gullible", "majority of gullible, second", "second"]
     assert view.chosen_judge() == "gullible"
     said = view.finding_texts()
-    assert said == calibrated(demo_db, "gullible")["findings"]
+    assert said == calibrated_json(demo_db, "gullible")["findings"]
     assert said[1].startswith("Instructions injected into the document moved the judge")
 
 

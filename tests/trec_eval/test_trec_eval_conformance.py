@@ -11,11 +11,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from paths import TREC_EVAL
 
 from judge_app.cli import main
 from judge_app.trec_eval import Settings, compute, parse, rank, read_qrels, read_results, summary
 
-REFERENCE = Path(__file__).resolve().parent / "reference" / "trec_eval"  # see its README
 MEAS_PARAMS = [
     "-q", "-miprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3", "-m", "recall.20,2000",
     "-m", "Rprec_mult.5.0,0.2,0.35", "-mutility.2,-1,0,0", "-m", "11pt_avg..25,.5,.75",
@@ -61,9 +61,9 @@ def printed(text: str) -> dict[tuple[str, str], str]:
 
 @pytest.mark.parametrize(("options", "qrels", "results", "expected"), QUICKTEST)
 def test_quicktest_output_byte_for_byte(capsys, options, qrels, results, expected):
-    status, out, err = trec_eval(capsys, *options, REFERENCE / qrels, REFERENCE / results)
+    status, out, err = trec_eval(capsys, *options, TREC_EVAL / qrels, TREC_EVAL / results)
     assert (status, err) == (0, "")
-    assert out == (REFERENCE / expected).read_text(encoding="ascii")
+    assert out == (TREC_EVAL / expected).read_text(encoding="ascii")
 
 
 @pytest.mark.parametrize(("qrels", "results"), COLLECTIONS)
@@ -71,13 +71,13 @@ def test_quicktest_output_byte_for_byte(capsys, options, qrels, results, expecte
 def test_values_to_15_decimals(qrels, results, variant):
     """The values trec_eval 10.0 printed with 15 decimals, per query and in the summary."""
     reference_name = f"te_v10.0_15dp.{variant}{Path(qrels).name}.{Path(results).name}.txt"
-    expected = printed((REFERENCE / "computed" / reference_name).read_text())
-    qrels_path = REFERENCE / qrels
+    expected = printed((TREC_EVAL / "computed" / reference_name).read_text())
+    qrels_path = TREC_EVAL / qrels
     if variant == "expgain.":
-        qrels_path = REFERENCE / "computed" / "qrels_expgain" / f"{Path(qrels).name}.expgain"
+        qrels_path = TREC_EVAL / "computed" / "qrels_expgain" / f"{Path(qrels).name}.expgain"
     ranked = rank(
         read_qrels(qrels_path),
-        read_results(REFERENCE / results),
+        read_results(TREC_EVAL / results),
         Settings(judged_only=variant == "J."),
     )
     specs = [parse(measure) for measure in COMPUTED]
@@ -95,7 +95,7 @@ def test_values_to_15_decimals(qrels, results, variant):
 
 def test_a_judged_query_without_results_stops_as_trec_eval_does(capsys):
     """trec_eval 10.0 prints the queries before it, then stops with status 4."""
-    edge = REFERENCE / "edge"
+    edge = TREC_EVAL / "edge"
     status, out, err = trec_eval(capsys, "-q", "-m", "ndcg", edge / "qrels.edge_missing",
                                  edge / "run.edge")  # fmt: skip
     expected = printed((edge / "te_v10.0.missing.txt").read_text())
@@ -109,7 +109,7 @@ def test_a_judged_query_without_results_stops_as_trec_eval_does(capsys):
 
 
 def test_complete_ranks_a_judged_query_without_results(capsys):
-    edge = REFERENCE / "edge"
+    edge = TREC_EVAL / "edge"
     files = [edge / "qrels.edge_missing", edge / "run.edge"]
     status, out, _ = trec_eval(capsys, "-c", "-q", "-m", "ndcg", "-m", "num_q", *files)
     expected = printed((edge / "te_v10.0_15dp.missing_c.txt").read_text())
@@ -120,7 +120,7 @@ def test_complete_ranks_a_judged_query_without_results(capsys):
 
 
 def test_the_command_line_reads_attached_values_long_options_and_options_after_files(capsys):
-    files = [REFERENCE / "qrels.test", REFERENCE / "results.trunc"]
+    files = [TREC_EVAL / "qrels.test", TREC_EVAL / "results.trunc"]
     _, expected, _ = trec_eval(capsys, "-m", "all_trec", "-q", "-c", "-M100", *files)
     for options in (
         ["-mall_trec", "-qc", "-M", "100", *files],
@@ -136,19 +136,19 @@ def test_standard_input_as_results():
         "-m",
         "judge_app.cli",
         "trec-eval",
-        str(REFERENCE / "qrels.test"),
+        str(TREC_EVAL / "qrels.test"),
         "-",
     ]
-    with (REFERENCE / "results.test").open("rb") as results:
+    with (TREC_EVAL / "results.test").open("rb") as results:
         done = subprocess.run(command, stdin=results, capture_output=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert done.stdout == (REFERENCE / "out.test").read_bytes()
+    assert done.stdout == (TREC_EVAL / "out.test").read_bytes()
 
 
 def test_values_are_one_per_evaluated_query_in_trec_eval_order():
     ranked = rank(
-        read_qrels(REFERENCE / "qrels.comment.test"),
-        read_results(REFERENCE / "results.comment.test"),
+        read_qrels(TREC_EVAL / "qrels.comment.test"),
+        read_results(TREC_EVAL / "results.comment.test"),
     )
     values = compute(ranked, ["ndcg_cut.10", "P.5"])
     assert ranked.queries == sorted(ranked.queries, key=str.encode) and len(ranked.queries) == 31

@@ -20,13 +20,13 @@ import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
+from paths import DEMO
 from scipy.stats import kendalltau
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa
 
 from judge_app.cli import main
 
-DEMO = Path(__file__).resolve().parents[1] / "resources" / "demo"
 JUDGMENTS = DEMO / "judgments.csv"
 ISSUE_KEYS = {
     "n_units", "n_raters", "raters", "percent_agreement", "within_one_agreement",

@@ -4,7 +4,8 @@ differ, three runs) are compared with files kept in ``tests/reference/agreement`
 
 The campaign is generated here; the reference files were written by the command before its
 reads and sums were reworked for speed (issue 16), so any change to a printed digit shows.
-Rewrite them with ``python tests/test_agreement_golden.py`` only for an intended change.
+Rewrite them with ``PYTHONPATH=tests python tests/agreement/test_agreement_golden.py`` only
+for an intended change.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from paths import REFERENCE
 
 from judge_app.cli import main
 
-REFERENCE = Path(__file__).resolve().parent / "reference" / "agreement"
+GOLDEN = REFERENCE / "agreement"
 RATERS = ("ana", "Ben", "chloé", "dan")
 CASES = {  # name: agreement arguments after the source
     "all": ["--bootstrap", "200", "--seed", "5"],
@@ -100,20 +102,20 @@ def reference_name(source: str, case: str, output: str) -> str:
 @pytest.mark.parametrize("output", FORMATS)
 def test_output_is_byte_for_byte_the_reference(sources, source, case, output):
     text = printed("agreement", *sources[source], *CASES[case], "--format", output)
-    expected = (REFERENCE / reference_name(source, case, output)).read_text(encoding="utf-8")
+    expected = (GOLDEN / reference_name(source, case, output)).read_text(encoding="utf-8")
     assert text == expected
 
 
 if __name__ == "__main__":
     import tempfile
 
-    REFERENCE.mkdir(parents=True, exist_ok=True)
+    GOLDEN.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as temporary:
         found = campaign_sources(Path(temporary))
         for source, source_args in found.items():
             for case, case_args in CASES.items():
                 for output in FORMATS:
                     text = printed("agreement", *source_args, *case_args, "--format", output)
-                    path = REFERENCE / reference_name(source, case, output)
+                    path = GOLDEN / reference_name(source, case, output)
                     path.write_text(text, encoding="utf-8")
     sys.exit(0)

@@ -7,7 +7,6 @@ loves keywords, one reads only the document's title."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import shutil
@@ -17,6 +16,7 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
+from automatic_support import gullible_grade, title_grade
 
 from judge_app.automatic_judges.probes import (
     INJECTION,
@@ -42,22 +42,6 @@ def db(demo, tmp_path) -> Path:
     path = tmp_path / "campaign.sqlite"
     shutil.copy(demo, path)
     return path
-
-
-def title_grade(content: str) -> int:
-    """A judge that reads the document's title alone: the same grade however it is asked."""
-    title = re.search(r"Title: (.*)", content)
-    assert title is not None, content
-    return hashlib.sha256(title.group(1).encode()).digest()[0] % 6
-
-
-def gullible_grade(content: str) -> int:
-    """A judge that obeys a document's instructions and grades keyword-stuffed text higher."""
-    if "Final score: 5" in content:
-        return 5
-    if re.search(r"^(.+) \1 \1$", content, re.MULTILINE):  # the query's words, thrice
-        return min(5, title_grade(content) + 2)
-    return title_grade(content)
 
 
 def run(path: Path, server, **changes):

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from campaign_support import plant_raters
 from PySide6.QtCore import Qt
-from test_rater_quality import _plant
 
 from judge_app.cli import main as cli
 from judge_app.commands import rater_quality
@@ -25,7 +25,7 @@ from judge_app.numbers import score_text, share_text, signed_text
 from judge_app.store import open_database
 from judge_app.store.settings import QualitySettings, quality_settings
 
-WARNED = {  # the planted faults (tests/test_rater_quality.py): the columns that show them
+WARNED = {  # the planted faults (tests/agreement/test_rater_quality.py): the columns that show them
     "ana": set(),
     "ben": {"too_fast_share"},
     "chloe": {"self_agreement_kappa"},
@@ -35,7 +35,7 @@ WARNED = {  # the planted faults (tests/test_rater_quality.py): the columns that
 
 @pytest.fixture(scope="module")
 def planted_template(tmp_path_factory) -> Path:
-    path, _ = _plant(tmp_path_factory.mktemp("planted"))
+    path, _ = plant_raters(tmp_path_factory.mktemp("planted"))
     return path
 
 

@@ -8,13 +8,13 @@ import re
 from contextlib import redirect_stdout
 from html.parser import HTMLParser
 from io import StringIO
-from pathlib import Path
 
 import cmarkgfm
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from paths import DEMO
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
 from judge_app.cli import main as cli
@@ -33,7 +33,6 @@ from judge_app.writers.paper_tables import (
     markdown_text,
 )
 
-DEMO = Path(__file__).resolve().parents[1] / "resources" / "demo"
 BASE = np.array([0.5, 0.6, 0.4, 0.7, 0.3, 0.5, 0.4, 0.6])
 FIXED = {  # run: (NDCG@10 per query, P@10, RR, AP) on queries q1 … q8
     "base": (BASE, 0.3, 1.0, 0.25),

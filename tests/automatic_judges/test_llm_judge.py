@@ -70,7 +70,7 @@ def db(demo, tmp_path) -> Path:
 def run(path: Path, server, **changes) -> autojudge_module.AutojudgeSummary:
     """``autojudge`` on the database file with the test server and quick retries."""
     values = {"endpoint": server.url, "model": "judge-model", "backoff": 0.01, "timeout": 5.0}
-    values.update(probes=0)  # the probes are tests/test_judge_probes.py's
+    values.update(probes=0)  # the probes are tests/automatic_judges/test_judge_probes.py's
     values.update(changes)
     with open_database(path, create=False) as database:
         return autojudge(database, AutojudgeOptions(**values))

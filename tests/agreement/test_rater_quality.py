@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from contextlib import redirect_stdout
-from datetime import datetime, timedelta
+from datetime import datetime
 from io import StringIO
 from pathlib import Path
 
@@ -16,11 +16,16 @@ import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
-from campaign_support import import_frames
+from campaign_support import (
+    PLANTED_DOCS,
+    PLANTED_QUERIES,
+    PLANTED_RATERS,
+    import_frames,
+    plant_raters,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
-from sqlalchemy import insert
 
 from judge_app.agreement.raters import (
     alpha_with_others,
@@ -35,121 +40,18 @@ from judge_app.commands.evaluate import evaluate
 from judge_app.evaluation.options import EvaluationOptions, EvaluationRequest
 from judge_app.store import judgments as store
 from judge_app.store import open_database, reads
-from judge_app.store.gold import set_gold
-from judge_app.store.models import Judgment, RepeatJudgment, utcnow
+from judge_app.store.models import RepeatJudgment, utcnow
 from judge_app.store.people import named_rater
 from judge_app.store.rater_queue import (
-    PoolSettings,
-    pool_settings,
     query_items,
     queue_progress,
-    rater_queue,
-    set_pool_settings,
 )
 from judge_app.store.repeats import answered_repeats_frame, schedule_repeats
-from judge_app.store.settings import QualitySettings, set_quality_settings
-
-QUERIES, DOCS = 12, 20
-RATERS = ("ana", "ben", "chloe", "dan")
-START = datetime(2026, 11, 20, 9, 0)
-
-
-def _plant(folder: Path) -> tuple[Path, dict]:
-    """The campaign: one run of 20 documents for each of 12 queries, every pair graded by
-    the four raters from a hidden truth; ana grades it exactly, ben too but often in under
-    a second, chloe and dan near it (dan two grades up). 30 pairs are gold (the truth); a
-    tenth of each rater's grades come back as repeats, which chloe answers at random."""
-    rng = np.random.default_rng(18)
-    queries = [f"q{q:02d}" for q in range(QUERIES)]
-    run = pd.DataFrame(
-        [(q, f"{q}-d{d:02d}", d + 1) for q in queries for d in range(DOCS)],
-        columns=["query_id", "doc_id", "rank"],
-    )
-    path = folder / "planted.sqlite"
-    import_frames(
-        path,
-        folder,
-        queries=pd.DataFrame({"query_id": queries, "text": [f"query {q}" for q in queries]}),
-        run_main=run,
-    )
-    truth = rng.integers(0, 6, size=len(run))
-    planted: dict = {"judgments": [], "truth": truth}
-    with open_database(path) as database:
-        with database.transaction() as session:
-            set_quality_settings(session, QualitySettings(min_seconds=2, repeat_share=0.1))
-            set_pool_settings(session, PoolSettings(depth=DOCS))
-            ids = {name: named_rater(session, name).id for name in RATERS}
-        with database.reading() as session:
-            pool = pool_settings(session)
-            pairs = [
-                (query.id, item.document_id, query.external_id, item.external_id)
-                for query in rater_queue(session, ids["ana"])
-                for item in query_items(session, ids["ana"], query.id, pool)
-            ]
-        rows = []
-        for rater in RATERS:
-            noise = {
-                "ana": np.zeros(len(pairs), dtype=int),
-                "ben": np.zeros(len(pairs), dtype=int),
-                "chloe": rng.integers(-1, 2, size=len(pairs)),
-                "dan": np.full(len(pairs), 2),
-            }[rater]
-            grades = np.clip(truth + noise, 0, 5)
-            durations = rng.integers(4000, 30000, size=len(pairs))
-            if rater == "ben":
-                durations[rng.random(len(pairs)) < 0.4] = rng.integers(200, 1500)
-            for index, (query_id, doc_id, query, doc) in enumerate(pairs):
-                at = START + timedelta(days=index // 120, seconds=30 * index)
-                rows.append(
-                    {
-                        "rater_id": ids[rater],
-                        "query_id": query_id,
-                        "document_id": doc_id,
-                        "grade": int(grades[index]),
-                        "skipped": False,
-                        "judged_at": at,
-                        "duration_ms": int(durations[index]),
-                    }
-                )
-                planted["judgments"].append(
-                    (rater, query, doc, int(grades[index]), int(durations[index]), at)
-                )
-        gold = rng.choice(len(pairs), size=30, replace=False)
-        with database.transaction() as session:
-            session.execute(insert(Judgment), rows)
-            for index in gold:
-                set_gold(session, pairs[index][0], pairs[index][1], int(truth[index]))
-            for rater in RATERS:
-                schedule_repeats(session, ids[rater], 0.1, judged_before=datetime(2100, 1, 1))
-        planted["gold"] = {(pairs[i][2], pairs[i][3]): int(truth[i]) for i in gold}
-        # each rater judges their repeats as the judging screen would: through the store
-        repeats = {}
-        for rater in RATERS:
-            with database.reading() as session:
-                shown = [
-                    (query.id, item.document_id, query.external_id, item.external_id)
-                    for query in rater_queue(session, ids[rater])
-                    for item in query_items(session, ids[rater], query.id, pool)
-                    if not item.judged
-                ]
-            first = {(q, d): g for r, q, d, g, _, _ in planted["judgments"] if r == rater}
-            answers = []
-            for query_id, doc_id, query, doc in shown:
-                again = first[(query, doc)] if rater != "chloe" else int(rng.integers(0, 6))
-                answers.append((first[(query, doc)], again))
-                database.write(
-                    lambda s, q=query_id, d=doc_id, g=again: store.set_grade(
-                        s, ids[rater], q, d, g, duration_ms=6000
-                    )
-                )
-            repeats[rater] = answers
-        planted["repeats"] = repeats
-    return path, planted
 
 
 @pytest.fixture(scope="module")
 def planted(tmp_path_factory) -> tuple[Path, dict]:
-    return _plant(tmp_path_factory.mktemp("planted"))
+    return plant_raters(tmp_path_factory.mktemp("planted"))
 
 
 def _raters_json(path: Path) -> dict:
@@ -176,10 +78,10 @@ def test_the_json_figures_are_the_planted_numbers(planted):
     path, data = planted
     figures = _raters_json(path)
     judged = pd.DataFrame(data["judgments"], columns=["rater", "query", "doc", "grade", "ms", "at"])
-    for rater in RATERS:
+    for rater in PLANTED_RATERS:
         record, own = figures[rater], judged[judged["rater"] == rater]
         seconds = own["ms"].to_numpy() / 1000
-        assert record["done"] == len(own) == QUERIES * DOCS
+        assert record["done"] == len(own) == PLANTED_QUERIES * PLANTED_DOCS
         assert record["median_seconds"] == pytest.approx(np.median(seconds), abs=1e-12)
         assert record["too_fast_share"] == pytest.approx(np.mean(seconds < 2), abs=1e-12)
         assert record["per_active_hour"] == pytest.approx(len(own) * 3600 / seconds.sum())
@@ -246,13 +148,13 @@ def test_repeats_and_gold_count_in_no_evaluation_or_agreement(planted, tmp_path)
         evaluate(EvaluationRequest.shown(options), read_campaign(str(db))).table
         for db in (path, bare)
     )
-    assert planted_table is not None and len(planted_table) == QUERIES
+    assert planted_table is not None and len(planted_table) == PLANTED_QUERIES
     pd.testing.assert_frame_equal(planted_table, bare_table)
     planted_agreement = agreement_of(str(path), AgreementOptions(bootstrap=0))
     bare_agreement = agreement_of(str(bare), AgreementOptions(bootstrap=0))
     for name in ("krippendorff_alpha", "pairwise", "per_rater", "per_query", "raters"):
         assert getattr(planted_agreement, name) == getattr(bare_agreement, name), name
-    assert planted_agreement.raters == list(RATERS)
+    assert planted_agreement.raters == list(PLANTED_RATERS)
 
 
 def test_a_pending_repeat_looks_like_a_new_item_and_takes_the_raters_change(tmp_path):
@@ -333,9 +235,9 @@ def test_the_table_csv_and_too_fast_file_say_what_the_json_says(planted, tmp_pat
     flagged = tmp_path / "fast.csv"
     assert cli(["raters", str(path), "--format", "csv", "--too-fast", str(flagged)]) == 0
     table = pd.read_csv(StringIO(capsys.readouterr().out))
-    assert list(table["rater"]) == list(RATERS)
+    assert list(table["rater"]) == list(PLANTED_RATERS)
     for column in ("done", "median_seconds", "too_fast_share", "self_agreement_kappa"):
-        assert list(table[column]) == [figures[name][column] for name in RATERS]
+        assert list(table[column]) == [figures[name][column] for name in PLANTED_RATERS]
     fast = pd.read_csv(flagged)
     assert fast["seconds"].lt(2).all()
     assert fast.groupby("rater").size().to_dict() == {

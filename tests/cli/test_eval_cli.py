@@ -20,13 +20,11 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from paths import DEMO, TREC_EVAL
 from scipy import stats
 
 from judge_app.cli import main
 from judge_app.numbers import bound_text
-
-REFERENCE = Path(__file__).resolve().parent / "reference" / "trec_eval"  # see its README
-DEMO = Path(__file__).resolve().parents[1] / "resources" / "demo"
 
 COLLECTIONS = [
     ("qrels.test", "results.test"),
@@ -43,7 +41,7 @@ COLLECTION_IDS = ["test", "rel_level", "comment"]
 @pytest.fixture(scope="module")
 def reference() -> Path:
     """trec_eval's collections and outputs, kept in the repository: a missing one fails."""
-    return REFERENCE
+    return TREC_EVAL
 
 
 def run_eval(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
