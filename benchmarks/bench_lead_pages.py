@@ -85,7 +85,7 @@ CHILD = textwrap.dedent(
             app.quit()
             return
         state["page"], state["start"], state["settled"] = pages.pop(0), len(beats), 0
-        window.page_actions[state["page"]].trigger()
+        window.menus.page_actions[state["page"]].trigger()
 
     poll = QTimer()
     poll.setInterval(5)

@@ -119,7 +119,7 @@ def calibrated_json(path: Path, judge: str = JUDGE) -> dict:
 
 def shown_calibration(qtbot, window):
     """View ▸ Automatic judges, once it has shown_calibration what it computed."""
-    window.page_actions["calibration"].trigger()
+    window.menus.page_actions["calibration"].trigger()
     view = window.analysis.calibration_view
     qtbot.waitUntil(
         lambda: window.task is None and (view.report is not None or bool(view.shown_message())),

@@ -71,13 +71,8 @@ def take(folder: Path) -> list[Path]:
 
             chooser = _shown(create_main_window(database), theme)
             saved.append(_save(chooser, folder / f"rater-chooser-{theme}.png"))
-            for name, show in (
-                ("assign", chooser.show_assign_dialog),
-                ("rubric", chooser.show_rubric_dialog),
-                ("pool", chooser.show_pool_dialog),
-                ("quality", chooser.show_quality_dialog),
-            ):
-                dialog = show()
+            for name in ("assign", "rubric", "pool", "quality"):
+                dialog = chooser.show_dialog(name)
                 saved.append(_save_dialog(chooser, dialog, folder / f"lead-{name}-{theme}.png"))
                 dialog.reject()
             chooser.close()
@@ -100,7 +95,7 @@ def take(folder: Path) -> list[Path]:
             saved.append(_save(window, folder / f"shortcuts-{theme}.png"))
             QTest.keyClick(window.overlay, Qt.Key.Key_Escape)
 
-            dialog = window.show_import_dialog()
+            dialog = window.show_dialog("import")
             dialog.queries.edit.setText(str(queries))
             dialog.run.edit.setText(str(run))
             dialog.import_button.click()
@@ -109,7 +104,7 @@ def take(folder: Path) -> list[Path]:
                 app.processEvents()
             saved.append(_save_dialog(window, dialog, folder / f"import-problems-{theme}.png"))
             dialog.reject()
-            dialog = window.show_export_dialog()
+            dialog = window.show_dialog("export")
             dialog.as_qrels.setChecked(True)
             dialog.path.setText(str(Path.home() / "judgments.qrels"))
             saved.append(_save_dialog(window, dialog, folder / f"export-{theme}.png"))

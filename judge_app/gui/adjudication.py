@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
     QSplitter,
     QStackedWidget,
     QTableView,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -43,12 +42,12 @@ from judge_app.commands.adjudicate import (
     read_disputes,
 )
 from judge_app.commands.gold import GoldOptions, GoldOutcome, gold
-from judge_app.errors import in_words
 from judge_app.gui.delegates import GradeBadgeDelegate, TwoLineDelegate
 from judge_app.gui.dispute_view import AdjudicationHeader, DisputeDetail, DoneCard
+from judge_app.gui.error_words import error_text
 from judge_app.gui.key_events import key_names
 from judge_app.gui.models import Role
-from judge_app.gui.panes import as_list, banner, captioned
+from judge_app.gui.panes import as_list, banner, captioned, screen_column
 from judge_app.gui.plain import plain_tip
 from judge_app.gui.screen_writes import ScreenWrites
 from judge_app.gui.workers import Task, Worker
@@ -243,20 +242,11 @@ class AdjudicationScreen(QWidget):
         self.splitter.setStretchFactor(0, 0)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([310, 900])
-        body = QWidget()
-        body_layout = QVBoxLayout(body)
-        body_layout.setContentsMargins(16, 12, 16, 8)
-        body_layout.addWidget(self.splitter)
         self.hint = QLabel()
         self.hint.setObjectName("adjudicationHint")
         self.hint.setWordWrap(True)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-        for part in (self.header, self.error_banner, self.writes.banner):
-            layout.addWidget(part)
-        layout.addWidget(body, 1)
-        layout.addWidget(self.hint)
+        top = (self.header, self.error_banner, self.writes.banner)
+        screen_column(self, top, self.splitter, (16, 12, 16, 8), self.hint)
 
     @property
     def in_flight(self) -> int:
@@ -601,7 +591,8 @@ class AdjudicationScreen(QWidget):
         task.returned.connect(lambda outcome: self._marked_gold(where, grade, outcome))
         task.errored.connect(
             lambda error: self.message.emit(
-                f"{where} was not marked gold: {' '.join(in_words(error).splitlines())}", True
+                f"{where} was not marked gold: {' '.join(error_text(error).splitlines())}",
+                True,
             )
         )
         return task

@@ -17,12 +17,11 @@ from typing import TYPE_CHECKING, TypeVar
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QStackedWidget, QWidget
 
-from judge_app.errors import in_words
 from judge_app.gui import preferences
+from judge_app.gui.error_words import error_text
 from judge_app.gui.page_loading import PageLoader
 from judge_app.gui.workers import Task, Worker
 from judge_app.gui.workspace import Workspace
-from judge_app.option_declarations import label_of
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -412,7 +411,7 @@ class Analysis(QObject):
             self.stamps[name] = stamp
             if name == "agreement":
                 self.report = None
-            view.show_error(in_words(error, label_of))
+            view.show_error(error_text(error))
 
         task.returned.connect(computed)
         task.errored.connect(failed)
@@ -462,8 +461,6 @@ class Analysis(QObject):
         )
         task.returned.connect(lambda out: self.workspace.show_message(f"Report written to {out}"))
         task.errored.connect(
-            lambda error: self.workspace.show_message(
-                f"No report: {in_words(error, label_of)}", error=True
-            )
+            lambda error: self.workspace.show_message(f"No report: {error_text(error)}", error=True)
         )
         return task

@@ -39,6 +39,7 @@ from judge_app.commands.assign import (
     read_survey,
 )
 from judge_app.errors import JudgeAppError
+from judge_app.gui.error_words import error_text
 from judge_app.gui.lead_dialog import (
     LeadDialog,
     caption,
@@ -240,7 +241,7 @@ class AssignDialog(LeadDialog):
         try:
             rater_id, shown = self._rater_named(self.new_rater.text())
         except JudgeAppError as error:
-            self.show_error(str(error))
+            self.show_error(error_text(error))
             return
         if rater_id not in self._names:
             self._names[rater_id] = shown
@@ -303,7 +304,7 @@ class AssignDialog(LeadDialog):
             else:
                 self.plan = options.plan(self._query_ids, chosen)
         except JudgeAppError as error:
-            self.summary.setText(str(error))
+            self.summary.setText(error_text(error))
             self.accept_button.setEnabled(False)
             return
         self.accept_button.setEnabled(disputes is None or any(self.plan.queues.values()))

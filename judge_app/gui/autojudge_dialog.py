@@ -33,12 +33,12 @@ from judge_app.commands.autojudge import (
     retry_words,
 )
 from judge_app.commands.autojudge_local import LocalJudgeOptions, LocalReport, autojudge_local
-from judge_app.errors import UsageError, in_words
+from judge_app.errors import UsageError
 from judge_app.gui import preferences
+from judge_app.gui.error_words import error_text
 from judge_app.gui.lead_dialog import LeadDialog
 from judge_app.gui.workers import Worker
 from judge_app.gui.workspace import Workspace
-from judge_app.option_declarations import label_of
 
 DEFAULT_ENDPOINT = "http://localhost:11434/v1"
 """Ollama's, the usual first local server."""
@@ -236,7 +236,7 @@ class AutojudgeDialog(LeadDialog):
         try:
             options = self.options()
         except UsageError as error:
-            self.show_error(in_words(error, label_of))
+            self.show_error(error_text(error))
             return
         database = self.workspace.database
         if database is None or self.workspace.busy():
@@ -289,4 +289,4 @@ class AutojudgeDialog(LeadDialog):
         self.judged.emit(result)
 
     def _failed(self, error: BaseException) -> None:
-        self.show_error(f"Stopped (the answers received are kept): {in_words(error)}")
+        self.show_error(f"Stopped (the answers received are kept): {error_text(error)}")

@@ -39,30 +39,15 @@ class DocumentPane(QFrame):
         self.view = DocumentView()
         layout.addWidget(self.view, 1)
 
-        self.note_box = QFrame()
-        self.note_box.setObjectName("noteBox")
-        note_layout = QVBoxLayout(self.note_box)
-        note_layout.setContentsMargins(10, 8, 10, 8)
-        note_layout.setSpacing(4)
-        self.note_prompt = QLabel()
-        self.note_prompt.setObjectName("notePrompt")
+        self.note_box, self.note_prompt, note_layout = _strip("noteBox")
         self.note_edit = QLineEdit()
         self.note_edit.setObjectName("noteEdit")
         self.note_edit.installEventFilter(self)
-        note_layout.addWidget(self.note_prompt)
         note_layout.addWidget(self.note_edit)
-        self.note_box.hide()
         layout.addWidget(self.note_box)
 
-        self.skip_strip = QFrame()
-        self.skip_strip.setObjectName("skipStrip")
-        skip_layout = QVBoxLayout(self.skip_strip)
-        skip_layout.setContentsMargins(10, 8, 10, 8)
-        skip_layout.setSpacing(4)
-        self.skip_prompt = QLabel()
-        self.skip_prompt.setObjectName("notePrompt")
+        self.skip_strip, self.skip_prompt, skip_layout = _strip("skipStrip")
         self.skip_prompt.setWordWrap(True)
-        skip_layout.addWidget(self.skip_prompt)
         self.skip_buttons: list[QPushButton] = []
         buttons = QWidget()
         flow = FlowLayout(buttons, spacing=4)  # two a row, or one where the pane is narrow
@@ -76,7 +61,6 @@ class DocumentPane(QFrame):
             flow.addWidget(button)
             self.skip_buttons.append(button)
         skip_layout.addWidget(buttons)
-        self.skip_strip.hide()
         layout.addWidget(self.skip_strip)
 
     def show_item(self, item: Item, terms: list[str]) -> None:
@@ -137,3 +121,17 @@ class DocumentPane(QFrame):
                 if not self.note_box.isAncestorOf(self.window().focusWidget() or self):
                     self.noteFinished.emit(True)
         return super().eventFilter(watched, event)
+
+
+def _strip(name: str) -> tuple[QFrame, QLabel, QVBoxLayout]:
+    """A hidden strip under the document (styled by its object ``name``), its prompt first."""
+    strip = QFrame()
+    strip.setObjectName(name)
+    layout = QVBoxLayout(strip)
+    layout.setContentsMargins(10, 8, 10, 8)
+    layout.setSpacing(4)
+    prompt = QLabel()
+    prompt.setObjectName("notePrompt")
+    layout.addWidget(prompt)
+    strip.hide()
+    return strip, prompt, layout

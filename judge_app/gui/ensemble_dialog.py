@@ -8,10 +8,10 @@ from PySide6.QtWidgets import QComboBox, QGridLayout, QLabel, QLineEdit
 
 from judge_app.automatic_judges.combine import COMBINE
 from judge_app.commands.ensemble import EnsembleOptions, EnsembleSummary, ensemble
-from judge_app.errors import UsageError, in_words
+from judge_app.errors import UsageError
+from judge_app.gui.error_words import error_text
 from judge_app.gui.lead_dialog import LeadDialog, checkable_list, checked_items
 from judge_app.gui.workspace import Workspace
-from judge_app.option_declarations import label_of
 from judge_app.store.automatic import judge_methods
 
 
@@ -83,13 +83,13 @@ class EnsembleDialog(LeadDialog):
         try:
             options = self.options()
         except UsageError as error:
-            self.show_error(in_words(error, label_of))
+            self.show_error(error_text(error))
             return
         self.show_error("")
         self.run("Combining judges", lambda database: ensemble(database, options))
 
     def _failed(self, error: BaseException) -> None:
-        self.show_error(in_words(error, label_of))
+        self.show_error(error_text(error))
 
     def _succeeded(self, result: object) -> None:
         assert isinstance(result, EnsembleSummary)

@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
 )
 
 from judge_app.commands.explain import QueryExplanation, explain_query
-from judge_app.errors import in_words
 from judge_app.evaluation.campaign import Campaign
 from judge_app.evaluation.corrected import PredictionPowered
 from judge_app.evaluation.options import EvaluationOptions, measure_names
@@ -36,6 +35,7 @@ from judge_app.gui.busy_bar import BusyBar
 from judge_app.gui.charts_canvas import ChartCanvas
 from judge_app.gui.comparison_matrix import ComparisonMatrix
 from judge_app.gui.drill_down import DrillDownDialog
+from judge_app.gui.error_words import error_text
 from judge_app.gui.flow import FlowLayout
 from judge_app.gui.option_controls import (
     ChoiceBox,
@@ -62,7 +62,6 @@ from judge_app.option_declarations import (
     RATERS,
     RUNS,
     UNJUDGED,
-    label_of,
 )
 from judge_app.reports.figures import evaluation_figures
 from judge_app.writers.corrected import assumption, caveat, quality_text, saved_text
@@ -329,7 +328,7 @@ class EvaluationView(QWidget):
 
     def failed(self, error: BaseException) -> None:
         """Say why the evaluation failed: an option it names by the label of its control."""
-        self.show_error(in_words(error, label_of))
+        self.show_error(error_text(error))
 
     def show_error(self, text: str) -> None:
         self.show_busy("")

@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QMessageBox
 
-from judge_app.errors import JudgeAppError, in_words
+from judge_app.errors import JudgeAppError
 from judge_app.gui import preferences
-from judge_app.option_declarations import label_of
+from judge_app.gui.error_words import error_text
 
 if TYPE_CHECKING:
     from judge_app.gui.window import MainWindow
@@ -58,7 +58,7 @@ def log_failure(error: BaseException, trace: TracebackType | None) -> Path | Non
 def report(window: MainWindow, error: BaseException, trace: TracebackType | None) -> None:
     """Say in ``window`` that ``error`` happened (and log it, if it is a defect)."""
     if isinstance(error, JudgeAppError):
-        text = _OVERRIDE_PREFIX.sub("", in_words(error, label_of))
+        text = _OVERRIDE_PREFIX.sub("", error_text(error))
         window.show_message(text, error=True)
         if window.pages.currentWidget() is window.judging:
             window.judging.error_banner.setText(f"<b>{html.escape(text)}</b>")

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from judge_app.commands.gold import GoldOptions, GoldOutcome, Pair, gold
-from judge_app.errors import in_words
+from judge_app.gui.error_words import error_text
 from judge_app.gui.lead_dialog import LeadDialog
 from judge_app.gui.plain import plain_tip
 from judge_app.gui.workspace import Workspace
@@ -201,7 +201,7 @@ class GoldDialog(LeadDialog):
 
     def _failed(self, error: BaseException) -> None:
         self.report.clear()
-        text = in_words(error)
+        text = error_text(error)
         separator = "\n" if "\n" in text else " "  # a list of problems starts a line of its own
         self.show_error(f"{REFUSED[self.action]}:{separator}{text}")
 

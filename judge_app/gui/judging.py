@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent, QResizeEvent
-from PySide6.QtWidgets import QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSplitter, QWidget
 
 from judge_app.gui.browser import open_in_browser
 from judge_app.gui.document_pane import DocumentPane
 from judge_app.gui.judgment_edits import JudgmentEdits
 from judge_app.gui.key_events import key_id, key_names
-from judge_app.gui.panes import as_list, banner
+from judge_app.gui.panes import as_list, banner, screen_column
 from judge_app.gui.query_header import QueryHeader
 from judge_app.gui.query_queue import QueuePane
 from judge_app.gui.result_list import ResultsPane, done_cue, keys_cue, leave_cue
@@ -110,17 +110,8 @@ class JudgingScreen(QWidget):
         for index, stretch in enumerate((0, 5, 4)):
             self.splitter.setStretchFactor(index, stretch)
         self.splitter.setSizes(SPLIT)
-        body = QWidget()
-        body_layout = QVBoxLayout(body)
-        body_layout.setContentsMargins(12, 10, 12, 6)
-        body_layout.addWidget(self.splitter)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(0)
-        for part in (self.header, self.error_banner, self.writes.banner):
-            layout.addWidget(part)
-        layout.addWidget(body, 1)
-        layout.addWidget(self.rubric)
+        top = (self.header, self.error_banner, self.writes.banner)
+        screen_column(self, top, self.splitter, (12, 10, 12, 6), self.rubric)
 
     @property
     def in_flight(self) -> int:

@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable
 from PySide6.QtCore import QObject, Qt, QThreadPool, QTimer
 from PySide6.QtWidgets import QLabel, QStackedWidget, QVBoxLayout, QWidget
 
-from judge_app.errors import in_words
 from judge_app.gui.busy_bar import BusyBar
+from judge_app.gui.error_words import error_text
 from judge_app.gui.workers import Worker
 
 GUI = "judge_app.gui"
@@ -127,7 +127,7 @@ class PageLoader(QObject):
         self._loading[module] = worker
         worker.signals.returned.connect(lambda _none: self._loaded(title, build, show))
         worker.signals.errored.connect(
-            lambda error: self.page.failed(f"{title} could not be loaded: {in_words(error)}")
+            lambda error: self.page.failed(f"{title} could not be loaded: {error_text(error)}")
         )
         worker.signals.finished.connect(lambda: self._loading.pop(module, None))
         QThreadPool.globalInstance().start(worker)

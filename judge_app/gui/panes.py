@@ -3,6 +3,8 @@ the banners that say what went wrong or what is waiting."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -26,6 +28,29 @@ def captioned(title: str, *widgets: QWidget) -> QWidget:
         layout.addWidget(widget)
     layout.addWidget(widgets[-1], 1)
     return pane
+
+
+def screen_column(
+    screen: QWidget,
+    top: Sequence[QWidget],
+    body: QWidget,
+    margins: tuple[int, int, int, int],
+    bottom: QWidget,
+) -> None:
+    """Lay ``screen`` out as the judging and adjudication screens are: ``top`` (a header and
+    its banners) each at its height, ``body`` within ``margins`` taking the room left, and
+    ``bottom`` (a rubric, a line of keys) under it."""
+    layout = QVBoxLayout(screen)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(0)
+    for part in top:
+        layout.addWidget(part)
+    framed = QWidget()
+    inside = QVBoxLayout(framed)
+    inside.setContentsMargins(*margins)
+    inside.addWidget(body)
+    layout.addWidget(framed, 1)
+    layout.addWidget(bottom)
 
 
 def banner(name: str) -> QLabel:

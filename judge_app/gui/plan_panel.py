@@ -18,12 +18,11 @@ from PySide6.QtWidgets import (
 )
 
 from judge_app.commands.plan import Plan, PlanOptions, plan, read_judging_cost
-from judge_app.errors import in_words
 from judge_app.evaluation.result import EvaluationResult
+from judge_app.gui.error_words import error_text
 from judge_app.gui.flow import FlowLayout
 from judge_app.gui.plain import PLAIN, plain_tip
 from judge_app.gui.workers import Task, Worker
-from judge_app.option_declarations import label_of
 from judge_app.store.judging_cost import JudgingCost
 
 SOURCE = "This campaign"
@@ -168,7 +167,7 @@ class PlanPanel(QFrame):
         if self._again:
             return
         self.plan = None
-        self.words.setText(in_words(error, label_of))
+        self.words.setText(error_text(error))
         self.words.setToolTip("")
         self.planned.emit(error)
 

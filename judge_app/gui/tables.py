@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
 )
 
 from judge_app.errors import JudgeAppError
+from judge_app.gui.error_words import error_text
 from judge_app.gui.plain import PLAIN, plain_tip
 from judge_app.gui.theme import is_dark
 from judge_app.io.exports import write_csv
@@ -414,7 +415,8 @@ class CsvButton(QPushButton):
         try:
             write_csv(self.model.frame, path)
         except JudgeAppError as error:
-            message = str(error)[:1].upper() + str(error)[1:]
+            said = error_text(error)
+            message = said[:1].upper() + said[1:]
             if self.on_error is not None:
                 self.on_error(message)
             else:

@@ -36,7 +36,8 @@ from PySide6.QtWidgets import (
 
 from judge_app.commands.export import ExportOptions, export
 from judge_app.commands.importing import ImportOptions, import_files
-from judge_app.errors import JudgeAppError, in_words
+from judge_app.errors import JudgeAppError
+from judge_app.gui.error_words import error_text
 from judge_app.gui.workers import Task, TaskDialog, Worker
 from judge_app.gui.workspace import Workspace
 from judge_app.io.errors import ImportFileError, Problem
@@ -104,7 +105,7 @@ def start_export(workspace: Workspace, options: ExportOptions) -> Task | None:
     task.returned.connect(lambda text: workspace.show_message(text))
     task.errored.connect(
         lambda error: workspace.show_message(
-            f"Nothing was exported: {in_words(error).splitlines()[0]}", True
+            f"Nothing was exported: {error_text(error).splitlines()[0]}", True
         )
     )
     task.cancelled.connect(lambda: workspace.show_message("Export cancelled", error=True))
@@ -115,7 +116,7 @@ def problems_of(error: BaseException) -> tuple[list[Problem], int]:
     """The problems to list for a failed import (and how many there are in all)."""
     if isinstance(error, ImportFileError):
         return list(error.problems), error.total
-    return [Problem("", None, None, in_words(error))], 1
+    return [Problem("", None, None, error_text(error))], 1
 
 
 def problems_summary(error: BaseException) -> str:
@@ -483,7 +484,7 @@ class ExportDialog(TaskDialog):
         try:
             options.checked()  # at once, before the database is read
         except JudgeAppError as error:
-            self._show_error(str(error))
+            self._show_error(error_text(error))
             return
         task = start_export(self.workspace, options)
         if task is not None:
@@ -491,7 +492,7 @@ class ExportDialog(TaskDialog):
             self.wait_for(task)
 
     def _failed(self, error: BaseException) -> None:
-        self._show_error(in_words(error))
+        self._show_error(error_text(error))
 
     def _show_error(self, text: str) -> None:
         self.error.setText(f"Nothing was exported: {text}")

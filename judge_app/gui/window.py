@@ -12,11 +12,8 @@ from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtCore import QEvent, QObject, Qt, QThreadPool, QTimer
 from PySide6.QtGui import (
-    QAction,
-    QActionGroup,
     QCloseEvent,
     QKeyEvent,
-    QKeySequence,
     QPaintEvent,
 )
 from PySide6.QtWidgets import (
@@ -24,21 +21,22 @@ from PySide6.QtWidgets import (
     QDialog,
     QLabel,
     QMainWindow,
-    QMenu,
     QSplitter,
     QStackedWidget,
 )
 
-from judge_app.errors import JudgeAppError, in_words
+from judge_app.errors import JudgeAppError
 from judge_app.gui import geometry, preferences
 from judge_app.gui.analysis import Analysis
+from judge_app.gui.error_words import error_text
 from judge_app.gui.judging import JudgingScreen
 from judge_app.gui.overlay import ShortcutOverlay
 from judge_app.gui.rater_chooser import RaterChooser
-from judge_app.gui.theme import THEMES, apply_theme, stylesheet
+from judge_app.gui.theme import apply_theme, stylesheet
+from judge_app.gui.window_menus import WindowMenus
 from judge_app.gui.workers import Task, Worker
 from judge_app.gui.workspace import Workspace
-from judge_app.judging.keys import KEYMAP_TITLES, KEYMAPS, key_label, keys_of
+from judge_app.judging.keys import KEYMAP_TITLES, KEYMAPS
 from judge_app.store.errors import SimilarRaterError
 
 if TYPE_CHECKING:
@@ -56,14 +54,25 @@ if TYPE_CHECKING:
 DATABASE_FILTER = "judge_app databases (*.sqlite *.db *.judge);;All files (*)"
 # builds the demo database where the user keeps judge_app's files; returns its path
 DemoBuilder = Callable[[], Path]
-LEAD_DIALOGS = {
-    "assign": ("assign_dialog", "AssignDialog", "assign queries"),
-    "rubric": ("rubric_dialog", "RubricDialog", "change the rubric"),
-    "pool": ("pool_dialog", "PoolDialog", "change the pooling"),
-    "quality": ("quality_dialog", "QualityDialog", "change the quality checks"),
+DIALOGS = {
+    "import": ("transfer", "ImportDialog", "import files", "import_dialog"),
+    "export": ("transfer", "ExportDialog", "export the judgments", "export_dialog"),
+    "assign": ("assign_dialog", "AssignDialog", "assign queries", "lead_dialog"),
+    "rubric": ("rubric_dialog", "RubricDialog", "change the rubric", "lead_dialog"),
+    "pool": ("pool_dialog", "PoolDialog", "change the pooling", "lead_dialog"),
+    "gold": ("gold", "GoldDialog", "open the gold items", "lead_dialog"),
+    "quality": ("quality_dialog", "QualityDialog", "change the quality checks", "lead_dialog"),
+    "autojudge": (
+        "autojudge_dialog",
+        "AutojudgeDialog",
+        "grade with an automatic judge",
+        "lead_dialog",
+    ),
+    "ensemble": ("ensemble_dialog", "EnsembleDialog", "combine automatic judges", "lead_dialog"),
 }
-"""A lead's tools, by name: their dialogs' modules in ``judge_app.gui`` (imported when first
-opened: a rater's start never needs them), classes, and what they do, in words."""
+"""The window's dialogs, by name: their modules in ``judge_app.gui`` (imported when first
+opened: a rater's start never needs them), their classes, what they do (in words, for a rater's
+login that may not), and the attribute that keeps the one open."""
 AnyDialog = TypeVar("AnyDialog", bound=QDialog)
 UNPAINTED_START_MS = 1000
 """A start's work waits for the window's first paint, or this long for a window not painted."""
@@ -93,7 +102,7 @@ class MainWindow(QMainWindow):
         self._build_status_bar()
         self.keymap_name = preferences.keymap_name()
         self.judging.set_keymap(KEYMAPS[self.keymap_name])
-        self._build_menus()
+        self.menus = WindowMenus(self, self.menuBar(), self)
         self.set_theme(preferences.theme_name())
         self._connect_parts()
         geometry.restore(self, self.splitters())
@@ -128,14 +137,14 @@ class MainWindow(QMainWindow):
         workspace.taskFinished.connect(lambda _task: self._task_finished())
         self.pages.currentChanged.connect(self._page_changed)
         self.chooser.raterChosen.connect(self._rater_chosen)
-        self.chooser.leadToolRequested.connect(self.show_lead_dialog)
+        self.chooser.leadToolRequested.connect(self.show_dialog)
         self.judging.message.connect(self.show_message)
         self.judging.helpRequested.connect(self.toggle_shortcuts)
         self.judging.placeChanged.connect(self._remember_place)
         self.judging.outOfStep.connect(self._caught_up)
         self.analysis.adjudicate.connect(self.adjudicate)
-        self.analysis.qualitySettingsRequested.connect(self.show_quality_dialog)
-        self.analysis.gradeWithJudgeRequested.connect(self.show_autojudge_dialog)
+        self.analysis.qualitySettingsRequested.connect(lambda: self.show_dialog("quality"))
+        self.analysis.gradeWithJudgeRequested.connect(lambda: self.show_dialog("autojudge"))
 
     def splitters(self) -> dict[str, QSplitter]:
         """The splitters whose sizes are remembered with the window's place, by name."""
@@ -164,178 +173,24 @@ class MainWindow(QMainWindow):
 
     # menus -----------------------------------------------------------------------------------
 
-    def _build_menus(self) -> None:
-        menus = self.menuBar()
-        self._build_file_menu(menus.addMenu("&File"))
-        self._build_judge_menu(menus.addMenu("&Judge"))
-        lead = menus.addMenu("&Lead")
-        self.lead_actions = {
-            "assign": self._add(lead, "&Assign queries…", self.show_assign_dialog),
-            "rubric": self._add(lead, "&Rubric…", self.show_rubric_dialog),
-            "pool": self._add(lead, "&Pooling…", self.show_pool_dialog),
-            "gold": self._add(lead, "&Gold items…", self.show_gold_dialog),
-            "quality": self._add(lead, "&Quality checks…", self.show_quality_dialog),
-            "autojudge": self._add(lead, "Automatic &judge…", self.show_autojudge_dialog),
-            "ensemble": self._add(lead, "Com&bine judges…", self.show_ensemble_dialog),
-        }
-        self._build_view_menu(menus.addMenu("&View"))
-
-    def _build_file_menu(self, file: QMenu) -> None:
-        self._add(file, "&Open database…", self.ask_open_database, QKeySequence.StandardKey.Open)
-        self._add(file, "&New database…", self.ask_new_database, QKeySequence.StandardKey.New)
-        if self.demo is not None:
-            self._add(file, "Open the &demo", self.open_demo)
-        file.addSeparator()
-        self.import_action = self._add(file, "&Import…", self.show_import_dialog, "Ctrl+I")
-        self.export_action = self._add(file, "&Export…", self.show_export_dialog, "Ctrl+E")
-        self.report_action = self._add(
-            file,
-            "Export &report…",
-            self._as_lead("export the report", self.analysis.ask_report),
-            "Ctrl+Shift+E",
-        )
-        file.addSeparator()
-        self.close_database_action = self._add(file, "C&lose database", self.close_database)
-        file.addSeparator()
-        self._add(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)
-
-    def _build_judge_menu(self, judge: QMenu) -> None:
-        self.judge_actions: dict[str, QAction] = {}
-        for grade in range(6):
-            self._judge_action(judge, f"grade{grade}", f"Grade &{grade}")
-        judge.addSeparator()
-        for name, title in (
-            ("clear", "C&lear grade"),
-            ("skip", "&Skip (cannot judge)"),
-            ("note", "&Note…"),
-            ("open_url", "&Open the web page"),
-        ):
-            self._judge_action(judge, name, title)  # fmt: skip
-        judge.addSeparator()
-        self._judge_action(judge, "undo", "&Undo")
-        self._judge_action(judge, "redo", "&Redo")
-        judge.addSeparator()
-        for name, title in (
-            ("next", "Next result"),
-            ("previous", "Previous result"),
-            ("first", "First result"),
-            ("last", "Last result"),
-            ("next_unfinished", "Next &unfinished query"),
-            ("next_query", "Next &query"),
-            ("previous_query", "Pre&vious query"),
-            ("find_query", "&Find a query…"),
-        ):
-            self._judge_action(judge, name, title)  # fmt: skip
-        judge.addSeparator()
-        self.judge_actions["change_rater"] = self._add(judge, "Change &rater…", self.show_chooser)
-
-    def _build_view_menu(self, view: QMenu) -> None:
-        self.page_actions = {
-            "judging": self._add(view, "&Judging", self.show_judging, "Ctrl+1"),
-            "evaluation": self._add(
-                view,
-                "&Evaluation (NDCG)",
-                self._as_lead("open the evaluation", self.analysis.show_evaluation),
-                "Ctrl+2",
-            ),
-            "agreement": self._add(
-                view,
-                "&Agreement",
-                self._as_lead("open the agreement", self.analysis.show_agreement),
-                "Ctrl+3",
-            ),
-            "raters": self._add(
-                view,
-                "&Raters",
-                self._as_lead("open the raters", self.analysis.show_raters),
-                "Ctrl+4",
-            ),
-            "calibration": self._add(
-                view,
-                "A&utomatic judges",
-                self._as_lead("open the automatic judges", self.analysis.show_calibration),
-                "Ctrl+5",
-            ),
-        }
-        view.addSeparator()
-        self.queue_action = self._toggle(view, "&Queue pane", "show_queue", self.show_queue)
-        self.queue_action.setShortcut("Ctrl+Shift+Q")
-        self.compact_action = self._toggle(
-            view, "&Compact rubric", "compact_rubric", self.judging.set_compact_rubric
-        )
-        view.addSeparator()
-        self._judge_action(view, "help", "&Keyboard shortcuts")
-        self.keymap_actions = self._choices(
-            view.addMenu("Key &map"), KEYMAP_TITLES, self.keymap_name, self.set_keymap
-        )
-        self.theme_actions = self._choices(
-            view.addMenu("&Theme"),
-            {name: name.capitalize() for name in THEMES},
-            None,
-            self.set_theme,
-        )
-
-    def _toggle(self, menu: QMenu, title: str, name: str, apply: Callable[[bool], None]) -> QAction:
-        """A checkable View option kept in the preferences (``show_queue`` is on by default)."""
-        action = menu.addAction(title)
-        action.setCheckable(True)
-        on = not preferences.flag("hide_queue") if name == "show_queue" else preferences.flag(name)
-        action.setChecked(on)
-        apply(on)
-
-        def toggled(checked: bool) -> None:
-            if name == "show_queue":
-                preferences.set_flag("hide_queue", not checked)
-            else:
-                preferences.set_flag(name, checked)
-            apply(checked)
-
-        action.toggled.connect(toggled)
-        return action
-
     def show_queue(self, shown: bool) -> None:
-        """Show or hide the judging screen's queue pane."""
+        """Show or hide the judging screen's queue pane (View ▸ Queue pane)."""
         queue = self.judging.splitter.widget(0)
         assert queue is not None
         queue.setVisible(shown)
 
-    def _choices(
-        self,
-        menu: QMenu,
-        titles: dict[str, str],
-        checked: str | None,
-        choose: Callable[[str], None],
-    ) -> dict[str, QAction]:
-        """One checkable entry per name, one of them checked at a time."""
-        group = QActionGroup(self)
-        actions: dict[str, QAction] = {}
-        for name, title in titles.items():
-            action = menu.addAction(title)
-            action.setCheckable(True)
-            action.setChecked(name == checked)
-            action.triggered.connect(lambda _checked=False, n=name: choose(n))
-            group.addAction(action)
-            actions[name] = action
-        return actions
+    def set_compact_rubric(self, compact: bool) -> None:
+        """View ▸ Compact rubric."""
+        self.judging.set_compact_rubric(compact)
 
-    def _add(
-        self,
-        menu: QMenu,
-        title: str,
-        slot: Callable[[], object],
-        shortcut: QKeySequence.StandardKey | str | None = None,
-    ) -> QAction:
-        action = menu.addAction(title)
-        action.triggered.connect(lambda _checked=False: slot())
-        if shortcut is not None:
-            action.setShortcut(shortcut)
-        return action
+    def run_key_action(self, name: str) -> None:
+        """A key map action chosen in a menu, as its key would do it."""
+        if name == "help":
+            self.toggle_shortcuts()
+        else:
+            self.judging.run_action(name)
 
-    def _as_lead(self, what: str, slot: Callable[[], object]) -> Callable[[], object]:
-        """``slot``, unless the database's login is a rater's (``_refused``)."""
-        return lambda: None if self._refused(what) else slot()
-
-    def _refused(self, what: str) -> bool:
+    def refused(self, what: str) -> bool:
         """Whether the open database's login is a rater's, which cannot do ``what`` (a
         lead's work): then the status bar says so."""
         if self.database is None:
@@ -347,48 +202,18 @@ class MainWindow(QMainWindow):
             self.show_message(reason, error=True)
         return reason is not None
 
-    def _judge_action(self, menu: QMenu, name: str, title: str) -> None:
-        """A menu entry for a keyboard action; the key is shown, the key map handles it."""
-        action = menu.addAction(title)
-        action.triggered.connect(
-            lambda _checked=False, n=name: (
-                self.toggle_shortcuts() if n == "help" else self.judging.run_action(n)
-            )
-        )
-        self.judge_actions[name] = action
-        self._label_action(name)
-
-    def _label_action(self, name: str) -> None:
-        action = self.judge_actions[name]
-        title = action.text().split("\t")[0]
-        keys = keys_of(KEYMAPS[self.keymap_name], name)
-        action.setText(f"{title}\t{key_label(keys[0])}" if keys else title)
-
     def _update_actions(self) -> None:
         judging = self.pages.currentWidget() is self.judging and self.judging.session is not None
-        for action in self.judge_actions.values():
-            action.setEnabled(judging)
-        has_database = self.database is not None and self.task is None
-        self.judge_actions["change_rater"].setEnabled(has_database)
-        for action in (
-            self.close_database_action,
-            self.import_action,
-            self.export_action,
-            self.report_action,
-            *self.lead_actions.values(),
-            *self.page_actions.values(),
-        ):
-            action.setEnabled(has_database)
+        self.menus.update(judging, self.database is not None and self.task is None)
 
     # state -----------------------------------------------------------------------------------
 
     def set_keymap(self, name: str) -> None:
         self.keymap_name = name
         preferences.set_keymap_name(name)
-        self.keymap_actions[name].setChecked(True)
+        self.menus.keymap_actions[name].setChecked(True)
         self.judging.set_keymap(KEYMAPS[name])
-        for action in self.judge_actions:
-            self._label_action(action)
+        self.menus.label_keys()
         self.show_message(f"Key map: {KEYMAP_TITLES[name]}")
 
     def set_theme(self, name: str) -> None:
@@ -398,7 +223,7 @@ class MainWindow(QMainWindow):
         self.setStyleSheet(stylesheet(name))
         self.theme = name
         preferences.set_theme_name(name)
-        self.theme_actions[name].setChecked(True)
+        self.menus.theme_actions[name].setChecked(True)
         self.judging.apply_palette()
         if self._adjudication is not None:
             self._adjudication.apply_palette()
@@ -548,7 +373,7 @@ class MainWindow(QMainWindow):
         if self.database is None:
             return
         self.show_chooser()
-        self.chooser.show_error(in_words(error))
+        self.chooser.show_error(error_text(error))
 
     def _rater_chosen(self, name: str, create: bool, similar_ok: bool) -> None:
         """The chooser's choice; a refusal is shown there, and a new name only spaces away
@@ -558,7 +383,7 @@ class MainWindow(QMainWindow):
         except SimilarRaterError as error:
             self.chooser.ask_similar(name, error.similar)
         except JudgeAppError as error:
-            self.chooser.show_error(str(error))
+            self.chooser.show_error(error_text(error))
 
     def _remember_place(self, query_id: int, document_id: int) -> None:
         """Where the rater is, so that the next start reopens there."""
@@ -758,10 +583,10 @@ class MainWindow(QMainWindow):
                 self.chooser.show_all()  # the question is asked beside the other raters
                 self.chooser.ask_similar(rater, error.similar)
             else:
-                self.chooser.show_error(str(error))
+                self.chooser.show_error(error_text(error))
 
     def _cannot_open(self, error: BaseException) -> None:
-        message = f"Cannot open the database: {in_words(error)}"
+        message = f"Cannot open the database: {error_text(error)}"
         if self.database is None or self.pages.currentWidget() is self._start_page:
             self.show_start_page(message)
         else:
@@ -804,11 +629,12 @@ class MainWindow(QMainWindow):
 
     # dialogs -----------------------------------------------------------------------------------
 
-    def show_import_dialog(self) -> ImportDialog | None:
-        """File ▸ Import…: the dialog, open (not modal to the code) over the window."""
-        from judge_app.gui.transfer import ImportDialog
-
-        return self._open_dialog("import_dialog", ImportDialog, "import files")
+    def show_dialog(self, name: str) -> QDialog | None:
+        """A dialog of ``DIALOGS`` (File ▸ Import…, Lead ▸ Rubric…, …), open over the window,
+        not modal to the code; None while it cannot open (``_open_dialog`` says why)."""
+        module, dialog, what, kept_as = DIALOGS[name]
+        found = importlib.import_module(f"judge_app.gui.{module}")
+        return self._open_dialog(kept_as, getattr(found, dialog), what)
 
     def start_import(self, options: ImportOptions) -> Task | None:
         """What File ▸ Import… starts, without the dialog."""
@@ -816,59 +642,11 @@ class MainWindow(QMainWindow):
 
         return start_import(self.workspace, options)
 
-    def show_export_dialog(self) -> ExportDialog | None:
-        """File ▸ Export…: judgments CSV or aggregated qrels."""
-        from judge_app.gui.transfer import ExportDialog
-
-        return self._open_dialog("export_dialog", ExportDialog, "export the judgments")
-
     def start_export(self, options: ExportOptions) -> Task | None:
         """What File ▸ Export… starts, without the dialog."""
         from judge_app.gui.transfer import start_export
 
         return start_export(self.workspace, options)
-
-    def show_lead_dialog(self, name: str) -> LeadDialog | None:
-        """A lead's tool: ``assign``, ``rubric``, ``pool`` or ``quality``."""
-        module, dialog, what = LEAD_DIALOGS[name]
-        found = importlib.import_module(f"judge_app.gui.{module}")
-        return self._open_dialog("lead_dialog", getattr(found, dialog), what)
-
-    def show_assign_dialog(self) -> LeadDialog | None:
-        """Lead ▸ Assign queries…: every query to N raters, a share to all of them, or one more
-        rater where grades differ."""
-        return self.show_lead_dialog("assign")
-
-    def show_rubric_dialog(self) -> LeadDialog | None:
-        """Lead ▸ Rubric…: the labels and descriptions of the six grades."""
-        return self.show_lead_dialog("rubric")
-
-    def show_pool_dialog(self) -> LeadDialog | None:
-        """Lead ▸ Pooling…: depth, runs, and the order results are shown in."""
-        return self.show_lead_dialog("pool")
-
-    def show_gold_dialog(self) -> LeadDialog | None:
-        """Lead ▸ Gold items…: the pairs whose grade a lead knows; import, remove, export."""
-        from judge_app.gui.gold import GoldDialog
-
-        return self._open_dialog("lead_dialog", GoldDialog, "open the gold items")
-
-    def show_quality_dialog(self) -> LeadDialog | None:
-        """Lead ▸ Quality checks… (and the raters page's Settings…): the fastest credible
-        judgment and the share of items shown again for self-agreement."""
-        return self.show_lead_dialog("quality")
-
-    def show_autojudge_dialog(self) -> LeadDialog | None:
-        """Lead ▸ Automatic judge…: an LLM grades the pooled pairs, apart from the raters."""
-        from judge_app.gui.autojudge_dialog import AutojudgeDialog
-
-        return self._open_dialog("lead_dialog", AutojudgeDialog, "grade with an automatic judge")
-
-    def show_ensemble_dialog(self) -> LeadDialog | None:
-        """Lead ▸ Combine judges…: several automatic judges combined into one."""
-        from judge_app.gui.ensemble_dialog import EnsembleDialog
-
-        return self._open_dialog("lead_dialog", EnsembleDialog, "combine automatic judges")
 
     def _open_dialog(
         self, name: str, make: Callable[[Workspace], AnyDialog], what: str
@@ -877,7 +655,7 @@ class MainWindow(QMainWindow):
         work is under way, or when the login is a rater's: ``what`` it does is a lead's
         work), shown with ``open()`` (not modal to the code) and kept as ``self.<name>``
         until it closes."""
-        if not self.workspace.ready() or self._refused(what):
+        if not self.workspace.ready() or self.refused(what):
             return None
         dialog = make(self.workspace)
         setattr(self, name, dialog)

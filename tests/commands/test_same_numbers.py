@@ -84,7 +84,7 @@ def test_page_command_line_and_reports_give_the_same_numbers(
     path = tmp_path / "campaign.sqlite"
     path.write_bytes(generated.read_bytes())
     window = open_window(path, "ana")
-    window.page_actions["evaluation"].trigger()
+    window.menus.page_actions["evaluation"].trigger()
     qtbot.waitUntil(lambda: window.task is None and window.analysis.campaign is not None)
     view = window.analysis.evaluation_view
     set_controls(qtbot, window, view, case)

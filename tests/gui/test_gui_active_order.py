@@ -19,7 +19,7 @@ EXPECTED = re.compile(r"Expected ±\d\.\d{3} at 4 queries \(random order: ±\d\.
 
 def test_without_an_automatic_judge_only_the_assigned_order_is_offered(qtbot, open_window, demo_db):
     window = open_window(demo_db, "dan")
-    dialog = window.show_pool_dialog()
+    dialog = window.show_dialog("pool")
     assert dialog.assigned_order.isChecked() and not dialog.active_order.isEnabled()
     assert dialog.sampling() is None and dialog.expected_line.text() == ""
 
@@ -27,7 +27,7 @@ def test_without_an_automatic_judge_only_the_assigned_order_is_offered(qtbot, op
 def test_the_active_order_shows_its_width_and_is_saved(qtbot, open_window, demo_db):
     grade_automatically(demo_db, "llm", 0)
     window = open_window(demo_db, "dan")
-    dialog = window.show_pool_dialog()
+    dialog = window.show_dialog("pool")
     assert dialog.assigned_order.isChecked() and dialog.active_judge.currentText() == "llm"
     with qtbot.waitSignal(dialog.expected, timeout=30_000) as shown:
         dialog.active_order.setChecked(True)
@@ -48,7 +48,7 @@ def test_the_active_order_shows_its_width_and_is_saved(qtbot, open_window, demo_
     assert queue == list(sample.order)
     qtbot.waitUntil(window.workspace.ready, timeout=30_000)  # the rater's queue is read again
     assert [query.external_id for query in window.judging.session.queue] == queue
-    dialog = window.show_pool_dialog()
+    dialog = window.show_dialog("pool")
     assert dialog.active_order.isChecked()
     dialog.assigned_order.setChecked(True)
     with qtbot.waitSignal(dialog.finished, timeout=30_000):

@@ -84,7 +84,7 @@ def test_own_grade_next_undecided_undo_and_the_done_state(qtbot, window, demo_db
 
 
 def test_the_agreement_page_marks_what_is_decided(qtbot, window, demo_db):
-    window.page_actions["agreement"].trigger()
+    window.menus.page_actions["agreement"].trigger()
     analysis = window.analysis
     qtbot.waitUntil(lambda: analysis.report is not None and window.task is None, timeout=30_000)
     view = analysis.agreement_view

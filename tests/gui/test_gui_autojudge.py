@@ -23,7 +23,7 @@ def auto_grades(path) -> int:
 
 
 def opened_dialog(window, server):
-    window.lead_actions["autojudge"].trigger()
+    window.menus.lead_actions["autojudge"].trigger()
     dialog = window.lead_dialog
     assert dialog.objectName() == "autojudgeDialog" and dialog.isVisible()
     dialog.endpoint.setText(server.url)
@@ -92,7 +92,7 @@ def test_the_local_model_learns_from_the_raters_grades_in_the_window(qtbot, open
     """Choosing the local model greys the LLM's fields out and grades the pool, with no
     server, off the UI thread; the summary is the command line's."""
     window = open_window(demo_db)
-    dialog = window.show_autojudge_dialog()
+    dialog = window.show_dialog("autojudge")
     dialog.with_local.setChecked(True)
     assert not dialog.endpoint.isEnabled() and not dialog.template.isEnabled()
     assert dialog.name.isEnabled()
@@ -147,7 +147,7 @@ def test_probes_and_an_ensemble_show_on_the_automatic_judges_page(
         qtbot.waitUntil(dialog.isEnabled)
         dialog.close()
         qtbot.waitUntil(lambda: window.lead_dialog is None)
-    window.lead_actions["ensemble"].trigger()
+    window.menus.lead_actions["ensemble"].trigger()
     combine = window.lead_dialog
     assert combine.objectName() == "ensembleDialog"
     assert [combine.judges.item(i).text() for i in range(combine.judges.count())] == [

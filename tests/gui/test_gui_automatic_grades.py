@@ -40,7 +40,7 @@ def _printed(*args: object) -> dict:
 def _evaluation_page(qtbot, window):
     view = window.analysis.evaluation_view
     with qtbot.waitSignal(view.model.modelReset, timeout=60_000):
-        window.page_actions["evaluation"].trigger()
+        window.menus.page_actions["evaluation"].trigger()
     qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
     return view
 

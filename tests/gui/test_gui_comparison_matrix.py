@@ -119,7 +119,7 @@ def test_with_a_baseline_other_pairs_are_not_compared(qtmodeltester, qtbot):
 def test_the_page_shows_the_matrix_of_eval_compare(qtbot, window, demo_db):
     analysis = window.analysis
     with qtbot.waitSignal(analysis.evaluation_view.model.modelReset, timeout=60_000):
-        window.page_actions["evaluation"].trigger()
+        window.menus.page_actions["evaluation"].trigger()
     qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
     view = analysis.evaluation_view
     tab = view.charts.indexOf(view.matrix)

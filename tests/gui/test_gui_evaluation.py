@@ -49,7 +49,7 @@ def computed(qtbot, task) -> None:
 def shown_evaluation(qtbot, window):
     analysis = window.analysis
     with qtbot.waitSignal(analysis.evaluation_view.model.modelReset, timeout=60_000):
-        window.page_actions["evaluation"].trigger()
+        window.menus.page_actions["evaluation"].trigger()
     qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
     return analysis.evaluation_view
 
@@ -175,7 +175,7 @@ def test_view_refreshes_when_judgments_change(qtbot, window, demo_db, tmp_path):
 def test_agreement_view_and_adjudication_round_trip(qtbot, window_anywhere, demo_anywhere):
     window, demo_db = window_anywhere, demo_anywhere
     analysis = window.analysis
-    window.page_actions["agreement"].trigger()
+    window.menus.page_actions["agreement"].trigger()
     qtbot.waitUntil(lambda: analysis.report is not None, timeout=60_000)
     expected = printed("agreement", "--db", demo_db)
     alpha = analysis.report.krippendorff_alpha["ordinal"]
@@ -205,7 +205,7 @@ def test_agreement_view_and_adjudication_round_trip(qtbot, window_anywhere, demo
     view = shown_evaluation(qtbot, window)
     check_equal_to_cli(view, demo_db)
     assert view.adjudicated.isEnabled() and "(1)" in view.adjudicated.text()
-    window.page_actions["agreement"].trigger()
+    window.menus.page_actions["agreement"].trigger()
     qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
     assert ADJUDICATED not in analysis.report.raters
 
@@ -231,7 +231,7 @@ def test_generated_campaign_marks_incomplete_queries_and_equals_both_commands(
     qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
     check_equal_to_cli(view, path, "--adjudicated", "ignore")
 
-    window.page_actions["agreement"].trigger()
+    window.menus.page_actions["agreement"].trigger()
     qtbot.waitUntil(lambda: window.analysis.report is not None, timeout=60_000)
     expected = printed("agreement", "--db", path)
     report = window.analysis.report
@@ -286,7 +286,7 @@ def test_screenshots(qtbot, window):
         qtbot.wait(300)
         name = view.charts.tabText(index).lower().replace(" ", "-").replace("@", "")
         window.grab().save(str(folder / f"evaluation-measures-{name}.png"))
-    window.page_actions["agreement"].trigger()
+    window.menus.page_actions["agreement"].trigger()
     qtbot.waitUntil(lambda: window.analysis.report is not None, timeout=60_000)
     qtbot.wait(200)
     window.grab().save(str(folder / "agreement-view.png"))
@@ -335,7 +335,7 @@ def test_evaluation_settings_persist_across_restarts(qtbot, open_window, demo_db
 
     again = open_window(demo_db)  # a restart: a new window on the same database
     view = again.analysis.evaluation_view
-    again.page_actions["evaluation"].trigger()
+    again.menus.page_actions["evaluation"].trigger()
     qtbot.waitUntil(
         lambda: view.evaluation is not None and view.evaluation.options.runs == ("neural",),
         timeout=60_000,

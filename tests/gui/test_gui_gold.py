@@ -54,7 +54,7 @@ def shown(dialog):
 
 def test_the_dialog_imports_removes_and_exports(qtbot, qtmodeltester, window, demo_db, tmp_path):
     without_gold(demo_db)
-    dialog = window.show_gold_dialog()
+    dialog = window.show_dialog("gold")
     settled(qtbot, window)
     assert dialog.objectName() == "goldDialog" and dialog.isVisible()
     assert shown(dialog) == [] and dialog.count.text() == "0 gold items"

@@ -103,7 +103,7 @@ def test_the_judging_screen_shows_every_text_of_the_campaign_as_it_is(
 @pytest.mark.parametrize("page", ["evaluation", "agreement", "raters", "calibration"])
 def test_every_lead_page_shows_the_texts_as_they_are(qtbot, open_window, hostile_db, page):
     window = open_window(hostile_db)
-    window.page_actions[page].trigger()
+    window.menus.page_actions[page].trigger()
     qtbot.waitUntil(
         lambda: window.pages.currentWidget() is not window.judging and window.task is None,
         timeout=60_000,
@@ -123,15 +123,8 @@ def test_the_rater_chooser_adjudication_and_the_dialogs_show_the_texts_as_they_a
     screen = window.adjudication
     qtbot.waitUntil(lambda: screen.adjudication is not None and window.task is None, timeout=30_000)
     assert everywhere() == []
-    for show in (
-        window.show_export_dialog,
-        window.show_assign_dialog,
-        window.show_rubric_dialog,
-        window.show_pool_dialog,
-        window.show_gold_dialog,
-        window.show_quality_dialog,
-    ):
-        dialog = show()
+    for name in ("export", "assign", "rubric", "pool", "gold", "quality"):
+        dialog = window.show_dialog(name)
         assert dialog is not None
         qtbot.waitUntil(lambda: window.task is None, timeout=30_000)
         assert everywhere() == []

@@ -37,7 +37,7 @@ def judged(judged_template, tmp_path) -> Path:
 
 
 def calibration_page(qtbot, window):
-    window.page_actions["calibration"].trigger()
+    window.menus.page_actions["calibration"].trigger()
     view = window.analysis.calibration_view
     qtbot.waitUntil(lambda: window.task is None and view.report is not None, timeout=60_000)
     return view
@@ -91,7 +91,7 @@ def test_no_number_of_the_page_is_cut(qtbot, open_window, judged, size):
 
 def test_the_drill_down_shows_grades_in_one_format_and_titles_whole(qtbot, open_window, judged):
     window = open_window(judged, rater=None)
-    window.page_actions["evaluation"].trigger()
+    window.menus.page_actions["evaluation"].trigger()
     view = window.analysis.evaluation_view
     qtbot.waitUntil(lambda: window.task is None and view.evaluation is not None, timeout=60_000)
     dialog = view.open_query("q01")

@@ -469,7 +469,7 @@ def test_home_row_map_is_chosen_and_remembered(qtbot, open_window, demo_db):
     assert window.judging.rubric.buttons[2].key_label.text() == "d"
     assert preferences.keymap_name() == "home-row"
     again = open_window(demo_db)
-    assert again.keymap_name == "home-row" and again.keymap_actions["home-row"].isChecked()
+    assert again.keymap_name == "home-row" and again.menus.keymap_actions["home-row"].isChecked()
     qtbot.keyClick(again.judging.results.view, Qt.Key.Key_X)  # skip in the home-row map
     assert again.judging.document.skip_strip.isVisible()
 
@@ -516,7 +516,7 @@ def test_without_a_rater_the_window_asks_inline_and_remembers(qtbot, open_window
     assert chooser.own_label.text() == "Judging as <b>zoe</b>"
     qtbot.mouseClick(chooser.start_own, Qt.MouseButton.LeftButton)
     assert again.judging.session.rater_name == "zoe"
-    again.judge_actions["change_rater"].trigger()  # Judge ▸ Change rater…: still zoe alone
+    again.menus.judge_actions["change_rater"].trigger()  # Judge ▸ Change rater…: still zoe alone
     assert again.pages.currentWidget() is chooser and not chooser.others.isVisible()
     qtbot.mouseClick(chooser.switch, Qt.MouseButton.LeftButton)  # a lead switches
     assert chooser.others.isVisible() and not chooser.own.isVisible()

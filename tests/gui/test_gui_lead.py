@@ -87,7 +87,7 @@ def test_assign_every_query_to_two_raters_from_the_rater_chooser(qtbot, open_win
 
 def test_assign_a_share_to_all_and_the_rest_to_one_each(qtbot, open_window, demo_db):
     window = open_window(demo_db, "ana")
-    dialog = window.show_assign_dialog()
+    dialog = window.show_dialog("assign")
     dialog.by_share.setChecked(True)
     dialog.share.setValue(25)
     dialog.replace.setChecked(True)
@@ -118,7 +118,7 @@ def test_add_a_rater_where_grades_differ(qtbot, open_window, tmp_path):
     the list's order (chloe, eve, fay, dan), each query to the first of the least given."""
     path = planted_campaign(tmp_path / "planted.sqlite", tmp_path)
     window = open_window(path, None)
-    dialog = window.show_assign_dialog()
+    dialog = window.show_dialog("assign")
     dialog.new_rater.setText("dan")
     qtbot.keyClick(dialog.new_rater, Qt.Key.Key_Return)
     check_only(dialog.raters, {"chloe", "eve", "fay", "dan"})
@@ -170,7 +170,7 @@ def test_grades_that_cannot_be_read_are_said_and_the_other_ways_still_work(
 
     monkeypatch.setattr(assign_dialog, "read_survey", unreadable)
     window = open_window(demo_db, "ana")
-    dialog = window.show_assign_dialog()
+    dialog = window.show_dialog("assign")
     dialog.by_disputes.click()
     qtbot.waitUntil(lambda: dialog.isEnabled() and "Cannot" in dialog.summary.text())
     assert dialog.summary.text() == "Cannot read the grades: the grades are unreadable"
@@ -182,7 +182,7 @@ def test_grades_that_cannot_be_read_are_said_and_the_other_ways_still_work(
 def test_rubric_edits_reach_the_rubric_panel_and_the_grades(qtbot, open_window, demo_db):
     window = open_window(demo_db, "dan")
     press(qtbot, window, Qt.Key.Key_3)
-    dialog = window.show_rubric_dialog()
+    dialog = window.show_dialog("rubric")
     assert dialog.labels[3].text() == "Relevant"
     dialog.labels[3].setText("Good")
     dialog.descriptions[3].setText("Answers most of what was asked.")
@@ -206,11 +206,11 @@ def test_rubric_edits_reach_the_rubric_panel_and_the_grades(qtbot, open_window, 
 
 def test_rubric_defaults_can_be_restored(qtbot, open_window, demo_db):
     window = open_window(demo_db, "dan")
-    dialog = window.show_rubric_dialog()
+    dialog = window.show_dialog("rubric")
     dialog.labels[5].setText("Ideal")
     with qtbot.waitSignal(dialog.finished, timeout=30_000):
         dialog.accept_button.click()
-    dialog = window.show_rubric_dialog()
+    dialog = window.show_dialog("rubric")
     assert dialog.labels[5].text() == "Ideal"
     dialog.restore_defaults()
     with qtbot.waitSignal(dialog.finished, timeout=30_000):
@@ -221,7 +221,7 @@ def test_rubric_defaults_can_be_restored(qtbot, open_window, demo_db):
 def test_pooling_settings_are_stored_and_the_items_follow(qtbot, open_window, demo_db):
     window = open_window(demo_db, "dan")
     assert len(window.judging.session.items) == 12
-    dialog = window.show_pool_dialog()
+    dialog = window.show_dialog("pool")
     assert dialog.depth_box.value() == 10 and dialog.in_run_order.isChecked()
     dialog.depth_box.setValue(5)
     check_only(dialog.runs, {"neural"})
@@ -254,7 +254,7 @@ def test_a_lead_opening_the_window_is_no_rater_to_assign_until_they_grade(
     assert window.judging.session.rater_name == "lead"
 
     def listed():
-        dialog = window.show_assign_dialog()
+        dialog = window.show_dialog("assign")
         rows = [dialog.raters.item(row) for row in range(dialog.raters.count())]
         shown = {item.text(): item.checkState() == Qt.CheckState.Checked for item in rows}
         dialog.reject()

@@ -35,11 +35,11 @@ PROBE = textwrap.dedent(
 
     def ask() -> None:
         sys.addaudithook(heard)
-        window.page_actions[sys.argv[2]].trigger()
+        window.menus.page_actions[sys.argv[2]].trigger()
         seen["first"] = window.pages.currentWidget().objectName()
-        seen["menu"] = all(action.isEnabled() for action in window.page_actions.values())
+        seen["menu"] = all(action.isEnabled() for action in window.menus.page_actions.values())
         if len(sys.argv) > 3:  # the lead moves on before the first page has loaded
-            window.page_actions[sys.argv[3]].trigger()
+            window.menus.page_actions[sys.argv[3]].trigger()
         poll.start()
 
     def shown() -> None:
@@ -109,7 +109,7 @@ def test_a_lead_page_does_not_watch_every_event_as_judging_does(qtbot, window, m
     monkeypatch.setattr(window.judging.timer, "touch", lambda: touched.append(True))
     QTest.keyClick(window.judging.results.view, Qt.Key.Key_Down)
     assert touched
-    window.page_actions["evaluation"].trigger()
+    window.menus.page_actions["evaluation"].trigger()
     qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
     touched.clear()
     QTest.keyClick(window.analysis.evaluation_view.table, Qt.Key.Key_Down)

@@ -17,7 +17,7 @@ def evaluation_at(qtbot, window, width: int, height: int):
     window.resize(width, height)
     view = window.analysis.evaluation_view
     with qtbot.waitSignal(view.model.modelReset, timeout=60_000):
-        window.page_actions["evaluation"].trigger()
+        window.menus.page_actions["evaluation"].trigger()
     qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
     qtbot.waitUntil(lambda: window.width() == width and window.height() == height)
     QApplication.processEvents()

@@ -32,3 +32,30 @@ def test_key_presses_find_their_action_in_the_standard_map(key, modifiers, text,
     action = next(KEYMAPS["standard"][name] for name in key_names(event)
                   if name in KEYMAPS["standard"])  # fmt: skip
     assert action == expected
+
+
+def test_every_menu_entry_calls_a_method_the_window_has(window):
+    """The menus are data naming the window's methods: each name is one it has."""
+    from judge_app.gui.window import DIALOGS
+    from judge_app.gui.window_menus import FILE, LEAD, PAGES
+
+    for entry in (*FILE, *LEAD, *PAGES):
+        if entry is not None:
+            found = window
+            for part in entry.slot.split("."):
+                found = getattr(found, part)
+            assert callable(found), entry
+            if entry.argument is not None:
+                assert entry.argument in DIALOGS, entry
+
+
+def test_every_dialog_of_the_window_is_a_class_of_its_module():
+    import importlib
+
+    from PySide6.QtWidgets import QDialog
+
+    from judge_app.gui.window import DIALOGS
+
+    for name, (module, dialog, what, _kept_as) in DIALOGS.items():
+        found = getattr(importlib.import_module(f"judge_app.gui.{module}"), dialog)
+        assert issubclass(found, QDialog) and what, name

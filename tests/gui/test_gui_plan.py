@@ -21,7 +21,7 @@ def test_panel_says_what_the_cli_prints(qtbot, window, demo_db):
     analysis = window.analysis
     panel = analysis.evaluation_view.plan
     with qtbot.waitSignal(panel.planned, timeout=60_000) as shown:
-        window.page_actions["evaluation"].trigger()
+        window.menus.page_actions["evaluation"].trigger()
     assert isinstance(shown.args[0], Plan)
     expected = cli_sentence(demo_db, "--delta", "0.02")
     assert panel.words.text() == expected
@@ -43,7 +43,7 @@ def test_panel_follows_the_pages_runs(qtbot, window, demo_db):
     analysis = window.analysis
     view, panel = analysis.evaluation_view, analysis.evaluation_view.plan
     with qtbot.waitSignal(panel.planned, timeout=60_000):
-        window.page_actions["evaluation"].trigger()
+        window.menus.page_actions["evaluation"].trigger()
     qtbot.waitUntil(lambda: window.task is None, timeout=60_000)
     with qtbot.waitSignal(panel.planned, timeout=60_000) as shown:
         view.runs.actions_["bm25"].setChecked(True)

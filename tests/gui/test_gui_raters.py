@@ -61,7 +61,7 @@ def records(path: Path) -> dict[str, dict]:
 
 def shown_raters(qtbot, window):
     """View ▸ Raters, once its figures are shown."""
-    window.page_actions["raters"].trigger()
+    window.menus.page_actions["raters"].trigger()
     view = window.analysis.raters_view
     qtbot.waitUntil(lambda: window.task is None and view.report is not None, timeout=60_000)
     return view
@@ -297,7 +297,7 @@ def test_a_bad_setting_says_why_and_saves_nothing(
     qtbot, open_window, planted, seconds, share, message
 ):
     window = open_window(planted, rater=None)
-    window.lead_actions["quality"].trigger()  # Lead ▸ Quality checks…
+    window.menus.lead_actions["quality"].trigger()  # Lead ▸ Quality checks…
     dialog = window.lead_dialog
     dialog.min_seconds.setText(seconds)
     dialog.repeat_share.setText(share)
@@ -321,7 +321,7 @@ def test_view_raters_computes_off_the_ui_thread_and_again_after_grades_change(
 
     monkeypatch.setattr(rater_quality, "quality_report", recording)
     window = open_window(planted, rater=None)
-    window.page_actions["raters"].trigger()
+    window.menus.page_actions["raters"].trigger()
     task, view = window.task, window.analysis.raters_view
     assert task is not None and task.inline and task.running  # the UI thread goes on
     assert view.shown_message() == "Computing the raters' figures…"

@@ -27,8 +27,8 @@ def test_without_a_database_the_window_shows_the_start_page(open_window, tmp_pat
     for name in ("startOpen", "startNew", "startDemo", "recentList"):
         assert window.findChild(object, name) is not None, name  # fmt: skip
     assert window.start_page.recent_empty.isVisible()
-    assert not window.judge_actions["grade3"].isEnabled()  # nothing to judge yet
-    assert not window.close_database_action.isEnabled()
+    assert not window.menus.judge_actions["grade3"].isEnabled()  # nothing to judge yet
+    assert not window.menus.close_database_action.isEnabled()
     assert window.windowTitle() == "judge_app"
 
 
@@ -67,7 +67,7 @@ def test_recent_databases_are_listed_and_open_as_the_last_rater(
     assert window.pages.currentWidget() is window.judging
     assert window.judging.session.rater_name == "ben"
     assert window.windowTitle() == "judge_app — demo.sqlite — judging as ben"
-    assert window.judge_actions["grade3"].isEnabled()
+    assert window.menus.judge_actions["grade3"].isEnabled()
 
 
 def test_a_name_is_the_rater_however_typed_and_one_spaces_away_is_asked_about(open_window, demo_db):
@@ -77,7 +77,7 @@ def test_a_name_is_the_rater_however_typed_and_one_spaces_away_is_asked_about(op
     chooser.new_name.setText("  Ben ")
     chooser.add.click()
     assert window.judging.session.rater_name == "ben"  # not a second rater
-    window.judge_actions["change_rater"].trigger()
+    window.menus.judge_actions["change_rater"].trigger()
     chooser.switch.click()
     for answer, judged_as in ((chooser.use_similar, "ben"), (chooser.add_anyway, "B en")):
         chooser.new_name.setText("B en")
@@ -155,8 +155,8 @@ def test_close_database_returns_to_the_start_page_with_it_listed(open_window, de
     with open_database(demo_db) as database, database.transaction() as session:
         add_rater(session, "kim")
     window = open_window(demo_db, "kim")
-    window.close_database_action.trigger()
+    window.menus.close_database_action.trigger()
     assert window.database is None
     assert window.pages.currentWidget() is window.start_page
     assert window.start_page.recent_names() == [str(demo_db)]
-    assert not window.judge_actions["grade0"].isEnabled()
+    assert not window.menus.judge_actions["grade0"].isEnabled()

@@ -45,7 +45,7 @@ window.show()
 QApplication.processEvents()
 steps = {"judging": loaded()}
 for page in ("evaluation", "agreement", "raters"):
-    window.page_actions[page].trigger()
+    window.menus.page_actions[page].trigger()
     # loaded off the UI thread the first time, its numbers computed there too
     while window.analysis.shown_page() != page or window.task is not None:
         QThreadPool.globalInstance().waitForDone(50)

@@ -57,10 +57,10 @@ def test_a_raters_window_judges_as_the_login_and_opens_no_lead_page(qtbot, open_
         ("autojudge", "grade with an automatic judge"),
         ("ensemble", "combine automatic judges"),
     ):
-        window.lead_actions[action].trigger()
+        window.menus.lead_actions[action].trigger()
         assert window.status_text() == _refusal(ana, what)
         assert window.lead_dialog is None
-    window.judge_actions["change_rater"].trigger()  # ana alone
+    window.menus.judge_actions["change_rater"].trigger()  # ana alone
     chooser = window.chooser
     assert [chooser.raters.itemText(i) for i in range(chooser.raters.count())] == [ana]
     assert chooser.own_name == ana

@@ -43,7 +43,7 @@ def test_import_runs_in_the_background_and_the_queue_refreshes(qtbot, open_windo
     path = tmp_path / "new.sqlite"
     window = open_window(path, "ana")
     assert window.judging.header.text.text() == "Nothing to judge"
-    dialog = window.show_import_dialog()
+    dialog = window.show_dialog("import")
     assert dialog.isVisible() and not dialog.import_button.isEnabled()
     with resources.as_file(DEMO) as folder:
         dialog.queries.edit.setText(str(folder / "queries.csv"))
@@ -77,7 +77,7 @@ def test_a_refused_import_lists_every_problem_and_writes_nothing(qtbot, open_win
         )  # the oracle: what the store reports
     window = open_window(demo_db, "ana")
     before = snapshot(window.database)
-    dialog = window.show_import_dialog()
+    dialog = window.show_dialog("import")
     dialog.queries.edit.setText(str(queries))
     dialog.run.edit.setText(str(run))
     dialog.import_button.click()
@@ -105,7 +105,7 @@ def test_cancelling_an_import_writes_nothing(qtbot, open_window, demo_db, monkey
     judgments.write_text("query_id,doc_id,rater,grade\n" + "\n".join(rows) + "\n")
     window = open_window(demo_db, "ana")
     before = snapshot(window.database)
-    dialog = window.show_import_dialog()
+    dialog = window.show_dialog("import")
     dialog.judgments.edit.setText(str(judgments))
     dialog.import_button.click()
     task = window.task
@@ -178,7 +178,7 @@ def test_every_export_matches_the_command_line(qtbot, open_window, demo_db, tmp_
         ("qrels", "rater:ben", "q.qrels"),
     )
     for kind, method, name in exports:
-        dialog = window.show_export_dialog()
+        dialog = window.show_dialog("export")
         choice = {
             "judgments": dialog.as_csv,
             "qrels": dialog.as_qrels,
@@ -209,7 +209,7 @@ def test_a_refused_export_says_why_and_leaves_no_file(qtbot, open_window, demo_d
         document = bulk.document_ids(session, ["doc with spaces"])["doc with spaces"]
         set_grade(session, rater, query, document, 2)
     window = open_window(demo_db, "ana")
-    dialog = window.show_export_dialog()
+    dialog = window.show_dialog("export")
     dialog.as_qrels.setChecked(True)
     dialog.path.setText(str(tmp_path / "out.qrels"))
     dialog.export_button.click()
@@ -222,14 +222,14 @@ def test_a_refused_export_says_why_and_leaves_no_file(qtbot, open_window, demo_d
 @pytest.mark.postgres
 def test_the_worker_opens_a_postgresql_database_of_its_own(qtbot, open_window, pg_url, tmp_path):
     window = open_window(pg_url, "ana")
-    dialog = window.show_import_dialog()
+    dialog = window.show_dialog("import")
     with resources.as_file(DEMO) as folder:
         dialog.queries.edit.setText(str(folder / "queries.csv"))
         dialog.run.edit.setText(str(folder / "runs" / "bm25.txt"))
         dialog.import_button.click()
         wait_for_task(qtbot, window)
     assert window.import_dialog is None and len(window.judging.session.queue) == 16
-    dialog = window.show_export_dialog()
+    dialog = window.show_dialog("export")
     dialog.path.setText(str(tmp_path / "judgments.csv"))
     dialog.export_button.click()
     wait_for_task(qtbot, window)
@@ -254,7 +254,7 @@ def test_the_open_database_is_refused_as_a_file_to_import_or_export_to(
     before = snapshot(window.database)
     monkeypatch.setattr(io, "open", recording_open)
     monkeypatch.setattr(builtins, "open", recording_open)
-    dialog = window.show_import_dialog()
+    dialog = window.show_dialog("import")
     dialog.queries.edit.setText(str(demo_db))
     dialog.import_button.click()
     wait_for_task(qtbot, window)
@@ -265,7 +265,7 @@ def test_the_open_database_is_refused_as_a_file_to_import_or_export_to(
         "is a database this program has open, not a file to read or write",
     ) in dialog.problem_rows()
     dialog.reject()
-    dialog = window.show_export_dialog()
+    dialog = window.show_dialog("export")
     dialog.path.setText(str(demo_db))
     dialog.export_button.click()  # refused at once: no work starts
     assert window.task is None and dialog.isVisible()
@@ -279,7 +279,7 @@ def test_qrels_of_a_rater_without_grades_are_refused_as_on_the_command_line(
     qtbot, open_window, demo_db, tmp_path
 ):
     window = open_window(demo_db, "dan")  # dan is a rater now, with no grade yet
-    dialog = window.show_export_dialog()
+    dialog = window.show_dialog("export")
     dialog.as_qrels.setChecked(True)
     index = dialog.method.findData("rater:dan")
     assert index >= 0  # offered: dan is a rater of the database

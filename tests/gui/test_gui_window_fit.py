@@ -117,9 +117,9 @@ def test_a_narrow_window_shows_every_part_and_a_compact_rubric(qtbot, open_windo
             assert label.width() >= label.minimumSizeHint().width(), label.objectName()
     window.resize(1280, 800)
     qtbot.waitUntil(lambda: judging.rubric.buttons[0].description.isVisible())
-    window.compact_action.trigger()  # View ▸ Compact rubric, kept
+    window.menus.compact_action.trigger()  # View ▸ Compact rubric, kept
     assert not judging.rubric.buttons[0].description.isVisible()
-    window.queue_action.trigger()  # View ▸ Queue pane
+    window.menus.queue_action.trigger()  # View ▸ Queue pane
     assert not judging.queue.view.isVisible()
     again = open_window(demo_db)
     assert not again.judging.queue.view.isVisible()

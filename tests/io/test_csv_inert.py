@@ -90,7 +90,7 @@ def test_every_csv_button_of_the_lead_pages_makes_text_cells_inert(
     qtbot, open_window, risky_db, tmp_path, page
 ):
     window = open_window(risky_db)
-    window.page_actions[page].trigger()
+    window.menus.page_actions[page].trigger()
     qtbot.waitUntil(
         lambda: window.pages.currentWidget() is not window.judging and window.task is None,
         timeout=60_000,
