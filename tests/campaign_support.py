@@ -17,7 +17,7 @@ from sqlalchemy import insert
 from judge_app.cli import main as cli
 from judge_app.store import judgments as store
 from judge_app.store import open_database
-from judge_app.store.gold import set_gold
+from judge_app.store.gold_items import set_gold
 from judge_app.store.models import Judgment
 from judge_app.store.people import named_rater
 from judge_app.store.rater_queue import (

@@ -15,7 +15,7 @@ from sqlalchemy.exc import DBAPIError
 
 from judge_app.cli import main
 from judge_app.store import open_database
-from judge_app.store.gold import set_gold
+from judge_app.store.gold_items import set_gold
 from judge_app.store.people import rater
 from judge_app.store.team import add_member, init_team, team_roles
 

@@ -25,7 +25,7 @@ from judge_app.commands.importing import ImportOptions, import_files
 from judge_app.commands.info import info
 from judge_app.store.bulk import rater_ids
 from judge_app.store.database import Database, opened
-from judge_app.store.gold import set_gold_items
+from judge_app.store.gold_items import set_gold_items
 from judge_app.store.judgments import judgment_rows, set_judgment_times
 from judge_app.store.people import all_query_ids, assign_queries, find_rater
 from judge_app.store.repeats import add_answered_repeats, any_repeats

@@ -1,7 +1,7 @@
 """Gold items (``judge-app gold``, Lead ▸ Gold items…, the adjudication's Mark as gold): the
 (query, document) pairs whose grade a lead knows. Raters judge them like any pair, and their
 grades are later compared with the gold grade, which is nobody's judgment: nothing the
-evaluation or agreement reads changes (``store.gold``).
+evaluation or agreement reads changes (``store.gold_items``).
 
 One ``GoldOptions`` asks one thing: import a file, mark pairs, remove pairs, export the
 items, or list them. A change is all or nothing: a pair raters could never see (an unknown
@@ -23,13 +23,19 @@ from sqlalchemy.orm import Session
 from judge_app.errors import JudgeAppError, UsageError, quoted
 from judge_app.io.errors import MAX_PROBLEMS
 from judge_app.io.exports import csv_text, utc_text
-from judge_app.io.gold import GOLD_COLUMNS, GoldFile, write_gold
+from judge_app.io.gold_files import GOLD_COLUMNS, GoldFile, write_gold
 from judge_app.io.outputs import check_output
 from judge_app.names import normal_id
 from judge_app.numbers import count_text
 from judge_app.store.bulk import document_ids, query_ids
 from judge_app.store.database import Database, opened
-from judge_app.store.gold import best_ranks, clear_gold, gold_frame, gold_grades, set_gold_items
+from judge_app.store.gold_items import (
+    best_ranks,
+    clear_gold,
+    gold_frame,
+    gold_grades,
+    set_gold_items,
+)
 from judge_app.store.models import GRADE_MAX, GRADE_MIN
 from judge_app.store.rater_queue import pool_settings
 from judge_app.writers.tables import text_table

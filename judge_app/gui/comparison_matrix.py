@@ -28,7 +28,7 @@ from judge_app.metrics.significance import (
     Significance,
 )
 from judge_app.numbers import DIGITS, bound_text, p_text, signed_text
-from judge_app.writers.significance import interval_heading, verdict_words
+from judge_app.writers.verdicts import interval_heading, verdict_words
 
 _Index = QModelIndex | QPersistentModelIndex
 _CENTRE = int(Qt.AlignmentFlag.AlignCenter)

@@ -65,7 +65,7 @@ from judge_app.option_declarations import (
 )
 from judge_app.reports.figures import evaluation_figures
 from judge_app.writers.corrected import assumption, caveat, quality_text, saved_text
-from judge_app.writers.significance import describe
+from judge_app.writers.verdicts import describe
 
 INCOMPLETE_TIP = (
     "† the top k of this query is not fully judged: unjudged results count as not relevant"

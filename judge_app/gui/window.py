@@ -60,7 +60,7 @@ DIALOGS = {
     "assign": ("assign_dialog", "AssignDialog", "assign queries", "lead_dialog"),
     "rubric": ("rubric_dialog", "RubricDialog", "change the rubric", "lead_dialog"),
     "pool": ("pool_dialog", "PoolDialog", "change the pooling", "lead_dialog"),
-    "gold": ("gold", "GoldDialog", "open the gold items", "lead_dialog"),
+    "gold": ("gold_dialog", "GoldDialog", "open the gold items", "lead_dialog"),
     "quality": ("quality_dialog", "QualityDialog", "change the quality checks", "lead_dialog"),
     "autojudge": (
         "autojudge_dialog",

@@ -13,8 +13,8 @@ from judge_app.numbers import count_text, share_text
 from judge_app.reports.data import ReportData
 from judge_app.writers.agreement import alpha_headline
 from judge_app.writers.evaluation import interval_text
-from judge_app.writers.significance import leading_pair, verdict_sentence, verdict_words
 from judge_app.writers.tables import listed
+from judge_app.writers.verdicts import leading_pair, verdict_sentence, verdict_words
 
 
 def answer_lines(data: ReportData) -> tuple[str, str, list[str]]:

@@ -22,7 +22,7 @@ from judge_app.numbers import MISSING, score_text, share_text, signed_text
 from judge_app.reports import charts
 from judge_app.reports.answer import agreement_words, answer_html, compared_measure
 from judge_app.reports.data import ReportData
-from judge_app.reports.significance import significance_blocks
+from judge_app.reports.runs_compared import significance_blocks
 from judge_app.reports.style import style_sheet
 from judge_app.reports.tables import Cell, Table, split, table_html
 from judge_app.writers import raters as rater_writer

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import pandas as pd
 from sqlalchemy.orm import Session
 
-from judge_app.store.gold import gold_frame
+from judge_app.store.gold_items import gold_frame
 from judge_app.store.people import campaign_raters, raters_active
 from judge_app.store.rater_queue import Progress, pool_settings, raters_progress
 from judge_app.store.reads import judgments_frame

@@ -69,11 +69,11 @@ def json_text(result: EvaluationResult, digits: int | None = None) -> str:
     ``mean``, or ``sum`` for a count (``aggregate_of``), its mean NDCG at the leading k with
     its one ``interval`` (method and level named), its queries' values; the per-rater means,
     the runs compared (``comparisons``: each against the first run; ``significance``: every
-    pair, as ``writers.significance.as_document`` gives it) and the means corrected by a
+    pair, as ``writers.verdicts.as_document`` gives it) and the means corrected by a
     judge (``judge``, and each run's ``estimates``, ``ppi_mean`` and ``ppi_interval``), where
     asked for."""
     from judge_app.writers import corrected as corrected_writer
-    from judge_app.writers import significance as compared
+    from judge_app.writers import verdicts as compared
 
     document: dict = {
         "settings": result.options.record(),
@@ -263,7 +263,7 @@ def as_text(
     difference), ``table``, and each run's means for a paper, ``latex`` and ``markdown`` (4
     digits unless ``digits``; significance marks from the comparison's verdict)."""
     from judge_app.writers import corrected as corrected_writer
-    from judge_app.writers import significance as compared
+    from judge_app.writers import verdicts as compared
 
     evaluations, ks, significance = result.evaluations, result.options.ks, result.significance
     shown = TABLE_DIGITS if digits is None else digits

@@ -133,7 +133,7 @@ def _note(
         if symbol in marks.values()
     ]
     found = " and ".join(kinds) if kinds else f"No run differs significantly from {name}"
-    from judge_app.writers.significance import verdict_words
+    from judge_app.writers.verdicts import verdict_words
 
     test = verdict_words(significance)  # our words: nothing to escape
     return f"{found} on {header} by the {test} ({significance.alpha:g} level)."

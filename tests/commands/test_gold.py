@@ -25,7 +25,7 @@ from judge_app.commands.gold import GoldOptions, gold
 from judge_app.errors import JudgeAppError
 from judge_app.evaluation.options import EvaluationOptions, EvaluationRequest, SignificanceOptions
 from judge_app.store import open_database
-from judge_app.store.gold import gold_frame
+from judge_app.store.gold_items import gold_frame
 from judge_app.store.rater_queue import PoolSettings, all_rater_names, set_pool_settings
 from judge_app.writers.agreement import as_text as agreement_text
 from judge_app.writers.evaluation import as_text

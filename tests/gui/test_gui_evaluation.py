@@ -28,7 +28,7 @@ from judge_app.metrics.aggregation import ADJUDICATED
 from judge_app.reports import charts
 from judge_app.store import open_database, reads
 from judge_app.store.people import campaign_raters
-from judge_app.writers.significance import describe
+from judge_app.writers.verdicts import describe
 
 SHOTS = os.environ.get("JUDGE_APP_SHOTS")  # a folder: save screenshots there
 

@@ -10,7 +10,7 @@ from PySide6.QtCore import QItemSelectionModel, Qt
 from sqlalchemy import delete
 
 from judge_app.store import open_database, reads
-from judge_app.store.gold import gold_frame
+from judge_app.store.gold_items import gold_frame
 from judge_app.store.models import GoldItem
 from judge_app.store.rater_queue import all_rater_names
 

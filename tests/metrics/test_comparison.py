@@ -27,7 +27,7 @@ from judge_app.metrics.comparison import (
 )
 from judge_app.metrics.intervals import ALPHA, t_interval
 from judge_app.metrics.ranking import Evaluation, Settings
-from judge_app.writers.significance import describe
+from judge_app.writers.verdicts import describe
 
 # Per-query NDCG@10 of two runs over 16 queries (fixed, hand-written).
 # fmt: off

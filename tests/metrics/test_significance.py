@@ -30,7 +30,7 @@ from judge_app.metrics.ranking import Evaluation, Settings
 from judge_app.metrics.significance import PAIRED_TESTS, TEST_NAMES, TESTS, compare_runs
 from judge_app.numbers import bound_text, p_text
 from judge_app.option_declarations import flag_of
-from judge_app.writers.significance import describe, verdict_words
+from judge_app.writers.verdicts import describe, verdict_words
 
 RUNS = ["bm25", "neural", "hybrid", "rerank"]
 

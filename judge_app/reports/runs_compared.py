@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from judge_app.metrics.significance import ADJUSTMENT_NAMES, TEST_NAMES, Significance
 from judge_app.numbers import signed_text
 from judge_app.reports.tables import Cell, Table
-from judge_app.writers.significance import describe, pair_rows, verdict_words
+from judge_app.writers.verdicts import describe, pair_rows, verdict_words
 
 NOT_COMPARED = "–"
 
