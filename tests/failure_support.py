@@ -1,10 +1,12 @@
-"""Making a file or folder unwritable for real, even for root (the CI runs as root, for whom
-``chmod`` changes nothing): ``chattr +i`` there, ``chmod`` for anyone else."""
+"""Failures made for real: a file or folder unwritable, even for root (the CI runs as root, for
+whom ``chmod`` changes nothing): ``chattr +i`` there, ``chmod`` for anyone else; and another
+program holding a database's writes."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -44,3 +46,19 @@ def plain(message: str) -> bool:
     exception class names, driver jargon."""
     jargon = ("sqlite+pysqlite", "Error:", "Error(", "OperationalError", "psycopg", "sqlalchemy")
     return not any(word in message for word in jargon)
+
+
+def hold_writes(database):
+    """Another program writing to ``database`` (a SQLite file or a PostgreSQL URL) until the
+    returned connection's ``commit()``."""
+    if "://" not in str(database):
+        other = sqlite3.connect(database, isolation_level=None, check_same_thread=False)
+        other.execute("BEGIN IMMEDIATE")
+        return other
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    url = make_url(database).set(drivername="postgresql")
+    other = psycopg.connect(url.render_as_string(hide_password=False))
+    other.execute("LOCK TABLE judgment IN EXCLUSIVE MODE")
+    return other

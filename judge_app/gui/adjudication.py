@@ -515,12 +515,13 @@ class AdjudicationScreen(QWidget):
         row = decision.index
         self.model.pending[row] = self.model.pending.get(row, 0) + 1
         self.model.failed.discard(row)
-        self.writes.submit(database, decision.write, decision)
         self.model.row_changed(row)
         self._refresh_row(row)
         item = self.adjudication.items[row]
         what = "undecided" if decision.grade is None else f"{decision.grade} ({decision.source})"
         self.message.emit(f"{item.query_id} · {item.doc_id}: {what} — saving…", False)
+        # last: the write queue's thread competes with the screen for the interpreter
+        self.writes.submit(database, decision.write, decision)
 
     def _settle(
         self, decision: Decision, _event: JudgmentEvent | None, error: BaseException | None

@@ -134,8 +134,9 @@ class JudgmentEdits(QObject):
         session = self.screen.session
         assert session is not None
         self._last_change = change
-        self.writes.submit(session.database, change.write, (session, change))
         self.screen.show_changed(session.row_of_pair(change.pair))
+        # last: the write queue's thread competes with the screen for the interpreter
+        self.writes.submit(session.database, change.write, (session, change))
 
     def _settle(
         self,

@@ -4,6 +4,7 @@ follow, and the agreement page marks what is decided."""
 
 from __future__ import annotations
 
+from failure_support import hold_writes
 from PySide6.QtCore import Qt
 
 from judge_app.metrics.aggregation import ADJUDICATED
@@ -137,3 +138,24 @@ def test_the_keys_are_data_and_a_held_key_decides_once(qtbot, window, demo_db):
     key(qtbot, screen, Qt.Key.Key_G)
     key(qtbot, screen, Qt.Key.Key_Escape)
     assert not screen.choosing_grade and decided(demo_db) == {}
+
+
+def test_a_decision_waiting_for_a_busy_database_is_said_and_saved_when_it_is_free(
+    qtbot, window, demo_db
+):
+    """The adjudication screen writes as the judging screen does: a decision another program
+    keeps waiting is said in a banner and the status bar, and written once it may be."""
+    screen = opened(qtbot, window)
+    other = hold_writes(demo_db)
+    try:
+        qtbot.keyClick(screen.list_view, Qt.Key.Key_1)  # accept the first rater's grade
+        assert screen.in_flight == 1
+        qtbot.waitUntil(lambda: screen.writes.banner.isVisible(), timeout=20_000)
+        assert "Waiting for the database" in screen.writes.banner.text()
+        assert window.status_text().startswith("Waiting for the database")
+    finally:
+        other.commit()
+        other.close()
+    qtbot.waitUntil(lambda: screen.in_flight == 0, timeout=60_000)
+    assert not screen.writes.banner.isVisible()
+    assert ("q05", "d0509") in decided(demo_db)

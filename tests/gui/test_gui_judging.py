@@ -7,6 +7,7 @@ import sqlite3
 
 import pandas as pd
 import pytest
+from failure_support import hold_writes
 from gui_support import own_state, press, written
 from PySide6.QtCore import QAbstractItemModel, QAbstractListModel, QEvent, QModelIndex, Qt
 from PySide6.QtGui import QDesktopServices, QKeyEvent
@@ -295,29 +296,13 @@ def test_pooling_lists_each_document_of_both_runs_top_d_once(open_window, demo_d
         assert set(top["run"]) == {"bm25", "neural"}
 
 
-def _hold_writes(database):
-    """Another program writing to ``database`` (a SQLite file or a PostgreSQL URL) until the
-    returned connection's ``commit()``."""
-    if "://" not in str(database):
-        other = sqlite3.connect(database, isolation_level=None, check_same_thread=False)
-        other.execute("BEGIN IMMEDIATE")
-        return other
-    import psycopg
-    from sqlalchemy.engine import make_url
-
-    url = make_url(database).set(drivername="postgresql")
-    other = psycopg.connect(url.render_as_string(hide_password=False))
-    other.execute("LOCK TABLE judgment IN EXCLUSIVE MODE")
-    return other
-
-
 def test_keys_pressed_while_the_database_is_busy_are_queued_for_the_result_each_was_meant_for(
     qtbot, window_anywhere, demo_anywhere
 ):
     window, demo_db = window_anywhere, demo_anywhere
     judging = window.judging
     documents = [item.external_id for item in judging.session.items[:4]]
-    other = _hold_writes(demo_db)
+    other = hold_writes(demo_db)
     view = judging.results.view
     for key in (Qt.Key.Key_2, Qt.Key.Key_5, Qt.Key.Key_K, Qt.Key.Key_3, Qt.Key.Key_0):
         qtbot.keyClick(view, key)  # 2 → first, 5 → second, up, 3 → second again, 0 → third
@@ -400,7 +385,7 @@ def test_a_held_down_key_grades_once_where_the_system_does_not_mark_repeats(qtbo
 
 def test_closing_the_window_waits_for_the_grades_on_their_way(qtbot, window, demo_db):
     document = current_item(window).external_id
-    other = _hold_writes(demo_db)
+    other = hold_writes(demo_db)
     qtbot.keyClick(window.judging.results.view, Qt.Key.Key_4)
     window.close()
     assert window.isVisible() and window.status_text() == "Saving 1 change before closing…"

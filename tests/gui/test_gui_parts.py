@@ -59,3 +59,18 @@ def test_every_dialog_of_the_window_is_a_class_of_its_module():
     for name, (module, dialog, what, _kept_as) in DIALOGS.items():
         found = getattr(importlib.import_module(f"judge_app.gui.{module}"), dialog)
         assert issubclass(found, QDialog) and what, name
+
+
+def test_every_key_map_action_does_something_on_the_judging_screen(qtbot):
+    """Keys are data: each action a key map can bind is one the screen knows how to do."""
+    import re
+
+    from judge_app.gui.judging import JudgingScreen
+    from judge_app.judging.keys import ACTIONS, KEYMAPS
+
+    screen = JudgingScreen()
+    qtbot.addWidget(screen)
+    bound = {action for keymap in KEYMAPS.values() for action in keymap.values()}
+    assert bound <= set(ACTIONS)
+    for action in ACTIONS:
+        assert action in screen._actions or re.fullmatch(r"grade[0-5]|skip_reason[1-4]", action)
