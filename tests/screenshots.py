@@ -65,7 +65,7 @@ def take(folder: Path) -> list[Path]:
                 preferences.add_recent_database(str(name))  # pilot.sqlite does not exist
             start = _shown(create_main_window(None, demo=lambda path=database: path), theme)
             saved.append(_save(start, folder / f"start-{theme}.png"))
-            start.open_path(scratch / "notes.txt")  # not there: the error on the start page
+            start.opening.open_path(scratch / "notes.txt")  # not there: the error on the start page
             saved.append(_save(start, folder / f"start-error-{theme}.png"))
             start.close()
 

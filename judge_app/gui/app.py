@@ -13,7 +13,8 @@ from PySide6.QtCore import QThreadPool
 from PySide6.QtWidgets import QApplication
 
 from judge_app.gui import failure, preferences
-from judge_app.gui.window import DemoBuilder, MainWindow
+from judge_app.gui.opening import DemoBuilder
+from judge_app.gui.window import MainWindow
 
 if TYPE_CHECKING:  # a start paints the window before the store is loaded
     from judge_app.store import Database
@@ -77,7 +78,7 @@ def create_main_window(
     application()
     if database is None:
         window = MainWindow(demo)
-        window.show_start_page()
+        window.opening.show_start_page()
         return window
     if not isinstance(database, Database):
         database = open_writable_if_possible(database)
@@ -110,18 +111,18 @@ def run(
         app = application()
         window = MainWindow(demo)
         if database is not None:
-            window.open_path(database, rater=rater, in_background=True)
+            window.opening.open_path(database, rater=rater, in_background=True)
         else:
             from judge_app.gui.start import recent_entry_exists
 
             known = preferences.recent_databases()
             recent = [name for name in known if recent_entry_exists(name)]
             if recent:
-                window.open_path(recent[0], in_background=True)
+                window.opening.open_path(recent[0], in_background=True)
             elif not known and demo is not None:
-                window.open_path(demo(), in_background=True)
+                window.opening.open_path(demo(), in_background=True)
             else:
-                window.show_start_page()
+                window.opening.show_start_page()
         failure.install(window)
         window.show()
         window.raise_()

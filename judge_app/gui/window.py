@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from PySide6.QtCore import QEvent, QObject, Qt, QThreadPool, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QThreadPool
 from PySide6.QtGui import (
     QCloseEvent,
     QKeyEvent,
@@ -30,6 +29,7 @@ from judge_app.gui import geometry, preferences
 from judge_app.gui.analysis import Analysis
 from judge_app.gui.error_words import error_text
 from judge_app.gui.judging import JudgingScreen
+from judge_app.gui.opening import AfterPaint, DemoBuilder, Opening, short_name
 from judge_app.gui.overlay import ShortcutOverlay
 from judge_app.gui.rater_chooser import RaterChooser
 from judge_app.gui.theme import apply_theme, stylesheet
@@ -46,14 +46,10 @@ if TYPE_CHECKING:
     from judge_app.commands.importing import ImportOptions
     from judge_app.gui.adjudication import AdjudicationScreen
     from judge_app.gui.lead_dialog import LeadDialog
-    from judge_app.gui.start import StartPage
     from judge_app.gui.transfer import ExportDialog, ImportDialog
     from judge_app.judging.session import JudgingSession
     from judge_app.store import Database
 
-DATABASE_FILTER = "judge_app databases (*.sqlite *.db *.judge);;All files (*)"
-# builds the demo database where the user keeps judge_app's files; returns its path
-DemoBuilder = Callable[[], Path]
 DIALOGS = {
     "import": ("transfer", "ImportDialog", "import files", "import_dialog"),
     "export": ("transfer", "ExportDialog", "export the judgments", "export_dialog"),
@@ -74,8 +70,6 @@ DIALOGS = {
 opened: a rater's start never needs them), their classes, what they do (in words, for a rater's
 login that may not), and the attribute that keeps the one open."""
 AnyDialog = TypeVar("AnyDialog", bound=QDialog)
-UNPAINTED_START_MS = 1000
-"""A start's work waits for the window's first paint, or this long for a window not painted."""
 _INPUT_EVENTS = (
     QEvent.Type.KeyPress,
     QEvent.Type.MouseButtonPress,
@@ -89,9 +83,7 @@ class MainWindow(QMainWindow):
     def __init__(self, demo: DemoBuilder | None = None) -> None:
         super().__init__()
         self.demo = demo
-        self._opening: set[Worker] = set()  # the database opened, a queue read, at start
-        self._painted = False  # a start's work waits for the first paint
-        self._after_paint: list[Worker] = []
+        self.after_paint = AfterPaint(self)  # a start's work waits for the first paint
         self.import_dialog: ImportDialog | None = None  # open dialogs, for tests and scripts
         self.export_dialog: ExportDialog | None = None
         self.lead_dialog: LeadDialog | None = None
@@ -99,6 +91,7 @@ class MainWindow(QMainWindow):
         self.setObjectName("mainWindow")
         self.workspace = Workspace(self)
         self._build_pages()
+        self.opening = Opening(self, demo, self)
         self._build_status_bar()
         self.keymap_name = preferences.keymap_name()
         self.judging.set_keymap(KEYMAPS[self.keymap_name])
@@ -111,7 +104,6 @@ class MainWindow(QMainWindow):
 
     def _build_pages(self) -> None:
         self.pages = QStackedWidget()
-        self._start_page: StartPage | None = None  # built when first shown
         self.chooser = RaterChooser()
         self.judging = JudgingScreen()
         self.analysis = Analysis(self.workspace, self.pages)
@@ -131,7 +123,7 @@ class MainWindow(QMainWindow):
         connected to the workspace first: its pages are enabled before the focus returns.)"""
         workspace = self.workspace
         workspace.message.connect(self.show_message)
-        workspace.databaseChanged.connect(self._database_changed)
+        workspace.databaseChanged.connect(self.follow_page)
         workspace.campaignChanged.connect(self.refresh_judging)
         workspace.taskStarted.connect(lambda _task: self._update_actions())
         workspace.taskFinished.connect(lambda _task: self._task_finished())
@@ -265,7 +257,7 @@ class MainWindow(QMainWindow):
         if self.database is None:
             self.setWindowTitle("judge_app")
             return
-        title = f"judge_app — {_short_name(self.database.describe())}"
+        title = f"judge_app — {short_name(self.database.describe())}"
         session = self.judging.session
         shown = self.analysis.shown_page()
         if session is not None and self.pages.currentWidget() is self.judging:
@@ -314,42 +306,15 @@ class MainWindow(QMainWindow):
             f"Opening {rater_name}'s queue…", "Reading the queries and your grades."
         )
         self.pages.setCurrentWidget(self.judging)
-        self._open_on_worker(
+        self.after_paint.run(
             lambda _worker: JudgingSession(database, rater_id, rater_name),
             self._judge,
             self._not_opened,
         )
 
-    def _open_on_worker(
-        self,
-        work: Callable[[Worker], object],
-        returned: Callable[..., None],
-        errored: Callable[[BaseException], None],
-    ) -> None:
-        """Run part of a start (opening the database, reading a queue) on a pool thread once
-        the window has painted (the work would slow its first paint), kept until finished."""
-        worker = Worker(work)
-        worker.signals.returned.connect(returned)
-        worker.signals.errored.connect(errored)
-        worker.signals.finished.connect(lambda: self._opening.discard(worker))
-        self._opening.add(worker)
-        if self._painted:
-            QThreadPool.globalInstance().start(worker)
-            return
-        self._after_paint.append(worker)
-        # a window that does not paint (started minimised, never shown) starts it anyway
-        QTimer.singleShot(UNPAINTED_START_MS, self._start_after_paint)
-
     def paintEvent(self, event: QPaintEvent) -> None:
         super().paintEvent(event)
-        if not self._painted:
-            self._painted = True
-            QTimer.singleShot(0, self._start_after_paint)  # once the frame is on the screen
-
-    def _start_after_paint(self) -> None:
-        waiting, self._after_paint = self._after_paint, []
-        for worker in waiting:
-            QThreadPool.globalInstance().start(worker)
+        self.after_paint.painted()
 
     def _judge(self, session: JudgingSession) -> None:
         """Judge ``session``'s queue from where its rater last was."""
@@ -483,33 +448,6 @@ class MainWindow(QMainWindow):
 
     # databases -------------------------------------------------------------------------------
 
-    @property
-    def start_page(self) -> StartPage:
-        """The start page, built the first time it is asked for (a start on a database
-        never needs it)."""
-        if self._start_page is None:
-            from judge_app.gui.start import StartPage
-
-            page = StartPage(demo_available=self.demo is not None)
-            page.openRequested.connect(self.ask_open_database)
-            page.newRequested.connect(self.ask_new_database)
-            page.demoRequested.connect(self.open_demo)
-            page.recentChosen.connect(self.open_path)
-            self.pages.addWidget(page)
-            self._start_page = page
-        return self._start_page
-
-    def show_start_page(self, error: str | None = None) -> None:
-        """The start page: open, create, the demo, the recent databases; ``error`` on top."""
-        self.start_page.refresh(error)
-        self.pages.setCurrentWidget(self.start_page)
-        self._set_title()
-        self._update_actions()
-        if error:
-            self.show_message("The database could not be opened: see above", error=True)
-        else:
-            self.show_message("Open a database to start")
-
     def set_database(self, database: Database) -> None:
         """Work on ``database`` from now on (the one open before is closed)."""
         if self.database is not None and self.database is not database:
@@ -517,7 +455,8 @@ class MainWindow(QMainWindow):
         self.workspace.set_database(database)
         preferences.add_recent_database(database.describe())
 
-    def _database_changed(self) -> None:
+    def follow_page(self) -> None:
+        """The title and the menus say what is shown now."""
         self._set_title()
         self._update_actions()
 
@@ -527,105 +466,7 @@ class MainWindow(QMainWindow):
             return
         self.judging.set_session(None)
         self.workspace.close_database()
-        self.show_start_page()
-
-    def open_path(
-        self,
-        path: str | Path,
-        *,
-        create: bool = False,
-        rater: str | None = None,
-        in_background: bool = False,
-    ) -> bool:
-        """Open the database at ``path`` (a file or a URL) and start judging on it: as
-        ``rater`` (added if the database lacks them), else as the rater last chosen there, else
-        after asking who is judging. False, with the error shown, if it cannot be opened.
-
-        With ``in_background`` (a start) the window paints first: the database is opened and
-        the rater's queue read on workers while the judging page says so, and an error is
-        shown when it comes (True then says only that the opening began)."""
-        if in_background:
-            self.judging.show_opening(
-                f"Opening {_short_name(str(path))}…", "Checking the database."
-            )
-            self.pages.setCurrentWidget(self.judging)
-            self._open_on_worker(
-                lambda _worker: _open_database(path, create),
-                lambda database: self._opened(database, rater),
-                self._cannot_open,
-            )
-            return True
-        try:
-            database = _open_database(path, create)
-        except JudgeAppError as error:
-            self._cannot_open(error)
-            return False
-        self.set_database(database)
-        if rater is None:
-            self.start_judging()
-        else:
-            self.choose_rater(rater, create=True)
-        return True
-
-    def _opened(self, database: Database, rater: str | None) -> None:
-        """A database opened at start: judge as ``rater`` (or the rater last chosen there),
-        their queue read on a worker; a name the database refuses is asked about in the
-        rater chooser."""
-        self.set_database(database)
-        if rater is None:
-            self.start_judging(in_background=True)
-            return
-        try:
-            self.choose_rater(rater, create=True, in_background=True)
-        except JudgeAppError as error:
-            self.show_chooser()
-            if isinstance(error, SimilarRaterError):
-                self.chooser.show_all()  # the question is asked beside the other raters
-                self.chooser.ask_similar(rater, error.similar)
-            else:
-                self.chooser.show_error(error_text(error))
-
-    def _cannot_open(self, error: BaseException) -> None:
-        message = f"Cannot open the database: {error_text(error)}"
-        if self.database is None or self.pages.currentWidget() is self._start_page:
-            self.show_start_page(message)
-        else:
-            self.show_message(message, error=True)
-
-    def ask_open_database(self) -> None:
-        self.workspace.choose_file("Open database", DATABASE_FILTER, self.open_path)
-
-    def ask_new_database(self) -> None:
-        self.workspace.choose_file(
-            "New database",
-            "judge_app databases (*.sqlite)",
-            self._create_database,
-            save=True,
-            suffix="sqlite",
-            default="judging.sqlite",
-        )
-
-    def _create_database(self, path: str) -> None:
-        if Path(path).exists():
-            message = f"{path} already exists: open it with Open database…, or choose a new name"
-            if self._start_page is not None and self.pages.currentWidget() is self._start_page:
-                self._start_page.refresh(message)
-            self.show_message(message, error=True)
-            return
-        self.open_path(path, create=True)
-
-    def open_demo(self) -> None:
-        """Build the demo database in the user's data folder (once, off the UI thread) and
-        open it."""
-        if self.demo is None or self.workspace.busy():
-            return
-        build = self.demo
-        self.show_message("Preparing the demo database…")
-        task = self.run_task("Preparing the demo", lambda _worker: build(), cancellable=False)
-        task.returned.connect(lambda path: self.open_path(path))
-        task.errored.connect(
-            lambda error: self.show_start_page(f"Cannot build the demo database: {error}")
-        )
+        self.opening.show_start_page()
 
     # dialogs -----------------------------------------------------------------------------------
 
@@ -746,25 +587,3 @@ class MainWindow(QMainWindow):
         QThreadPool.globalInstance().waitForDone()  # workers past their last signal
         self._watch_input(False)
         super().closeEvent(event)
-
-
-def _open_database(path: str | Path, create: bool) -> Database:
-    """The database at ``path``, for writing if this process can (imported here: a start
-    paints the window before SQLAlchemy and the store are loaded)."""
-    import judge_app.commands.raters
-    import judge_app.judging.session  # noqa: F401 (what judging on it needs: not on the UI thread)
-    from judge_app.store.database import open_writable_if_possible
-    from judge_app.store.team import access
-
-    database = open_writable_if_possible(path, create=create)
-    try:
-        access(database)  # who is connected, read here once: the window asks on its thread
-    except BaseException:
-        database.close()
-        raise
-    return database
-
-
-def _short_name(described: str) -> str:
-    """A database as a title shows it: the file name, or the URL."""
-    return described if "://" in described else Path(described).name

@@ -34,9 +34,9 @@ class Entry:
 
 
 FILE = (
-    Entry("open", "&Open database…", "ask_open_database", QKeySequence.StandardKey.Open),
-    Entry("new", "&New database…", "ask_new_database", QKeySequence.StandardKey.New),
-    Entry("demo", "Open the &demo", "open_demo"),
+    Entry("open", "&Open database…", "opening.ask_open_database", QKeySequence.StandardKey.Open),
+    Entry("new", "&New database…", "opening.ask_new_database", QKeySequence.StandardKey.New),
+    Entry("demo", "Open the &demo", "opening.open_demo"),
     None,
     Entry("import", "&Import…", "show_dialog", "Ctrl+I", argument="import"),
     Entry("export", "&Export…", "show_dialog", "Ctrl+E", argument="export"),

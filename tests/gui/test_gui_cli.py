@@ -76,8 +76,8 @@ def test_the_start_page_builds_the_demo_off_the_ui_thread(tmp_path, shown_window
     preferences.add_recent_database(str(gone))
     assert main([]) == 0
     (window,) = shown_windows()
-    assert window.pages.currentWidget() is window.start_page
-    window.start_page.demo_button.click()
+    assert window.pages.currentWidget() is window.opening.start_page
+    window.opening.start_page.demo_button.click()
     with qtbot.waitSignal(window.task.finished, timeout=30_000):
         pass
     assert window.database.describe() == str(tmp_path / "demo.sqlite")
@@ -89,8 +89,8 @@ def test_no_arguments_show_why_the_last_database_cannot_be_opened(tmp_path, show
     preferences.add_recent_database(str(broken))
     assert main([]) == 0
     (window,) = shown_windows()
-    qtbot.waitUntil(lambda: window.pages.currentWidget() is window._start_page, timeout=30_000)
-    assert "not a SQLite database" in window.start_page.error.text()
+    qtbot.waitUntil(window.opening.start_page_shown, timeout=30_000)
+    assert "not a SQLite database" in window.opening.start_page.error.text()
 
 
 def test_gui_rater_is_the_rater_however_typed_and_one_spaces_away_is_asked_about(

@@ -22,11 +22,11 @@ def choose_in_dialog(window, path):
 
 def test_without_a_database_the_window_shows_the_start_page(open_window, tmp_path):
     window = open_window(None, demo=lambda: tmp_path / "unused.sqlite")
-    assert window.pages.currentWidget() is window.start_page
-    assert window.start_page.objectName() == "startPage"
+    assert window.pages.currentWidget() is window.opening.start_page
+    assert window.opening.start_page.objectName() == "startPage"
     for name in ("startOpen", "startNew", "startDemo", "recentList"):
         assert window.findChild(object, name) is not None, name  # fmt: skip
-    assert window.start_page.recent_empty.isVisible()
+    assert window.opening.start_page.recent_empty.isVisible()
     assert not window.menus.judge_actions["grade3"].isEnabled()  # nothing to judge yet
     assert not window.menus.close_database_action.isEnabled()
     assert window.windowTitle() == "judge_app"
@@ -41,7 +41,7 @@ def test_demo_is_built_off_the_ui_thread_then_opened(qtbot, open_window, demo_te
         return built
 
     window = open_window(None, demo=build)
-    qtbot.mouseClick(window.start_page.demo_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(window.opening.start_page.demo_button, Qt.MouseButton.LeftButton)
     assert window.task is not None
     with qtbot.waitSignal(window.task.finished, timeout=30_000):
         pass
@@ -58,7 +58,7 @@ def test_recent_databases_are_listed_and_open_as_the_last_rater(
     preferences.add_recent_database(str(demo_db))
     preferences.remember_rater(str(demo_db), "ben")
     window = open_window(None)
-    page = window.start_page
+    page = window.opening.start_page
     assert page.recent_names() == [str(demo_db), str(gone)]
     missing = page.recent_list.item(1)
     assert not missing.flags() & Qt.ItemFlag.ItemIsEnabled  # shown, not openable
@@ -101,7 +101,7 @@ def test_a_name_is_the_rater_however_typed_and_one_spaces_away_is_asked_about(op
 
 def test_open_database_through_the_file_dialog(open_window, demo_db):
     window = open_window(None)
-    window.start_page.open_button.click()
+    window.opening.start_page.open_button.click()
     assert window.workspace.file_dialog is not None and window.workspace.file_dialog.isVisible()
     choose_in_dialog(window, demo_db)
     assert window.database.describe() == str(demo_db)
@@ -113,12 +113,12 @@ def test_new_database_creates_an_empty_one_and_refuses_an_existing_file(open_win
     window = open_window(None)
     taken = tmp_path / "notes.sqlite"
     taken.write_text("not a database")
-    window.start_page.new_button.click()
+    window.opening.start_page.new_button.click()
     choose_in_dialog(window, taken)
-    assert window.database is None and "already exists" in window.start_page.error.text()
-    assert window.start_page.error.isVisible()
+    assert window.database is None and "already exists" in window.opening.start_page.error.text()
+    assert window.opening.start_page.error.isVisible()
     fresh = tmp_path / "campaign.sqlite"
-    window.start_page.new_button.click()
+    window.opening.start_page.new_button.click()
     choose_in_dialog(window, fresh)
     assert fresh.is_file() and window.database.describe() == str(fresh)
     assert window.pages.currentWidget() is window.chooser
@@ -129,9 +129,9 @@ def test_a_file_that_is_no_database_shows_the_error_on_the_start_page(open_windo
     window = open_window(None)
     bad = tmp_path / "photo.sqlite"
     bad.write_bytes(b"\x89PNG not sqlite at all")
-    assert not window.open_path(bad)
-    assert window.pages.currentWidget() is window.start_page
-    assert "not a SQLite database" in window.start_page.error.text()
+    assert not window.opening.open_path(bad)
+    assert window.pages.currentWidget() is window.opening.start_page
+    assert "not a SQLite database" in window.opening.start_page.error.text()
     assert window.status_text() == "The database could not be opened: see above"
 
 
@@ -140,10 +140,10 @@ def test_a_refused_password_is_said_on_the_start_page_and_not_kept(open_window, 
     window = open_window(None)
     with refusing_server() as (port, passwords):
         url = f"postgresql+psycopg://ana:typo@127.0.0.1:{port}/campaign"
-        assert not window.open_path(url)
+        assert not window.opening.open_path(url)
     assert passwords == ["typo"]
-    assert window.pages.currentWidget() is window.start_page
-    assert window.start_page.error.text() == (
+    assert window.pages.currentWidget() is window.opening.start_page
+    assert window.opening.start_page.error.text() == (
         f"Cannot open the database: The PostgreSQL server at 127.0.0.1:{port} refused the "
         "password of ana: a wrong password, or a login that has expired; nothing was changed. "
         "Give the right one in ~/.pgpass or PGPASSWORD, or ask a lead for a new one"
@@ -157,6 +157,6 @@ def test_close_database_returns_to_the_start_page_with_it_listed(open_window, de
     window = open_window(demo_db, "kim")
     window.menus.close_database_action.trigger()
     assert window.database is None
-    assert window.pages.currentWidget() is window.start_page
-    assert window.start_page.recent_names() == [str(demo_db)]
+    assert window.pages.currentWidget() is window.opening.start_page
+    assert window.opening.start_page.recent_names() == [str(demo_db)]
     assert not window.menus.judge_actions["grade0"].isEnabled()
