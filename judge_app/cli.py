@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from judge_app.evaluation.options import EvaluationOptions, SignificanceOptions
 
 DB_HELP = "the database: a SQLite file, or a PostgreSQL URL (postgresql+psycopg://…)"
-FORMAT_HELP = "table for people (rounded), csv or json in full precision (default table)"
 DIGITS_HELP = "round numbers to N digits (tables: 4; JSON and CSV: in full unless given)"
 RATER_COMMANDS = {"init", "gui", "team"}
 """What a rater's login may run on a team database (``team`` checks its own: the owner's);
@@ -62,6 +61,23 @@ class Once(argparse.Action):
         if getattr(namespace, self.dest, None) is not None:
             parser.error(f"{option_string} is given twice: import one at a time")
         setattr(namespace, self.dest, values)
+
+
+def _add_db(parser: argparse.ArgumentParser) -> None:
+    """The database a command works on: its first argument."""
+    parser.add_argument("db", metavar="DB", help=DB_HELP)
+
+
+def _add_format(parser: argparse._ActionsContainer, *more: str) -> None:
+    """--format: a table for people, or (``more``) csv, and json, in full precision."""
+    choices = ["table", *more, "json"]
+    parser.add_argument(
+        "--format",
+        choices=choices,
+        default="table",
+        help=f"table for people (rounded), or {' or '.join(choices[1:])} in full precision "
+        "(default table)",
+    )
 
 
 def add_to(
@@ -87,7 +103,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     init = commands.add_parser("init", help="create a database (or upgrade an existing one)")
-    init.add_argument("db", metavar="DB", help=DB_HELP)
+    _add_db(init)
 
     load = commands.add_parser(
         "import",
@@ -96,7 +112,7 @@ def _parser() -> argparse.ArgumentParser:
         "nothing. Formats follow the file extension: .csv, .tsv, .jsonl; anything else is read "
         "as a TREC run or TREC qrels.",
     )
-    load.add_argument("db", metavar="DB", help=DB_HELP)
+    _add_db(load)
     load.add_argument(
         "--queries", type=Path, action=Once, metavar="FILE", help="query_id,text[,description]"
     )
@@ -138,7 +154,7 @@ def _parser() -> argparse.ArgumentParser:
     export = commands.add_parser(
         "export", help="export judgments as CSV, aggregated qrels, or their history as CSV"
     )
-    export.add_argument("db", metavar="DB", help=DB_HELP)
+    _add_db(export)
     target = export.add_mutually_exclusive_group(required=True)
     target.add_argument(
         "--judgments", type=Path, metavar="OUT.csv", help="one row per rater judgment"
@@ -157,16 +173,16 @@ def _parser() -> argparse.ArgumentParser:
     info = commands.add_parser(
         "info", help="what the database holds: counts, raters, runs, coverage"
     )
-    info.add_argument("db", metavar="DB", help=DB_HELP)
+    _add_db(info)
 
     demo = commands.add_parser("demo", help="create DB filled with the demo data set")
-    demo.add_argument("db", metavar="DB", help=DB_HELP)
+    _add_db(demo)
 
     gui = commands.add_parser(
         "gui",
         help="open the judging window on DB (judge-app alone opens the last database used)",
     )
-    gui.add_argument("db", metavar="DB", help=DB_HELP)
+    _add_db(gui)
     gui.add_argument(
         "--rater", metavar="NAME", help="judge as NAME (created if DB does not know it yet)"
     )
@@ -185,7 +201,7 @@ def _parser() -> argparse.ArgumentParser:
         "Raters DB does not know yet are added. Queries already in a rater's queue stay "
         "(--replace makes the plan their whole queue; judgments are never touched).",
     )
-    assign.add_argument("db", metavar="DB", help=DB_HELP)
+    _add_db(assign)
     assign.add_argument("--raters", required=True, metavar="A,B,C", help="who judges")
     overlap = assign.add_mutually_exclusive_group(required=True)
     overlap.add_argument("--copies", type=int, metavar="N", help="raters per query")
@@ -244,10 +260,8 @@ def _add_raters_parser(commands: argparse._SubParsersAction) -> None:
         "alpha contribution; their drift by day and by block of 50 judgments (JSON). A "
         "warning in plain words names each figure out of line.",
     )
-    raters.add_argument("db", metavar="DB", help=DB_HELP)
-    raters.add_argument(
-        "--format", choices=("table", "csv", "json"), default="table", help="output format"
-    )
+    _add_db(raters)
+    _add_format(raters, "csv")
     raters.add_argument(
         "--min-seconds",
         type=float,
@@ -399,7 +413,7 @@ def _add_gold_parser(commands: argparse._SubParsersAction) -> None:
         "(one outside the pool depth is marked with a warning). Changes are all or nothing. "
         "Without an action, lists the gold items.",
     )
-    gold.add_argument("db", metavar="DB", help=DB_HELP)
+    _add_db(gold)
     action = gold.add_mutually_exclusive_group()
     action.add_argument(
         "--import",
@@ -467,9 +481,7 @@ def _add_agreement_parser(commands: argparse._SubParsersAction) -> None:
     options.add_argument(
         "--k", type=int, default=10, metavar="K", help="NDCG cut-off of ranking stability"
     )
-    options.add_argument(
-        "--format", choices=["table", "csv", "json"], default="table", help=FORMAT_HELP
-    )
+    _add_format(options, "csv")
     options.add_argument("--digits", type=int, metavar="N", help=DIGITS_HELP)
 
 
@@ -485,7 +497,7 @@ def _add_report_parser(commands: argparse._SubParsersAction) -> None:
         "options. An .html file is self-contained (charts embedded); a .pdf is the same "
         "document on A4 pages.",
     )
-    report.add_argument("db", metavar="DB", help=DB_HELP)
+    _add_db(report)
     report.add_argument(
         "--out",
         required=True,
@@ -518,7 +530,7 @@ def _add_plan_parser(commands: argparse._SubParsersAction) -> None:
         "campaign's timed judgments, in hours. Also the queries needed for a few other "
         "differences.",
     )
-    plan.add_argument("db", metavar="DB", help=DB_HELP)
+    _add_db(plan)
     plan.add_argument(
         "--delta", type=float, required=True, metavar="D", help="the difference to detect"
     )
@@ -535,9 +547,7 @@ def _add_plan_parser(commands: argparse._SubParsersAction) -> None:
         metavar="R",
         help="raters judging each query (default: the campaign's mean)",
     )
-    plan.add_argument(
-        "--format", choices=["table", "csv", "json"], default="table", help=FORMAT_HELP
-    )
+    _add_format(plan, "csv")
 
 
 def _add_calibrate_parser(commands: argparse._SubParsersAction) -> None:
@@ -555,7 +565,7 @@ def _add_calibrate_parser(commands: argparse._SubParsersAction) -> None:
         "document, the query's words stuffed into it, the prompt worded otherwise: autojudge "
         "--probes) and the documents it graded that address a judge.",
     )
-    calibrate.add_argument("db", metavar="DB", help=DB_HELP)
+    _add_db(calibrate)
     calibrate.add_argument("--judge", required=True, metavar="NAME", help="an automatic judge")
     calibrate.add_argument(
         "--k", default="10", metavar="K", help="NDCG cut-off: 10 (default) or all"
@@ -573,9 +583,7 @@ def _add_calibrate_parser(commands: argparse._SubParsersAction) -> None:
         help="resamples of the queries for the 95%% intervals (default 1,000; 0: none)",
     )
     calibrate.add_argument("--seed", type=int, default=0, help="of the bootstrap (default 0)")
-    calibrate.add_argument(
-        "--format", choices=["table", "csv", "json"], default="table", help=FORMAT_HELP
-    )
+    _add_format(calibrate, "csv")
 
 
 def _add_settings_parser(commands: argparse._SubParsersAction) -> None:
@@ -587,7 +595,7 @@ def _add_settings_parser(commands: argparse._SubParsersAction) -> None:
         "it are shown. The window's Lead ▸ Rubric…, Pooling… and Quality checks… change the "
         "same settings.",
     )
-    settings.add_argument("db", metavar="DB", help=DB_HELP)
+    _add_db(settings)
     settings.add_argument(
         "--grade",
         nargs="+",
@@ -623,9 +631,7 @@ def _add_settings_parser(commands: argparse._SubParsersAction) -> None:
         metavar="P",
         help="the share of each rater's judged items shown again for self-agreement (0-0.5)",
     )
-    settings.add_argument(
-        "--format", choices=["table", "json"], default="table", help="table for people or json"
-    )
+    _add_format(settings)
 
 
 def _add_ensemble_parser(commands: argparse._SubParsersAction) -> None:
@@ -640,7 +646,7 @@ def _add_ensemble_parser(commands: argparse._SubParsersAction) -> None:
         "is an automatic judge like any: calibrate it, use it with eval --judge. Run again "
         "after its members graded more, it is combined afresh.",
     )
-    ensemble.add_argument("db", metavar="DB", help=DB_HELP)
+    _add_db(ensemble)
     ensemble.add_argument(
         "--judges", required=True, metavar="A,B,...", help="two or more automatic judges"
     )
@@ -776,7 +782,7 @@ def _add_sample_parser(commands: argparse._SubParsersAction) -> None:
         "and eval --judge NAME then weights the longest start of that order judged completely "
         "by the inverse of its queries' inclusion probabilities.",
     )
-    sample.add_argument("db", metavar="DB", help=DB_HELP)
+    _add_db(sample)
     sample.add_argument("--judge", metavar="NAME", help="the automatic judge (judge-app autojudge)")
     sample.add_argument("--seed", type=int, default=0, help="the draw's seed (default 0)")
     sample.add_argument("--k", default="10", metavar="K", help="NDCG cut-off: 10 (default) or all")
@@ -796,9 +802,7 @@ def _add_sample_parser(commands: argparse._SubParsersAction) -> None:
     sample.add_argument(
         "--off", action="store_true", help="back to the order queries were assigned in"
     )
-    sample.add_argument(
-        "--format", choices=["table", "json"], default="table", help="table for people or json"
-    )
+    _add_format(sample)
 
 
 def _add_packet_parser(commands: argparse._SubParsersAction) -> None:
@@ -814,13 +818,13 @@ def _add_packet_parser(commands: argparse._SubParsersAction) -> None:
     )
     actions = packet.add_subparsers(dest="packet_command", metavar="ACTION", required=True)
     export = actions.add_parser("export", help="write a rater's packet")
-    export.add_argument("db", metavar="DB", help=DB_HELP)
+    _add_db(export)
     export.add_argument("--rater", required=True, metavar="NAME", help="whose packet")
     export.add_argument(
         "--out", required=True, type=Path, metavar="FILE.judge", help="the packet file to write"
     )
     merge = actions.add_parser("merge", help="merge a packet back into the database it came from")
-    merge.add_argument("db", metavar="DB", help=DB_HELP)
+    _add_db(merge)
     merge.add_argument("packet", type=Path, metavar="FILE.judge", help="the packet, judged")
 
     team = commands.add_parser(
@@ -834,19 +838,15 @@ def _add_packet_parser(commands: argparse._SubParsersAction) -> None:
         "for; judge_app never stores it.",
     )
     actions = team.add_subparsers(dest="team_command", metavar="ACTION", required=True)
-    actions.add_parser("init", help="make the roles and the rules (the owner)").add_argument(
-        "db", metavar="DB", help=DB_HELP
-    )
+    _add_db(actions.add_parser("init", help="make the roles and the rules (the owner)"))
     add = actions.add_parser("add", help="a login for a rater (or a lead)")
-    add.add_argument("db", metavar="DB", help=DB_HELP)
+    _add_db(add)
     add.add_argument("name", metavar="NAME", help="the rater (added if new); the login's name")
     add.add_argument("--lead", action="store_true", help="a lead's login: sees everything")
     remove = actions.add_parser("remove", help="drop a login; the rater's work stays")
-    remove.add_argument("db", metavar="DB", help=DB_HELP)
+    _add_db(remove)
     remove.add_argument("name", metavar="NAME", help="the login to remove")
-    actions.add_parser("list", help="the team's logins").add_argument(
-        "db", metavar="DB", help=DB_HELP
-    )
+    _add_db(actions.add_parser("list", help="the team's logins"))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
