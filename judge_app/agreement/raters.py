@@ -97,8 +97,12 @@ def alpha_with_others(
     two raters' alpha."""
     own = np.asarray(own, dtype=np.int64)
     keep = (own >= 0) & (others.sum(axis=1) > 0)
-    pairs = np.zeros((n_groups, len(co.GRADES), len(co.GRADES)))
-    np.add.at(pairs, (groups[keep], own[keep]), others[keep])
+    size = len(co.GRADES)
+    cell = groups[keep] * size + own[keep]  # (group, own grade); np.add.at is ten times slower
+    weights = others[keep]
+    pairs = np.stack(
+        [np.bincount(cell, weights[:, grade], n_groups * size) for grade in range(size)], axis=1
+    ).reshape(n_groups, size, size)
     return co.alphas_of_coincidences(pairs + pairs.transpose(0, 2, 1), "ordinal")
 
 

@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from judge_app.evaluation.campaign import Campaign
-from judge_app.metrics.codes import Graded, Results
+from judge_app.metrics.codes import Graded, Judged, Results
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
     from judge_app.store import Database
+    from judge_app.store.reads import JudgedCodes
 
 
 def load_campaign(database: Database, queries: bool = True, automatic: bool = True) -> Campaign:
@@ -28,9 +29,14 @@ def load_campaign(database: Database, queries: bool = True, automatic: bool = Tr
 
 
 def campaign_of(
-    session: Session, source: str, queries: bool = True, automatic: bool = True
+    session: Session,
+    source: str,
+    queries: bool = True,
+    automatic: bool = True,
+    timed: bool = False,
 ) -> Campaign:
-    """``load_campaign`` within a reading ``session`` of the database ``source``."""
+    """``load_campaign`` within a reading ``session`` of the database ``source``; with
+    ``timed``, every judgment with its time too (``Campaign.judged``), from the same read."""
     from judge_app.store import active_sample, reads
     from judge_app.store.automatic import judge_names
     from judge_app.store.rater_queue import pool_settings
@@ -38,7 +44,14 @@ def campaign_of(
     stamp = reads.change_stamp(session)
     judges = tuple(judge_names(session))
     automatic = automatic and bool(judges)
-    graded, results, judged, names = reads.campaign_codes(session, automatic)
+    judgments = None
+    if timed:
+        (graded, results, judged, names), timed_codes = reads.timed_campaign_codes(
+            session, automatic
+        )
+        judgments = judged_of(timed_codes)
+    else:
+        graded, results, judged, names = reads.campaign_codes(session, automatic)
     texts = reads.queries_frame(session) if queries else None
 
     def coded(rows: dict[str, np.ndarray], raters: np.ndarray) -> Graded:
@@ -65,6 +78,23 @@ def campaign_of(
         active=active_sample.active_sample_frame(session)
         if automatic and pool_settings(session).query_order == "active"
         else None,
+        judged=judgments,
+    )
+
+
+def judged_of(codes: JudgedCodes) -> Judged:
+    """The columns of ``store.reads.judged_codes`` as ``Judged``."""
+    rows, names = codes
+    return Judged(
+        rows["query_id"],
+        rows["doc_id"],
+        rows["rater"],
+        rows["grade"],
+        rows["at"],
+        rows["duration_ms"],
+        names["query_id"],
+        names["doc_id"],
+        names["rater"],
     )
 
 

@@ -30,11 +30,11 @@ import pandas as pd
 from judge_app.agreement import coefficients as co
 from judge_app.agreement import raters as figures
 from judge_app.agreement.quality import DriftPoint, RaterQuality, RatersReport
-from judge_app.agreement.report import Ratings, per_rater
+from judge_app.agreement.report import RaterAgreement, Ratings, per_rater
 from judge_app.errors import UsageError
 from judge_app.io.exports import write_flagged_csv
 from judge_app.io.outputs import check_output
-from judge_app.metrics.codes import Graded
+from judge_app.metrics.codes import Judged, code_of
 from judge_app.names import ADJUDICATED
 from judge_app.store.rater_facts import RaterFacts, rater_facts
 from judge_app.store.rater_queue import Progress
@@ -43,6 +43,7 @@ from judge_app.store.settings import QualitySettings
 if TYPE_CHECKING:
     from judge_app.store import Database
 
+MICROSECONDS_A_DAY = 86_400_000_000
 TOO_FAST_WARNING = 0.10
 """A share of too-fast judgments above this is out of line."""
 SELF_KAPPA_WARNING = 0.6
@@ -84,32 +85,44 @@ def rater_quality_of(database: Database | str, options: RatersOptions) -> Raters
     from judge_app.store.database import opened
 
     options.checked()
+    from judge_app.commands.campaign import judged_of
+    from judge_app.store.reads import judged_codes
+
     with opened(database, read_only=True) as found, found.reading() as session:
         source, facts = found.describe(), rater_facts(session)
-    report = quality_report(source, facts, options)
+        judged = judged_of(judged_codes(session))
+    report = quality_report(source, facts, judged, options)
     if options.too_fast_out is not None:
         write_flagged_csv(report.flagged, options.too_fast_out)
     return report
 
 
-def quality_report(source: str, facts: RaterFacts, options: RatersOptions) -> RatersReport:
-    """The report of what was read of ``source`` (``store.rater_facts``), the options'
-    fastest credible judgment in place of the lead's where they give one."""
+def quality_report(
+    source: str,
+    facts: RaterFacts,
+    judgments: Judged,
+    options: RatersOptions,
+    contributions: list[RaterAgreement] | None = None,
+) -> RatersReport:
+    """The report of what was read of ``source``: ``facts`` (``store.rater_facts``) and
+    every judgment with its time, the options' fastest credible judgment in place of the
+    lead's where they give one. ``contributions``: each rater's alpha contribution where the
+    caller has computed them already (an agreement report of every rater's grades)."""
     stored = facts.settings
     settings = QualitySettings(
         stored.min_seconds if options.min_seconds is None else options.min_seconds,
         stored.repeat_share,
     )
-    judgments, repeats, gold = facts.judgments, facts.repeats, facts.gold
-    progress, active, pending = facts.progress, facts.active, facts.pending
-    judged = _Judged.of(judgments[judgments["rater"] != ADJUDICATED], gold)
+    repeats, progress, active, pending = facts.repeats, facts.progress, facts.active, facts.pending
+    raters_only = judgments.rater != code_of(judgments.raters, ADJUDICATED)
+    judged = _Judged.of(judgments.where(raters_only), facts.gold)
     contribution = {
         rater.rater: (
             co.Estimate(rater.alpha_contribution)
             if rater.alpha_contribution is not None
             else co.Estimate.undefined(rater.reasons.get("alpha_contribution", "undefined"))
         )
-        for rater in per_rater(Ratings.from_graded(judged.graded))
+        for rater in contributions or per_rater(judged.ratings)
     }
     answered = repeats[~repeats["skipped"]]
     answered_grades = answered["grade"].to_numpy(dtype=np.int64)
@@ -143,26 +156,25 @@ def quality_report(source: str, facts: RaterFacts, options: RatersOptions) -> Ra
             by_block=judged.periods(rows, *_blocks(len(rows))),
         )
         raters.append(_with_warnings(rater, settings))
-    flagged = judged.frame.assign(seconds=judged.seconds)[judged.seconds < settings.min_seconds]
-    columns = ["rater", "query_id", "doc_id", "grade", "skipped", "seconds", "judged_at"]
     return RatersReport(
         source,
         settings.min_seconds,
         settings.repeat_share,
         raters,
-        flagged[columns].reset_index(drop=True),
+        judged.frame(np.flatnonzero(judged.seconds < settings.min_seconds)),
     )
 
 
 @dataclass(frozen=True)
 class _Judged:
-    """Every rater's judgments, by rater and in the order judged (``frame``), as arrays:
+    """Every rater's judgments (``coded``), by rater and in the order judged, as arrays:
     ``seconds`` (NaN: not timed), ``grade`` (-1: skipped), ``others``, the other raters'
     grades of the unit as shares summing to one (zeros for a skip, or where nobody else
-    graded it) and ``gold`` (-1: not a gold item); ``graded`` codes the graded ones."""
+    graded it) and ``gold`` (-1: not a gold item)."""
 
-    frame: pd.DataFrame
-    graded: Graded
+    coded: Judged
+    ratings: Ratings
+    """The graded ones as units and counts (``agreement.report.Ratings``)."""
     rows: dict[str, np.ndarray]
     """Each rater's rows, in the order judged."""
     seconds: np.ndarray
@@ -175,36 +187,55 @@ class _Judged:
     day_names: list[str]
 
     @classmethod
-    def of(cls, judgments: pd.DataFrame, gold: pd.DataFrame) -> _Judged:
-        frame = judgments.sort_values(["rater", "judged_at"], kind="stable", ignore_index=True)
-        golden = frame[["query_id", "doc_id"]].merge(
-            gold[["query_id", "doc_id", "grade"]], how="left", on=["query_id", "doc_id"]
-        )["grade"]
-        graded = Graded.from_frame(frame)
-        is_graded = (frame["grade"].notna() & ~frame["skipped"]).to_numpy()
-        counts = Ratings.from_graded(graded).counts
+    def of(cls, judged: Judged, gold: pd.DataFrame) -> _Judged:
+        # by rater, then time; at one time, in order of query and document
+        pair = judged.query * max(len(judged.docs), 1) + judged.doc
+        judged = judged.where(np.lexsort((pair, judged.at, judged.rater)))
+        graded = judged.graded()
+        is_graded = judged.grade >= 0
+        ratings = Ratings.from_graded(graded)
+        counts = ratings.counts
         width = max(len(graded.docs), 1)
         _, unit = np.unique(graded.query * width + graded.doc, return_inverse=True)
         own = graded.grade.astype(np.int64)
         others = counts[unit.reshape(-1)].astype(np.float64)
         others[np.arange(len(own)), own] -= 1  # the rater's own grade is not the others'
         totals = others.sum(axis=1, keepdims=True)
-        grade = np.full(len(frame), -1, dtype=np.int64)
-        grade[is_graded] = own
-        weighted = np.zeros((len(frame), len(co.GRADES)))
+        weighted = np.zeros((len(judged.grade), len(co.GRADES)))
         weighted[is_graded] = np.divide(others, totals, out=np.zeros_like(others), where=totals > 0)
-        day, days = pd.factorize(frame["judged_at"].dt.floor("D"), sort=True)
+        days, day = np.unique(judged.at // MICROSECONDS_A_DAY, return_inverse=True)
+        raters, starts = np.unique(judged.rater, return_index=True)
+        ends = np.append(starts[1:], len(judged.rater))
         return cls(
-            frame=frame,
-            graded=graded,
-            rows={str(name): rows for name, rows in frame.groupby("rater").indices.items()},
-            seconds=frame["duration_ms"].to_numpy(dtype=np.float64, na_value=np.nan) / 1000,
-            grade=grade,
-            skipped=frame["skipped"].to_numpy(dtype=bool),
+            coded=judged,
+            ratings=ratings,
+            rows={
+                str(judged.raters[rater]): np.arange(start, end)
+                for rater, start, end in zip(raters, starts, ends)
+            },
+            seconds=np.where(judged.duration_ms >= 0, judged.duration_ms / 1000, np.nan),
+            grade=judged.grade,
+            skipped=~is_graded,
             others=weighted,
-            gold=golden.to_numpy(dtype=np.float64, na_value=-1).astype(np.int64),
-            day=np.asarray(day, dtype=np.int64),
-            day_names=[name.strftime("%Y-%m-%d") for name in days],
+            gold=_gold_grades(judged, gold),
+            day=day.reshape(-1),
+            day_names=[str(np.datetime64(int(number), "D")) for number in days],
+        )
+
+    def frame(self, rows: np.ndarray) -> pd.DataFrame:
+        """``rows`` as ``rater, query_id, doc_id, grade, skipped, seconds, judged_at``."""
+        coded = self.coded.where(rows)
+        grade = coded.grade
+        return pd.DataFrame(
+            {
+                "rater": coded.raters[coded.rater],
+                "query_id": coded.queries[coded.query],
+                "doc_id": coded.docs[coded.doc],
+                "grade": pd.arrays.IntegerArray(np.maximum(grade, 0), grade < 0),
+                "skipped": grade < 0,
+                "seconds": self.seconds[rows],
+                "judged_at": pd.to_datetime(coded.at, unit="us"),
+            }
         )
 
     def days(self, rows: np.ndarray) -> tuple[np.ndarray, list[str]]:
@@ -237,6 +268,17 @@ class _Judged:
             )
             for index, label in enumerate(labels)
         ]
+
+
+def _gold_grades(judged: Judged, gold: pd.DataFrame) -> np.ndarray:
+    """Each judgment's gold grade, -1 where its pair is no gold item."""
+    width = max(len(judged.docs), 1)
+    query = pd.Index(judged.queries).get_indexer(gold["query_id"])
+    doc = pd.Index(judged.docs).get_indexer(gold["doc_id"])
+    known = (query >= 0) & (doc >= 0)
+    items = pd.Index(query[known] * width + doc[known])
+    grades = np.append(gold["grade"].to_numpy(dtype=np.int64)[known], -1)
+    return grades[items.get_indexer(judged.query * width + judged.doc)]  # -1: the last
 
 
 def _medians(values: np.ndarray, groups: np.ndarray, n: int) -> np.ndarray:

@@ -101,11 +101,13 @@ def gather(database: Database | str, options: ReportOptions) -> ReportData:
 
     with opened(database, read_only=True) as found, found.reading() as session:
         db = found.describe()
-        campaign = campaign_of(session, db, automatic=options.evaluation.judge is not None)
+        campaign = campaign_of(
+            session, db, automatic=options.evaluation.judge is not None, timed=True
+        )
         # the raters agreement counts: who graded something, never a lead nor adjudications
         counts = reads.table_counts(session) | {"raters": len(campaign.raters)}
         coverage = reads.coverage_frame(session).to_dict("records")
-        quality = quality_report(db, rater_facts(session), RatersOptions())
+        facts = rater_facts(session)
         judge = _judge_reads(session, db, options.evaluation.judge)
     evaluation = options.evaluation
     result = evaluate(EvaluationRequest.shown(evaluation), campaign)
@@ -119,6 +121,10 @@ def gather(database: Database | str, options: ReportOptions) -> ReportData:
         raise
     except JudgeAppError as error:
         agreed, missing = None, f"No agreement figures: {error}"
+    # every rater's contribution is the agreement's when it is of every rater's grades
+    contributions = agreed.per_rater if agreed is not None and evaluation.raters is None else None
+    assert campaign.judged is not None
+    quality = quality_report(db, facts, campaign.judged, RatersOptions(), contributions)
     source = campaign.source
     return ReportData(
         title=options.title or f"Judging campaign report: {Path(source).name or source}",

@@ -12,7 +12,7 @@ import numpy as np
 
 from judge_app.errors import UsageError, unknown_judge
 from judge_app.metrics.aggregation import ADJUDICATED
-from judge_app.metrics.codes import Graded, Results, code_of
+from judge_app.metrics.codes import Graded, Judged, Results, code_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -31,7 +31,8 @@ class Campaign:
     in ascending key; None in the assigned order). ``with_raters`` is False for judgments
     without raters (a TREC qrels file), whose grades are the grades as given; ``run_order``
     is the order the runs were given in (run files), empty for code-point order (a
-    database's)."""
+    database's); ``judged``, where asked for, every judgment with its time (skipped ones
+    too), from the same read."""
 
     source: str
     graded: Graded
@@ -43,6 +44,7 @@ class Campaign:
     active: pd.DataFrame | None = None
     with_raters: bool = True
     run_order: tuple[str, ...] = ()
+    judged: Judged | None = None
 
     def judge_graded(self, judge: str) -> Graded:
         """The automatic ``judge``'s grades, the judge its one rater; a usage error naming

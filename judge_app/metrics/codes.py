@@ -110,6 +110,53 @@ class Graded:
 
 
 @dataclass(frozen=True)
+class Judged:
+    """Every judgment, skipped ones too, as integer codes over its own names (those it uses,
+    in code-point order): ``grade`` -1 where skipped, ``at`` when (microseconds since 1970,
+    UTC), ``duration_ms`` how long (-1: not timed). What the raters' quality figures read."""
+
+    query: np.ndarray
+    doc: np.ndarray
+    rater: np.ndarray
+    grade: np.ndarray
+    at: np.ndarray
+    duration_ms: np.ndarray
+    queries: np.ndarray
+    docs: np.ndarray
+    raters: np.ndarray
+
+    def where(self, keep: np.ndarray) -> Judged:
+        """The judgments where ``keep`` (a mask, or row numbers in the order wanted) says
+        (the same names)."""
+        return replace(self, **{name: getattr(self, name)[keep] for name in _JUDGED_ROWS})
+
+    def graded(self) -> Graded:
+        """The graded judgments, named as ``Graded.from_frame`` names them: only the queries,
+        documents and raters they use."""
+        keep = self.grade >= 0
+        (query, queries), (doc, docs), (rater, raters) = (
+            _compact(codes[keep], names)
+            for codes, names in (
+                (self.query, self.queries),
+                (self.doc, self.docs),
+                (self.rater, self.raters),
+            )
+        )
+        return Graded(query, doc, rater, self.grade[keep].astype(np.float64), queries, docs, raters)
+
+
+_JUDGED_ROWS = ("query", "doc", "rater", "grade", "at", "duration_ms")
+
+
+def _compact(codes: np.ndarray, names: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``codes`` over only the ``names`` they use (in the same order), and those names."""
+    used = np.flatnonzero(np.bincount(codes, minlength=len(names)))
+    place = np.zeros(len(names), dtype=np.int64)
+    place[used] = np.arange(len(used))
+    return place[codes], names[used]
+
+
+@dataclass(frozen=True)
 class Results:
     """Run results: ``run`` indexes ``runs``; ``query`` and ``doc`` are codes of the judgments'
     :class:`Graded` names, -1 for a query or document no judgment names."""

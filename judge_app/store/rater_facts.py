@@ -1,7 +1,7 @@
-"""What the raters' quality figures are computed from (``commands.rater_quality``), read in one
-snapshot: every judgment with its time, the answered repeats and the gold items, each rater's
-queue, whether they are active and their repeats still to judge, and the lead's quality
-settings."""
+"""What the raters' quality figures are computed from (``commands.rater_quality``) beside the
+judgments themselves (``reads.judged_codes``, read in the same snapshot): the answered
+repeats and the gold items, each rater's queue, whether they are active and their repeats
+still to judge, and the lead's quality settings."""
 
 from __future__ import annotations
 
@@ -13,20 +13,18 @@ from sqlalchemy.orm import Session
 from judge_app.store.gold_items import gold_frame
 from judge_app.store.people import campaign_raters, raters_active
 from judge_app.store.rater_queue import Progress, pool_settings, raters_progress
-from judge_app.store.reads import judgments_frame
 from judge_app.store.repeats import answered_repeats_frame, pending_repeats
 from judge_app.store.settings import QualitySettings, quality_settings
 
 
 @dataclass(frozen=True)
 class RaterFacts:
-    """The campaign as the raters' figures read it: ``judgments`` (``judgments_frame``),
-    answered ``repeats`` (``answered_repeats_frame``), ``gold`` items (``gold_frame``), by
+    """The campaign as the raters' figures read it beside the judgments: answered
+    ``repeats`` (``answered_repeats_frame``), ``gold`` items (``gold_frame``), by
     rater name each campaign rater's queue ``progress``, whether ``active`` and their
     ``pending`` repeats, and the lead's quality ``settings``."""
 
     settings: QualitySettings
-    judgments: pd.DataFrame
     repeats: pd.DataFrame
     gold: pd.DataFrame
     progress: dict[str, Progress]
@@ -43,7 +41,6 @@ def rater_facts(session: Session) -> RaterFacts:
     )
     return RaterFacts(
         settings=quality_settings(session),
-        judgments=judgments_frame(session, texts=False),
         repeats=answered_repeats_frame(session),
         gold=gold_frame(session),
         progress={name: progress[rater_id] for rater_id, name in people},

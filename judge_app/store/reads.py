@@ -25,7 +25,7 @@ from judge_app.store.models import (
     Run,
 )
 from judge_app.store.people import in_campaign
-from judge_app.store.rows import Places, fetch, graded_keys, history_statement
+from judge_app.store.rows import Places, fetch, graded_keys, history_statement, timed_keys
 
 
 def read_frame(session: Session, statement: Select) -> pd.DataFrame:
@@ -123,18 +123,53 @@ def grades_frame(session: Session, raters: Sequence[str] | None = None) -> pd.Da
     return frame
 
 
-def campaign_codes(
-    session: Session, automatic: bool = False
-) -> tuple[
-    dict[str, np.ndarray], dict[str, np.ndarray], dict[str, np.ndarray], dict[str, np.ndarray]
-]:
+Columns = dict[str, np.ndarray]
+CampaignCodes = tuple[Columns, Columns, Columns, Columns]
+JudgedCodes = tuple[Columns, Columns]
+
+
+def campaign_codes(session: Session, automatic: bool = False) -> CampaignCodes:
     """Every graded judgment (``query_id, doc_id, rater, grade``; skipped ones left out), every
     run result (``run, query_id, doc_id, rank``) and, with ``automatic``, every automatic
     judge's grade (``query_id, doc_id, rater, grade``: failures left out, the judge as
     ``rater``) as integer columns, and the names the codes stand for (``query_id, doc_id,
     rater, run, judge``): a code is the place of its name among those of its kind used here,
     in code-point order. No strings per row."""
-    query, document, rater, grade = graded_keys(session)
+    return _campaign_codes(session, graded_keys(session), automatic)
+
+
+def timed_campaign_codes(
+    session: Session, automatic: bool = False
+) -> tuple[CampaignCodes, JudgedCodes]:
+    """``campaign_codes`` and every judgment with its time (``judged_codes``), from one read
+    of the judgments."""
+    keys = timed_keys(session)
+    graded = keys[3] >= 0
+    codes = _campaign_codes(session, tuple(key[graded] for key in keys[:4]), automatic)
+    return codes, _judged(session, keys)
+
+
+def judged_codes(session: Session) -> JudgedCodes:
+    """Every judgment, skipped ones too (``query_id, doc_id, rater, grade, at,
+    duration_ms``: grade -1 where skipped, ``at`` in microseconds since 1970, UTC, duration
+    -1 where not timed), as integer columns, and the names the codes stand for (``query_id,
+    doc_id, rater``: those used, in code-point order)."""
+    return _judged(session, timed_keys(session))
+
+
+def _judged(session: Session, keys: tuple[np.ndarray, ...]) -> JudgedCodes:
+    query, document, rater, grade, at, duration = keys
+    (query,), queries = _coded(session, "query", "external_id", query)
+    (document,), docs = _coded(session, "document", "external_id", document)
+    (rater,), raters = _coded(session, "rater", "name", rater)
+    rows = {"query_id": query, "doc_id": document, "rater": rater, "grade": grade, "at": at}
+    return rows | {"duration_ms": duration}, {"query_id": queries, "doc_id": docs, "rater": raters}
+
+
+def _campaign_codes(
+    session: Session, keys: tuple[np.ndarray, ...], automatic: bool
+) -> CampaignCodes:
+    query, document, rater, grade = keys
     result = _number_rows(session, "SELECT run_id, query_id, document_id, rank FROM result")
     result = result.astype(np.int64)
     auto = np.zeros((0, 4))

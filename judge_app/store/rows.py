@@ -50,7 +50,51 @@ def fetch_numbers(session: Session, sql: str) -> np.ndarray:
 def graded_keys(session: Session) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Query, document and rater ids and the grade of every graded judgment, read as one
     number a row where the ids allow (a million rows' Python objects are most of a read)."""
-    condition = "grade IS NOT NULL AND NOT skipped"
+    query, document, rater, grade, _rest = _judgment_numbers(
+        session, "grade", [], "grade IS NOT NULL AND NOT skipped"
+    )
+    return query, document, rater, grade
+
+
+SKIPPED = -1
+"""The grade code of a skipped judgment (``timed_keys``)."""
+
+
+def timed_keys(session: Session) -> tuple[np.ndarray, ...]:
+    """Every judgment, skipped ones too: query, document and rater ids, the grade (SKIPPED
+    where skipped), when (microseconds since 1970, UTC) and how long it took (ms; -1: not
+    timed), read as numbers (see ``graded_keys``)."""
+    sqlite = session.connection().dialect.name == "sqlite"
+    at = (
+        _SQLITE_MICROSECONDS
+        if sqlite
+        else "CAST(EXTRACT(EPOCH FROM judged_at) * 1000000 AS BIGINT)"
+    )
+    query, document, rater, grade, (moment, duration) = _judgment_numbers(
+        session, "coalesce(grade, 7)", [at, "coalesce(duration_ms, -1)"], "1 = 1"
+    )
+    return query, document, rater, np.where(grade == 7, SKIPPED, grade), moment, duration
+
+
+_SQLITE_MICROSECONDS = (
+    "(CAST(strftime('%s', substr(judged_at, 1, 19)) AS INTEGER) * 1000000"
+    " + CASE WHEN substr(judged_at, 20, 1) = '.'"
+    " THEN CAST(substr(substr(judged_at, 21, 6) || '000000', 1, 6) AS INTEGER) ELSE 0 END)"
+)
+"""A stored time (SQLAlchemy's text, ``YYYY-MM-DD HH:MM:SS[.ffffff]`` in UTC) in whole
+microseconds since 1970: the seconds by ``strftime`` (given a fraction, it rounds to the
+millisecond and may carry into the next second), the fraction as written. SQLite's
+``julianday`` is a double, a few dozen microseconds coarse at today's dates."""
+_MICROSECONDS = "CAST(EXTRACT(EPOCH FROM judged_at) * 1000000 AS BIGINT)"
+"""The same on PostgreSQL (a timestamp without time zone, in UTC; EXTRACT is exact)."""
+
+
+def _judgment_numbers(
+    session: Session, grade: str, extra: list[str], condition: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[np.ndarray]]:
+    """Query, document and rater ids, ``grade`` (a whole number 0 to 7) and the ``extra``
+    numbers of each judgment meeting ``condition``: the ids and grade packed into one number
+    where they fit in 63 bits."""
     graded = f"FROM judgment WHERE {condition}"
     largest, _width = fetch(
         session,
@@ -59,37 +103,40 @@ def graded_keys(session: Session) -> tuple[np.ndarray, np.ndarray, np.ndarray, n
     )
     queries, documents, raters = (int(value or 0) + 1 for value in largest[0])
     if queries * documents * raters * 8 >= 1 << 63:  # would not fit: one by one
-        keys = fetch_numbers(session, f"SELECT query_id, document_id, rater_id, grade {graded}")
-        return keys[:, 0], keys[:, 1], keys[:, 2], keys[:, 3]
+        columns = ", ".join(["query_id", "document_id", "rater_id", grade, *extra])
+        keys = fetch_numbers(session, f"SELECT {columns} {graded}")
+        return keys[:, 0], keys[:, 1], keys[:, 2], keys[:, 3], list(keys[:, 4:].T)
     pair = f"CAST(query_id AS BIGINT) * {documents} + document_id"
-    number = f"(({pair}) * {raters} + rater_id) * 8 + grade"
+    numbers = [f"(({pair}) * {raters} + rater_id) * 8 + {grade}", *extra]
     if session.connection().dialect.name == "sqlite":
-        packed = _joined_numbers(session, number, condition)
+        rows = _joined_numbers(session, numbers, condition)
     else:
-        packed = fetch_numbers(session, f"SELECT {number} {graded}")[:, 0]
-    rest, grade = np.divmod(packed, 8)
+        rows = fetch_numbers(session, f"SELECT {', '.join(numbers)} {graded}")
+    rest, grades = np.divmod(rows[:, 0], 8)
     rest, rater = np.divmod(rest, raters)
     query, document = np.divmod(rest, documents)
-    return query, document, rater, grade
+    return query, document, rater, grades, list(rows[:, 1:].T)
 
 
 JOINED = 1 << 22
 """Judgment ids whose numbers SQLite joins into one text."""
 
 
-def _joined_numbers(session: Session, number: str, condition: str) -> np.ndarray:
-    """``number`` of each judgment meeting ``condition``, read from SQLite as texts of a few
-    million numbers each joined by ``group_concat``: a third of the time of a row object a
-    judgment."""
+def _joined_numbers(session: Session, numbers: list[str], condition: str) -> np.ndarray:
+    """The ``numbers`` of each judgment meeting ``condition`` (one row each), read from SQLite
+    as texts of a few million numbers each joined by ``group_concat``: a third of the time of
+    a row object a judgment."""
     last, _width = fetch(session, "SELECT coalesce(max(id), 0) FROM judgment")
-    sql = f"SELECT group_concat({number}) FROM judgment WHERE id >= ? AND id < ? AND {condition}"
+    joined = " || ',' || ".join(f"({number})" for number in numbers)
+    sql = f"SELECT group_concat({joined}) FROM judgment WHERE id >= ? AND id < ? AND {condition}"
     connection = session.connection()
     texts = (
         connection.exec_driver_sql(sql, (start, start + JOINED)).scalar()
         for start in range(0, last[0][0] + 1, JOINED)
     )
     parts = [np.fromstring(text, dtype=np.int64, sep=",") for text in texts if text]
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    flat = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    return flat.reshape(-1, len(numbers))
 
 
 class Places:

@@ -63,3 +63,48 @@ def test_places_are_found_for_dense_and_sparse_ids(ids, asked):
     places = Places(np.array(ids, dtype=np.int64), np.arange(len(ids)))
     where = {key: place for place, key in enumerate(ids)}
     assert places[np.array(asked, dtype=np.int64)].tolist() == [where.get(key, -1) for key in asked]
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_every_judgment_is_read_with_its_time_to_the_microsecond(backend, request):
+    from datetime import datetime, timedelta
+
+    from sqlalchemy import select
+
+    from judge_app.store import open_database
+    from judge_app.store.models import Judgment
+
+    url = str(request.getfixturevalue("db_path")) if backend == "sqlite" else None
+    url = url or request.getfixturevalue("pg_url")
+    moments = [
+        datetime(2026, 3, 9, 23, 59, 58, 1),  # a microsecond past a whole second
+        datetime(2026, 3, 10, 0, 0, 0),  # midnight: a day of its own, no fraction stored
+        datetime(1999, 12, 31, 12, 30, 15, 999999),
+    ]
+    with open_database(url) as database:
+        with database.transaction() as session:
+            queries = query_ids(session, ["q1", "q2"])
+            documents = document_ids(session, ["d1", "d2"])
+            ana, ben = add_rater(session, "ana").id, add_rater(session, "ben").id
+            set_grade(session, ana, queries["q1"], documents["d1"], 4, duration_ms=2500)
+            set_grade(session, ben, queries["q2"], documents["d2"], 0)
+            skip(session, ben, queries["q1"], documents["d2"])
+            judgments = session.scalars(select(Judgment).order_by(Judgment.id)).all()
+            for judgment, moment in zip(judgments, moments):
+                judgment.judged_at = moment
+        with database.reading() as session:
+            rows, names = reads.judged_codes(session)
+    got = sorted(
+        (
+            names["query_id"][query], names["doc_id"][doc], names["rater"][rater],
+            int(grade), int(at), int(duration),
+        )
+        for query, doc, rater, grade, at, duration in zip(*rows.values())
+    )  # fmt: skip
+    epoch = datetime(1970, 1, 1)
+    micro = [(moment - epoch) // timedelta(microseconds=1) for moment in moments]
+    assert got == [
+        ("q1", "d1", "ana", 4, micro[0], 2500),
+        ("q1", "d2", "ben", -1, micro[2], -1),  # skipped, not timed
+        ("q2", "d2", "ben", 0, micro[1], -1),
+    ]
