@@ -20,7 +20,6 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TypeVar
@@ -30,10 +29,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from judge_app.arrow_columns import (
+    codes_in,
     first_repeat,
     from_numpy,
-    grades_of,
+    mix,
+    same_keys,
     sorted_ids,
+    string_hashes,
     to_numpy,
     trec_order,
 )
@@ -107,6 +109,12 @@ class Ranked:
         return self.rel >= self.settings.relevance_level
 
     @cached_property
+    def relevant_above(self) -> np.ndarray:
+        """Per row: the relevant rows of its query up to it (itself included), which most
+        measures count."""
+        return self.within(self.relevant)
+
+    @cached_property
     def num_ret(self) -> np.ndarray:
         return np.diff(self.starts)
 
@@ -134,6 +142,13 @@ class Ranked:
         levels = np.zeros(self.n, dtype=np.int64)
         np.maximum.at(levels, self.judged_query, self.judged_rel + 1)
         return levels
+
+    def memoized(self, key: object, make: Callable[[], T]) -> T:
+        """What ``make`` builds from these lists, built once and kept in ``memo`` for the
+        measures that share it."""
+        if key not in self.memo:
+            self.memo[key] = make()
+        return self.memo[key]  # type: ignore[return-value]
 
     def count(self, mask: np.ndarray) -> np.ndarray:
         """Per query, the number of its rows where ``mask`` holds."""
@@ -166,9 +181,11 @@ class Ranked:
         value[some] = running[self.starts[:-1][some] + rank[some] - 1]
         return value
 
-    def top(self, values: np.ndarray, k: int) -> np.ndarray:
-        """Per query, the sum of ``values`` over its first ``k`` rows, in rank order."""
-        return self.total(np.where(self.position <= k, values, 0.0))
+    def tops(self, values: np.ndarray, cutoffs: Sequence[int]) -> list[np.ndarray]:
+        """Per cut-off k, per query, the sum of ``values`` over its first k rows, added in
+        rank order from 0.0 (as bincount adds: -0.0 is 0.0)."""
+        running = self.running_sum(values)
+        return [self.at(running, k) + 0.0 for k in cutoffs]
 
     def running_sum(self, values: np.ndarray) -> np.ndarray:
         """Per row, the sum of ``values`` over the rows of its query up to it, added in rank
@@ -187,8 +204,9 @@ def running_sums(
     values: np.ndarray, group: np.ndarray, position: np.ndarray, starts: np.ndarray
 ) -> np.ndarray:
     """Per row, the running sum of ``values`` within its group, each added in order as a loop
-    would: a global cumulative sum less each group's start would round differently. Loops
-    over positions or over groups, whichever are fewer."""
+    would: a global cumulative sum less each group's start would round differently. In a
+    grid of a row per group when that is small enough, else by loops over positions or over
+    groups, whichever are fewer."""
     out = np.empty(len(values))
     if not len(values):
         return out
@@ -198,12 +216,19 @@ def running_sums(
         before = np.concatenate([[0], running])[starts[:-1]]
         return (running - before[group]).astype(np.float64)
     lengths = np.diff(starts)
-    if len(lengths) <= int(position.max()):
+    width = int(lengths.max())
+    if len(lengths) * width <= 2 * len(values):  # a grid not much larger: a row per group
+        grid = np.zeros((len(lengths), width))
+        cells = group * width + position - 1
+        grid.ravel()[cells] = values
+        np.cumsum(grid, axis=1, out=grid)  # along a row, one value after the other
+        return grid.ravel()[cells]
+    if len(lengths) <= width:
         for first, last in zip(starts[:-1], starts[1:]):
             np.cumsum(values[first:last], out=out[first:last])
         return out
     by_position = np.argsort(position, kind="stable")
-    bounds = np.searchsorted(position[by_position], np.arange(1, int(position.max()) + 2))
+    bounds = np.searchsorted(position[by_position], np.arange(1, width + 2))
     sums = np.zeros(len(lengths))
     for first, last in zip(bounds[:-1], bounds[1:]):
         rows = by_position[first:last]
@@ -236,23 +261,23 @@ def rank(qrels: Qrels, results: Results, settings: Settings = Settings()) -> Ran
     """The ranked lists of ``results`` judged by ``qrels`` (see the module's docstring)."""
     judged_ids = sorted_ids(qrels.table["query"])
     names = judged_ids.to_pylist()
-    judged_code = to_numpy(pc.index_in(qrels.table["query"], value_set=judged_ids), np.int64)
-    run = results.table.select(["query", "doc", "sim"])
-    run_code = pc.index_in(run["query"], value_set=judged_ids)
-    if run_code.null_count:  # queries the qrels do not judge: never evaluated
-        kept = pc.is_valid(run_code)
-        run, run_code = run.filter(kept), run_code.filter(kept)
-    run_code = to_numpy(run_code, np.int64)
+    judged_code = codes_in(qrels.table["query"], judged_ids).astype(np.int64)
+    run = results.table.select(["doc", "sim"])
+    run_code = codes_in(results.table["query"], judged_ids)
+    if (run_code < 0).any():  # queries the qrels do not judge: never evaluated
+        kept = run_code >= 0
+        run, run_code = run.filter(from_numpy(kept)), run_code[kept]
+    run_code = run_code.astype(np.int64)
     with_results = np.bincount(run_code, minlength=len(names)) > 0
     evaluated = with_results
     if settings.complete:
-        run, run_code = _with_bogus(run, run_code, names, np.flatnonzero(~with_results))
+        run, run_code = _with_bogus(run, run_code, np.flatnonzero(~with_results))
         evaluated = np.ones(len(names), dtype=bool)
     index = np.cumsum(evaluated) - 1  # judged query code -> evaluated query (-1: none)
     index[~evaluated] = -1
     queries = [name for name, keep in zip(names, evaluated) if keep]
     judged_query = index[judged_code]
-    judgments = qrels.table
+    judgments = qrels.table.select(["doc", "rel"])
     if (judged_query < 0).any():
         kept_rows = np.flatnonzero(judged_query >= 0)
         judgments, judged_query = judgments.take(from_numpy(kept_rows)), judged_query[kept_rows]
@@ -281,16 +306,15 @@ def rank(qrels: Qrels, results: Results, settings: Settings = Settings()) -> Ran
 
 
 def _with_bogus(
-    run: pa.Table, run_code: np.ndarray, names: list[str], lacking: np.ndarray
+    run: pa.Table, run_code: np.ndarray, lacking: np.ndarray
 ) -> tuple[pa.Table, np.ndarray]:
-    """The run with trec_eval's one document (score 1.0) for each judged query lacking
-    results (``-c``)."""
+    """The run (documents and scores) with trec_eval's one document (score 1.0) for each
+    judged query lacking results (``-c``)."""
     if not len(lacking):
         return run, run_code
     bogus = pa.table(
         {
-            "query": pa.array([names[i] for i in lacking], pa.string()),
-            "doc": pa.array([BOGUS_DOC] * len(lacking), pa.string()),
+            "doc": pa.array([BOGUS_DOC] * len(lacking), run["doc"].type),
             "sim": from_numpy(np.ones(len(lacking))),
         }
     )
@@ -305,26 +329,52 @@ def _ranked_rows(
     settings: Settings,
 ) -> tuple[np.ndarray, np.ndarray, list[Repeat]]:
     """The run's rows in rank order, cut at ``-M``: their queries, their grades (NaN: not
-    judged), and the first document twice in a query of each file. The sort, the join of
-    grades and the checks run on two cores (Arrow's kernels release the GIL)."""
-    arrow_query, arrow_judged = from_numpy(run_query), from_numpy(judged_query)
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        ordering = pool.submit(_order, run, arrow_query, run_query)
-        checks = {"qrels": pool.submit(first_repeat, arrow_judged, judgments["doc"])}
-        if settings.max_docs is None:  # every row is ranked: checked as they come
-            checks["results"] = pool.submit(first_repeat, arrow_query, run["doc"])
-        grade = grades_of(arrow_query, run["doc"], arrow_judged, judgments["doc"], judgments["rel"])
-        order = ordering.result()
-        query = run_query[order]
-        if settings.max_docs is not None:
-            starts = np.searchsorted(query, np.arange(int(query.max(initial=-1)) + 2))
-            kept = np.arange(len(order)) - starts[query] < settings.max_docs
-            order, query = order[kept], query[kept]
-            top = run["doc"].take(from_numpy(order))
-            checks["results"] = pool.submit(first_repeat, from_numpy(query), top)
-        found = {source: checks[source].result() for source in ("results", "qrels")}
-    repeats = [Repeat(source, *first) for source, first in found.items() if first is not None]
-    return query, grade[order], repeats
+    judged), and the first document twice in a query of each file (looked for by ids only
+    where hashes of (query, document) meet)."""
+    order = _order(run, from_numpy(run_query), run_query)
+    query = run_query[order]
+    if settings.max_docs is not None:
+        starts = np.searchsorted(query, np.arange(int(query.max(initial=-1)) + 2))
+        kept = np.arange(len(order)) - starts[query] < settings.max_docs
+        order, query = order[kept], query[kept]
+    found, twice = _judged_rows(query, run["doc"], order, judged_query, judgments["doc"])
+    repeats = []
+    if twice["results"]:
+        first = first_repeat(from_numpy(query), run["doc"].take(from_numpy(order)))
+        repeats += [Repeat("results", *first)] if first is not None else []
+    if twice["qrels"]:
+        first = first_repeat(from_numpy(judged_query), judgments["doc"])
+        repeats += [Repeat("qrels", *first)] if first is not None else []
+    grade = np.full(len(query), np.nan)
+    matched = found >= 0
+    grade[matched] = to_numpy(judgments["rel"], np.float64)[found[matched]]
+    return query, grade, repeats
+
+
+def _judged_rows(
+    query: np.ndarray,
+    docs: pa.ChunkedArray,
+    order: np.ndarray,
+    judged_query: np.ndarray,
+    judged_docs: pa.ChunkedArray,
+) -> tuple[np.ndarray, dict[str, bool]]:
+    """For each ranked row (``docs[order]`` of ``query``), the judgment of its query and
+    document (-1: none), and whether a pair may be there twice, by source: pairs met by 64-bit
+    hashes, every meeting checked on the ids (a hash that met other ids by chance is replaced
+    by another)."""
+    seed = 0
+    while True:
+        keys = string_hashes(docs, seed)[order]
+        keys ^= mix(query.astype(np.uint64))
+        judged_keys = string_hashes(judged_docs, seed) ^ mix(judged_query.astype(np.uint64))
+        found, judged_twice, twice = same_keys(mix(judged_keys), mix(keys))
+        del keys, judged_keys
+        rows = np.flatnonzero(found >= 0)
+        met = found[rows]
+        ids = pc.equal(docs.take(from_numpy(order[rows])), judged_docs.take(from_numpy(met)))
+        if pc.all(ids).as_py() is not False and (judged_query[met] == query[rows]).all():
+            return found, {"results": twice, "qrels": judged_twice}
+        seed += 1
 
 
 def _order(run: pa.Table, arrow_query: pa.Array, run_query: np.ndarray) -> np.ndarray:

@@ -11,8 +11,10 @@ ignored); blank lines are skipped, and so is a line whose first non-blank charac
 id is the last line's.
 
 A file of ordinary lines (single spaces, no comment) is read by pyarrow's multithreaded CSV
-reader; one with tabs, runs of blanks or comments is tidied first; anything else (more
-fields, numbers C reads its own way) line by line, which also names the line of a problem.
+reader straight from the file (its bytes are scanned in blocks first, never held whole), the
+query ids dictionary-encoded; one with tabs, runs of blanks or comments is tidied first;
+anything else (more fields, numbers C reads its own way) line by line, which also names the
+line of a problem.
 Text must be UTF-8 (trec_eval takes bytes; it could not tell a wrong byte either) and hold no
 NUL character.
 """
@@ -29,11 +31,13 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from judge_app.io import live_files
 from judge_app.io.errors import MAX_PROBLEMS, ImportFileError, Problem
 from judge_app.io.text import NUL_REASON, read_bytes, read_text
 
 STDIN = "-"
 STDIN_NAME = "standard input"
+SCAN_BLOCK = 1 << 22  # bytes of a file checked at a time before pyarrow reads it
 _OTHER_BLANKS = (b"\t", b"\r", b"\x0b", b"\x0c")  # C's isspace() but space and newline
 _BLANK_RUNS = re.compile(rb"[ \t\r\x0b\x0c]+")
 _SKIPPED_RESULTS = re.compile(rb"^ ?(#[^\n]*)?\n", re.MULTILINE)  # blank and comment lines
@@ -47,6 +51,7 @@ _ATOF = re.compile(
     re.IGNORECASE,
 )
 _LONG = 2**63
+_QUERY_IDS = pa.dictionary(pa.int32(), pa.string())
 QRELS_FIELDS = ["query", "iteration", "doc", "rel"]
 RESULTS_FIELDS = ["query", "q0", "doc", "rank", "sim", "runid"]
 QRELS_SHAPE = "a qrels line has 4 fields (query, iteration, document, relevance)"
@@ -55,7 +60,8 @@ RESULTS_SHAPE = "a results line has 6 fields (query, Q0, document, rank, score, 
 
 @dataclass(frozen=True)
 class Qrels:
-    """A qrels file: ``query``, ``doc`` (strings) and ``rel`` (int64), one row a line."""
+    """A qrels file: ``query``, ``doc`` (strings; ``query`` may be dictionary-encoded) and
+    ``rel`` (int64), one row a line."""
 
     path: str
     table: pa.Table
@@ -63,8 +69,8 @@ class Qrels:
 
 @dataclass(frozen=True)
 class Results:
-    """A results file: ``query``, ``doc`` (strings) and ``sim`` (float64), one row a line,
-    and the run id of its last line."""
+    """A results file: ``query``, ``doc`` (strings; ``query`` may be dictionary-encoded) and
+    ``sim`` (float64), one row a line, and the run id of its last line."""
 
     path: str
     table: pa.Table
@@ -73,6 +79,10 @@ class Results:
 
 def read_qrels(path: str | Path) -> Qrels:
     """The qrels file at ``path``, or ImportFileError naming its lines that are wrong."""
+    if str(path) != STDIN and _plain_file(Path(path), b"\n\n"):
+        table = _csv(str(path), QRELS_FIELDS, "rel", pa.int64())
+        if table is not None and table.num_rows:
+            return Qrels(str(path), table)
     data, name = _bytes(path)
     table = None
     if b"\x00" not in data and b"\n\n" not in data and not data.startswith(b"\n"):
@@ -92,6 +102,10 @@ def read_qrels(path: str | Path) -> Qrels:
 def read_results(path: str | Path) -> Results:
     """The results file at ``path`` (``-``: standard input), or ImportFileError naming its
     lines that are wrong."""
+    if str(path) != STDIN and _plain_file(Path(path), b"\n#"):
+        table = _csv(str(path), RESULTS_FIELDS, "sim", pa.float64())
+        if table is not None and table.num_rows:
+            return Results(str(path), table, _last_runid_of(Path(path)))
     data, name = _bytes(path)
     table = None
     if _plain(data) and not data.startswith(b"#") and b"\n#" not in data:
@@ -128,6 +142,24 @@ def _bytes(path: str | Path) -> tuple[bytes, str]:
     return read_bytes(Path(path)), str(path)
 
 
+def _plain_file(path: Path, refused: bytes) -> bool:
+    """Whether the file at ``path`` is :func:`_plain` and holds no ``refused`` pair of bytes
+    (its start counting as after a newline): read in blocks, so that its bytes are never all
+    held beside pyarrow's table."""
+    if live_files.is_live(path):
+        return False  # refused by _bytes
+    try:
+        with path.open("rb") as handle:
+            last = b"\n"
+            while block := handle.read(SCAN_BLOCK):
+                if not _plain(block) or refused in block or last + block[:1] == refused:
+                    return False
+                last = block[-1:]
+    except OSError:
+        return False  # read again by _bytes, which names the problem
+    return True
+
+
 def _plain(data: bytes) -> bool:
     """Whether ``data`` has no blank but spaces and newlines, and no NUL: then pyarrow's reader
     splits its lines as trec_eval does (or fails, for a run of spaces)."""
@@ -138,19 +170,21 @@ def _ended(data: bytes) -> bytes:
     return data if data.endswith(b"\n") else data + b"\n"
 
 
-def _csv(data: bytes, names: list[str], number: str, kind: pa.DataType) -> pa.Table | None:
-    """``query``, ``doc`` and the ``number`` column of single-spaced lines of ``names``'
-    fields, by pyarrow's CSV reader; None if the lines are not all like that, or if a number
-    is one C would read its own way."""
+def _csv(source: bytes | str, names: list[str], number: str, kind: pa.DataType) -> pa.Table | None:
+    """``query`` (dictionary-encoded: few distinct ids), ``doc`` and the ``number`` column of
+    single-spaced lines of ``names``' fields, from bytes or a file's path, by pyarrow's CSV
+    reader; None if the lines are not all like that, or if a number is one C would read its
+    own way."""
     from pyarrow import csv
 
+    types = {name: pa.string() for name in names} | {number: kind, "query": _QUERY_IDS}
     try:
         table = csv.read_csv(
-            io.BytesIO(data),
+            io.BytesIO(source) if isinstance(source, bytes) else source,
             read_options=csv.ReadOptions(column_names=names),
             parse_options=csv.ParseOptions(delimiter=" ", quote_char=False),
             convert_options=csv.ConvertOptions(
-                column_types={name: kind if name == number else pa.string() for name in names},
+                column_types=types,
                 include_columns=["query", "doc", number],
             ),
         )
@@ -159,6 +193,24 @@ def _csv(data: bytes, names: list[str], number: str, kind: pa.DataType) -> pa.Ta
     if table[number].null_count:  # "nan", "NA" and the like: Arrow's nulls, C's numbers
         return None
     return table
+
+
+def _last_runid_of(path: Path) -> str:
+    """The run id of the last line of a results file read by pyarrow, from its end."""
+    size = path.stat().st_size
+    tail = 1 << 12
+    with path.open("rb") as handle:
+        while True:
+            handle.seek(max(size - tail, 0))
+            data = handle.read()
+            whole = tail >= size
+            if not whole:  # its first line may be cut
+                cut = data.find(b"\n")
+                data = data[cut + 1 :] if cut >= 0 else b""
+            runid = _last_runid(data)
+            if runid or whole:
+                return runid
+            tail *= 4
 
 
 def _last_runid(data: bytes) -> str:

@@ -74,8 +74,7 @@ def ndcg_rel(ranked: Ranked, pairs: Pairs) -> list[np.ndarray]:
     """ndcg_rel: NDCG averaged over the documents with a positive gain: at each one
     retrieved, and at the end of the ranking for each one not."""
     gains = gains_of(ranked, pairs)
-    running = ranked.running_sum(_discounted(ranked, gains.row))
-    ideal_running = _ideal_running(ranked, gains)
+    running, ideal_running = _runs(ranked, pairs, gains)
     ideal_count = np.bincount(gains.ideal_query, minlength=ranked.n)
     ideal_here = _ideal_at(ranked, gains, ideal_running, ranked.query, ranked.position)
     hits = gains.row > 0
@@ -92,8 +91,7 @@ def r_ndcg(ranked: Ranked, pairs: Pairs) -> list[np.ndarray]:
     """Rndcg: NDCG averaged at the ranks where the ideal gain changes (and at the end of the
     ranking if the ideal one ends before it); 0 without relevant documents."""
     gains = gains_of(ranked, pairs)
-    running = ranked.running_sum(_discounted(ranked, gains.row))
-    ideal_running = _ideal_running(ranked, gains)
+    running, ideal_running = _runs(ranked, pairs, gains)
     ideal_count = np.bincount(gains.ideal_query, minlength=ranked.n)
     # the changes along the ideal ranking, at 0-based ranks: a gain unlike the one before
     # (the first against the top gain), and its end (for queries whose walk starts)
@@ -148,7 +146,7 @@ def binary_g(ranked: Ranked) -> list[np.ndarray]:
     """binG: per relevant document, 1 / log2(2 + the non-relevant documents above it);
     summed, over the number of relevant documents."""
     relevant = ranked.relevant
-    above = (ranked.position - ranked.within(relevant))[relevant]
+    above = (ranked.position - ranked.relevant_above)[relevant]
     table = log2_table(int(above.max(initial=0)) + 3)
     terms = np.zeros(len(ranked.rel))
     terms[relevant] = 1.0 / table[above + 2]
@@ -170,8 +168,7 @@ def ndcg_cut(ranked: Ranked, cutoffs: tuple[int, ...]) -> list[np.ndarray]:
     ideal_position = np.arange(len(ideal_query)) - ideal_starts[ideal_query] + 1
     ideal_discounted = ideal_gain / _discount(ideal_position)
     values = []
-    for k in cutoffs:
-        dcg = ranked.top(discounted, k)
+    for k, dcg in zip(cutoffs, ranked.tops(discounted, cutoffs)):
         kept = np.where(ideal_position <= k, ideal_discounted, 0.0)
         ideal = group_sums(ideal_query, kept, ranked.n)
         values.append(np.divide(dcg, ideal, out=dcg.copy(), where=ideal > 0.0))
@@ -206,12 +203,7 @@ def rbp_residual(ranked: Ranked, pairs: Pairs) -> list[np.ndarray]:
 
 def gains_of(ranked: Ranked, pairs: Pairs) -> Gains:
     """The gains of every query under the parameters ``pairs`` (made once per lists)."""
-    key = ("gains", pairs)
-    if key not in ranked.memo:
-        ranked.memo[key] = _gains(ranked, pairs)
-    found = ranked.memo[key]
-    assert isinstance(found, Gains)
-    return found
+    return ranked.memoized(("gains", pairs), lambda: _gains(ranked, pairs))
 
 
 @dataclass(frozen=True)
@@ -320,6 +312,15 @@ def _dcg(ranked: Ranked, gains: Gains) -> tuple[np.ndarray, np.ndarray]:
     dcg = ranked.total(_discounted(ranked, gains.row))
     discounted = gains.ideal_gain / _discount(gains.ideal_position)
     return dcg, group_sums(gains.ideal_query, discounted, ranked.n)
+
+
+def _runs(ranked: Ranked, pairs: Pairs, gains: Gains) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the DCG down to it; per ideal row, the ideal DCG down to it (made once per
+    lists and gains: ndcg_rel and Rndcg share them)."""
+    return ranked.memoized(
+        ("dcg runs", pairs),
+        lambda: (ranked.running_sum(_discounted(ranked, gains.row)), _ideal_running(ranked, gains)),
+    )
 
 
 def _ideal_running(ranked: Ranked, gains: Gains) -> np.ndarray:

@@ -20,7 +20,7 @@ from judge_app.trec_eval.ranked import Ranked
 def interpolated_precision(ranked: Ranked, levels: tuple[float, ...]) -> list[np.ndarray]:
     """iprec_at_recall_r: the interpolated precision at each recall level."""
     values, _ = _walk(ranked, levels)
-    return values
+    return [value.copy() for value in values]
 
 
 def eleven_point_average(ranked: Ranked, levels: tuple[float, ...]) -> list[np.ndarray]:
@@ -41,10 +41,15 @@ def lround(values: np.ndarray) -> np.ndarray:
 
 
 def _walk(ranked: Ranked, levels: tuple[float, ...]) -> tuple[list[np.ndarray], np.ndarray]:
-    """Each level's value per query, and where each query's walk ended (its top value)."""
+    """Each level's value per query, and where each query's walk ended (its top value); made
+    once per lists and levels (iprec_at_recall and 11pt_avg share the default levels)."""
+    return ranked.memoized(("walk", levels), lambda: _walk_down(ranked, levels))
+
+
+def _walk_down(ranked: Ranked, levels: tuple[float, ...]) -> tuple[list[np.ndarray], np.ndarray]:
     relevant = ranked.relevant
     rows = np.flatnonzero(relevant)
-    count = ranked.within(relevant)[rows]  # r: the r-th relevant document of its query
+    count = ranked.relevant_above[rows]  # r: the r-th relevant document of its query
     precision = count / ranked.position[rows]
     found = ranked.count(relevant)  # trec_eval's num_rel_ret
     first = np.zeros(ranked.n, dtype=np.int64)  # index in ``rows`` of each query's first

@@ -19,25 +19,25 @@ from judge_app.trec_eval.ranked import NONPOOL, UNJUDGED, Ranked
 
 def precision(ranked: Ranked, cutoffs: tuple[int, ...]) -> list[np.ndarray]:
     """P_k: relevant documents in the top k, over k."""
-    running = ranked.within(ranked.relevant)
+    running = ranked.relevant_above
     return [ranked.at(running, k) / k for k in cutoffs]
 
 
 def recall(ranked: Ranked, cutoffs: tuple[int, ...]) -> list[np.ndarray]:
     """recall_k: relevant documents in the top k, over all relevant (0 if none)."""
-    running = ranked.within(ranked.relevant)
+    running = ranked.relevant_above
     return [_ratio(ranked.at(running, k), ranked.num_rel) for k in cutoffs]
 
 
 def relative_precision(ranked: Ranked, cutoffs: tuple[int, ...]) -> list[np.ndarray]:
     """relative_P_k: relevant documents in the top k, over the most there could be."""
-    running = ranked.within(ranked.relevant)
+    running = ranked.relevant_above
     return [_ratio(ranked.at(running, k), np.minimum(k, ranked.num_rel)) for k in cutoffs]
 
 
 def success(ranked: Ranked, cutoffs: tuple[int, ...]) -> list[np.ndarray]:
     """success_k: 1 if a relevant document is in the top k."""
-    running = ranked.within(ranked.relevant)
+    running = ranked.relevant_above
     return [(ranked.at(running, k) > 0).astype(np.float64) for k in cutoffs]
 
 
@@ -51,14 +51,14 @@ def r_precision(ranked: Ranked) -> list[np.ndarray]:
     """Rprec: precision at R, the number of relevant documents (0 if none is retrieved or
     there is none)."""
     depth = np.minimum(ranked.num_ret, ranked.num_rel)
-    found = ranked.at(ranked.within(ranked.relevant), depth)
+    found = ranked.at(ranked.relevant_above, depth)
     return [np.where(depth > 0, _ratio(found, ranked.num_rel), 0.0)]
 
 
 def r_precision_multiples(ranked: Ranked, multiples: tuple[float, ...]) -> list[np.ndarray]:
     """Rprec_mult_m: precision at m × R documents, the cut-off rounded as trec_eval rounds it
     (m × R + 0.9, truncated); 0 at a cut-off of 0 or less."""
-    running = ranked.within(ranked.relevant)
+    running = ranked.relevant_above
     values = []
     for multiple in multiples:
         cutoff = np.trunc(multiple * ranked.num_rel + 0.9).astype(np.int64)
@@ -82,8 +82,7 @@ def geometric_average_precision(ranked: Ranked) -> list[np.ndarray]:
 
 def average_precision_cut(ranked: Ranked, cutoffs: tuple[int, ...]) -> list[np.ndarray]:
     """map_cut_k: map with only the top k documents retrieved (0 without relevant)."""
-    terms = _precisions(ranked)
-    return [_ratio(ranked.top(terms, k), ranked.num_rel) for k in cutoffs]
+    return [_ratio(total, ranked.num_rel) for total in ranked.tops(_precisions(ranked), cutoffs)]
 
 
 def reciprocal_rank(ranked: Ranked) -> list[np.ndarray]:
@@ -107,15 +106,20 @@ def max_geo(value: float) -> float:
 
 
 def _precisions(ranked: Ranked) -> np.ndarray:
-    """Per row: the precision at it if it is relevant, else 0."""
-    relevant = ranked.relevant
-    return np.where(relevant, ranked.within(relevant) / ranked.position, 0.0)
+    """Per row: the precision at it if it is relevant, else 0 (made once per lists)."""
+    return ranked.memoized(
+        "precisions",
+        lambda: np.where(ranked.relevant, ranked.relevant_above / ranked.position, 0.0),
+    )
 
 
 def _precision_sums(ranked: Ranked) -> tuple[np.ndarray, np.ndarray]:
     """Per query: how many relevant documents were retrieved, and the sum of the precisions
-    at them (added in rank order)."""
-    return ranked.count(ranked.relevant), ranked.total(_precisions(ranked))
+    at them (added in rank order; made once per lists)."""
+    return ranked.memoized(
+        "precision sums",
+        lambda: (ranked.count(ranked.relevant), ranked.total(_precisions(ranked))),
+    )
 
 
 def _where_found(found: np.ndarray, values: np.ndarray) -> np.ndarray:

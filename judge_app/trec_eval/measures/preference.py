@@ -22,7 +22,7 @@ INFAP_EPSILON = 0.00001
 def bpref(ranked: Ranked) -> list[np.ndarray]:
     """bpref: per relevant document, 1 − (judged non-relevant above it, at most R) / min(R,
     judged non-relevant), summed and divided by R."""
-    return [_bpref(ranked)]
+    return [_bpref(ranked).copy()]
 
 
 def geometric_bpref(ranked: Ranked) -> list[np.ndarray]:
@@ -33,18 +33,20 @@ def geometric_bpref(ranked: Ranked) -> list[np.ndarray]:
 def inferred_average_precision(ranked: Ranked) -> list[np.ndarray]:
     """infAP (Yilmaz and Aslam): average precision estimated from a sample of the pool."""
     relevant, nonrelevant = _judged(ranked)
-    relevant_above = ranked.within(relevant)  # itself included
-    nonrelevant_above = ranked.within(nonrelevant)
-    unjudged_above = ranked.within(ranked.rel == UNJUDGED)
-    j = (ranked.position - 1).astype(np.float64)
+    rows = np.flatnonzero(relevant)  # only the relevant rows add terms
+    relevant_above = ranked.within(relevant)[rows]  # itself included
+    nonrelevant_above = ranked.within(nonrelevant)[rows]
+    unjudged_above = ranked.within(ranked.rel == UNJUDGED)[rows]
+    position = ranked.position[rows]
+    j = (position - 1).astype(np.float64)
     before = (relevant_above - 1).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         seen = (relevant_above - 1 + nonrelevant_above + unjudged_above) / j
         judged = (relevant_above - 1 + nonrelevant_above) + 2 * INFAP_EPSILON
         term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * seen * ((before + INFAP_EPSILON) / judged)
-    term = np.where(ranked.position == 1, 1.0, term)
-    total = ranked.total(np.where(relevant, term, 0.0))
-    return [_over_relevant(total, ranked.num_rel)]
+    terms = np.zeros(len(ranked.rel))
+    terms[rows] = np.where(position == 1, 1.0, term)
+    return [_over_relevant(ranked.total(terms), ranked.num_rel)]
 
 
 def _judged(ranked: Ranked) -> tuple[np.ndarray, np.ndarray]:
@@ -55,6 +57,11 @@ def _judged(ranked: Ranked) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _bpref(ranked: Ranked) -> np.ndarray:
+    """bpref's values (made once per lists: gm_bpref takes them too)."""
+    return ranked.memoized("bpref", lambda: _bpref_values(ranked))
+
+
+def _bpref_values(ranked: Ranked) -> np.ndarray:
     relevant, nonrelevant = _judged(ranked)
     level = ranked.settings.relevance_level
     judged_nonrelevant = ranked.count_judged(ranked.judged_rel < level)
