@@ -17,9 +17,12 @@ from hypothesis import settings
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 # The same examples on every run, so a failure is the code's and not the draw's; a developer
-# looking for new ones runs with HYPOTHESIS_PROFILE=explore.
+# looking for new ones runs with HYPOTHESIS_PROFILE=explore (random draws, ten times as many,
+# failures kept in .hypothesis/ and replayed first next time). Hypothesis will not replay its
+# example database in a derandomized run ("derandomize=True implies database=None"): an input
+# exploring finds is pinned with @example beside the test, so every run tries it.
 settings.register_profile("derandomized", derandomize=True, database=None)
-settings.register_profile("explore")
+settings.register_profile("explore", max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "derandomized"))
 
 # The fixtures every test file may ask for by name, defined beside their helpers (imported
