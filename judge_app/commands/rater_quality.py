@@ -82,12 +82,11 @@ def rater_quality_of(database: Database | str, options: RatersOptions) -> Raters
     """Every rater's quality figures of ``database`` (an open one, or a path or URL, opened
     read-only), read in one snapshot; the too-fast judgments written where the options
     ask."""
-    from judge_app.store.database import opened
-
-    options.checked()
     from judge_app.commands.campaign import judged_of
+    from judge_app.store.database import opened
     from judge_app.store.reads import judged_codes
 
+    options.checked()
     with opened(database, read_only=True) as found, found.reading() as session:
         source, facts = found.describe(), rater_facts(session)
         judged = judged_of(judged_codes(session))

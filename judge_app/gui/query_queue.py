@@ -44,9 +44,15 @@ class QueueFilter(QSortFilterProxyModel):
         self._refilter(lambda: setattr(self, "_unfinished_only", unfinished_only))
 
     def set_current(self, row: int) -> None:
-        """The open query's row of the queue: shown whatever the filter."""
-        if row != self._current:
-            self._refilter(lambda: setattr(self, "_current", row))
+        """The open query's row of the queue: shown whatever the filter. Only the rows that
+        stop and start being the open one are filtered again (as a change of their data is):
+        every row of a queue of 25,000 queries took 65 ms a query opened."""
+        before, self._current = self._current, row
+        if row != before:
+            queue = self.sourceModel()
+            assert isinstance(queue, QueueModel)
+            queue.query_changed(before)
+            queue.query_changed(row)
 
     def _refilter(self, change: Callable[[], None]) -> None:
         """Make ``change`` to the filter and show its rows again."""

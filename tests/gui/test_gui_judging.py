@@ -610,6 +610,24 @@ def test_the_queue_is_searched_and_filtered_from_the_keyboard(qtbot, window):
     assert window.status_text().startswith("Left q08 with 11 results ungraded")
 
 
+def test_only_the_open_query_is_kept_in_sight_past_the_search(qtbot, window):
+    queue = window.judging.queue
+    qtbot.keyClicks(queue.search, "CSV")
+
+    def shown() -> set[int]:
+        return {
+            queue.filter.mapToSource(queue.filter.index(row, 0)).row()
+            for row in range(queue.filter.rowCount())
+        }
+
+    found = shown() - {0}
+    assert len(found) == 1 and 0 in shown()  # the open query, first, stays in sight
+    queue.show_open(5)  # another query opened: the first leaves, the fifth shows
+    assert shown() == found | {5}
+    queue.show_open(next(iter(found)))
+    assert shown() == found
+
+
 def test_o_opens_the_web_page_and_the_rater_comes_back_to_the_same_result(
     qtbot, open_window, demo_db, monkeypatch
 ):
