@@ -2,11 +2,13 @@
 
 Issue 7: "time judge-app eval --db, agreement --db, export and report at 1,000,000 judgments on
 SQLite and on PostgreSQL, next to a plain read of the same rows with the database's own client
-library."
+library." Issue 34, item 3: how their cost grows, up to 5,000,000 judgments (the growth mode).
 
     .venv/bin/python benchmarks/bench_scale.py                      # SQLite and PostgreSQL
     .venv/bin/python benchmarks/bench_scale.py --skip-postgres --repeat 1
     .venv/bin/python benchmarks/bench_scale.py --queries 200        # quick smoke test
+    .venv/bin/python benchmarks/bench_scale.py --sizes 500,5000,25000 --repeat 3   # growth
+    .venv/bin/python benchmarks/bench_scale.py --sizes 60,200 --repeat 1           # its smoke test
 
 Data: the campaign of ``bench_evaluation.py`` (its ``generate``; 5,000 queries, two runs of 10
 results each = 100,000 results, 1,005,000 judgments by ana, ben and chloe), cached in
@@ -27,12 +29,31 @@ Peer, also a subprocess of the same wrapper: the database's own client library (
 a psycopg cursor) reading the rows these commands start from, with their external ids: every
 graded judgment (query, document, rater, grade) and every result (run, query, document, rank),
 with ``fetchall``.
+
+Growth mode (``--sizes``, SQLite only): the same campaign at each number of queries given
+(500, 5,000 and 25,000 queries are 100,500, 1,005,000 and 5,025,000 judgments), its tables
+written as CSV files by ``generate`` itself (in a process of its own, not timed; cached in
+``--workdir``/growth_QUERIES_SEED). Each of ``--repeat`` rounds times, each as a whole process
+under the same wrapper: the import of those files into a new database with ``judge-app import``
+(queries, documents, judgments and the first run in one process, the second run in another;
+their seconds summed), the peer and the commands above on the database just imported, and the
+judging window: bench_judging.py's ``child_gui`` (no key presses) as rater ana, who graded every
+pooled result, on Qt's offscreen platform, timing ``--opens`` queries opened with Ctrl+Right
+from the key to the query painted (the round's figure is their median), and its first window
+shown with the rater's queue. Then one table: per operation the median seconds and the largest
+peak RSS at each size, and between consecutive sizes the growth per 10x the judgments,
+``(t2 / t1) ** (1 / log10(n2 / n1))`` (10 is linear), also of the time net of the interpreter
+start and of the process's CPU seconds (user + system, which other programs on a shared machine
+hardly change); flagged when worse than linear (above 12; "net worse than linear" where only the
+net factor is) and, for opening a query, over 100 ms at any size. The opening's p95 and the
+store's part of it follow the table.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sqlite3
 import statistics
@@ -40,12 +61,21 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bench_evaluation import PEER_JUDGMENTS, PEER_RESULTS, generate
-from common import log, measured, prepared_database
+from common import log, measured, prepared_database, write_frames
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from judge_app.store import Database
 
 SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 PG_DATABASE = "bench_scale"
+GUI_RATER = "ana"  # has graded every pooled result of every query of the campaign
+LINEAR = 12.0  # growth per 10x judgments above this (10 x a tolerance of 1.2) is flagged
+OPEN_BUDGET_S = 0.100  # opening a query, at every size
 STARTUP = [  # what every timed command pays before it reads a row
     sys.executable,
     "-c",
@@ -162,6 +192,237 @@ def copy_to_postgres(db_path: Path, url: str) -> dict[str, int]:
     return counts
 
 
+# --------------------------------------------------------------------------- growth
+
+
+def campaign_child(folder: Path, queries: int, seed: int) -> None:
+    """Write the campaign of ``bench_evaluation.generate`` as CSV files into ``folder`` (run as
+    this script's hidden ``--campaign-files``): generate's own frames, written where it would
+    have imported them, so that the timed import is our ``import`` command's."""
+    from unittest import mock
+
+    import bench_evaluation
+
+    def kept(_database: Database, runs: dict[str, pd.DataFrame], **files: pd.DataFrame) -> None:
+        write_frames(folder, runs, **files)
+
+    scratch = folder / "scratch.sqlite"  # generate opens a database: left empty, then removed
+    with mock.patch.object(bench_evaluation, "import_frames", kept):
+        generate(scratch, queries, seed)
+    remove_database(scratch)
+
+
+def campaign_files(args: argparse.Namespace, queries: int) -> Path:
+    """The folder of the campaign's CSV files at ``queries`` queries (written when missing,
+    in a process of its own, not timed)."""
+    folder = args.workdir / f"growth_{queries}_{args.seed}"
+    done = folder / "written"
+    if done.exists():
+        log(f"reusing the CSV files in {folder}")
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)
+    result = measured([sys.executable, str(Path(__file__).resolve()), "--campaign-files",
+                       str(folder), str(queries), str(args.seed)])  # fmt: skip
+    done.touch()
+    size = sum(path.stat().st_size for path in folder.glob("*.csv")) / 2**20
+    log(f"wrote the CSV files of {queries:,} queries ({size:.0f} MiB) in "
+        f"{result['seconds']:.1f} s, peak RSS {result['rss_mib']:.0f} MiB (not counted)")  # fmt: skip
+    return folder
+
+
+def import_commands(folder: Path, db: Path) -> list[list[str]]:
+    """``judge-app import`` of the campaign's files into a new ``db``: the queries, documents,
+    judgments and the first run in one process, every other run in one of its own."""
+    kinds = ("queries", "documents", "judgments")
+    runs = sorted(path for path in folder.glob("*.csv") if path.stem not in kinds)
+    first = ["import", str(db)]
+    for kind in kinds:
+        first += [f"--{kind}", str(folder / f"{kind}.csv")]
+    commands = [first + ["--run", str(runs[0]), "--run-name", runs[0].stem]]
+    for run in runs[1:]:
+        commands.append(["import", str(db), "--run", str(run), "--run-name", run.stem])
+    return [judge_app(*command) for command in commands]
+
+
+def remove_database(db: Path) -> None:
+    """Remove the SQLite file ``db`` and its companions, if any."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(str(db) + suffix).unlink(missing_ok=True)
+
+
+def timed_import(folder: Path, db: Path) -> dict:
+    """The import of the campaign into a new ``db``: its processes' seconds summed, the
+    largest peak RSS."""
+    remove_database(db)
+    results = [measured(command) for command in import_commands(folder, db)]
+    return {
+        "seconds": sum(result["seconds"] for result in results),
+        "cpu_seconds": sum(result["cpu_seconds"] for result in results),
+        "rss_mib": max(result["rss_mib"] for result in results),
+        "stdout": results[0]["stdout"],
+    }
+
+
+def open_child(db: Path, opens: int, seed: int) -> None:
+    """Open ``opens`` queries in the judging window as ``GUI_RATER`` (run as this script's
+    hidden ``--open-child``, on the platform its environment names): bench_judging's
+    ``child_gui`` without key presses; prints the median and p95 seconds."""
+    import bench_judging
+
+    bench_judging.RATER = GUI_RATER  # child_gui opens the window as bench_judging.RATER
+    gui = bench_judging.child_gui(db, 0, opens, seed)
+    print(json.dumps({
+        "open_s": statistics.median(gui["open_ms"]) / 1000,
+        "open_p95_s": bench_judging.p95(gui["open_ms"]) / 1000,
+        "read_s": statistics.median(gui["read_ms"]) / 1000,
+        "items": [count for _query, count in gui["opened"]],
+        "first_window_s": gui["first_window_s"],
+    }))  # fmt: skip
+
+
+def timed_open(db: Path, opens: int, seed: int, env: dict[str, str]) -> dict:
+    """The median of ``opens`` queries opened in a new judging window (its whole process's
+    peak RSS), from the start of the rater's queue: the window's settings file, which would
+    remember where the last round left off, is removed first."""
+    Path(env["JUDGE_APP_SETTINGS"]).unlink(missing_ok=True)
+    result = measured([sys.executable, str(Path(__file__).resolve()), "--open-child", str(db),
+                       str(opens), str(seed)], env=env)  # fmt: skip
+    result.update(json.loads(result["stdout"].strip().splitlines()[-1]))
+    result["seconds"] = result["open_s"]
+    result["cpu_seconds"] = None  # of the whole process, not of the openings
+    return result
+
+
+def growth_size(args: argparse.Namespace, queries: int, env: dict[str, str]) -> dict:
+    """Every operation at one size, ``--repeat`` rounds (a new import each round, then the
+    peer, the commands and the window on it): the judgments and the summarised results."""
+    folder = campaign_files(args, queries)
+    db = folder / "campaign.sqlite"
+    out = folder / "out"
+    out.mkdir(exist_ok=True)
+    runs: dict[str, list[dict]] = {}
+    for index in range(args.repeat):
+        results = {"import": timed_import(folder, db)}
+        results.update(one_round("sqlite", str(db), str(db), out))
+        results["open a query"] = timed_open(db, args.opens, args.seed, env)
+        window = results["open a query"]
+        results["judging window shown"] = {**window, "seconds": window["first_window_s"]}
+        for name, result in results.items():
+            runs.setdefault(name, []).append(result)
+        log(round_line(f"{queries:,} queries, round {index + 1} of {args.repeat}", results)
+            + f"; load average {os.getloadavg()[0]:.2f}")  # fmt: skip
+    with sqlite3.connect(db) as connection:
+        judgments = connection.execute("SELECT count(*) FROM judgment").fetchone()[0]
+    log(f"  {judgments:,} judgments; SQLite file {db.stat().st_size / 2**20:.0f} MiB; the "
+        f"window opened queries of {min(runs['open a query'][-1]['items'])}-"
+        f"{max(runs['open a query'][-1]['items'])} results")  # fmt: skip
+    return {"judgments": judgments, "results": summarised(runs)}
+
+
+def per_ten(t1: float, t2: float, n1: int, n2: int) -> float:
+    """How many times longer per 10x the judgments: (t2 / t1) ** (1 / log10(n2 / n1))."""
+    return (t2 / t1) ** (1 / math.log10(n2 / n1))
+
+
+IN_PROCESS = ("open a query", "judging window shown")  # timed inside the window's process
+
+
+def net_per_ten(name: str, t1: float, t2: float, n1: int, n2: int, startup: float) -> float | None:
+    """The growth per 10x of a command's time less the interpreter start and imports (None
+    for the peer and the window's figures, which do not pay it, and for times under twice it)."""
+    if name == "plain read" or name in IN_PROCESS or min(t1, t2) < 2 * startup:
+        return None
+    return per_ten(t1 - startup, t2 - startup, n1, n2)
+
+
+def amount(seconds: float, name: str) -> str:
+    """A table cell of ``name``'s time: milliseconds for the window's figures."""
+    return f"{1000 * seconds:.1f} ms" if name in IN_PROCESS else f"{seconds:.2f} s"
+
+
+def growth_flags(
+    name: str, times: list[float], factors: list[float], net: list[float | None]
+) -> str:
+    """What a row misses: growth worse than linear (of the time, or of the time net of the
+    interpreter start), or a query opened in over 100 ms."""
+    flags = []
+    if any(factor > LINEAR for factor in factors):
+        flags.append("WORSE THAN LINEAR")
+    elif any(factor is not None and factor > LINEAR for factor in net):
+        flags.append("net worse than linear")
+    if name == "open a query" and any(seconds > OPEN_BUDGET_S for seconds in times):
+        flags.append("OVER 100 ms")
+    return ", ".join(flags) or "ok"
+
+
+def growth_table(sizes: list[dict], startup: float) -> None:
+    """Rows: operations; columns: time and peak RSS at each size, the growth per 10x
+    judgments between consecutive sizes (and net of the interpreter start), and flags."""
+    counts = [size["judgments"] for size in sizes]
+    steps = list(zip(range(len(sizes) - 1), range(1, len(sizes))))
+    header = (
+        f"{'operation':<24}"
+        + "".join(f" | {f'{n:,}':>10}" for n in counts)
+        + "".join(f" | {f'MiB {n:,}':>13}" for n in counts)
+        + "".join(f" | {f'×/10× {i + 1}→{j + 1}':>9}" for i, j in steps)
+        + "".join(f" | {f'net {i + 1}→{j + 1}':>7}" for i, j in steps)
+        + "".join(f" | {f'CPU {i + 1}→{j + 1}':>7}" for i, j in steps)
+        + " | flag"
+    )
+    log()
+    log(f"judgments (columns 1, 2, 3 …): {', '.join(f'{n:,}' for n in counts)}")
+    log(header)
+    log("-" * len(header))
+    for name in sizes[0]["results"]:
+        rows = [size["results"][name] for size in sizes]
+        times = [row["seconds"] for row in rows]
+        factors = [per_ten(times[i], times[j], counts[i], counts[j]) for i, j in steps]
+        net = [net_per_ten(name, times[i], times[j], counts[i], counts[j], startup)
+               for i, j in steps]  # fmt: skip
+        cpu = [row["cpu_seconds"] for row in rows]
+        cpu_factors = [None if name in IN_PROCESS or not min(cpu[i], cpu[j])
+                       else per_ten(cpu[i], cpu[j], counts[i], counts[j]) for i, j in steps]  # fmt: skip
+        log(f"{name:<24}"
+            + "".join(f" | {amount(t, name):>10}" for t in times)
+            + "".join(f" | {row['rss_mib']:>13.0f}" for row in rows)
+            + "".join(f" | {factor:>9.2f}" for factor in factors)
+            + "".join(f" | {cell(factor):>7}" for factor in net)
+            + "".join(f" | {cell(factor):>7}" for factor in cpu_factors)
+            + f" | {growth_flags(name, times, factors, net)}")  # fmt: skip
+    log()
+    log(f"medians of the rounds; peak RSS the largest of them. ×/10×: the time's growth per 10× "
+        f"the judgments, (t2/t1) ** (1/log10(n2/n1)): 10 is linear, flagged above {LINEAR:g} "
+        f"(in capitals; in lower case where only the net factor is); "
+        f"net: the same of a command's time less the interpreter start and imports "
+        f"({startup:.2f} s), which it pays whatever the size (– under twice that); CPU: the "
+        f"same of the process's CPU seconds (user + system), which other programs on the "
+        f"machine hardly change. Opening a "
+        f"query: the median of the queries opened in a round, in the judging window on Qt's "
+        f"offscreen platform, from Ctrl+Right to the query painted; the judging window shown: "
+        f"the process's first window, with {GUI_RATER}'s queue, in the process; peak RSS: the "
+        f"window's whole process's.")  # fmt: skip
+    opened = [size["results"]["open a query"]["last"] for size in sizes]
+    log("opening a query, the last round's p95: "
+        + ", ".join(f"{1000 * last['open_p95_s']:.1f} ms" for last in opened)
+        + "; the store's read (JudgingSession.open_query), median: "
+        + ", ".join(f"{1000 * last['read_s']:.1f} ms" for last in opened))  # fmt: skip
+
+
+def growth(args: argparse.Namespace) -> None:
+    """The growth mode: every operation at each of ``--sizes``, then one table."""
+    from bench_judging import child_env
+
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    env = child_env(args.workdir)
+    log(f"python {sys.version.split()[0]}, SQLite {sqlite3.sqlite_version}, {os.cpu_count()} "
+        f"CPUs, load average {os.getloadavg()[0]:.2f}; median of {args.repeat} rounds; "
+        f"{args.opens} queries opened a round")  # fmt: skip
+    startup = statistics.median(measured(STARTUP)["seconds"] for _ in range(3))
+    log(f"interpreter start + imports of the commands (included in every figure): {startup:.2f} s")
+    sizes = [growth_size(args, queries, env) for queries in args.sizes]
+    growth_table(sizes, startup)
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -176,19 +437,22 @@ def sqlite_database(args: argparse.Namespace) -> Path:
     return db_path
 
 
-def timed(backend: str, db: str, peer_target: str, out: Path, repeat: int) -> dict[str, dict]:
-    """Median seconds (and the largest peak RSS) of every operation and of the peer."""
-    runs: dict[str, list[dict]] = {}
-    for index in range(repeat):
-        runs.setdefault("plain read", []).append(peer(backend, peer_target))
-        for name, args in operations(db, out):
-            runs.setdefault(name, []).append(measured(judge_app(*args)))
-        log(f"  {backend} run {index + 1} of {repeat}: " + ", ".join(
-            f"{name} {results[-1]['seconds']:.2f} s" for name, results in runs.items()
-        ))  # fmt: skip
+def one_round(backend: str, db: str, peer_target: str, out: Path) -> dict[str, dict]:
+    """The peer, then every operation once: each one's ``measured`` result."""
+    results = {"plain read": peer(backend, peer_target)}
+    for name, args in operations(db, out):
+        results[name] = measured(judge_app(*args))
+    return results
+
+
+def summarised(runs: dict[str, list[dict]]) -> dict[str, dict]:
+    """Per operation: the median seconds, the largest peak RSS and the last run's result."""
     return {
         name: {
             "seconds": statistics.median(result["seconds"] for result in results),
+            "cpu_seconds": statistics.median(
+                result.get("cpu_seconds") or 0.0 for result in results
+            ),
             "rss_mib": max(result["rss_mib"] for result in results),
             "last": results[-1],
         }
@@ -196,7 +460,26 @@ def timed(backend: str, db: str, peer_target: str, out: Path, repeat: int) -> di
     }
 
 
+def round_line(label: str, results: dict[str, dict]) -> str:
+    """One round's seconds of every operation, for the log."""
+    return f"  {label}: " + ", ".join(
+        f"{name} {result['seconds']:.2f} s" for name, result in results.items()
+    )
+
+
+def timed(backend: str, db: str, peer_target: str, out: Path, repeat: int) -> dict[str, dict]:
+    """Median seconds (and the largest peak RSS) of every operation and of the peer."""
+    runs: dict[str, list[dict]] = {}
+    for index in range(repeat):
+        results = one_round(backend, db, peer_target, out)
+        for name, result in results.items():
+            runs.setdefault(name, []).append(result)
+        log(round_line(f"{backend} run {index + 1} of {repeat}", results))
+    return summarised(runs)
+
+
 def cell(value: float | None, digits: int = 2) -> str:
+    """A number for a table, or a dash for none."""
     return "–" if value is None else f"{value:.{digits}f}"
 
 
@@ -293,19 +576,44 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help=f"PostgreSQL server to make {PG_DATABASE} on (default {SERVER})")  # fmt: skip
     parser.add_argument("--keep", action="store_true",
                         help=f"keep the PostgreSQL database {PG_DATABASE} afterwards")  # fmt: skip
+    parser.add_argument("--sizes", type=sizes,
+                        help="the growth mode, SQLite only: campaigns of these numbers of queries, "
+                        "e.g. 500,5000,25000 (100,500, 1,005,000 and 5,025,000 judgments)")  # fmt: skip
+    parser.add_argument("--opens", type=int, default=20,
+                        help="growth mode: queries opened in the window a round (default 20)")  # fmt: skip
     parser.add_argument("--peer", nargs=2, metavar=("BACKEND", "TARGET"), help=argparse.SUPPRESS)
+    parser.add_argument("--campaign-files", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--open-child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.queries < 2 or args.repeat < 1:
         parser.error("use at least 2 queries and 1 repeat")
+    if args.sizes and (len(args.sizes) < 2 or min(args.sizes) < 3 * args.opens):
+        parser.error("--sizes needs two sizes or more, each at least 3 x --opens queries")
     return args
+
+
+def sizes(text: str) -> list[int]:
+    """``--sizes``: numbers of queries, comma-separated, in ascending order."""
+    values = [int(value) for value in text.split(",")]
+    if values != sorted(set(values)):
+        raise argparse.ArgumentTypeError("give the sizes in ascending order, each once")
+    return values
 
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     if args.peer:
         peer_child(*args.peer)
-        return
-    benchmark(args)
+    elif args.campaign_files:
+        folder, queries, seed = args.campaign_files
+        campaign_child(Path(folder), int(queries), int(seed))
+    elif args.open_child:
+        db, opens, seed = args.open_child
+        open_child(Path(db), int(opens), int(seed))
+    elif args.sizes:
+        growth(args)
+    else:
+        benchmark(args)
 
 
 if __name__ == "__main__":

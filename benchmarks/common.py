@@ -86,17 +86,25 @@ def import_frames(database: Database, runs: dict[str, pd.DataFrame], **files: pd
     from judge_app.commands.importing import ImportOptions, import_files
 
     with tempfile.TemporaryDirectory(prefix="bench-import-") as folder:
+        paths, run_paths = write_frames(Path(folder), runs, **files)
+        import_files(database, ImportOptions(**paths))
+        for name, path in run_paths.items():
+            import_files(database, ImportOptions(run=path, run_name=name))
 
-        def written(name: str, frame: pd.DataFrame) -> Path:
-            path = Path(folder) / f"{name}.csv"
-            frame.to_csv(path, index=False)
-            return path
 
-        import_files(
-            database, ImportOptions(**{kind: written(kind, frame) for kind, frame in files.items()})
-        )
-        for name, frame in runs.items():
-            import_files(database, ImportOptions(run=written(name, frame), run_name=name))
+def write_frames(
+    folder: Path, runs: dict[str, pd.DataFrame], **files: pd.DataFrame
+) -> tuple[dict[str, Path], dict[str, Path]]:
+    """Write each of ``files`` to ``folder/KIND.csv`` and each of ``runs`` to ``NAME.csv``, as
+    a user's files: returns the paths by kind and by run name."""
+
+    def written(name: str, frame: pd.DataFrame) -> Path:
+        path = folder / f"{name}.csv"
+        frame.to_csv(path, index=False)
+        return path
+
+    paths = {kind: written(kind, frame) for kind, frame in files.items()}
+    return paths, {name: written(name, frame) for name, frame in runs.items()}
 
 
 WRAPPER = textwrap.dedent(
@@ -105,20 +113,24 @@ WRAPPER = textwrap.dedent(
     start = time.perf_counter()
     done = subprocess.run(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    print(json.dumps({"seconds": seconds, "rss_kib": peak, "status": done.returncode,
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(json.dumps({"seconds": seconds, "rss_kib": usage.ru_maxrss, "status": done.returncode,
+                      "cpu_seconds": usage.ru_utime + usage.ru_stime,
                       "stdout": done.stdout[-2000:], "stderr": done.stderr[-2000:]}))
     """
 )
-"""Runs a command, then prints its seconds and peak RSS: only the command's own, as the
-wrapper's child, so neither the benchmark's memory nor another command's counts."""
+"""Runs a command, then prints its seconds, CPU seconds (user + system) and peak RSS: only the
+command's own, as the wrapper's child, so neither the benchmark's memory nor another command's
+counts."""
 
 
-def measured(command: list[str]) -> dict:
-    """Run ``command`` under the wrapper: its seconds and peak RSS (MiB); exits if it fails."""
+def measured(command: list[str], env: dict[str, str] | None = None) -> dict:
+    """Run ``command`` under the wrapper (in ``env``, default this process's environment):
+    its seconds, CPU seconds and peak RSS (MiB); exits if it fails."""
     done = subprocess.run(
-        [sys.executable, "-c", WRAPPER, *command], capture_output=True, text=True, check=True
-    )
+        [sys.executable, "-c", WRAPPER, *command], capture_output=True, text=True, check=True,
+        env=env,
+    )  # fmt: skip
     result = json.loads(done.stdout)
     if result["status"] != 0:
         sys.stderr.write(result["stdout"] + result["stderr"])
