@@ -135,6 +135,15 @@ def mix(values: np.ndarray) -> np.ndarray:
     return values
 
 
+def may_repeat(group: np.ndarray, hashes: np.ndarray) -> bool:
+    """Whether a string may come twice within a group: its :func:`string_hashes` twice
+    with one ``group`` code. False is sure; True asks :func:`first_repeat`, since hashes of
+    different strings may meet by chance."""
+    keys = mix(hashes ^ mix(group.astype(np.uint64)))
+    keys.sort()
+    return bool((keys[1:] == keys[:-1]).any())
+
+
 def same_keys(known: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, bool, bool]:
     """For each of ``keys`` (uint64), the index of one of ``known`` equal to it but for the
     lowest bit (-1: none); and whether a value is found twice among ``known``, among

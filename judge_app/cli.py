@@ -862,11 +862,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     if arguments[:1] == ["trec-eval"]:  # trec_eval's own command line, not argparse's
+        _use_system_allocator()
         return _trec_eval(arguments[1:])
     parser = _parser()
     args = parser.parse_args(arguments)
     if args.command is None:
         args = argparse.Namespace(command="gui", db=None, rater=None)
+    if args.command != "gui":
+        _use_system_allocator()
     try:
         _check_lead(args)
         text = COMMANDS[args.command](args)
@@ -888,6 +891,16 @@ def _main(argv: Sequence[str] | None) -> int:
     said = sys.stderr if _writes_standard_output(args) else sys.stdout
     said.write(text if text.endswith("\n") else text + "\n")
     return 0
+
+
+def _use_system_allocator() -> None:
+    """Have Arrow allocate with the C library's malloc (unless the user chose otherwise): a
+    command is a process that reads its data once and ends, and malloc gives back the large
+    blocks Arrow frees (the CSV reader's, a sort's) where mimalloc keeps them. Measured at a
+    million lines (issue 34): ``trec-eval -m all_trec`` peaks 45 MiB lower, ``eval`` of files
+    80 MiB lower and 0.2 s sooner. Arrow reads the variable when it first allocates; the
+    window, which runs for hours, keeps Arrow's own allocator."""
+    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
 
 
 ARROW_SETTLE_SECONDS = 10.0

@@ -13,7 +13,15 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from judge_app.arrow_columns import first_repeat, from_numpy, to_codes, to_numpy, trec_order
+from judge_app.arrow_columns import (
+    first_repeat,
+    from_numpy,
+    may_repeat,
+    string_hashes,
+    to_codes,
+    to_numpy,
+    trec_order,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -257,8 +265,9 @@ def code_frames(qrels: Frame, runs: dict[str, Frame]) -> tuple[Graded, Results]:
     judged ones, in the order first met (a million names are never sorted: no use needs
     their order), and a run's document no judgment names is -1. A document twice for one
     query of a run, or of qrels without raters, is a :class:`RepeatedDocument` (trec_eval
-    refuses both), looked for on a second thread while the rest is coded. Arrow's kernels
-    code the ids, without pandas."""
+    refuses both): looked for among sorted codes, or for a run among 64-bit hashes of its
+    documents (by strings only where two meet), while a second thread ranks the runs.
+    Arrow's kernels and numpy code the ids, without pandas."""
     judged = _table(qrels)
     if "skipped" in judged.column_names:
         judged = judged.filter(pc.invert(pc.fill_null(judged["skipped"].cast(pa.bool_()), False)))
@@ -267,34 +276,27 @@ def code_frames(qrels: Frame, runs: dict[str, Frame]) -> tuple[Graded, Results]:
     columns = [judged, *tables.values()]
     (query, *run_queries), query_names = _encoded([t["query_id"] for t in columns], ordered=True)
     queries = _objects(query_names)
-    checked = [("run", table, codes) for table, codes in zip(tables.values(), run_queries)]
-    if "rater" not in judged.column_names:
-        checked.insert(0, ("qrels", judged, query))
-    with ThreadPoolExecutor(max_workers=2) as pool:  # Arrow's kernels let go of the GIL
-        repeats = [
-            (source, pool.submit(first_repeat, from_numpy(codes), table["doc_id"]))
-            for source, table, codes in checked
-        ]
+    (doc,), doc_names = _encoded([judged["doc_id"]], ordered=False)
+    with ThreadPoolExecutor(max_workers=1) as pool:  # Arrow's kernels let go of the GIL
         ranked = [
             pool.submit(_ranked, codes, table) for table, codes in zip(tables.values(), run_queries)
         ]
-        (doc,), doc_names = _encoded([judged["doc_id"]], ordered=False)
         if "rater" in judged.column_names:
             (rater,), raters = _encoded([judged["rater"]], ordered=True)
             rater_names = _objects(raters)
         else:
             rater, rater_names = np.zeros(len(query), np.int64), np.array([QRELS_RATER], object)
+            if _twice(query, doc, len(doc_names)):
+                _refuse_repeat("qrels", query, judged["doc_id"], queries)
         parts = []
-        for code, (table, rows) in enumerate(zip(tables.values(), ranked)):
+        for code, (table, codes, rows) in enumerate(zip(tables.values(), run_queries, ranked)):
             run_doc = to_codes(pc.index_in(table["doc_id"], value_set=doc_names))
+            if may_repeat(codes, string_hashes(table["doc_id"])):
+                _refuse_repeat("run", codes, table["doc_id"], queries)
             order, run_query, rank = rows.result()
             if order is not None:
                 run_doc = run_doc[order]
             parts.append((np.full(len(rank), code, np.int32), run_query, run_doc, rank))
-        for source, check in repeats:
-            repeat = check.result()
-            if repeat is not None:
-                raise RepeatedDocument(source, str(queries[repeat[0]]), repeat[1])
     graded = Graded(
         query.astype(np.int64), doc.astype(np.int64), rater.astype(np.int64),
         to_numpy(judged["grade"], np.float64), queries, _objects(doc_names), rater_names,
@@ -309,6 +311,21 @@ def code_frames(qrels: Frame, runs: dict[str, Frame]) -> tuple[Graded, Results]:
     renamed[order] = np.arange(len(names))
     run = renamed[coded[0]] if len(coded[0]) else coded[0]
     return graded, Results(run, coded[1], coded[2], coded[3], names[order])
+
+
+def _twice(query: np.ndarray, doc: np.ndarray, docs: int) -> bool:
+    """Whether a (query, document) pair of codes comes twice."""
+    keys = np.sort(query.astype(np.int64) * max(docs, 1) + doc)
+    return bool((keys[1:] == keys[:-1]).any())
+
+
+def _refuse_repeat(
+    source: str, query: np.ndarray, docs: pa.ChunkedArray, queries: np.ndarray
+) -> None:
+    """Raise :class:`RepeatedDocument` for the first document twice in a query, if any."""
+    repeat = first_repeat(from_numpy(query), docs)
+    if repeat is not None:
+        raise RepeatedDocument(source, str(queries[repeat[0]]), repeat[1])
 
 
 def _ranked(query: np.ndarray, table: pa.Table) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:

@@ -9,8 +9,13 @@ import math
 
 
 def json_document(document: object, *, indent: int | None = None) -> str:
-    """``document`` as JSON text and a line end, non-finite numbers as ``null``."""
-    return json.dumps(finite(document), ensure_ascii=False, allow_nan=False, indent=indent) + "\n"
+    """``document`` as JSON text and a line end, non-finite numbers as ``null`` (looked for
+    only when the json module finds one: most documents have none)."""
+    try:
+        text = json.dumps(document, ensure_ascii=False, allow_nan=False, indent=indent)
+    except ValueError:
+        text = json.dumps(finite(document), ensure_ascii=False, allow_nan=False, indent=indent)
+    return text + "\n"
 
 
 def finite(value: object) -> object:

@@ -490,3 +490,23 @@ def test_a_document_twice_for_one_query_is_refused(source):
     with pytest.raises(RepeatedDocument) as raised:
         evaluate(run, qrels)
     assert (raised.value.source, raised.value.query_id, raised.value.doc_id) == (source, "q", "a")
+
+
+@pytest.mark.parametrize("repeated", [False, True])
+def test_documents_whose_hashes_meet_are_told_apart_by_their_ids(monkeypatch, repeated):
+    """A run's repeats are looked for among 64-bit hashes of its documents; where two hashes
+    meet (every one here: the hash is made constant) the ids decide, so a run without a
+    repeat is evaluated as it is and a repeat is still named."""
+    import judge_app.metrics.codes as codes
+
+    run = pd.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"], "score": [3.0, 2, 1]})
+    qrels = pd.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "grade": [1.0, 2.0]})
+    expected = evaluate(run, qrels).per_query
+    monkeypatch.setattr(codes, "string_hashes", lambda column: np.zeros(len(column), np.uint64))
+    if not repeated:
+        pd.testing.assert_frame_equal(evaluate(run, qrels).per_query, expected)
+        return
+    run.loc[2, "doc_id"] = "b"
+    with pytest.raises(RepeatedDocument) as raised:
+        evaluate(run, qrels)
+    assert (raised.value.source, raised.value.query_id, raised.value.doc_id) == ("run", "q", "b")
