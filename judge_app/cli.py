@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from judge_app.errors import JudgeAppError, UsageError, in_words
+from judge_app.io.exchange.format_names import FORMAT_NAMES
 from judge_app.option_declarations import (
     ADJUDICATED,
     AGGREGATE,
@@ -151,6 +152,27 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="refuse queries and documents the database does not know",
     )
+    load.add_argument(
+        "--from",
+        dest="source",
+        type=Path,
+        action=Once,
+        metavar="PATH",
+        help="another tool's file (a BEIR folder): its queries, documents and judgments",
+    )
+    load.add_argument(
+        "--format",
+        action=Once,
+        choices=FORMAT_NAMES,
+        help="the format of --from (default: recognised by its shape)",
+    )
+    load.add_argument(
+        "--grade-map",
+        action=Once,
+        metavar="FROM=TO,…",
+        help="turn --from's grades into 0–5, e.g. 1=0,2=0,3=1,…,10=5 (a grade it does not "
+        "name is refused)",
+    )
 
     export = commands.add_parser(
         "export", help="export judgments as CSV, aggregated qrels, or their history as CSV"
@@ -168,7 +190,16 @@ def _parser() -> argparse.ArgumentParser:
         help="every change of every judgment: from what to what, when, and the database login "
         "that made it",
     )
-    add_to(export, AGGREGATE, choices=None, help=f"for --qrels: {AGGREGATE.help}")
+    target.add_argument(
+        "--to",
+        type=Path,
+        metavar="OUT",
+        help="another tool's format, given by --format (a BEIR export is a new folder)",
+    )
+    export.add_argument(
+        "--format", choices=FORMAT_NAMES, help="for --to: the format to write (required)"
+    )
+    add_to(export, AGGREGATE, choices=None, help=f"for --qrels and --to: {AGGREGATE.help}")
     add_to(export, ADJUDICATED)
 
     info = commands.add_parser(
@@ -243,6 +274,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_plan_parser(commands)
     _add_calibrate_parser(commands)
     _add_autojudge_parser(commands)
+    _add_fetch_parser(commands)
     _add_ensemble_parser(commands)
     _add_sample_parser(commands)
     _add_settings_parser(commands)
@@ -769,6 +801,89 @@ def _add_autojudge_parser(commands: argparse._SubParsersAction) -> None:
     )
 
 
+def _add_fetch_parser(commands: argparse._SubParsersAction) -> None:
+    fetch = commands.add_parser(
+        "fetch",
+        help="make a run from a live search engine (Elasticsearch, OpenSearch, Solr, any "
+        "JSON service over HTTP)",
+        description="Send each query of the database through a request template to a live "
+        "engine and store the top --depth hits of each answer as a new run (a snapshot: "
+        "fetching again makes another run, so two days compare), with the documents the "
+        "database has not seen. The template is the JSON body sent: Elasticsearch's or "
+        "OpenSearch's query DSL, the body of Solr's JSON Request API (its params take any "
+        "request parameter), or any JSON; {query} and {query_id} stand inside JSON strings, "
+        "{depth} as a number. The hits are read by JMESPath paths, with defaults per engine "
+        "(--field NAME=PATH changes one: hits, id, title, url, body, score). Credentials "
+        "come from the environment variable --auth-env ('ApiKey …', 'Bearer …' or "
+        "user:password) and are never stored nor sent to another host on a redirect. "
+        "Requests go one at a time at --rate; 429, 5xx, timeouts and dropped connections "
+        "are retried with a growing pause (a Retry-After wins). A query that fails is named "
+        "and the others kept. Ctrl+C stops and stores nothing.",
+    )
+    fetch.add_argument("db", metavar="DB", nargs="?", help=DB_HELP)
+    fetch.add_argument(
+        "--engine",
+        default="elasticsearch",
+        metavar="ENGINE",
+        help="elasticsearch (default), opensearch, solr or http (any JSON service)",
+    )
+    fetch.add_argument(
+        "--url",
+        metavar="URL",
+        help="the search address: http://localhost:9200/INDEX/_search, "
+        "http://localhost:8983/solr/CORE/select",
+    )
+    fetch.add_argument(
+        "--template", type=Path, metavar="FILE", help="the request body (--show-template)"
+    )
+    fetch.add_argument(
+        "--queries", metavar="A,B", help="only these query ids of the database (default all)"
+    )
+    fetch.add_argument("--depth", type=int, default=10, metavar="N", help="hits kept a query (10)")
+    fetch.add_argument(
+        "--run-name", metavar="NAME", help="the new run's name (default: the engine and the time)"
+    )
+    fetch.add_argument(
+        "--field",
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="where the answer keeps a field (JMESPath): hits=hits.hits, id=_id, "
+        "title=_source.name, body=highlight.body, …; an empty PATH reads nothing",
+    )
+    fetch.add_argument(
+        "--auth-env",
+        default="JUDGE_APP_ENGINE_AUTH",
+        metavar="VAR",
+        help="the environment variable holding the credentials (JUDGE_APP_ENGINE_AUTH)",
+    )
+    fetch.add_argument(
+        "--rate",
+        type=float,
+        default=10.0,
+        metavar="R",
+        help="requests a second at most (10; 0: no limit)",
+    )
+    fetch.add_argument(
+        "--timeout", type=float, default=30.0, metavar="S", help="seconds a request may take (30)"
+    )
+    fetch.add_argument(
+        "--retries", type=int, default=3, metavar="R", help="retries of a failed request (3)"
+    )
+    fetch.add_argument(
+        "--backoff",
+        type=float,
+        default=1.0,
+        metavar="S",
+        help="the first pause before a retry, doubled each time (1 s; a Retry-After wins)",
+    )
+    fetch.add_argument(
+        "--show-template",
+        action="store_true",
+        help="print the engine's default template, to copy and edit",
+    )
+
+
 def _add_sample_parser(commands: argparse._SubParsersAction) -> None:
     sample = commands.add_parser(
         "sample",
@@ -1046,6 +1161,9 @@ def _import(args: argparse.Namespace) -> str:
         judgments=args.judgments,
         rater=args.rater,
         strict=args.strict,
+        source=args.source,
+        format=args.format,
+        grade_map=args.grade_map,
     ).checked()
     if sys.stderr.isatty():
         print(f"checking {', '.join(map(str, options.files))} …", file=sys.stderr, flush=True)
@@ -1056,12 +1174,13 @@ def _import(args: argparse.Namespace) -> str:
 def _export(args: argparse.Namespace) -> str:
     from judge_app.commands.export import ExportOptions, export
 
-    kind = next(kind for kind in ("judgments", "qrels", "history") if getattr(args, kind))
+    kind = next(kind for kind in ("judgments", "qrels", "history", "to") if getattr(args, kind))
     options = ExportOptions(
-        kind,
+        "format" if kind == "to" else kind,
         getattr(args, kind),
         aggregate=args.aggregate,
         adjudicated=args.adjudicated == "prefer",
+        format=args.format,
     )
     return str(export(args.db, options))
 
@@ -1314,6 +1433,47 @@ def _autojudge(args: argparse.Namespace) -> str | int:
     return said
 
 
+def _fetch(args: argparse.Namespace) -> str | int:
+    """``judge-app fetch``: the summary; exit 1 after it when a query failed (the others are
+    stored); Ctrl+C stops, stores nothing and exits with 130."""
+    from judge_app.commands.fetch import DEFAULT_TEMPLATES, FetchOptions, fetch
+    from judge_app.engines.fields import parse_fields
+    from judge_app.engines.template import RequestTemplate
+    from judge_app.options import names
+
+    if args.show_template:
+        if args.engine not in DEFAULT_TEMPLATES:
+            raise UsageError(f"takes {', '.join(DEFAULT_TEMPLATES)}", "engine")
+        return DEFAULT_TEMPLATES[args.engine]
+    if args.db is None:
+        raise UsageError("fetch needs DB (or --show-template)")
+    options = FetchOptions(
+        engine=args.engine,
+        url=args.url or "",
+        template=None if args.template is None else RequestTemplate.read(args.template),
+        queries=names(args.queries, "queries", "query"),
+        depth=args.depth,
+        run_name=args.run_name,
+        fields=parse_fields(args.field),
+        auth_env=args.auth_env,
+        rate=args.rate,
+        timeout=args.timeout,
+        retries=args.retries,
+        backoff=args.backoff,
+    ).checked()
+    with closing(_CountBar("fetching")) as bar, _interrupt_flag() as interrupted:
+        summary = fetch(
+            args.db, options, progress=bar.show, cancelled=interrupted.is_set, retrying=bar.retrying
+        )
+    if summary.cancelled:
+        print(summary.sentence(), file=sys.stderr)
+        return 130
+    if summary.failed:
+        print(summary.sentence())  # the others are stored; the exit says not every query was
+        return 1
+    return summary.sentence()
+
+
 def _local_judge(args: argparse.Namespace) -> str | int:
     """``judge-app autojudge --local``: the local judge's report; Ctrl+C stops it before
     anything is written and exits with 130 after the report."""
@@ -1501,6 +1661,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], str | int]] = {
     "plan": _plan,
     "calibrate": _calibrate,
     "autojudge": _autojudge,
+    "fetch": _fetch,
     "ensemble": _ensemble,
     "settings": _settings,
     "sample": _sample,

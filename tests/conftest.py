@@ -29,6 +29,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "derandomized"))
 # here, so a test file imports only the helpers it calls)
 from campaign_support import demo, generated  # noqa: E402, F401
 from chat_server import chat_server, loopback_only  # noqa: E402, F401
+from engine_server import engine_server  # noqa: E402, F401
 from gui_support import (  # noqa: E402, F401
     demo_anywhere,
     demo_db,

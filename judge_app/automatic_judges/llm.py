@@ -16,23 +16,22 @@ an attempt under way at once.
 
 from __future__ import annotations
 
-import email.utils
 import ipaddress
 import json
-import math
 import random
 import re
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 import httpx
 
 from judge_app.errors import JudgeAppError, shortened
+from judge_app.web import public_url as public_url  # the name the judge's callers import
+from judge_app.web import retry_after
 
 RETRIED_STATUSES = frozenset({408, 409, 425, 429}) | frozenset(range(500, 600))
 FATAL_STATUSES = {
@@ -381,35 +380,6 @@ def chat_url(base_url: str) -> str:
     if not path.endswith("/chat/completions"):
         path += "/chat/completions"
     return urlunsplit(parts._replace(path=path))
-
-
-def public_url(url: str) -> str:
-    """``url`` as it may be stored and shown: without a user, password, query or fragment
-    (where a key could hide)."""
-    parts = urlsplit(url.strip())
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    netloc = host + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
-
-
-def retry_after(response: httpx.Response) -> float | None:
-    """The pause a Retry-After header asks for, in seconds (a number or an HTTP date)."""
-    value = response.headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=UTC)
-        seconds = (when - datetime.now(UTC)).total_seconds()
-    return max(0.0, seconds) if math.isfinite(seconds) else None
 
 
 def _names_format(body: bytes) -> bool:

@@ -1,7 +1,8 @@
 """Export a database's judgments (``judge-app export``, File ▸ Export…): every rater
 judgment as CSV, one grade per (query, document) as TREC qrels, the raters' grades combined
-as the evaluation combines them, or the history of every judgment as CSV, each change with
-the login that made it. A file is written whole or not at all."""
+as the evaluation combines them, the history of every judgment as CSV, each change with
+the login that made it, or the campaign in another tool's format (``io.exchange``). A file
+is written whole or not at all."""
 
 from __future__ import annotations
 
@@ -13,14 +14,18 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from judge_app.errors import UsageError
+from judge_app.io.exchange.format_names import FORMAT_NAMES
 from judge_app.io.exports import ById, format_grade, write_qrels
 from judge_app.io.outputs import check_output
 from judge_app.metrics.aggregation import ADJUDICATED, aggregate_codes, parse_method
 
 if TYPE_CHECKING:
-    from judge_app.store import Database
+    from sqlalchemy.orm import Session
 
-KINDS = ("judgments", "qrels", "history")
+    from judge_app.store import Database
+    from judge_app.store.rows import Names
+
+KINDS = ("judgments", "qrels", "history", "format")
 Step = Callable[[str], None]
 """Told each step as it begins ("reading the judgments", …); it may raise to stop."""
 
@@ -29,12 +34,14 @@ Step = Callable[[str], None]
 class ExportOptions:
     """What to write where: ``judgments`` CSV, ``qrels`` with the raters' grades combined
     by ``aggregate`` (a method or ``rater:NAME``), adjudicated grades preferred or left out,
-    or the ``history`` CSV."""
+    the ``history`` CSV, or another tool's ``format`` (named by ``format``; its grades of a
+    pair, where it holds one, combined as the qrels')."""
 
     kind: str
     path: Path
     aggregate: str = "mean"
     adjudicated: bool = True
+    format: str | None = None
 
     def checked(self) -> ExportOptions:
         """These options, or a usage error; an ExportError if ``path`` cannot be written."""
@@ -44,6 +51,15 @@ class ExportOptions:
             parse_method(self.aggregate)
         except ValueError as error:
             raise UsageError(str(error)) from None
+        if self.kind == "format":
+            from judge_app.io.exchange.formats import named
+
+            if not self.format:
+                raise UsageError("--to needs --format: " + ", ".join(FORMAT_NAMES))
+            if named(self.format).folder:
+                return self  # a folder: checked by its writer
+        elif self.format:
+            raise UsageError("--format is for --to")
         check_output(self.path)
         return self
 
@@ -55,9 +71,13 @@ class Exported:
     path: Path
     count: int
     rows: str  # "judgments", "changes of judgments", "graded pairs (mean)"
+    not_written: tuple[tuple[str, int], ...] = ()  # what the format could not hold, counted
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.count:,} {self.rows}"
+        text = f"{self.path}: {self.count:,} {self.rows}"
+        if self.not_written:
+            text += "; not written: " + ", ".join(f"{what} ({n})" for what, n in self.not_written)
+        return text
 
 
 def export(
@@ -87,6 +107,10 @@ def export(
         queries = rows.names(session, "query", "external_id", ordered=True)
         documents = rows.names(session, "document", "external_id", ordered=True)
         raters = rows.names(session, "rater", "name").by_id
+        if options.kind == "format":
+            step("combining the grades")
+            combined = _grades(keys, queries, documents, raters, options, db)
+            return _export_format(session, options, db, combined, step)
     step("combining the grades")
     method = parse_method(options.aggregate)
     query, document, rater, grade = keys
@@ -104,6 +128,45 @@ def export(
         options.path,
     )
     return Exported(options.path, count, f"graded pairs ({method})")
+
+
+def _grades(
+    keys: tuple[np.ndarray, ...],
+    queries: Names,
+    documents: Names,
+    raters: ById,
+    options: ExportOptions,
+    db: str,
+) -> list[tuple[str, str, float]]:
+    """``(query id, document id, grade)`` of every graded pair, as the qrels combine them."""
+    method = parse_method(options.aggregate)
+    query, document, rater, grade = keys
+    width = len(documents.ordered_ids)
+    pairs = queries.place[query] * width + documents.place[document]
+    pairs, grades = _combined(pairs, rater, grade, raters, method, options.adjudicated, db)
+    query_ids, doc_ids = (np.array(ids.in_order(), dtype=object) for ids in (queries, documents))
+    return list(
+        zip(query_ids[pairs // width].tolist(), doc_ids[pairs % width].tolist(), grades.tolist())
+    )
+
+
+def _export_format(
+    session: Session,
+    options: ExportOptions,
+    db: str,
+    grades: list[tuple[str, str, float]],
+    step: Step,
+) -> Exported:
+    """The campaign written in ``options.format``."""
+    from judge_app.io.exchange.formats import named
+    from judge_app.store.exchange_rows import campaign_of
+
+    campaign = campaign_of(session, Path(db).stem or "judge_app", options.aggregate, grades)
+    step("writing")
+    assert options.format is not None
+    written = named(options.format).write(campaign, options.path)
+    lost = tuple(sorted(written.not_written.items()))
+    return Exported(options.path, written.count, written.rows, lost)
 
 
 def _combined(

@@ -15,7 +15,7 @@ nothing is ever committed half-way.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +24,8 @@ from sqlalchemy.orm import Session
 
 from judge_app.errors import UsageError, quoted
 from judge_app.io.errors import MAX_PROBLEMS, ImportFileError, ProblemList, nothing_in
+from judge_app.io.exchange import formats
+from judge_app.io.grade_maps import GradeMap
 from judge_app.io.readers import Chunk, FileReader
 from judge_app.names import ADJUDICATED, is_role, name_key, rater_key, similar_reason
 from judge_app.store import bulk
@@ -32,6 +34,7 @@ from judge_app.store.database import Database, opened
 from judge_app.store.errors import StoreError
 from judge_app.store.models import AUTOMATIC, Document, Query, Rater
 from judge_app.store.people import rater_kinds
+from judge_app.store.query_texts import query_ids_of_texts, texts_clash
 from judge_app.store.repeated_keys import KeyLog
 
 # progress(step, done, total): step names what is being written, done and total count lines
@@ -47,8 +50,10 @@ KEY_MODELS: dict[str, bulk.NamedModel | None] = {
 
 @dataclass(frozen=True)
 class ImportOptions:
-    """The files of one import (any of the four) and how to read them: the run's name, the
-    rater of a qrels file, and whether ids the database does not know are refused."""
+    """The files of one import (any of the four, and another tool's file or folder,
+    ``source``) and how to read them: the run's name, the rater of a qrels file (or of a
+    format without raters), whether ids the database does not know are refused, the
+    source's ``format`` (recognised by its shape when None) and its ``grade_map``."""
 
     queries: Path | None = None
     documents: Path | None = None
@@ -57,16 +62,33 @@ class ImportOptions:
     judgments: Path | None = None
     rater: str | None = None
     strict: bool = False
+    source: Path | None = None
+    format: str | None = None
+    grade_map: str | None = None
 
     @property
     def files(self) -> list[Path]:
-        return [path for path in (self.queries, self.documents, self.run, self.judgments) if path]
+        paths = (self.queries, self.documents, self.run, self.judgments, self.source)
+        return [path for path in paths if path]
 
     def checked(self) -> ImportOptions:
         """These options, or a usage error."""
         if not self.files:
-            raise UsageError("give at least one of --queries, --documents, --run, --judgments")
+            raise UsageError(
+                "give at least one of --queries, --documents, --run, --judgments, --from"
+            )
+        if (self.format or self.grade_map) and not self.source:
+            raise UsageError("--format and --grade-map are for the file given with --from")
+        if self.format:
+            formats.named(self.format)
+        if self.grade_map:
+            GradeMap.parse(self.grade_map)
         return self
+
+    def source_format(self) -> formats.Format:
+        """The format of ``source``: the one named, else the one its shape tells."""
+        assert self.source is not None
+        return formats.named(self.format) if self.format else formats.recognised(self.source)
 
 
 @dataclass
@@ -99,7 +121,7 @@ def import_files(
     ):
         strict = options.strict
         work = _Import(session, bulk.IdCache(session, strict=strict), strict, progress)
-        for kind, reader in readers.items():
+        for kind, reader in readers:
             try:
                 line = _WRITERS[kind](work, reader)
                 problems, total = reader.finish()
@@ -107,31 +129,67 @@ def import_files(
                 line, problems, total = None, error.problems, error.total
             work.problems.merge(problems, total)
             if line and not total:
-                summary.lines.append(line)
+                summary.lines.append(line + _not_kept(reader))
             work.report(_HOLDS[kind], reader.records.line_count, reader)
         work.problems.raise_if_any()
     return summary
 
 
-def _readers(options: ImportOptions) -> dict[str, FileReader]:
-    """A reader of every file, by kind (queries, documents, run, judgments), in order; one
-    ImportFileError with the problems of all those that cannot be read (not found, not UTF-8
-    text, empty, TREC qrels without a rater)."""
+def recognised_format(path: Path) -> str:
+    """The title of the format another tool's file (or folder) at ``path`` has, told by its
+    shape; ImportFileError saying what was expected if none fits."""
+    return formats.recognised(path).title
+
+
+def _not_kept(reader: FileReader) -> str:
+    """What of another tool's file was not imported, counted: never dropped silently."""
+    counts = reader.records.not_kept
+    if not counts:
+        return ""
+    return "; not kept: " + ", ".join(f"{what} ({count})" for what, count in sorted(counts.items()))
+
+
+def _readers(options: ImportOptions) -> list[tuple[str, FileReader]]:
+    """A reader of every file, with its kind (queries, documents, run, judgments), in order
+    (another tool's file last, a reader per kind it holds); one ImportFileError with the
+    problems of all those that cannot be read (not found, not UTF-8 text, empty, TREC qrels
+    without a rater, a file of no format judge_app recognises)."""
     problems = ProblemList()
-    readers = {}
-    for kind, path, given in (
-        ("queries", options.queries, {}),
-        ("documents", options.documents, {}),
-        ("run", options.run, {"run_name": options.run_name}),
-        ("judgments", options.judgments, {"rater": options.rater}),
+    readers = []
+    for kind, path in (
+        ("queries", options.queries),
+        ("documents", options.documents),
+        ("run", options.run),
+        ("judgments", options.judgments),
     ):
         if path is None:
             continue
+        rater = options.rater if kind == "judgments" else None
+        run_name = options.run_name if kind == "run" else None
         try:
-            readers[kind] = FileReader(Path(path), _HOLDS[kind], **given)
+            reader = FileReader(Path(path), _HOLDS[kind], rater=rater, run_name=run_name)
+            readers.append((kind, reader))
+        except ImportFileError as error:
+            problems.merge(error.problems, error.total)
+    if options.source is not None:
+        try:
+            readers += _source_readers(options)
         except ImportFileError as error:
             problems.merge(error.problems, error.total)
     problems.raise_if_any()
+    return readers
+
+
+def _source_readers(options: ImportOptions) -> list[tuple[str, FileReader]]:
+    """A reader of each kind of record another tool's file (or folder) holds."""
+    assert options.source is not None
+    grade_map = GradeMap.parse(options.grade_map) if options.grade_map else None
+    readers = []
+    for kind, records in options.source_format().sources(Path(options.source)):
+        reader = FileReader(
+            records.path, kind, rater=options.rater, records=records, grade_map=grade_map
+        )
+        readers.append(("run" if kind == "results" else kind, reader))
     return readers
 
 
@@ -149,6 +207,7 @@ class _Import:
     rater_keys: dict[str, str] = field(default_factory=dict)  # rater_key → the rater's name
     similar_keys: dict[str, str] = field(default_factory=dict)  # name_key → the first name
     automatic: set[str] = field(default_factory=set)  # the automatic judges' names
+    by_text: dict[str, str | None] = field(default_factory=dict)  # a query text → its id
 
     def __post_init__(self) -> None:
         for name, kind in rater_kinds(self.session):
@@ -167,6 +226,24 @@ class _Import:
         if self.progress:
             total = reader.records.line_count
             self.progress(step, min(done, total), total)
+
+    def query_ids(self, reader: FileReader, chunk: Chunk) -> Chunk:
+        """``chunk`` with its query ids as the database knows them, where the file names
+        queries by their text: a text is the id of the database's query of that exact text,
+        else (new to the database) the id of a new query. A problem where several queries
+        have the text, or where the text is the id of a query whose text differs."""
+        if not reader.records.queries_by_text:
+            return chunk
+        texts = chunk.frame["query_id"]
+        new = [text for text in texts.dropna().unique().tolist() if text not in self.by_text]
+        if new:
+            self.by_text.update(query_ids_of_texts(self.session, new))
+        for row in np.flatnonzero(texts.map(self.by_text).isna() & texts.notna()):
+            text = texts.iat[row]
+            reason = f"{quoted(text)} is {texts_clash(self.session, text)}"
+            reader.problems.add(chunk.first + int(row), reader.column("query_id"), reason)
+        frame = chunk.frame.assign(query_id=texts.map(self.by_text).where(texts.notna(), None))
+        return replace(chunk, frame=frame)
 
     def refuse_unknown(self, reader: FileReader, chunk: Chunk) -> None:
         """Under --strict: a problem for every row naming a query or document that is
@@ -259,13 +336,32 @@ def _write_texts(
     key, fields = reader.keys[0][0], reader.layout.required[1:] + reader.layout.optional
     log, count = _key_log(reader), 0
     for chunk in reader.chunks():
+        chunk = work.query_ids(reader, chunk) if model is Query else chunk
         ids = work.ids.ids(model, chunk.frame[key], given=True)
-        bulk.update_texts(work.session, model, ids, chunk.frame, fields)
+        if reader.records.fills_only:
+            _fill_texts(work, model, ids, chunk.frame, fields)
+        else:
+            bulk.update_texts(work.session, model, ids, chunk.frame, fields)
         log.add(chunk.first, {key: ids})
         count += len(chunk.frame)
         work.report(noun, chunk.lines_read, reader)
     work.find_repeats(reader, log)
     return f"{reader.path}: {count} {noun}" if count else _nothing_imported(reader, noun)
+
+
+def _fill_texts(
+    work: _Import,
+    model: type[Query | Document],
+    ids: pd.Series,
+    frame: pd.DataFrame,
+    fields: list[str],
+) -> None:
+    """Another tool's texts: each field set where the file has it and the database not."""
+    for name in fields:
+        given = frame[name].notna().to_numpy(dtype=bool) & ids.notna().to_numpy(dtype=bool)
+        if given.any():
+            values = frame[name][given].tolist()
+            bulk.fill_missing_texts(work.session, model, name, ids[given].tolist(), values)
 
 
 def _write_queries(work: _Import, reader: FileReader) -> str:
@@ -302,6 +398,7 @@ def _write_judgments(work: _Import, reader: FileReader) -> str | None:
     problem is found, the rest is only checked)."""
     log, writer = _key_log(reader), JudgmentWriter(work.session)
     for chunk in reader.chunks():
+        chunk = work.query_ids(reader, chunk)
         frame = chunk.frame
         keys = {
             "rater": work.ids.ids(Rater, work.known_raters(reader, chunk)),

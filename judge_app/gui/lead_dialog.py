@@ -7,10 +7,11 @@ grade: a lead sees counts, not judgments. The small widgets the dialogs share li
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QAbstractItemView,
     QDialogButtonBox,
     QLabel,
@@ -19,9 +20,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-
-if TYPE_CHECKING:
-    pass
 
 from judge_app.commands.campaign_settings import SettingsChange, change_settings
 from judge_app.errors import UsageError
@@ -78,6 +76,17 @@ class LeadDialog(TaskDialog):
     def save(self) -> None:
         """Check and write what the dialog shows: each dialog's own."""
         raise NotImplementedError
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Enter in a field presses the accept button, as a default button would: once Tab
+        has been through the buttons, Qt makes the last of them (Cancel) the default."""
+        enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        accept = getattr(self, "accept_button", None)
+        if enter and accept is not None and not isinstance(self.focusWidget(), QAbstractButton):
+            if accept.isEnabled():
+                accept.click()
+            return
+        super().keyPressEvent(event)
 
     def show_error(self, text: str) -> None:
         self.error.setText(text)

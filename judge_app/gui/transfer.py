@@ -35,17 +35,19 @@ from PySide6.QtWidgets import (
 )
 
 from judge_app.commands.export import ExportOptions, export
-from judge_app.commands.importing import ImportOptions, import_files
+from judge_app.commands.importing import ImportOptions, import_files, recognised_format
 from judge_app.errors import JudgeAppError
 from judge_app.gui.error_words import error_text
 from judge_app.gui.workers import Task, TaskDialog, Worker
 from judge_app.gui.workspace import Workspace
 from judge_app.io.errors import ImportFileError, Problem
+from judge_app.io.exchange.format_names import SUFFIXES, TITLES
 from judge_app.store.rater_queue import all_rater_names
 
 TABLE_FILTER = "Tables (*.csv *.tsv *.jsonl);;All files (*)"
 RUN_FILTER = "Runs (*.csv *.tsv *.jsonl *.txt *.run);;All files (*)"
 JUDGMENT_FILTER = "Judgments (*.csv *.tsv *.jsonl *.txt *.qrels);;All files (*)"
+SOURCE_FILTER = "Other tools' files (*.csv *.json *.txt *.tsv);;All files (*)"
 
 
 # the work -------------------------------------------------------------------------------------
@@ -129,6 +131,12 @@ def problems_summary(error: BaseException) -> str:
     return f"{total} problem{'s' if total != 1 else ''}{where}"
 
 
+def _where(problem: Problem) -> str:
+    """A problem's line, and the item of a JSON document it is in: ``1 (pairs[3])``."""
+    line = "" if problem.line is None else str(problem.line)
+    return f"{line} ({problem.item})".strip() if problem.item else line
+
+
 # the dialogs ----------------------------------------------------------------------------------
 
 
@@ -177,7 +185,8 @@ class ImportDialog(TaskDialog):
         intro = QLabel(
             "Every file is checked before anything is written; a problem in any of them "
             "imports nothing. CSV, TSV and JSONL files; a run or judgments file with another "
-            "extension is read as TREC."
+            "extension is read as TREC. Another tool's file (Quepid, RRE, RankLib, BEIR, "
+            "Label Studio, OpenSearch) is recognised by its shape."
         )
         intro.setObjectName("dialogText")
         intro.setWordWrap(True)
@@ -197,7 +206,20 @@ class ImportDialog(TaskDialog):
         self.run_name.setPlaceholderText("from the file: its TREC tag, or its name")
         self.rater = QLineEdit()
         self.rater.setObjectName("qrelsRater")
-        self.rater.setPlaceholderText("for a qrels file or one without a rater column")
+        self.rater.setPlaceholderText("for a qrels file or another tool's file without raters")
+        self.source = FileField(self, workspace, "source", "Another tool's file", SOURCE_FILTER)
+        self.source.edit.setPlaceholderText("a file, or a BEIR folder")
+        self.format = QComboBox()
+        self.format.setObjectName("sourceFormat")
+        self.format.addItem("Recognised by its shape", None)
+        for key, title in TITLES.items():
+            self.format.addItem(title, key)
+        self.found = QLabel()
+        self.found.setObjectName("dialogText")
+        self.found.setWordWrap(True)
+        self.grade_map = QLineEdit()
+        self.grade_map.setObjectName("gradeMap")
+        self.grade_map.setPlaceholderText("only for grades outside 0–5, e.g. 1=0,2=0,3=1,…,10=5")
         rows = [
             ("Queries", self.queries, "query_id, text[, description]"),
             ("Documents", self.documents, "doc_id[, title, url, body]"),
@@ -205,7 +227,12 @@ class ImportDialog(TaskDialog):
             ("Run name", self.run_name, None),
             ("Judgments", self.judgments, "query_id, doc_id, rater, grade[, note], or qrels"),
             ("Rater", self.rater, None),
-        ]
+            ("Other tool", self.source, "Quepid CSV or book, RRE, RankLib/LETOR, BEIR folder, "
+             "Label Studio tasks, OpenSearch judgments"),
+            ("Format", self.format, None),
+            ("", self.found, None),
+            ("Grade map", self.grade_map, None),
+        ]  # fmt: skip
         for row, (label, field, hint) in enumerate(rows):
             name = QLabel(label)
             name.setObjectName("fieldLabel" if hint else "fieldSubLabel")
@@ -268,11 +295,15 @@ class ImportDialog(TaskDialog):
         self.buttons.accepted.connect(self.start)
         self.buttons.rejected.connect(self.reject)
         layout.addWidget(self.buttons)
-        for field in (self.queries, self.documents, self.run, self.judgments):
+        for field in (self.queries, self.documents, self.run, self.judgments, self.source):
             field.edit.textChanged.connect(self._update_button)
+        self.source.edit.textChanged.connect(self._show_format)
+        self.format.currentIndexChanged.connect(self._show_format)
         self._update_button()
+        self._show_format()
 
     def options(self) -> ImportOptions:
+        source = self.source.path()
         return ImportOptions(
             queries=self.queries.path(),
             documents=self.documents.path(),
@@ -281,7 +312,31 @@ class ImportDialog(TaskDialog):
             judgments=self.judgments.path(),
             rater=self.rater.text().strip() or None,
             strict=self.strict.isChecked(),
+            source=source,
+            format=self.format.currentData() if source else None,
+            grade_map=(self.grade_map.text().strip() or None) if source else None,
         )
+
+    def _show_format(self) -> None:
+        """Say which format the other tool's file has: the one chosen, or its shape's."""
+        path = self.source.path()
+        named = self.format.currentData()
+        self.format.setEnabled(path is not None)
+        self.grade_map.setEnabled(path is not None)
+        if path is None or named:
+            self.found.setText("")
+            self.found.setVisible(False)
+            return
+        try:
+            text, why = f"Recognised: {recognised_format(path)}", ""
+        except ImportFileError as error:
+            why = "\n".join(problem.reason for problem in error.problems)
+            text = "Not recognised by its shape: choose its format (the tooltip says why)"
+            if "not found" in why or "is not a folder" in why:
+                text = why[:1].upper() + why[1:]
+        self.found.setText(text)
+        self.found.setToolTip(why)
+        self.found.setVisible(True)
 
     def _update_button(self) -> None:
         self.import_button.setEnabled(bool(self.options().files))
@@ -302,7 +357,7 @@ class ImportDialog(TaskDialog):
         for row, problem in enumerate(problems):
             cells = (
                 Path(problem.file).name if problem.file else "",
-                "" if problem.line is None else str(problem.line),
+                _where(problem),
                 problem.column or "",
                 problem.reason,
             )
@@ -351,7 +406,7 @@ class ExportDialog(TaskDialog):
             raters = all_rater_names(session)
         self.setObjectName("exportDialog")
         self.setWindowTitle("Export")
-        self.setMinimumWidth(640)
+        self.setMinimumWidth(720)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(22, 18, 22, 18)
         layout.setSpacing(12)
@@ -367,16 +422,25 @@ class ExportDialog(TaskDialog):
         self.as_qrels = QRadioButton("Qrels for trec_eval: one grade per query and document")
         self.as_qrels.setObjectName("exportQrels")
         qrels_text = QLabel("The raters' grades of each pair combined into one.")
+        self.as_format = QRadioButton("For another tool:")
+        self.as_format.setObjectName("exportFormat")
+        self.format = QComboBox()
+        self.format.setObjectName("exportFormatName")
+        for key, title in TITLES.items():
+            self.format.addItem(title, key)
+        format_text = QLabel(
+            "Each rater's judgments where it holds them, else the grades combined as below."
+        )
         self.as_history = QRadioButton("History as CSV: every change of every judgment")
         self.as_history.setObjectName("exportHistory")
         history_text = QLabel(
             "From what grade to what, when, and the database login that made the change."
         )
         group = QButtonGroup(self)
-        for button in (self.as_csv, self.as_qrels, self.as_history):
+        for button in (self.as_csv, self.as_qrels, self.as_format, self.as_history):
             group.addButton(button)
         self.as_csv.setChecked(True)
-        for widget in (csv_text, qrels_text, history_text):
+        for widget in (csv_text, qrels_text, history_text, format_text):
             widget.setObjectName("dialogText")
             widget.setWordWrap(True)
             widget.setContentsMargins(26, 0, 0, 0)
@@ -387,6 +451,12 @@ class ExportDialog(TaskDialog):
         choices.addSpacing(10)
         choices.addWidget(self.as_qrels)
         choices.addWidget(qrels_text)
+        choices.addSpacing(10)
+        format_row = QHBoxLayout()
+        format_row.addWidget(self.as_format)
+        format_row.addWidget(self.format, 1)
+        choices.addLayout(format_row)
+        choices.addWidget(format_text)
         choices.addSpacing(6)
         layout.addLayout(choices)
         method_row = QHBoxLayout()
@@ -414,6 +484,7 @@ class ExportDialog(TaskDialog):
         history.addSpacing(6)
         layout.addLayout(history)
         self.as_qrels.toggled.connect(self._update)
+        self.as_format.toggled.connect(self._update)
 
         target = QGridLayout()
         target.setHorizontalSpacing(12)
@@ -450,24 +521,44 @@ class ExportDialog(TaskDialog):
         self._update()
 
     def kind(self) -> str:
-        """What is chosen: ``judgments``, ``qrels`` or ``history``."""
+        """What is chosen: ``judgments``, ``qrels``, ``format`` or ``history``."""
         if self.as_qrels.isChecked():
             return "qrels"
+        if self.as_format.isChecked():
+            return "format"
         return "history" if self.as_history.isChecked() else "judgments"
 
     def options(self) -> ExportOptions:
+        kind = self.kind()
         return ExportOptions(
-            kind=self.kind(),
+            kind=kind,
             path=Path(self.path.text().strip()).expanduser(),
             aggregate=self.method.currentData(),
+            format=self.format.currentData() if kind == "format" else None,
         )
 
     def _update(self) -> None:
-        self.method.setEnabled(self.as_qrels.isChecked())
+        self.method.setEnabled(self.as_qrels.isChecked() or self.as_format.isChecked())
+        self.format.setEnabled(self.as_format.isChecked())
         self.export_button.setEnabled(bool(self.path.text().strip()))
 
     def _browse(self) -> None:
         kind = self.kind()
+        if kind == "format":
+            name = self.format.currentData()
+            suffix = SUFFIXES.get(name, "json")  # a BEIR export is a folder, without one
+            self.workspace.choose_file(
+                f"Export for {self.format.currentText()}",
+                f"{self.format.currentText()} (*.{suffix});;All files (*)"
+                if suffix
+                else "All files (*)",
+                self.path.setText,
+                save=True,
+                suffix=suffix,
+                default=f"{name}.{suffix}" if suffix else name,
+                parent=self,
+            )
+            return
         qrels = kind == "qrels"
         self.workspace.choose_file(
             f"Export {kind}",

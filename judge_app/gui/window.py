@@ -65,6 +65,7 @@ DIALOGS = {
         "lead_dialog",
     ),
     "ensemble": ("ensemble_dialog", "EnsembleDialog", "combine automatic judges", "lead_dialog"),
+    "fetch": ("fetch_dialog", "FetchDialog", "fetch results from a search engine", "lead_dialog"),
 }
 """The window's dialogs, by name: their modules in ``judge_app.gui`` (imported when first
 opened: a rater's start never needs them), their classes, what they do (in words, for a rater's

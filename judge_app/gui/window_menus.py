@@ -57,6 +57,7 @@ LEAD = tuple(
         ("quality", "&Quality checks…"),
         ("autojudge", "Automatic &judge…"),
         ("ensemble", "Com&bine judges…"),
+        ("fetch", "&Fetch results…"),
     )
 )
 PAGES = (

@@ -13,17 +13,22 @@ MAX_PROBLEMS = 20
 
 @dataclass(frozen=True)
 class Problem:
-    """One thing wrong with an input file. ``line`` is 1-based; None for the whole file."""
+    """One thing wrong with an input file. ``line`` is 1-based; None for the whole file;
+    ``item`` names the item of a JSON document (``query_doc_pairs[3].judgements[0]``), whose
+    line alone may not say (a document written on one line)."""
 
     file: str
     line: int | None
     column: str | None
     reason: str
+    item: str | None = None
 
     def __str__(self) -> str:
         where = self.file
         if self.line is not None:
             where += f" line {self.line}"
+        if self.item:
+            where += f" ({self.item})"
         if self.column:
             where += f", column {self.column}"
         return f"{where}: {self.reason}"
@@ -108,23 +113,37 @@ class FileProblems:
         self.total += unlisted
 
     def resolved(
-        self, lines: Callable[[Collection[int]], dict[int, int]]
+        self,
+        lines: Callable[[Collection[int]], dict[int, int]],
+        items: Callable[[Collection[int]], dict[int, str]] | None = None,
     ) -> tuple[list[Problem], int]:
-        """The listed problems with their lines (``lines`` maps positions to lines), and the
-        number of all problems."""
+        """The listed problems with their lines (``lines`` maps positions to lines, ``items``
+        to the items of a JSON document), and the number of all problems."""
         whole = [Problem(self.file, None, column, reason) for column, reason in self._whole]
         rows = self._rows[: MAX_PROBLEMS - len(whole)]
         repeats = self._repeats[: MAX_PROBLEMS - len(whole) - len(rows)]
         wanted = {row[0] for row in rows} | {p for repeat in repeats for p in repeat[:2]}
         line = lines(wanted) if wanted else {}
+        item = items(wanted) if wanted and items else {}
         listed = whole + [
-            Problem(self.file, line[position], column, reason) for position, column, reason in rows
+            Problem(self.file, line[position], column, reason, item.get(position))
+            for position, column, reason in rows
         ]
         listed += [
-            Problem(self.file, line[position], None, f"{reason}; first on line {line[first]}")
+            Problem(
+                self.file,
+                line[position],
+                None,
+                f"{reason}; first on line {line[first]}" + _in(item.get(first)),
+                item.get(position),
+            )
             for position, first, reason in repeats
         ]
         return listed, self.total
+
+
+def _in(item: str | None) -> str:
+    return f" ({item})" if item else ""
 
 
 class ExportError(JudgeAppError):

@@ -18,7 +18,8 @@ import pandas as pd
 
 from judge_app.errors import shortened
 from judge_app.io.errors import FileProblems, ImportFileError, Problem
-from judge_app.io.records import open_records
+from judge_app.io.grade_maps import GradeMap
+from judge_app.io.records import RecordFile, open_records
 from judge_app.io.schemas import (
     Check,
     check_bool,
@@ -85,17 +86,30 @@ class FileReader:
     """
 
     def __init__(
-        self, path: Path, kind: str, *, rater: str | None = None, run_name: str | None = None
+        self,
+        path: Path,
+        kind: str,
+        *,
+        rater: str | None = None,
+        run_name: str | None = None,
+        records: RecordFile | None = None,
+        grade_map: GradeMap | None = None,
     ) -> None:
         self.path = Path(path)
         self.kind = kind
-        self.trec = file_format(self.path) == "trec" and kind in ("results", "judgments")
+        self.foreign = foreign = records is not None
+        self.trec = not foreign and file_format(self.path) == "trec"
+        self.trec = self.trec and kind in ("results", "judgments")
         self.layout = _LAYOUTS[(kind, self.trec)]
-        self.records = open_records(self.path, self.layout.required if self.trec else None)
-        if kind == "judgments" and self.trec and not rater:
-            reason = "TREC qrels name no rater: give the rater's name"
+        if records is None:
+            records = open_records(self.path, self.layout.required if self.trec else None)
+        self.records = records
+        if kind == "judgments" and (self.trec or records.names_no_rater) and not rater:
+            what = "TREC qrels name" if self.trec else "this format names"
+            reason = f"{what} no rater: give the rater's name"
             raise ImportFileError([Problem(str(self.path), None, None, reason)])
         self.rater = rater
+        self.grade_map = grade_map if kind == "judgments" else None
         self.problems = FileProblems(str(self.path))
         self.rows = 0  # the records read so far
         self._run_name = run_name
@@ -119,10 +133,12 @@ class FileReader:
         """The file's rows, a chunk at a time, checked (at least one chunk, perhaps empty)."""
         for records in self.records.chunks():
             frame = records.frame
-            if self.kind in ("judgments", "gold") and not self.trec:
+            if self.kind in ("judgments", "gold") and not (self.trec or self.foreign):
                 frame = _restore_inert(frame)
+            if self.rater and self.records.rater_fallback and "rater" in frame:
+                frame = frame.assign(rater=frame["rater"].mask(frame["rater"] == "", self.rater))
             self._find_columns(list(frame.columns))
-            checks = self.layout.check(lambda name: self._cells(frame, name))
+            checks = self._checks(frame)
             if self.records.may_hold_nul:
                 checks = {name: refuse_nul(check) for name, check in checks.items()}
             named = {self.column(name): check for name, check in checks.items()}
@@ -141,9 +157,24 @@ class FileReader:
         if not self.records.fixed_columns:
             self._refuse_missing_columns()
 
+    def _checks(self, frame: pd.DataFrame) -> dict[str, Check]:
+        """The layout's checks of a chunk's cells, grades through the grade map if any."""
+        if self.grade_map is None:
+            checks = self.layout.check(lambda name: self._cells(frame, name))
+            if self.foreign and "grade" in checks:
+                checks["grade"] = _hinted(checks["grade"])
+            return checks
+        grades = self._cells(frame, "grade")
+        mapped, unmapped = self.grade_map.apply(grades)
+        checks = self.layout.check(
+            lambda name: mapped if name == "grade" else self._cells(frame, name)
+        )
+        checks["grade"] = self.grade_map.refuse_unmapped(checks["grade"], grades, unmapped)
+        return checks
+
     def column(self, name: str) -> str:
         """The file's name of our column ``name`` (``name`` itself where the file lacks it)."""
-        return self._columns.get(name, name)
+        return self.records.labels.get(name) or self._columns.get(name, name)
 
     def add_repeat(
         self, position: int, first: int, key: tuple[str, ...], values: tuple[object, ...]
@@ -158,7 +189,7 @@ class FileReader:
         if self.trec and self.kind == "results" and not self._run_name and len(self._tags) > 1:
             shown = ", ".join(map(shortened, self._tags[:5]))
             self.problems.add_whole("tag", f"several run tags ({shown}): name the run")
-        return self.problems.resolved(self.records.lines)
+        return self.problems.resolved(self.records.lines, self.records.items)
 
     def _find_columns(self, columns: list[str]) -> None:
         """Map our column names to the file's, by name or alias, case-insensitively: from the
@@ -350,6 +381,18 @@ _LAYOUTS = {
     ("gold", False): _Layout("gold item", ["query_id", "doc_id", "grade"], [],
                              [("query_id", "doc_id")], _gold_checks),
 }  # fmt: skip
+
+
+def _hinted(grade: Check) -> Check:
+    """A grade check of another tool's file, whose failed grades point to a grade map."""
+
+    def explain(cell: str) -> str:
+        reason = grade.reason(cell)
+        if cell.strip() and not reason.startswith("a skipped"):
+            reason += " (a grade map, --grade-map FROM=TO,…, turns the file's grades into 0–5)"
+        return reason
+
+    return replace(grade, reason=explain)
 
 
 def _constant(frame: pd.DataFrame, value: str) -> pd.Series:

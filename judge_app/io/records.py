@@ -12,6 +12,7 @@ import csv
 import json
 import re
 import warnings
+from collections import Counter
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,11 +47,17 @@ class RecordFile:
     """
 
     fixed_columns = True  # every record has the columns of the first chunk
+    queries_by_text = False  # whether its query ids are query texts (``io.exchange``)
+    rater_fallback = False  # whether the rater given fills a record's empty rater cell
+    names_no_rater = False  # whether the format has no rater at all (a rater must be given)
+    fills_only = False  # whether its texts only fill those the database lacks
+    labels: dict[str, str] = {}  # our column → the format's name for it, in messages
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.line_count, self.may_hold_nul = check_text_file(path)
         self._size = path.stat().st_size
+        self.not_kept: Counter[str] = Counter()  # what the file holds that is not imported
 
     @property
     def chunk_rows(self) -> int:
@@ -71,6 +78,10 @@ class RecordFile:
                 if position in wanted:
                     found[position] = line
         return found
+
+    def items(self, positions: Collection[int]) -> dict[int, str]:
+        """The item of a JSON document each record at ``positions`` comes from (none here)."""
+        return {}
 
     def _is_record(self, line: str) -> bool:
         """Whether a line of a file that could be read holds a record."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from campaign_support import planted_campaign
 from gui_support import press
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
 
 from judge_app.gui import assign_dialog
 from judge_app.gui.models import Role
@@ -263,3 +264,22 @@ def test_a_lead_opening_the_window_is_no_rater_to_assign_until_they_grade(
     assert listed() == {"ana": True, "ben": True, "chloe": True}  # lead: neither listed nor ticked
     press(qtbot, window, Qt.Key.Key_3)  # written when it returns
     assert listed() == {"ana": True, "ben": True, "chloe": True, "lead": True}  # judges now
+
+
+def test_enter_in_a_field_saves_after_tab_went_through_the_buttons(qtbot, open_window, demo_db):
+    """Enter in a field of a lead's dialog presses its accept button, also once Tab has been
+    through the buttons (a focused button takes Enter itself, and Qt then forgets the
+    default button)."""
+    window = open_window(demo_db, "dan")
+    dialog = window.show_dialog("pool")
+    dialog.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog)
+    dialog.accept_button.setFocus()
+    qtbot.keyClick(dialog.accept_button, Qt.Key.Key_Tab)  # on to Cancel, then back to a field
+    dialog.depth_box.setFocus()
+    qtbot.waitUntil(dialog.depth_box.hasFocus)
+    dialog.depth_box.setValue(4)
+    with qtbot.waitSignal(dialog.finished, timeout=30_000):
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Return)
+    with open_database(demo_db) as database, database.reading() as session:
+        assert pool_settings(session).depth == 4
