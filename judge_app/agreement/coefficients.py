@@ -22,6 +22,7 @@ Sources of the definitions:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -183,10 +184,10 @@ def alphas_of_coincidences(
     values = np.asarray(values)
     alphas, _, _ = _alpha_arrays(matrices, values, level)
     return [
-        Estimate(float(alpha))
-        if not np.isnan(alpha)
-        else Estimate.undefined(_alpha_reason(matrix, values, what))
-        for alpha, matrix in zip(alphas, matrices)
+        Estimate(alpha)
+        if not math.isnan(alpha)
+        else Estimate.undefined(_alpha_reason(matrices[index], values, what))
+        for index, alpha in enumerate(alphas.tolist())
     ]
 
 

@@ -95,15 +95,20 @@ def agreement(
 
 
 def coded_agreement(
-    options: AgreementOptions, graded: Graded, results: Results | None, source: str
+    options: AgreementOptions,
+    graded: Graded,
+    results: Results | None,
+    source: str,
+    without_runs: str = "needs --db: the runs come from the database",
 ) -> AgreementReport:
-    """The agreement report of coded judgments (and results) read from ``source``."""
+    """The agreement report of coded judgments (and results) read from ``source``; without
+    results, no ranking stability, for the reason ``without_runs``."""
     options.checked()
     decided = decided_grades(graded)
     graded = _chosen(graded, options, source)
     raters = list(options.raters or graded.rater_names())
     ratings = Ratings.from_graded(graded, raters)
-    ranking, why = None, "needs --db: the runs come from the database"
+    ranking, why = None, without_runs
     if results is not None:
         ranking, why = _ranking(graded, results, raters, options.k, source)
     report = build_report(

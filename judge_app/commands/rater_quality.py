@@ -30,7 +30,7 @@ import pandas as pd
 from judge_app.agreement import coefficients as co
 from judge_app.agreement import raters as figures
 from judge_app.agreement.quality import DriftPoint, RaterQuality, RatersReport
-from judge_app.agreement.report import RaterAgreement, Ratings, per_rater
+from judge_app.agreement.report import RaterAgreement, Ratings, per_rater, unique_inverse
 from judge_app.errors import UsageError
 from judge_app.io.exports import write_flagged_csv
 from judge_app.io.outputs import check_output
@@ -195,14 +195,15 @@ class _Judged:
         ratings = Ratings.from_graded(graded)
         counts = ratings.counts
         width = max(len(graded.docs), 1)
-        _, unit = np.unique(graded.query * width + graded.doc, return_inverse=True)
+        _, unit = unique_inverse(graded.query * width + graded.doc)
         own = graded.grade.astype(np.int64)
-        others = counts[unit.reshape(-1)].astype(np.float64)
+        others = np.take(counts.astype(np.float64), unit, axis=0)
         others[np.arange(len(own)), own] -= 1  # the rater's own grade is not the others'
         totals = others.sum(axis=1, keepdims=True)
+        np.divide(others, totals, out=others, where=totals > 0)  # a row of 0 where none
         weighted = np.zeros((len(judged.grade), len(co.GRADES)))
-        weighted[is_graded] = np.divide(others, totals, out=np.zeros_like(others), where=totals > 0)
-        days, day = np.unique(judged.at // MICROSECONDS_A_DAY, return_inverse=True)
+        weighted[is_graded] = others
+        days, day = unique_inverse(judged.at // MICROSECONDS_A_DAY)
         raters, starts = np.unique(judged.rater, return_index=True)
         ends = np.append(starts[1:], len(judged.rater))
         return cls(
@@ -217,7 +218,7 @@ class _Judged:
             skipped=~is_graded,
             others=weighted,
             gold=_gold_grades(judged, gold),
-            day=day.reshape(-1),
+            day=day,
             day_names=[str(np.datetime64(int(number), "D")) for number in days],
         )
 
@@ -239,8 +240,8 @@ class _Judged:
 
     def days(self, rows: np.ndarray) -> tuple[np.ndarray, list[str]]:
         """Each of ``rows``' day (UTC) as a group number, and the days' names."""
-        used, codes = np.unique(self.day[rows], return_inverse=True)
-        return codes.reshape(-1), [self.day_names[day] for day in used.tolist()]
+        used, codes = unique_inverse(self.day[rows])
+        return codes, [self.day_names[day] for day in used.tolist()]
 
     def periods(self, rows: np.ndarray, groups: np.ndarray, labels: list[str]) -> list[DriftPoint]:
         """The figures of ``rows`` in each group (``groups[i]`` numbers ``labels``)."""
@@ -252,20 +253,25 @@ class _Judged:
         gold_right = np.bincount(groups[checked & (gold == grade)], minlength=n)
         medians = _medians(self.seconds[rows], groups, n)
         counts = np.bincount(groups, minlength=n)
+        no_gold = co.Estimate.undefined("no gold items graded")  # one for every such period
+        untimed = co.Estimate.undefined("no judgment was timed")
         return [
             DriftPoint(
                 label,
-                int(counts[index]),
-                alphas[index],
-                int(gold_items[index]),
-                co.Estimate(float(gold_right[index] / gold_items[index]))
-                if gold_items[index]
-                else co.Estimate.undefined("no gold items graded"),
-                co.Estimate(float(medians[index]))
-                if not np.isnan(medians[index])
-                else co.Estimate.undefined("no judgment was timed"),
+                count,
+                alpha,
+                items,
+                co.Estimate(right / items) if items else no_gold,
+                untimed if math.isnan(median) else co.Estimate(median),
             )
-            for index, label in enumerate(labels)
+            for label, count, alpha, items, right, median in zip(
+                labels,
+                counts.tolist(),
+                alphas,
+                gold_items.tolist(),
+                gold_right.tolist(),
+                medians.tolist(),
+            )
         ]
 
 

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from judge_app.metrics.intervals import ALPHA, MeanInterval, t_interval
 
@@ -175,13 +176,13 @@ class _SignFlips:
             raise ValueError(f"permutations must be at least 1, not {permutations}")
         self.d = d
         self.permutations = permutations
-        self.flipped, self.signs_sum = drawn or _flipped(d, permutations, seed)
+        self.flipped, self.signs_sum = drawn or sign_flips(d, permutations, seed)
 
     @classmethod
     def of_rows(cls, rows: np.ndarray, permutations: int, seed: int) -> list[_SignFlips]:
         """The flips of each row of differences (all of one length), drawn once for all:
         each row gets the signs ``_SignFlips(row, permutations, seed)`` draws."""
-        flipped, signs_sum = _flipped(rows.T, permutations, seed)
+        flipped, signs_sum = sign_flips(rows.T, permutations, seed)
         return [
             cls(row, permutations, seed, (flipped[:, index], signs_sum))
             for index, row in enumerate(rows)
@@ -200,28 +201,39 @@ _Drawn = tuple[np.ndarray, np.ndarray]
 """Each sign flip's flipped sum (of each column of differences) and sum of signs."""
 
 
-def _flipped(d: np.ndarray, permutations: int, seed: int) -> _Drawn:
+def sign_flips(d: np.ndarray, permutations: int, seed: int) -> _Drawn:
     """The flipped sums of ``d`` (a vector, or a column of differences each) under
-    ``permutations`` rows of signs of ``default_rng(seed)``, and each row's sum of signs."""
+    ``permutations`` rows of signs of ``default_rng(seed)``, and each row's sum of signs.
+
+    Each chunk's product is a tall, thin one that a single BLAS thread does in the time a
+    second one takes to wake (far longer on a busy machine). One column's sums are the same
+    bits on one thread as on many; several columns' may differ in the last bits, as they do
+    between machines (the tests count ties within a tolerance)."""
     bits = np.random.default_rng(seed).bit_generator
     rows = max(1, _CHUNK_CELLS // max(1, d.shape[0]))
     flipped, signs_sum = [], []
-    for start in range(0, permutations, rows):
-        signs = _signs(bits, min(rows, permutations - start), d.shape[0])
-        flipped.append(signs @ d)
-        signs_sum.append(signs.sum(axis=1))
+    with threadpool_limits(1, "blas"):
+        for start in range(0, permutations, rows):
+            signs = _signs(bits, min(rows, permutations - start), d.shape[0])
+            flipped.append(signs @ d)
+            signs_sum.append(signs.sum(axis=1))
     return np.concatenate(flipped), np.concatenate(signs_sum)
 
 
-_SIGN = np.array([-1.0, 1.0])
+_SIGN_BIT = np.uint64(1 << 63)
+_MINUS_ONE = np.uint64(0xBFF0_0000_0000_0000)
+"""The bits of the float64 −1.0; with the sign bit flipped, +1.0."""
 
 
 def _signs(bits: np.random.BitGenerator, rows: int, columns: int) -> np.ndarray:
     """A ``rows × columns`` matrix of ±1: −1 where ``Generator.random()`` would draw below 0.5
     (it draws ``(word >> 11) · 2⁻⁵³`` from one 64-bit word: below 0.5 when the word's top bit is
-    0), read from the top bit of the same words, in a third of the time."""
+    0), read from the top bit of the same words: that bit, flipped, made the sign bit of 1.0,
+    in place (the words read as float64)."""
     words = bits.random_raw(rows * columns)
-    return _SIGN[(words >> np.uint64(63)).reshape(rows, columns)]
+    np.bitwise_and(words, _SIGN_BIT, out=words)
+    np.bitwise_xor(words, _MINUS_ONE, out=words)
+    return words.view(np.float64).reshape(rows, columns)
 
 
 def compare_scores(

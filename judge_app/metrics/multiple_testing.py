@@ -14,6 +14,8 @@ from string import ascii_lowercase
 
 import numpy as np
 
+from judge_app.metrics.comparison import sign_flips
+
 _CHUNK_CELLS = 1 << 20
 """Permuted scores held in memory at once."""
 
@@ -116,13 +118,20 @@ def randomized_tukey_hsd(
     permutations: int = 10_000,
     seed: int = 0,
     alpha: float = 0.05,
+    flipped: np.ndarray | None = None,
 ) -> TukeyHSD:
     """The randomized Tukey HSD test of ``scores`` (a row per query, a column per run, every
     value finite): each permutation shuffles every query's scores across the runs
     (``Generator.permuted`` of ``default_rng(seed)``) and records the largest run mean minus
     the smallest; the p-value of a pair is ``(1 + #{ranges ≥ |difference|}) / (1 +
     permutations)``: the observed arrangement is one of the permutations, so p is never 0
-    and p ≤ α has probability at most α when no run differs. Fewer than two queries: NaN."""
+    and p ≤ α has probability at most α when no run differs. Fewer than two queries: NaN.
+
+    Two runs: a shuffle of a query's two scores flips the sign of their difference, and the
+    range is |the flipped sum| / n: the shuffles are the paired randomization test's sign
+    flips of this seed (:func:`~judge_app.metrics.comparison.sign_flips` of the second run
+    minus the first), so the two tests are one and give one p-value; ``flipped``: those
+    flipped sums, when the randomization test has drawn them."""
     x = np.asarray(scores, dtype=np.float64)
     names = list(runs)
     if x.ndim != 2 or x.shape[1] != len(names) or len(names) < 2:
@@ -137,7 +146,11 @@ def randomized_tukey_hsd(
         nan = np.full((k, k), np.nan)
         return TukeyHSD(names, means, nan, math.nan, n, permutations, seed, alpha)
     tolerance = _TIE_TOLERANCE * float(np.max(np.abs(x)))
-    reached = np.sort(_permuted_ranges(x, permutations, seed) + tolerance)  # ascending
+    if k == 2:
+        ranges = _flipped_ranges(x, permutations, seed, flipped)
+    else:
+        ranges = _permuted_ranges(x, permutations, seed)
+    reached = np.sort(ranges + tolerance)  # ascending
     differences = np.abs(means[:, None] - means[None, :])
     beyond = reached.size - np.searchsorted(reached, differences, side="left")
     p = (1 + beyond) / (1 + permutations)
@@ -146,6 +159,16 @@ def randomized_tukey_hsd(
     # allowed-th largest range: the critical difference (none: never significant)
     critical = float(reached[reached.size - allowed]) if allowed else math.inf
     return TukeyHSD(names, means, p, critical, n, permutations, seed, alpha)
+
+
+def _flipped_ranges(
+    x: np.ndarray, permutations: int, seed: int, flipped: np.ndarray | None
+) -> np.ndarray:
+    """Two runs' ranges from the sign flips of their differences (drawn here when not
+    given): |flipped sum| / n."""
+    if flipped is None:
+        flipped = sign_flips((x[:, 1] - x[:, 0])[:, None], permutations, seed)[0]
+    return np.abs(np.reshape(flipped, permutations)) / x.shape[0]
 
 
 def _permuted_ranges(x: np.ndarray, permutations: int, seed: int) -> np.ndarray:

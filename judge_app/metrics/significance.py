@@ -1,9 +1,10 @@
 """Many runs compared on one measure: every pair of runs, or each run against a baseline, by
 the paired t-test, the Wilcoxon signed-rank test, the sign test and the paired randomization
 test, each p-value adjusted over the family of pairs by Holm and by Benjamini–Hochberg; the
-randomized Tukey HSD test of all runs with the groups of runs it cannot tell apart; and each
-pair's effect: the mean difference, Cohen's d_z with its noncentral-t interval, wins, ties
-and losses.
+randomized Tukey HSD test of all runs with the groups of runs it cannot tell apart (of two
+runs, the randomization test itself: one draw of sign flips, one p-value); and each pair's
+effect: the mean difference, Cohen's d_z with its noncentral-t interval, wins, ties and
+losses.
 
 Each pair has one interval of its mean difference (:meth:`Significance.interval`): the one of
 the test its verdict comes from, at the level that verdict is decided at, so the two always
@@ -211,8 +212,17 @@ def compare_runs(
         test: _paired_test(test, comparisons, differences) for test in PAIRED_TESTS if test in tests
     }
     complete = x[~np.isnan(x).any(axis=1)]
+    # two runs: the HSD is the randomization test of their one pair, its sign flips drawn once
+    flips = comparisons[0].flips if len(names) == 2 else None
     hsd = (
-        randomized_tukey_hsd(names, complete, permutations=permutations, seed=seed, alpha=ALPHA)
+        randomized_tukey_hsd(
+            names,
+            complete,
+            permutations=permutations,
+            seed=seed,
+            alpha=ALPHA,
+            flipped=None if flips is None else flips.flipped,
+        )
         if "hsd" in tests
         else None
     )

@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 class ReportData:
     """Everything a report shows: ``intervals`` holds each run's mean at the leading k with
     its t interval, ``significance`` the runs compared (None: fewer than two runs),
-    ``differences`` the first two runs' per-query differences (the window's chart's)."""
+    ``differences`` the first two runs' per-query differences (the window's chart's),
+    ``agreement`` the raters' (without the ranking stability, which it does not show)."""
 
     title: str
     source: str

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from judge_app.metrics.significance import ADJUSTMENT_NAMES, TEST_NAMES, Significance
 from judge_app.numbers import signed_text
 from judge_app.reports.tables import Cell, Table
-from judge_app.writers.verdicts import describe, pair_rows, verdict_words
+from judge_app.writers.verdicts import describe, pair_rows, raw_beside, verdict_words
 
 NOT_COMPARED = "–"
 
@@ -66,9 +66,9 @@ def _matrix(significance: Significance, colours: dict[str, str], digits: int) ->
 def _pairs_note(significance: Significance) -> str:
     adjustment = significance.adjustment
     adjusted = (
-        "p-values unadjusted"
-        if adjustment == "none"
-        else f"p-values {ADJUSTMENT_NAMES[adjustment]}-adjusted over the pairs, raw in brackets"
+        f"p-values {ADJUSTMENT_NAMES[adjustment]}-adjusted over the pairs, raw in brackets"
+        if raw_beside(significance)
+        else "p-values unadjusted"
     )
     return (
         f"{adjusted}; {significance.permutations:,} permutations, seed {significance.seed}; "

@@ -360,17 +360,30 @@ def pair_rows(significance: Significance, digits: int = TABLE_DIGITS) -> list[di
             f"d_z {CONFIDENCE:.0%}": _span(effect.low, effect.high, digits),
             "W/T/L": f"{comparison.wins}/{comparison.ties}/{comparison.losses}",
         }
-        if significance.hsd is not None:
+        if significance.hsd is not None and not _hsd_is_randomization(significance):
             row["HSD p"] = score_text(pair.hsd_p_value, digits)
         for test in paired:
             result = pair.tests[test]
             shown = score_text(result.adjusted(adjustment), digits)
-            if adjustment != "none":
+            if raw_beside(significance):
                 shown += f" ({score_text(result.p_value, digits)})"
             row[f"{_short(test)} p"] = shown
         row["verdict"] = "significant" if significance.significant(pair) else "—"
         rows.append(row)
     return rows
+
+
+def _hsd_is_randomization(significance: Significance) -> bool:
+    """Whether the HSD's p-values are the randomization test's, shown once: with two runs
+    the HSD draws the test's own sign flips, and the range of two means is their
+    difference."""
+    return len(significance.runs) == 2 and "randomization" in significance.tests
+
+
+def raw_beside(significance: Significance) -> bool:
+    """Whether raw p-values are shown beside the adjusted ones: some adjustment, over two
+    pairs or more (any adjustment of one p-value leaves it as it is)."""
+    return significance.adjustment != "none" and len(significance.pairs) > 1
 
 
 def _heading(significance: Significance) -> str:
@@ -382,9 +395,9 @@ def _heading(significance: Significance) -> str:
     )
     adjusted = (
         "raw p-values"
-        if significance.adjustment == "none"
+        if not raw_beside(significance)
         else f"p-values {ADJUSTMENT_NAMES[significance.adjustment]}-adjusted over the "
-        f"{pairs:,} {'pair' if pairs == 1 else 'pairs'} (raw in brackets)"
+        f"{pairs:,} pairs (raw in brackets)"
     )
     return (
         f"Runs compared on {significance.measure}: {which}; {adjusted}; "

@@ -22,7 +22,7 @@ from scipy.stats import kendalltau
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa
 
-from judge_app.agreement.report import Ratings, build_report
+from judge_app.agreement.report import Ratings, build_report, unique_inverse
 from judge_app.agreement.stability import ranking_stability, raters_judging_all
 from judge_app.writers import agreement as agreement_writer
 
@@ -399,3 +399,13 @@ def test_thousands_of_raters_who_share_little_make_a_table_of_the_pairs_who_shar
     assert sorted(contributions) == pytest.approx(lowest, abs=5e-5)
     record = json.loads(agreement_writer.as_text(report, "json"))
     assert len(record["pairwise"]) == 1500 and len(record["per_rater"]) == 3000
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 40), max_size=60), st.booleans())
+def test_unique_inverse_is_numpys(values, counted):
+    """Counted (below a bound) or sorted stably, the codes are ``np.unique``'s."""
+    array = np.array(values, dtype=np.int64)
+    found = unique_inverse(array, 41 if counted else None)
+    expected = np.unique(array, return_inverse=True)
+    assert all(np.array_equal(ours, theirs) for ours, theirs in zip(found, expected))

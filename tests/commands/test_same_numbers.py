@@ -177,6 +177,12 @@ def test_the_report_evaluates_once(generated, monkeypatch):
     assert len(calls) == len(data.evaluations) == 2  # one evaluation per run, curve included
 
 
+def test_the_report_leaves_out_the_ranking_stability_it_does_not_show(generated):
+    data = gather(str(generated), ReportOptions(bootstrap=0))
+    assert data.agreement is not None and data.agreement.ranking_stability is None
+    assert data.agreement.reasons["ranking_stability"] == "the report does not show it"
+
+
 def test_machine_formats_carry_full_precision_unless_told(generated):
     result = evaluate(EvaluationRequest(EvaluationOptions()), str(generated))
     document = json.loads(said("eval", "--db", generated, "--format", "json"))

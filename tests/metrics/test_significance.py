@@ -22,6 +22,7 @@ from judge_app.cli import main
 from judge_app.errors import UsageError
 from judge_app.evaluation.engine import compare_evaluations
 from judge_app.evaluation.options import SignificanceOptions, parse_tests
+from judge_app.metrics import comparison, multiple_testing
 from judge_app.metrics.comparison import compare_scores
 from judge_app.metrics.intervals import ALPHA, CONFIDENCE
 from judge_app.metrics.multiple_testing import randomized_tukey_hsd
@@ -115,6 +116,23 @@ def test_the_hsd_is_over_the_queries_every_run_scored(compared):
         difference, low, high = hsd.interval(pair.baseline, pair.other)
         assert astuple(pair.hsd_interval)[:4] == (difference, low, high, 36)
     assert {letter for letter, _ in compared.groups()} <= set("abcd")
+
+
+@pytest.mark.parametrize("baseline", [None, "neural"])
+def test_two_runs_hsd_is_their_randomization_test_drawn_once(baseline, monkeypatch):
+    """With two runs a shuffle of a query's scores is a sign flip of its difference: the HSD
+    and the randomization test are one test, one draw of flips, one p-value."""
+    scores = campaign(holes=False)[:, :2]
+    drawn = []
+    real = comparison.sign_flips
+    for module in (comparison, multiple_testing):
+        monkeypatch.setattr(module, "sign_flips", lambda *a: drawn.append(a) or real(*a))
+    both = compare_runs(RUNS[:2], scores, "ndcg@10", baseline=baseline, permutations=999, seed=3)
+    assert len(drawn) == 1
+    (pair,) = both.pairs
+    assert pair.hsd_p_value == pair.tests["randomization"].p_value
+    alone = randomized_tukey_hsd(RUNS[:2], scores, permutations=999, seed=3)  # draws its own
+    assert alone.critical == both.hsd.critical and np.array_equal(alone.p, both.hsd.p)
 
 
 def test_each_run_against_a_baseline():
