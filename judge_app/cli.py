@@ -264,6 +264,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_eval_parser(commands)
     _add_agreement_parser(commands)
     _add_packet_parser(commands)
+    _add_preferences_parser(commands)
     _add_report_parser(commands)
     commands.add_parser(
         "trec-eval",
@@ -965,6 +966,31 @@ def _add_packet_parser(commands: argparse._SubParsersAction) -> None:
     _add_db(actions.add_parser("list", help="the team's logins"))
 
 
+def _add_preferences_parser(commands: argparse._SubParsersAction) -> None:
+    preferences = commands.add_parser(
+        "preferences",
+        help="preference judgments: import, export, and what they say",
+        description="Preference judgments say which of two results is better for a query "
+        "(choice a, b, equal, neither: both not relevant, or skipped). A file holds "
+        "query_id, doc_a, doc_b, rater, choice and optionally shown_left, note, judged_at, "
+        "duration_ms, as CSV or JSON Lines; an import is all or nothing. Runs are scored by "
+        "them with eval --measure Compat.",
+    )
+    actions = preferences.add_subparsers(
+        dest="preferences_command", metavar="ACTION", required=True
+    )
+    load = actions.add_parser("import", help="import a CSV or JSON Lines file of preferences")
+    _add_db(load)
+    load.add_argument("file", type=Path, metavar="FILE", help="the preferences")
+    save = actions.add_parser("export", help="write every preference (.jsonl: JSON Lines)")
+    _add_db(save)
+    save.add_argument("file", type=Path, metavar="FILE", help="where to write them (- for stdout)")
+    summary = actions.add_parser(
+        "summary", help="counts, agreement between raters and each rater's intransitive triples"
+    )
+    _add_db(summary)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code once Arrow's threads are idle (see
     :func:`_settle_arrow`)."""
@@ -1616,6 +1642,17 @@ def _packet(args: argparse.Namespace) -> str:
     return str(merge_packet(args.db, PacketMerge(args.packet)))
 
 
+def _preferences(args: argparse.Namespace) -> str:
+    from judge_app.commands import preferences
+
+    if args.preferences_command == "import":
+        return preferences.import_preferences(args.db, args.file)
+    if args.preferences_command == "export":
+        count = preferences.export_preferences(args.db, args.file)
+        return f"{count} preferences written to {args.file}"
+    return preferences.summary_text(preferences.summarise_preferences(args.db))
+
+
 def _team(args: argparse.Namespace) -> str:
     from judge_app.commands import team
 
@@ -1655,6 +1692,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], str | int]] = {
     "eval": _eval,
     "agreement": _agreement,
     "packet": _packet,
+    "preferences": _preferences,
     "team": _team,
     "raters": _raters,
     "report": _report,

@@ -39,6 +39,7 @@ def campaign_of(
     ``timed``, every judgment with its time too (``Campaign.judged``), from the same read."""
     from judge_app.store import active_sample, reads
     from judge_app.store.automatic import judge_names
+    from judge_app.store.preferences import preferences_frame
     from judge_app.store.rater_queue import pool_settings
 
     stamp = reads.change_stamp(session)
@@ -53,6 +54,7 @@ def campaign_of(
     else:
         graded, results, judged, names = reads.campaign_codes(session, automatic)
     texts = reads.queries_frame(session) if queries else None
+    preferences = preferences_frame(session)
 
     def coded(rows: dict[str, np.ndarray], raters: np.ndarray) -> Graded:
         return Graded(
@@ -79,6 +81,7 @@ def campaign_of(
         if automatic and pool_settings(session).query_order == "active"
         else None,
         judged=judgments,
+        preferences=preferences,
     )
 
 

@@ -45,6 +45,9 @@ class Campaign:
     with_raters: bool = True
     run_order: tuple[str, ...] = ()
     judged: Judged | None = None
+    preferences: pd.DataFrame | None = None
+    """Every rater's preference judgments (``store.preferences.PREFERENCE_COLUMNS``), read
+    with the rest; None where the source holds none (files)."""
 
     def judge_graded(self, judge: str) -> Graded:
         """The automatic ``judge``'s grades, the judge its one rater; a usage error naming

@@ -17,13 +17,14 @@ from judge_app.evaluation.result import EvaluationResult
 from judge_app.metrics.aggregation import aggregate, parse_method
 from judge_app.metrics.ranking import Evaluation, evaluate_codes, k_label
 from judge_app.metrics.significance import Significance, compare_runs
-from judge_app.option_declarations import AGGREGATE, RATERS, RUNS
+from judge_app.option_declarations import AGGREGATE, MEASURES, RATERS, RUNS
 from judge_app.options import check_known
 
 if TYPE_CHECKING:
     import pandas as pd
 
     from judge_app.evaluation.campaign import Campaign
+    from judge_app.evaluation.preferences import PreferenceEvaluation
     from judge_app.metrics.codes import Coded, Graded
 
 WITH_RATERS = "needs judgments with raters: --db, or a judgments CSV"
@@ -71,6 +72,8 @@ def evaluate(request: EvaluationRequest, campaign: Campaign) -> EvaluationResult
                 )
             )
     result = EvaluationResult(request, settings, evaluations, graded, qrels)
+    if options.preference_measures:
+        result.preferences = _by_preferences(request, campaign, list(evaluations))
     if request.per_rater:
         from judge_app.metrics.raters import rater_means
 
@@ -84,6 +87,30 @@ def evaluate(request: EvaluationRequest, campaign: Campaign) -> EvaluationResult
     if request.table:
         result.table = per_query_table(result, campaign.queries)
     return result
+
+
+def _by_preferences(
+    request: EvaluationRequest, campaign: Campaign, runs: list[str]
+) -> PreferenceEvaluation:
+    """The runs scored by the preference measures asked for; a usage error where the
+    campaign holds no preference judgments."""
+    from judge_app.evaluation.preferences import evaluate_preferences
+
+    preferences = campaign.preferences
+    if preferences is None or not len(preferences):
+        raise UsageError(
+            f"{campaign.source} holds no preference judgments: import some with "
+            "judge-app preferences import",
+            MEASURES.name,
+        )
+    return evaluate_preferences(
+        preferences,
+        campaign.results,
+        runs,
+        request.options.named_preference_measures(),
+        request.comparison,
+        campaign.source,
+    )
 
 
 def _check_raters(request: EvaluationRequest, campaign: Campaign) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from judge_app.errors import UsageError, quoted
 from judge_app.metrics.aggregation import parse_method
-from judge_app.metrics.measure_names import MeasureName, parse_measures
+from judge_app.metrics.measure_names import PREFERENCE_FAMILIES, MeasureName, parse_measures
 from judge_app.metrics.ranking import Settings, k_label
 from judge_app.metrics.significance import ADJUSTMENTS, TESTS
 from judge_app.option_declarations import (
@@ -102,14 +102,22 @@ class EvaluationOptions:
     """Whose grades: ``humans``, ``automatic`` (the judge's alone) or ``corrected`` (humans',
     with each run's mean also estimated by prediction-powered inference from the judge's
     grades of every query); None: ``corrected`` with a judge, else ``humans``."""
+    preference_measures: tuple[str, ...] = ()
+    """The measures of ``measures`` computed from preference judgments (``Compat``), moved
+    here: ``measures`` holds those of grades alone."""
 
     def __post_init__(self) -> None:
-        """``measures`` as ir_measures writes them (``MAP`` is ``AP``); a wrong name is left
-        for :meth:`checked` to report."""
+        """``measures`` as ir_measures writes them (``MAP`` is ``AP``), those of preferences
+        moved to ``preference_measures``; a wrong name is left for :meth:`checked` to report."""
         try:
-            object.__setattr__(self, "measures", measure_names(self.measures))
+            parsed = parse_measures(",".join(self.measures)) if self.measures else ()
         except UsageError:
-            pass
+            return
+        by_preferences = [str(m) for m in parsed if m.family in PREFERENCE_FAMILIES]
+        graded = tuple(str(m) for m in parsed if m.family not in PREFERENCE_FAMILIES)
+        object.__setattr__(self, "measures", graded)
+        preferences = dict.fromkeys([*self.preference_measures, *by_preferences])
+        object.__setattr__(self, "preference_measures", tuple(preferences))
 
     def checked(self) -> EvaluationOptions:
         """These options, or a usage error naming the first that is wrong."""
@@ -170,6 +178,11 @@ class EvaluationOptions:
         """``measures`` parsed (a usage error for a name that is wrong)."""
         return parse_measures(",".join(self.measures)) if self.measures else ()
 
+    def named_preference_measures(self) -> tuple[MeasureName, ...]:
+        """``preference_measures`` parsed."""
+        names = ",".join(self.preference_measures)
+        return parse_measures(names) if names else ()
+
     @property
     def k(self) -> int | None:
         """The cut-off that leads: the measure of intervals, comparisons and tables."""
@@ -212,6 +225,7 @@ class EvaluationOptions:
             "seed": self.seed,
             "permutations": self.permutations,
             "measures": list(self.measures),
+            "preference_measures": list(self.preference_measures),
             "grades": self.grade_source,
             "judge": self.judge,
         }

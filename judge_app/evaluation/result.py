@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from judge_app.evaluation.corrected import PredictionPowered
     from judge_app.evaluation.options import EvaluationOptions, EvaluationRequest
+    from judge_app.evaluation.preferences import PreferenceEvaluation
     from judge_app.metrics.codes import Coded, Graded
     from judge_app.metrics.comparison import Comparison
     from judge_app.metrics.significance import Significance
@@ -27,8 +28,8 @@ class EvaluationResult:
     ``evaluations`` under ``settings`` (the options' cut-offs, then any more asked for: the
     curve's, trec_eval's), the raters' grades evaluated against (``graded``, combined into
     ``coded_qrels``), the runs compared (``significance``), each rater's own means
-    (``per_rater``), the per-query ``table`` and the means corrected by a judge
-    (``corrected``)."""
+    (``per_rater``), the per-query ``table``, the means corrected by a judge
+    (``corrected``) and the runs scored by preference judgments (``preferences``)."""
 
     request: EvaluationRequest
     settings: Settings
@@ -39,6 +40,7 @@ class EvaluationResult:
     per_rater: pd.DataFrame | None = None
     table: pd.DataFrame | None = None
     corrected: PredictionPowered | None = None
+    preferences: PreferenceEvaluation | None = None
     _intervals: dict[tuple[str, int | None], MeanInterval] = field(default_factory=dict, repr=False)
 
     @property

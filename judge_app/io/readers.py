@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from judge_app.errors import shortened
+from judge_app.errors import quoted, shortened
 from judge_app.io.errors import FileProblems, ImportFileError, Problem
 from judge_app.io.grade_maps import GradeMap
 from judge_app.io.records import RecordFile, open_records
@@ -45,6 +45,7 @@ ALIASES = {
     "title": ("title", "doc_title"),
 }
 INERT_PREFIXES = ("=", "+", "-", "@", "\t", "\r", "'")
+EXPORTED_KINDS = ("judgments", "gold", "preferences")  # our exports made their text inert
 RUN_FIELDS = ["query_id", "q0", "doc_id", "rank", "score", "tag"]
 QRELS_FIELDS = ["query_id", "iteration", "doc_id", "grade"]
 
@@ -106,7 +107,7 @@ class FileReader:
         self.records = records
         if kind == "judgments" and (self.trec or records.names_no_rater) and not rater:
             what = "TREC qrels name" if self.trec else "this format names"
-            reason = f"{what} no rater: give the rater's name"
+            reason = f"{what} no rater: give the rater's name (--rater; in the window, Rater)"
             raise ImportFileError([Problem(str(self.path), None, None, reason)])
         self.rater = rater
         self.grade_map = grade_map if kind == "judgments" else None
@@ -133,7 +134,7 @@ class FileReader:
         """The file's rows, a chunk at a time, checked (at least one chunk, perhaps empty)."""
         for records in self.records.chunks():
             frame = records.frame
-            if self.kind in ("judgments", "gold") and not (self.trec or self.foreign):
+            if self.kind in EXPORTED_KINDS and not (self.trec or self.foreign):
                 frame = _restore_inert(frame)
             if self.rater and self.records.rater_fallback and "rater" in frame:
                 frame = frame.assign(rater=frame["rater"].mask(frame["rater"] == "", self.rater))
@@ -362,6 +363,35 @@ def _gold_checks(cells: Cells) -> dict[str, Check]:
     }
 
 
+PREFERENCE_CHOICES = ("a", "b", "equal", "neither", "skipped")
+
+
+def _preference_checks(cells: Cells) -> dict[str, Check]:
+    """Preferences ``query_id, doc_a, doc_b, rater, choice`` (of document a against b: ``a``,
+    ``b``, ``equal``, ``neither`` or ``skipped``) and ``shown_left, note, judged_at,
+    duration_ms``; that a row's documents differ and ``shown_left`` is one of them is checked
+    by the importer, which sees the row whole."""
+    given = cells("choice")
+    choice = given.str.strip().str.lower()
+
+    def reason(cell: str) -> str:
+        return f"choice {quoted(cell.strip())} is not one of {', '.join(PREFERENCE_CHOICES)}"
+
+    return {
+        "query_id": check_id(cells("query_id"), "query id"),
+        "doc_a": check_id(cells("doc_a"), "document id"),
+        "doc_b": check_id(cells("doc_b"), "document id"),
+        "rater": check_id(cells("rater"), "rater"),
+        "choice": Check(
+            choice, ~choice.isin(PREFERENCE_CHOICES).to_numpy(dtype=bool), reason, given
+        ),
+        "shown_left": check_text(cells("shown_left")),
+        "note": check_text(cells("note")),
+        "judged_at": check_timestamp(cells("judged_at")),
+        "duration_ms": check_whole(cells("duration_ms"), 0, None, "duration_ms", optional=True),
+    }
+
+
 _LAYOUTS = {
     ("queries", False): _Layout("query", ["query_id", "text"], ["description"], [("query_id",)],
                                 _query_checks),
@@ -380,6 +410,10 @@ _LAYOUTS = {
                                  _qrels_checks, {"skipped": False, "note": None}),
     ("gold", False): _Layout("gold item", ["query_id", "doc_id", "grade"], [],
                              [("query_id", "doc_id")], _gold_checks),
+    ("preferences", False): _Layout(
+        "preference", ["query_id", "doc_a", "doc_b", "rater", "choice"],
+        ["shown_left", "note", "judged_at", "duration_ms"], [], _preference_checks,
+    ),
 }  # fmt: skip
 
 

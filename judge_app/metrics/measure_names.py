@@ -122,7 +122,19 @@ FAMILIES: dict[str, Family] = {
         "F of the whole list",
     ),
     "SetAP": Family("set_map", None, {"rel": _REL, "judged_only": _JUDGED_ONLY}, "set AP"),
+    "Compat": Family(
+        None,
+        None,
+        {
+            "p": Param(float, 0.95, "persistence of the rank-biased overlap"),
+            "normalize": Param(bool, True, "divide by the ideal ranking's own overlap"),
+        },
+        "compatibility with the ideal ranking of the preference judgments (Clarke et al. 2021)",
+    ),
 }
+PREFERENCE_FAMILIES = ("Compat",)
+"""The families computed from preference judgments, not from grades
+(:mod:`judge_app.evaluation.preferences`)."""
 
 ALIASES: dict[str, tuple[str, dict[str, object]]] = {
     "MAP": ("AP", {}),
@@ -178,6 +190,8 @@ class MeasureName:
     def aggregate(self) -> str:
         """:data:`SUM` where trec_eval's summary line (and ir_measures) adds the queries'
         values up, the counts; :data:`MEAN` for every other measure."""
+        if self.family in PREFERENCE_FAMILIES:
+            return MEAN
         from judge_app.trec_eval.catalog import BY_NAME  # loaded only for a named measure
 
         measure = BY_NAME.get(self.trec_spec().partition(".")[0])  # Judged is ours: a mean
@@ -357,6 +371,7 @@ _TREC_TEXT = {
     "NumRet": "`num_ret`; with rel: `num_rel_ret`",
     "SetP": "`set_P`; relative: `set_relative_P`",
     "SetF": "`set_F.beta`",
+    "Compat": "– (of preferences, not grades)",
 }
 """trec_eval's names where a family's are not just ``trec`` and ``trec_cut.k``."""
 

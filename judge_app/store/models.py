@@ -349,3 +349,80 @@ class ActiveSample(Base):
     scale: Mapped[float] = mapped_column(Float)
     key: Mapped[float] = mapped_column(Float)
     drawn_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+
+
+PREFERENCE_CHOICES = ("a", "b", "equal", "neither", "skipped")
+"""A rater's choice between a pair's documents: ``a`` (document a is better), ``b``, ``equal``
+(equally good), ``neither`` (both not relevant) or ``skipped`` (cannot judge)."""
+_CHOICES_CHECK = "{0} IN ('a', 'b', 'equal', 'neither', 'skipped')"
+
+
+class Preference(Base):
+    """One rater's current preference between two documents for a query.
+
+    The pair is stored in one canonical order, ``document_a_id < document_b_id``, so that the
+    unordered pair is unique per rater and query; ``choice`` is relative to it and
+    ``left_document_id`` says which of the two was shown on the left (None where unknown, as
+    for an imported preference). Like a judgment, a row exists only while the pair has a
+    choice; its history is ``preference_event``.
+    """
+
+    __tablename__ = "preference"
+    __table_args__ = (
+        UniqueConstraint("query_id", "document_a_id", "document_b_id", "rater_id"),
+        CheckConstraint("document_a_id < document_b_id", name="canonical_pair"),
+        CheckConstraint(_CHOICES_CHECK.format("choice"), name="choice_known"),
+        CheckConstraint(
+            "left_document_id IS NULL OR left_document_id IN (document_a_id, document_b_id)",
+            name="left_of_pair",
+        ),
+        CheckConstraint("duration_ms IS NULL OR duration_ms >= 0", name="duration_positive"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    rater_id: Mapped[int] = mapped_column(ForeignKey("rater.id"))
+    query_id: Mapped[int] = mapped_column(ForeignKey("query.id"))
+    document_a_id: Mapped[int] = mapped_column(ForeignKey("document.id"))
+    document_b_id: Mapped[int] = mapped_column(ForeignKey("document.id"))
+    choice: Mapped[str] = mapped_column(String(16))
+    left_document_id: Mapped[int | None] = mapped_column(ForeignKey("document.id"))
+    note: Mapped[str | None] = mapped_column(Text)
+    judged_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    duration_ms: Mapped[int | None] = mapped_column(Integer)
+
+
+class PreferenceEvent(Base):
+    """Append-only history of preferences, as ``judgment_event`` is of judgments: one row per
+    change, with the choice and note before and after (``old_choice`` None: there was no
+    preference; ``new_choice`` None: there is none after). ``reverts`` points at the event an
+    undo or redo reverted; ``login`` is the database login that wrote it (PostgreSQL)."""
+
+    __tablename__ = "preference_event"
+    __table_args__ = (
+        CheckConstraint(
+            "old_choice IS NULL OR " + _CHOICES_CHECK.format("old_choice"), name="old_choice_known"
+        ),
+        CheckConstraint(
+            "new_choice IS NULL OR " + _CHOICES_CHECK.format("new_choice"), name="new_choice_known"
+        ),
+        CheckConstraint(
+            "action IN ('set', 'clear', 'note', 'undo', 'redo', 'import', 'merge')",
+            name="action_known",
+        ),
+        Index(None, "rater_id", "id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    rater_id: Mapped[int] = mapped_column(ForeignKey("rater.id"))
+    query_id: Mapped[int] = mapped_column(ForeignKey("query.id"))
+    document_a_id: Mapped[int] = mapped_column(ForeignKey("document.id"))
+    document_b_id: Mapped[int] = mapped_column(ForeignKey("document.id"))
+    action: Mapped[str] = mapped_column(String(16))
+    old_choice: Mapped[str | None] = mapped_column(String(16))
+    old_note: Mapped[str | None] = mapped_column(Text)
+    new_choice: Mapped[str | None] = mapped_column(String(16))
+    new_note: Mapped[str | None] = mapped_column(Text)
+    at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)
+    reverts: Mapped[int | None] = mapped_column(ForeignKey("preference_event.id"))
+    login: Mapped[str | None] = mapped_column(String(63), server_default=FetchedValue())
+    """As ``JudgmentEvent.login``: ``session_user`` on PostgreSQL, None on SQLite."""

@@ -32,11 +32,13 @@ from judge_app.store.database import Database
 from judge_app.store.models import Rater
 from judge_app.store.people import named_rater
 
-HISTORY = "judgment_event"
+HISTORIES = ("judgment_event", "preference_event")
 OWN_ROWS = {
     "judgment": "SELECT, INSERT, UPDATE, DELETE",
-    HISTORY: "SELECT, INSERT",
+    "judgment_event": "SELECT, INSERT",
     "repeat_judgment": "SELECT, INSERT, UPDATE, DELETE",
+    "preference": "SELECT, INSERT, UPDATE, DELETE",
+    "preference_event": "SELECT, INSERT",
     "assignment": "SELECT",
 }
 """The tables whose rows belong to a rater (``rater_id``), with what a rater may do to its own."""
@@ -250,7 +252,7 @@ def _rules(roles: TeamRoles, database_name: str) -> Iterable[str]:
         own = f"rater_id = {mine}"
         # a rater's history event names the login that wrote it (the column's default):
         # never another's
-        written = f"{own} AND login = session_user" if table == HISTORY else own
+        written = f"{own} AND login = session_user" if table in HISTORIES else own
         yield from _policies(table, roles, own, written)
     yield from _policies(RATER_ROW, roles, "login = current_user")
 

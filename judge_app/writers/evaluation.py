@@ -120,6 +120,10 @@ def json_text(result: EvaluationResult, digits: int | None = None) -> str:
             estimates = corrected_writer.record(corrected.runs[record["run"]], digits)
             record["estimates"] = estimates
             record.update({key: estimates[key] for key in ("ppi_mean", "ppi_interval")})
+    if result.preferences is not None:
+        from judge_app.writers import preferences
+
+        document["preferences"] = preferences.document(result.preferences, digits)
     return json_document(document)
 
 
@@ -292,4 +296,8 @@ def as_text(
         text += "\n" + corrected_writer.table_text(corrected, shown)
     if significance is not None:
         text += "\n" + compared.table_text(significance, shown)
+    if result.preferences is not None:
+        from judge_app.writers import preferences
+
+        text += "\n" + preferences.table_text(result.preferences, shown)
     return text

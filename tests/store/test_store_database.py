@@ -157,6 +157,14 @@ ROWS = {
         "INSERT INTO automatic_judge VALUES (3, 'ensemble', 'mean of llm', NULL, NULL, NULL, "
         "'{\"members\": [\"llm\"]}', '2026-01-08 00:00:00')",
     ],
+    "0009": [
+        "INSERT INTO document VALUES (2, 'd2', 'Pizza recipes', NULL, NULL)",
+        "INSERT INTO preference VALUES (1, 1, 1, 1, 2, 'a', 2, 'closer', "
+        "'2026-01-09 00:00:00', 1500)",
+        "INSERT INTO preference_event (id, rater_id, query_id, document_a_id, document_b_id, "
+        "action, old_choice, old_note, new_choice, new_note, at, reverts, login) VALUES "
+        "(1, 1, 1, 1, 2, 'set', NULL, NULL, 'a', 'closer', '2026-01-09 00:00:00', NULL, NULL)",
+    ],
 }
 """Rows in every table of each revision (what it adds), in an order foreign keys allow."""
 
