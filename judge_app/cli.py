@@ -1555,7 +1555,7 @@ class _CountBar:
         self.bar.update(done - self.bar.n)
 
     def retrying(self, retries: int, why: str, pause: float) -> None:
-        from judge_app.commands.autojudge import retry_words
+        from judge_app.web import retry_words
 
         if self.bar is not None:
             self.bar.set_postfix_str(retry_words(retries, why, pause))

@@ -9,6 +9,7 @@ does hold.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable
 
 from judge_app.errors import UsageError, quoted
@@ -62,6 +63,25 @@ def require_finite(option: str, value: float) -> None:
     """A usage error unless ``option``'s ``value`` is a finite number (not nan or inf)."""
     if not math.isfinite(value):
         raise UsageError("takes a finite number (not nan or inf)", option)
+
+
+def check_variable_name(option: str, value: str) -> None:
+    """A usage error unless ``value`` (where a secret is read from) can name an environment
+    variable."""
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value):
+        raise UsageError("takes the name of an environment variable", option)
+
+
+def check_patience(timeout: float, retries: int, backoff: float) -> None:
+    """A usage error unless an HTTP client's ``timeout`` (seconds above 0, at most an hour),
+    ``retries`` (0 to 10) and ``backoff`` (seconds from 0 to 60) are in range."""
+    require_finite("timeout", timeout)
+    if not 0 < timeout <= 3600:
+        raise UsageError("takes seconds above 0 and at most 3600", "timeout")
+    require_whole("retries", retries, 0, 10)
+    require_finite("backoff", backoff)
+    if not 0 <= backoff <= 60:
+        raise UsageError("takes seconds from 0 to 60", "backoff")
 
 
 def check_digits(digits: int | None) -> None:

@@ -1,5 +1,6 @@
 """What every HTTP client of judge_app (the LLM judge's, the search engines') says and reads
-alike: an address as it may be stored and shown, and the pause a Retry-After header asks for."""
+alike: an address as it may be stored and shown, the pause a Retry-After header asks for, and
+its retries in words."""
 
 from __future__ import annotations
 
@@ -38,3 +39,11 @@ def retry_after(response: httpx.Response) -> float | None:
             when = when.replace(tzinfo=UTC)
         seconds = (when - datetime.now(UTC)).total_seconds()
     return max(0.0, seconds) if math.isfinite(seconds) else None
+
+
+def retry_words(retries: int, why: str, pause: float) -> str:
+    """The retries of a run as the progress bar and the window say them: ``3 retries, the
+    last after HTTP 500, in 0.4 s``."""
+    return (
+        f"{retries:,} retr{'y' if retries == 1 else 'ies'}, the last after {why}, in {pause:.1f} s"
+    )

@@ -56,7 +56,12 @@ from judge_app.automatic_judges.prompt import (
 )
 from judge_app.errors import JudgeAppError, UsageError, typed
 from judge_app.names import normal_id
-from judge_app.options import check_known, require_finite, require_whole
+from judge_app.options import (
+    check_known,
+    check_patience,
+    check_variable_name,
+    require_whole,
+)
 from judge_app.store.automatic import (
     AutoGrade,
     add_judge,
@@ -143,17 +148,10 @@ class AutojudgeOptions:
                              "http://localhost:11434/v1", "endpoint")  # fmt: skip
         if not self.model or not self.model.strip():
             raise UsageError("needs the name of a model the endpoint serves", "model")
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", self.api_key_env):
-            raise UsageError("takes the name of an environment variable", "api-key-env")
+        check_variable_name("api-key-env", self.api_key_env)
         if self.concurrency is not None:
             require_whole("concurrency", self.concurrency, 1, 64)
-        require_finite("timeout", self.timeout)
-        if not 0 < self.timeout <= 3600:
-            raise UsageError("takes seconds above 0 and at most 3600", "timeout")
-        require_whole("retries", self.retries, 0, 10)
-        require_finite("backoff", self.backoff)
-        if not 0 <= self.backoff <= 60:
-            raise UsageError("takes seconds from 0 to 60", "backoff")
+        check_patience(self.timeout, self.retries, self.backoff)
         require_whole("body-chars", self.body_chars, 1)
         require_whole("max-tokens", self.max_tokens, 16, 100_000)
         require_whole("probes", self.probes, 0, note=" (0: no probe)")
@@ -282,14 +280,6 @@ def auto_concurrency(endpoint: str, slots: int | None) -> int:
     if slots is not None:
         return min(slots, 64)
     return 1 if on_this_machine(endpoint) else REMOTE_CONCURRENCY
-
-
-def retry_words(retries: int, why: str, pause: float) -> str:
-    """The retries of a run as the progress bar and the window say them: ``3 retries, the
-    last after HTTP 500, in 0.4 s``."""
-    return (
-        f"{retries:,} retr{'y' if retries == 1 else 'ies'}, the last after {why}, in {pause:.1f} s"
-    )
 
 
 def next_steps(db: str, judge: str) -> str:

@@ -36,7 +36,7 @@ from judge_app.engines.pacing import Clock, Pacer, Wait, cancellable_wait
 from judge_app.engines.template import RequestTemplate
 from judge_app.errors import JudgeAppError, UsageError, quoted, some_of, typed
 from judge_app.names import normal_id
-from judge_app.options import require_finite, require_whole
+from judge_app.options import check_patience, check_variable_name, require_finite, require_whole
 from judge_app.store.database import Database, opened
 from judge_app.store.fetched_runs import (
     FetchedDocument,
@@ -116,18 +116,11 @@ class FetchOptions:
             not self.queries or len(set(self.queries)) != len(self.queries)
         ):
             raise UsageError("needs query ids, each once", "queries")
-        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", self.auth_env):
-            raise UsageError("takes the name of an environment variable", "auth-env")
+        check_variable_name("auth-env", self.auth_env)
         require_finite("rate", self.rate)
         if not 0 <= self.rate <= 1000:
             raise UsageError("takes requests a second from 0 (no limit) to 1000", "rate")
-        require_finite("timeout", self.timeout)
-        if not 0 < self.timeout <= 3600:
-            raise UsageError("takes seconds above 0 and at most 3600", "timeout")
-        require_whole("retries", self.retries, 0, 10)
-        require_finite("backoff", self.backoff)
-        if not 0 <= self.backoff <= 60:
-            raise UsageError("takes seconds from 0 to 60", "backoff")
+        check_patience(self.timeout, self.retries, self.backoff)
         self.request_template.checked()
         return self
 

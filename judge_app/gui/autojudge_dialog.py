@@ -30,13 +30,12 @@ from judge_app.commands.autojudge import (
     AutojudgeOptions,
     AutojudgeSummary,
     autojudge,
-    retry_words,
 )
 from judge_app.commands.autojudge_local import LocalJudgeOptions, LocalReport, autojudge_local
 from judge_app.errors import UsageError
 from judge_app.gui import preferences
 from judge_app.gui.error_words import error_text
-from judge_app.gui.lead_dialog import LeadDialog
+from judge_app.gui.lead_dialog import LeadDialog, TaskReports
 from judge_app.gui.workers import Worker
 from judge_app.gui.workspace import Workspace
 
@@ -259,24 +258,18 @@ class AutojudgeDialog(LeadDialog):
             step = f"asking {options.model}"
 
         def work(worker: Worker) -> AutojudgeSummary | LocalReport:
-            shown = [step, 0, 0]  # the text, done and total the progress dialog shows
-
-            def progress(done: int, total: int) -> None:
-                shown[1:] = [done, total]
-                worker.signals.progress.emit(*shown)
-
-            def retrying(retries: int, why: str, pause: float) -> None:
-                shown[0] = f"{step} — {retry_words(retries, why, pause)}"
-                worker.signals.progress.emit(*shown)
-
-            def cancelled() -> bool:
-                return worker.abort_requested
-
+            said = TaskReports(worker, step)
             with handle:
                 if isinstance(options, LocalJudgeOptions):
-                    return autojudge_local(handle, options, progress=progress, cancelled=cancelled)
+                    return autojudge_local(
+                        handle, options, progress=said.progress, cancelled=said.cancelled
+                    )
                 return autojudge(
-                    handle, options, progress=progress, cancelled=cancelled, retrying=retrying
+                    handle,
+                    options,
+                    progress=said.progress,
+                    cancelled=said.cancelled,
+                    retrying=said.retrying,
                 )
 
         self.wait_for(self.workspace.run_task("Automatic judge", work, cancellable=True))

@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from judge_app.commands.autojudge import retry_words
 from judge_app.commands.fetch import (
     AUTH_ENV,
     DEFAULT_TEMPLATES,
@@ -36,7 +35,7 @@ from judge_app.engines.fields import DEFAULT_PATHS, ENGINES, FIELDS
 from judge_app.engines.template import RequestTemplate
 from judge_app.errors import JudgeAppError
 from judge_app.gui.error_words import error_text
-from judge_app.gui.lead_dialog import LeadDialog, field
+from judge_app.gui.lead_dialog import LeadDialog, TaskReports, field
 from judge_app.gui.workers import Worker
 from judge_app.gui.workspace import Workspace
 from judge_app.options import names
@@ -229,22 +228,14 @@ class FetchDialog(LeadDialog):
         step = f"asking {ENGINE_TITLES[options.engine]}"
 
         def work(worker: Worker) -> FetchSummary:
-            shown = [step, 0, 0]  # the text, done and total the progress dialog shows
-
-            def progress(done: int, total: int) -> None:
-                shown[1:] = [done, total]
-                worker.signals.progress.emit(*shown)
-
-            def retrying(retries: int, why: str, pause: float) -> None:
-                shown[0] = f"{step} — {retry_words(retries, why, pause)}"
-                worker.signals.progress.emit(*shown)
-
-            def cancelled() -> bool:
-                return worker.abort_requested
-
+            said = TaskReports(worker, step)
             with handle:
                 return fetch(
-                    handle, options, progress=progress, cancelled=cancelled, retrying=retrying
+                    handle,
+                    options,
+                    progress=said.progress,
+                    cancelled=said.cancelled,
+                    retrying=said.retrying,
                 )
 
         self.wait_for(self.workspace.run_task("Fetch results", work, cancellable=True))

@@ -125,6 +125,29 @@ class LeadDialog(TaskDialog):
         self.accept()
 
 
+class TaskReports:
+    """What a lead's long task (an automatic judge, a fetch) tells its progress dialog, as
+    the use case asks: ``progress(done, total)``, ``retrying(retries, why, pause)`` (said
+    after ``step``) and ``cancelled()`` (whether the lead pressed Cancel)."""
+
+    def __init__(self, worker: Worker, step: str) -> None:
+        self._worker, self._step = worker, step
+        self._shown: list[object] = [step, 0, 0]  # the text, done and total shown
+
+    def progress(self, done: int, total: int) -> None:
+        self._shown[1:] = [done, total]
+        self._worker.signals.progress.emit(*self._shown)
+
+    def retrying(self, retries: int, why: str, pause: float) -> None:
+        from judge_app.web import retry_words  # httpx's: not loaded with the window
+
+        self._shown[0] = f"{self._step} — {retry_words(retries, why, pause)}"
+        self._worker.signals.progress.emit(*self._shown)
+
+    def cancelled(self) -> bool:
+        return self._worker.abort_requested
+
+
 def checkable_list(name: str, entries: list[tuple[str, object]], checked: set) -> QListWidget:
     widget = QListWidget()
     widget.setObjectName(name)

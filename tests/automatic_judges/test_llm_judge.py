@@ -47,13 +47,14 @@ from judge_app.automatic_judges.prompt import (
 )
 from judge_app.cli import main as cli
 from judge_app.commands import autojudge as autojudge_module
-from judge_app.commands.autojudge import AutojudgeOptions, autojudge, retry_words
+from judge_app.commands.autojudge import AutojudgeOptions, autojudge
 from judge_app.errors import JudgeAppError, UsageError
 from judge_app.option_declarations import flag_of
 from judge_app.store import open_database
 from judge_app.store.automatic import judge
 from judge_app.store.grade_labels import DEFAULT_SCALE, GradeLabel
 from judge_app.store.settings import set_grade_label
+from judge_app.web import retry_words
 
 KEY = "sk-test-7f3a9c1e5b"
 PIZZA = "best pizza recipes"  # the text of q01, in every one of its prompts
