@@ -113,13 +113,11 @@ def _hashes(array: pa.Array, seed: int) -> np.ndarray:
         padded[: last - first] = np.frombuffer(buffers[2], np.uint8, last - first, first)
     words = np.ndarray((last - first + 1,), dtype="<u8", buffer=padded, strides=(1,))
     start, length = ends[:-1] - first, np.diff(ends)
-    hashes = length.astype(np.uint64) + np.uint64(seed)
-    mix(hashes, out=hashes)
+    hashes = mix(length.astype(np.uint64) + np.uint64(seed))
     for step in range(0, int(length.max(initial=0)), 8):
         going = length > step  # only these: a string's hash must not hang on its chunk
         if going.all():
-            hashes ^= words[start + step] & _LOW_BYTES[np.minimum(length - step, 8)]
-            mix(hashes, out=hashes)
+            hashes = mix(hashes ^ (words[start + step] & _LOW_BYTES[np.minimum(length - step, 8)]))
             continue
         rows = np.flatnonzero(going)
         word = words[start[rows] + step] & _LOW_BYTES[np.minimum(length[rows] - step, 8)]
@@ -127,59 +125,47 @@ def _hashes(array: pa.Array, seed: int) -> np.ndarray:
     return hashes
 
 
-def mix(values: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """splitmix64's finalizer of each value (uint64, wrapping): every bit stirs every other.
-    Into ``out`` (which may be ``values``) if given; one temporary array either way."""
-    out = values.copy() if out is None else out
-    if out is not values:
-        out[...] = values
-    shifted = out >> np.uint64(30)
-    out ^= shifted
-    out *= np.uint64(0xBF58476D1CE4E5B9)
-    np.right_shift(out, np.uint64(27), out=shifted)
-    out ^= shifted
-    out *= np.uint64(0x94D049BB133111EB)
-    np.right_shift(out, np.uint64(31), out=shifted)
-    out ^= shifted
-    return out
-
-
-def pair_keys(hashes: np.ndarray, group: np.ndarray) -> np.ndarray:
-    """A 64-bit key of each (group code, string) pair from the strings' :func:`string_hashes`,
-    made in place of ``hashes``."""
-    stirred = mix(group.astype(np.uint64))
-    hashes ^= stirred
-    del stirred
-    return mix(hashes, out=hashes)
+def mix(values: np.ndarray) -> np.ndarray:
+    """splitmix64's finalizer of each value (uint64, wrapping): every bit stirs every other."""
+    values = values ^ (values >> np.uint64(30))
+    values *= np.uint64(0xBF58476D1CE4E5B9)
+    values ^= values >> np.uint64(27)
+    values *= np.uint64(0x94D049BB133111EB)
+    values ^= values >> np.uint64(31)
+    return values
 
 
 def may_repeat(group: np.ndarray, hashes: np.ndarray) -> bool:
     """Whether a string may come twice within a group: its :func:`string_hashes` twice
     with one ``group`` code. False is sure; True asks :func:`first_repeat`, since hashes of
     different strings may meet by chance."""
-    return any_twice(pair_keys(hashes.copy(), group))
+    keys = mix(hashes ^ mix(group.astype(np.uint64)))
+    keys.sort()
+    return bool((keys[1:] == keys[:-1]).any())
 
 
-def any_twice(keys: np.ndarray) -> bool:
-    """Whether a value comes twice among ``keys``."""
-    ordered = np.sort(keys)
-    return bool((ordered[1:] == ordered[:-1]).any())
-
-
-def meet(known: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """For each of ``keys`` (uint64), the index of the one of ``known`` equal to it (-1: none;
-    where ``known`` holds it twice, one of them): ``known`` sorted once, ``keys`` looked up
-    in it."""
+def same_keys(known: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, bool, bool]:
+    """For each of ``keys`` (uint64), the index of one of ``known`` equal to it but for the
+    lowest bit (-1: none); and whether a value is found twice among ``known``, among
+    ``keys``. One sort of both, the lowest bit telling them apart: ``known`` (0) first of
+    each run of equal values."""
+    both = np.concatenate([known & ~np.uint64(1), keys | np.uint64(1)])
+    order = np.argsort(both)
+    ordered = both[order]
+    del both
+    same = ordered[1:] == ordered[:-1]
+    is_known = (ordered & np.uint64(1)) == 0
+    known_twice = bool((same & is_known[1:]).any())
+    keys_twice = bool((same & ~is_known[1:]).any())
+    last_known = np.where(is_known, np.arange(len(ordered)), -1)
+    np.maximum.accumulate(last_known, out=last_known)
+    asked = np.flatnonzero(~is_known)
+    candidate = last_known[asked]
+    met = candidate >= 0
+    met[met] = (ordered[candidate[met]] >> np.uint64(1)) == (ordered[asked[met]] >> np.uint64(1))
     found = np.full(len(keys), -1, dtype=np.int64)
-    if not len(known):
-        return found
-    by_key = np.argsort(known)
-    ordered = known[by_key]
-    place = np.searchsorted(ordered, keys)
-    np.minimum(place, len(ordered) - 1, out=place)
-    met = ordered[place] == keys
-    found[met] = by_key[place[met]]
-    return found
+    found[order[asked[met]] - len(known)] = order[candidate[met]]
+    return found, known_twice, keys_twice
 
 
 def trec_order(

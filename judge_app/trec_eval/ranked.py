@@ -29,12 +29,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from judge_app.arrow_columns import (
-    any_twice,
     codes_in,
     first_repeat,
     from_numpy,
-    meet,
-    pair_keys,
+    mix,
+    same_keys,
     sorted_ids,
     string_hashes,
     to_numpy,
@@ -365,11 +364,10 @@ def _judged_rows(
     by another)."""
     seed = 0
     while True:
-        keys = pair_keys(string_hashes(docs, seed)[order], query)
-        twice = any_twice(keys)
-        judged_keys = pair_keys(string_hashes(judged_docs, seed), judged_query)
-        judged_twice = any_twice(judged_keys)
-        found = meet(judged_keys, keys)
+        keys = string_hashes(docs, seed)[order]
+        keys ^= mix(query.astype(np.uint64))
+        judged_keys = string_hashes(judged_docs, seed) ^ mix(judged_query.astype(np.uint64))
+        found, judged_twice, twice = same_keys(mix(judged_keys), mix(keys))
         del keys, judged_keys
         rows = np.flatnonzero(found >= 0)
         met = found[rows]

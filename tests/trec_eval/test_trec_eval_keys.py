@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from judge_app.arrow_columns import any_twice, codes_in, meet, mix, sorted_ids, string_hashes
+from judge_app.arrow_columns import codes_in, same_keys, sorted_ids, string_hashes
 from judge_app.trec_eval import Settings, rank, read_qrels, read_results
 
 
@@ -23,19 +23,13 @@ def test_string_hashes_equal_for_equal_ids_in_any_chunking() -> None:
     assert (string_hashes(pa.array(ids), seed=1) != whole).any()
 
 
-def test_keys_meet_their_equals_and_repeats_are_seen() -> None:
-    known = np.array([30, 10, 20], dtype=np.uint64)
-    assert meet(known, np.array([20, 5, 31, 30, 10], dtype=np.uint64)).tolist() == [2, -1, -1, 0, 1]
-    assert meet(known[:0], np.array([1], dtype=np.uint64)).tolist() == [-1]
-    assert not any_twice(known) and any_twice(np.array([7, 3, 7], dtype=np.uint64))
-
-
-def test_mixing_in_place_gives_what_a_copy_gives() -> None:
-    values = np.arange(1, 1001, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-    copied = mix(values)
-    assert not (copied == values).any()
-    mix(values, out=values)
-    assert (copied == values).all()
+def test_same_keys_finds_matches_and_repeats() -> None:
+    known = np.array([10, 20, 30], dtype=np.uint64)
+    found, known_twice, keys_twice = same_keys(known, np.array([31, 5, 11], dtype=np.uint64))
+    assert found.tolist() == [2, -1, 0]  # the lowest bit is left out
+    assert not known_twice and not keys_twice
+    _, known_twice, keys_twice = same_keys(known, np.array([7, 7], dtype=np.uint64))
+    assert keys_twice and not known_twice
 
 
 def test_dictionary_columns_code_as_strings() -> None:
