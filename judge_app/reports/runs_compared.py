@@ -10,7 +10,13 @@ from collections.abc import Iterator
 from judge_app.metrics.significance import ADJUSTMENT_NAMES, TEST_NAMES, Significance
 from judge_app.numbers import signed_text
 from judge_app.reports.tables import Cell, Table
-from judge_app.writers.verdicts import describe, pair_rows, raw_beside, verdict_words
+from judge_app.writers.verdicts import (
+    describe,
+    pair_rows,
+    raw_beside,
+    unadjusted_words,
+    verdict_words,
+)
 
 NOT_COMPARED = "–"
 
@@ -68,7 +74,7 @@ def _pairs_note(significance: Significance) -> str:
     adjusted = (
         f"p-values {ADJUSTMENT_NAMES[adjustment]}-adjusted over the pairs, raw in brackets"
         if raw_beside(significance)
-        else "p-values unadjusted"
+        else unadjusted_words(significance)
     )
     return (
         f"{adjusted}; {significance.permutations:,} permutations, seed {significance.seed}; "

@@ -380,6 +380,15 @@ def _hsd_is_randomization(significance: Significance) -> bool:
     return len(significance.runs) == 2 and "randomization" in significance.tests
 
 
+def unadjusted_words(significance: Significance) -> str:
+    """How p-values shown without raw ones beside them are said: raw, or adjusted over one
+    pair (which leaves them as they are)."""
+    if significance.adjustment == "none":
+        return "raw p-values"
+    name = ADJUSTMENT_NAMES[significance.adjustment]
+    return f"one pair: its {name}-adjusted p-values are the raw ones"
+
+
 def raw_beside(significance: Significance) -> bool:
     """Whether raw p-values are shown beside the adjusted ones: some adjustment, over two
     pairs or more (any adjustment of one p-value leaves it as it is)."""
@@ -394,10 +403,10 @@ def _heading(significance: Significance) -> str:
         else f"each run against {significance.baseline}"
     )
     adjusted = (
-        "raw p-values"
-        if not raw_beside(significance)
-        else f"p-values {ADJUSTMENT_NAMES[significance.adjustment]}-adjusted over the "
+        f"p-values {ADJUSTMENT_NAMES[significance.adjustment]}-adjusted over the "
         f"{pairs:,} pairs (raw in brackets)"
+        if raw_beside(significance)
+        else unadjusted_words(significance)
     )
     return (
         f"Runs compared on {significance.measure}: {which}; {adjusted}; "
