@@ -27,13 +27,13 @@ class DocumentPane(QFrame):
     noteFinished = Signal(bool)
     reasonChosen = Signal(int)
 
-    def __init__(self) -> None:
+    def __init__(self, caption_text: str = "Document") -> None:
         super().__init__()
         self.setObjectName("documentPane")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(6)
-        caption = QLabel("DOCUMENT")
+        caption = QLabel(caption_text.upper())
         caption.setObjectName("paneCaption")
         layout.addWidget(caption)
         self.view = DocumentView()

@@ -6,7 +6,7 @@ another rater's grade or a system score."""
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import (
     QAbstractListModel,
@@ -24,7 +24,7 @@ from judge_app.gui.theme import muted_text
 
 if TYPE_CHECKING:  # a start shows these models empty before the store is loaded
     from judge_app.judging.session import JudgingSession
-    from judge_app.store.rater_queue import Item
+    from judge_app.store.rater_queue import Item, Progress, QueueQuery
 
 USER = int(Qt.ItemDataRole.UserRole)
 _Index = QModelIndex | QPersistentModelIndex
@@ -171,14 +171,22 @@ class ResultsModel(QAbstractTableModel):
         return f"{item.grade} {self._session.scale[item.grade].label}"
 
 
-class QueueModel(QAbstractListModel):
-    """The rater's queries, with how many of each query's results they judged."""
+class Queued(Protocol):
+    """A session with a queue of queries and the rater's progress on each (a grading or a
+    pair session)."""
 
-    def __init__(self, session: JudgingSession | None = None, parent: QObject | None = None):
+    queue: list[QueueQuery]
+    progress: dict[int, Progress]
+
+
+class QueueModel(QAbstractListModel):
+    """The rater's queries, with how much of each query they judged."""
+
+    def __init__(self, session: Queued | None = None, parent: QObject | None = None):
         super().__init__(parent)
         self._session = session
 
-    def set_session(self, session: JudgingSession | None) -> None:
+    def set_session(self, session: Queued | None) -> None:
         self.beginResetModel()
         self._session = session
         self.endResetModel()

@@ -71,10 +71,15 @@ class QueryHeader(QFrame):
         self.text.setText(title)
         self.description.setText(text)
 
-    def show_progress(self, query: Progress, overall: Progress) -> None:
+    def show_progress(
+        self, query: Progress, overall: Progress, done: str = "graded", unit: str = "judged"
+    ) -> None:
+        """The open query's progress (``done``: what its count did) and the queue's (``unit``:
+        what the bar counts)."""
         skipped = f", {query.skipped} skipped" if query.skipped else ""
         self.query_progress.setText(
-            f"This query: <b>{query.graded} / {query.total}</b> graded{skipped}"
+            f"This query: <b>{query.graded} / {query.total}</b> {done}{skipped}"
         )
+        self.overall_progress.setFormat(f"All work: %v / %m {unit} (%p%)")
         self.overall_progress.setRange(0, max(overall.total, 1))
         self.overall_progress.setValue(overall.done)

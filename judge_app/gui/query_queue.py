@@ -23,7 +23,7 @@ from judge_app.gui.models import QueueModel, Role
 from judge_app.gui.panes import captioned
 
 if TYPE_CHECKING:
-    from judge_app.judging.session import JudgingSession
+    from judge_app.gui.models import Queued
 
 
 class QueueFilter(QSortFilterProxyModel):
@@ -135,7 +135,7 @@ class QueuePane(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(pane)
 
-    def set_session(self, session: JudgingSession | None) -> None:
+    def set_session(self, session: Queued | None) -> None:
         self.model.set_session(session)
         self.filter.set_current(-1)
 

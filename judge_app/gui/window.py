@@ -46,7 +46,9 @@ if TYPE_CHECKING:
     from judge_app.commands.importing import ImportOptions
     from judge_app.gui.adjudication import AdjudicationScreen
     from judge_app.gui.lead_dialog import LeadDialog
+    from judge_app.gui.pair_screen import PairScreen
     from judge_app.gui.transfer import ExportDialog, ImportDialog
+    from judge_app.judging.pair_session import PairSession
     from judge_app.judging.session import JudgingSession
     from judge_app.store import Database
 
@@ -89,6 +91,7 @@ class MainWindow(QMainWindow):
         self.export_dialog: ExportDialog | None = None
         self.lead_dialog: LeadDialog | None = None
         self._adjudication: AdjudicationScreen | None = None  # built when a lead opens it
+        self._pairs: PairScreen | None = None  # built when a rater compares pairs
         self.setObjectName("mainWindow")
         self.workspace = Workspace(self)
         self._build_pages()
@@ -244,6 +247,14 @@ class MainWindow(QMainWindow):
                 "A decision moves on to the next undecided disagreement. Press any key to close.",
             )
             return
+        if self._pairs is not None and self.pages.currentWidget() is self._pairs:
+            self.overlay.show_groups(
+                "Comparing pairs",
+                "Which of the two results better answers the query? Sides are shuffled",
+                self._pairs.shortcut_groups(),
+                "Each choice is saved at once and the next pair follows. Press any key to close.",
+            )
+            return
         session = self.judging.session
         if session is not None:
             labels = [label.label for label in session.scale]
@@ -381,6 +392,54 @@ class MainWindow(QMainWindow):
         self.pages.setCurrentWidget(self.judging)
         self._set_title()
         self.judging.results.view.setFocus()
+
+    @property
+    def pairs(self) -> PairScreen:
+        """The pair screen (preference judging), built the first time it is shown."""
+        if self._pairs is None:
+            from judge_app.gui.pair_screen import PairScreen
+
+            screen = PairScreen()
+            screen.message.connect(self.show_message)
+            screen.helpRequested.connect(self.toggle_shortcuts)
+            screen.gradesRequested.connect(self.show_judging)
+            self.pages.addWidget(screen)
+            self._pairs = screen
+        return self._pairs
+
+    def show_pairs(self) -> None:
+        """View ▸ Compare pairs: the rater judging compares pairs of results (their choices
+        read on a worker while the page says so)."""
+        session = self.judging.session
+        if self.database is None or session is None:
+            self.show_message("Choose who is judging first: View ▸ Judging", error=True)
+            return
+        from judge_app.judging.pair_session import PairSession
+
+        screen, database = self.pairs, session.database
+        rater_id, rater_name = session.rater_id, session.rater_name
+        if screen.session is not None and screen.session.rater_id == rater_id:
+            self.pages.setCurrentWidget(screen)
+            screen.setFocus()
+            return
+        screen.set_session(None)
+        screen.header.show_words(f"Opening {rater_name}'s pairs…", "Reading the queries.")
+        self.pages.setCurrentWidget(screen)
+        self.after_paint.run(
+            lambda _worker: PairSession(database, rater_id, rater_name),
+            self._compare,
+            lambda error: self.show_message(error_text(error), error=True),
+        )
+
+    def _compare(self, session: PairSession) -> None:
+        if session.database is not self.database:
+            return  # read for a database closed meanwhile
+        self.pairs.set_session(session)
+        overall = session.overall_progress()
+        self.show_message(
+            f"Comparing pairs as {session.rater_name}: {overall.done} of at most {overall.total} "
+            "pairs compared. Press ? for the shortcuts, Esc to grade."
+        )
 
     @property
     def adjudication(self) -> AdjudicationScreen:
@@ -541,19 +600,26 @@ class MainWindow(QMainWindow):
             self.judging.results.view.setFocus()
         elif self._adjudication is not None and current is self._adjudication:
             self._adjudication.list_view.setFocus()
+        elif self._pairs is not None and current is self._pairs:
+            self._pairs.setFocus()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         kind = event.type()
+        screens = (self.judging, *((self._pairs,) if self._pairs is not None else ()))
         if kind in _INPUT_EVENTS:
-            self.judging.timer.touch()
+            for screen in screens:
+                screen.timer.touch()
         elif kind == QEvent.Type.KeyRelease and isinstance(event, QKeyEvent):
-            self.judging.key_released(event)
+            for screen in screens:
+                screen.key_released(event)
         return super().eventFilter(watched, event)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.ActivationChange:
             active = self.isActiveWindow()
             self.judging.timer.set_active(active)
+            if self._pairs is not None:
+                self._pairs.timer.set_active(active)
             self.judging.step_watch.set_active(active)
             if not active:
                 self.judging.keys.reset()  # the keys' releases go to another window

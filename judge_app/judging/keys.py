@@ -108,6 +108,40 @@ KEYMAP_TITLES = {
 DEFAULT_KEYMAP = "standard"
 
 
+PAIR_ACTIONS = {
+    action.name: action
+    for action in (
+        Action("left", "Left result better"),
+        Action("right", "Right result better"),
+        Action("equal", "Equally good"),
+        Action("neither", "Neither is relevant"),
+        Action("skip", "Skip: cannot compare"),
+        Action("note", "Write a note on the pair"),
+        Action("undo", "Undo (this session's choices)"),
+        Action("redo", "Redo"),
+        Action("next_unfinished", "Next unfinished query"),
+        Action("next_query", "Next query"),
+        Action("previous_query", "Previous query"),
+        Action("find_query", "Find a query in the queue"),
+        Action("scroll_down", "Scroll both results down", repeats=True),
+        Action("scroll_up", "Scroll both results up", repeats=True),
+        Action("grades", "Back to grading"),
+        Action("help", "Show these shortcuts"),
+    )
+}
+"""What a rater does on the pair screen, where two results are compared."""
+PAIR_KEYMAP = {
+    **{key: "left" for key in ("Left", "1", "A")},
+    **{key: "right" for key in ("Right", "2", "D")},
+    **{key: "equal" for key in ("3", "E", "=")},
+    **{key: "neither" for key in ("0", "X")},
+    "S": "skip",
+    **{key: _COMMON[key] for key in _COMMON if _COMMON[key] in PAIR_ACTIONS},
+    "Esc": "grades",
+}
+"""The pair screen's keys: a side by arrow or number (or A and D under the left hand), equal,
+neither, skip; moving between queries, undo and help as on the grading screen."""
+
 ADJUDICATION_KEYMAP = {
     **{key: "undo" for key in ("Ctrl+Z", "Meta+Z")},
     **{key: "gold" for key in ("Ctrl+G", "Meta+G")},

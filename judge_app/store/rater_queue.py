@@ -155,7 +155,7 @@ def pooled_pair_count(session: Session, pool: PoolSettings) -> int:
 
 def _whole_pool(session: Session, pool: PoolSettings) -> Subquery:
     """The distinct (query_id, document_id) pairs of the pool over all queries."""
-    run_ids = [run_id for run_id, _name in _pool_runs(session, pool)]
+    run_ids = [run_id for run_id, _name in pool_runs(session, pool)]
     return (
         select(Result.query_id, Result.document_id)
         .where(Result.run_id.in_(run_ids), Result.rank <= pool.depth)
@@ -195,7 +195,7 @@ def rater_queue(session: Session, rater_id: int) -> list[QueueQuery]:
     return [QueueQuery(*rows[query_id]) for query_id in ids if query_id in rows]
 
 
-def _pool_runs(session: Session, pool: PoolSettings) -> list[tuple[int, str]]:
+def pool_runs(session: Session, pool: PoolSettings) -> list[tuple[int, str]]:
     """(id, name) of the pooled runs, the run giving the order first, then by name."""
     statement = select(Run.id, Run.name).order_by(Run.name)
     if pool.runs is not None:
@@ -222,7 +222,7 @@ def query_items(
     (unjudged until judged again), where a later run's documents would be: after the first
     run's, in the run order."""
     pool = pool or pool_settings(session)
-    runs = _pool_runs(session, pool)
+    runs = pool_runs(session, pool)
     if not runs:
         return []
     run_position = {run_id: index for index, (run_id, _name) in enumerate(runs)}
@@ -299,7 +299,7 @@ def _seeded_random(seed: int, rater_id: int, query_id: int) -> random.Random:
 
 def pooled_pairs(session: Session, pool: PoolSettings, rater_id: int) -> Select:
     """The distinct (query_id, document_id) pairs of the rater's queue in the pool."""
-    run_ids = [run_id for run_id, _name in _pool_runs(session, pool)]
+    run_ids = [run_id for run_id, _name in pool_runs(session, pool)]
     statement = select(Result.query_id, Result.document_id).where(
         Result.run_id.in_(run_ids), Result.rank <= pool.depth
     )
