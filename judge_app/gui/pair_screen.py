@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -30,8 +30,10 @@ from PySide6.QtWidgets import (
 from judge_app.gui.document_pane import DocumentPane
 from judge_app.gui.key_events import key_id, key_names
 from judge_app.gui.panes import as_list, banner, screen_column
+from judge_app.gui.plain import PLAIN
 from judge_app.gui.query_header import QueryHeader
 from judge_app.gui.query_queue import QueuePane
+from judge_app.gui.result_list import two_line_height
 from judge_app.gui.screen_writes import ScreenWrites
 from judge_app.judging.highlight import query_terms
 from judge_app.judging.keys import PAIR_ACTIONS, PAIR_KEYMAP, RepeatGuard, key_label, keys_of
@@ -43,23 +45,66 @@ if TYPE_CHECKING:
     from judge_app.judging.pair_session import PairChange, PairSession
 
 CHOICES = (
-    ("left", "Left better"),
-    ("equal", "Equally good"),
-    ("neither", "Neither relevant"),
-    ("skip", "Skip"),
-    ("right", "Right better"),
+    ("left", "Left better", "Left"),
+    ("equal", "Equally good", "Equal"),
+    ("neither", "Neither relevant", "Neither"),
+    ("skip", "Skip", "Skip"),
+    ("right", "Right better", "Right"),
 )
-"""The choice bar's buttons, left to right: the sides at the ends, under their results."""
+"""The choice bar's buttons, left to right (the sides at the ends, under their results): the
+action, its title, and its title where the window is narrow."""
+COMPACT_WIDTH = 1000
+"""Below this width the choice buttons show their short titles."""
+STRETCH = {"left": 3, "equal": 2, "neither": 2, "skip": 1, "right": 3}
+"""Each choice button's share of the bar: the sides widest, under their results."""
+ARROWS = {"Left": "←", "Right": "→"}
+"""Arrow keys as their arrows, on the choice buttons."""
 STORED = {"left": "left", "right": "right", "equal": "equal", "neither": "neither",
           "skip": "skipped"}  # fmt: skip
 """Each choice action as the session names it."""
-ROW_HEIGHT = 30
 SPLIT = [205, 1075]
 """The queue's and the pair's first widths (the two results share the pair's alike)."""
 
 
+class ChoiceButton(QPushButton):
+    """One choice: its keys in caps, then its title."""
+
+    def __init__(self, action: str, title: str, short: str) -> None:
+        super().__init__()
+        self.titles = {False: title, True: short}
+        self.setObjectName(f"choice_{action}")
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setMinimumHeight(44)
+        self.setToolTip(PAIR_ACTIONS[action].title)
+        self.setAccessibleName(title)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(10, 6, 10, 6)
+        layout.setSpacing(8)
+        self.keys = QLabel()
+        self.keys.setObjectName("overlayKeys")
+        self.title = QLabel(title)
+        self.title.setObjectName("rubricTitle")
+        if action == "right":  # the right side's button reads from its edge
+            layout.addStretch(1)
+        for child in (self.keys, self.title):
+            child.setTextFormat(PLAIN)
+            child.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+            layout.addWidget(child)
+        if action != "right":
+            layout.addStretch(1)
+
+    def set_compact(self, compact: bool) -> None:
+        """The short title (compact) or the whole one; never narrower than its words."""
+        self.title.setText(self.titles[compact])
+        layout = self.layout()
+        assert layout is not None
+        self.setMinimumWidth(layout.sizeHint().width())
+
+
 class ChoiceBar(QFrame):
-    """The five choices, each with its key; ``chosen`` gives the action clicked."""
+    """The five choices, each with its keys; ``chosen`` gives the action clicked."""
 
     chosen = Signal(str)
 
@@ -69,25 +114,24 @@ class ChoiceBar(QFrame):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(12, 10, 12, 10)
         layout.setSpacing(8)
-        self.buttons: dict[str, QPushButton] = {}
-        for action, title in CHOICES:
-            button = QPushButton()
-            button.setObjectName(f"choice_{action}")
-            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-            button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-            button.setMinimumHeight(40)
-            button.setToolTip(PAIR_ACTIONS[action].title)
+        self.buttons: dict[str, ChoiceButton] = {}
+        for action, title, short in CHOICES:
+            button = ChoiceButton(action, title, short)
             button.clicked.connect(lambda _checked=False, a=action: self.chosen.emit(a))
-            layout.addWidget(button, 2 if action in ("left", "right") else 1)
+            layout.addWidget(button, STRETCH[action])
             self.buttons[action] = button
-            button.setProperty("title", title)
         self.set_keymap(PAIR_KEYMAP)
+        self.set_compact(False)
+
+    def set_compact(self, compact: bool) -> None:
+        for button in self.buttons.values():
+            button.set_compact(compact)
 
     def set_keymap(self, keymap: dict[str, str]) -> None:
-        """Name each choice's first keys on its button."""
+        """Name each choice's first two keys on its button."""
         for action, button in self.buttons.items():
-            keys = " / ".join(key_label(key) for key in keys_of(keymap, action)[:2])
-            button.setText(f"{button.property('title')}   [{keys}]")
+            keys = keys_of(keymap, action)[:2]
+            button.keys.setText(" ".join(ARROWS.get(key, key_label(key)) for key in keys))
 
 
 class PairScreen(QWidget):
@@ -115,7 +159,7 @@ class PairScreen(QWidget):
         self.queue.chosen.connect(self.open_query)
         self.queue.found.connect(self.open_query)
         self.queue.left.connect(self.setFocus)
-        as_list(self.queue.view, ROW_HEIGHT)
+        as_list(self.queue.view, two_line_height(self.queue.view))
         self.left = DocumentPane("Left")
         self.right = DocumentPane("Right")
         for pane in (self.left, self.right):
@@ -149,6 +193,10 @@ class PairScreen(QWidget):
     @property
     def in_flight(self) -> int:
         return self.writes.in_flight
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.choices.set_compact(self.width() < COMPACT_WIDTH)
 
     # binding ---------------------------------------------------------------------------------
 

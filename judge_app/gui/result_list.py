@@ -74,9 +74,7 @@ class ResultsPane(QWidget):
 
     def row_height(self) -> int:
         """The height of a result's two lines (title and address)."""
-        option = QStyleOptionViewItem()
-        self.view.initViewItemOption(option)
-        return TwoLineDelegate(Role.URL).sizeHint(option, QModelIndex()).height()
+        return two_line_height(self.view)
 
     @property
     def current_row(self) -> int:
@@ -153,3 +151,10 @@ def done_cue(results: int, queries: int, keymap: dict[str, str], all_done: bool)
     keys = keys_of(keymap, "next_unfinished")
     enter = html.escape(key_label(keys[0])) if keys else "Enter"
     return f"<b>✓ Query done.</b> Press <b>{enter}</b> for the next unfinished query."
+
+
+def two_line_height(view: QTableView) -> int:
+    """The height of a row of two lines (a title and a line under it) in ``view``."""
+    option = QStyleOptionViewItem()
+    view.initViewItemOption(option)
+    return TwoLineDelegate(Role.URL).sizeHint(option, QModelIndex()).height()

@@ -574,7 +574,8 @@ class MainWindow(QMainWindow):
     def _page_changed(self, _index: int) -> None:
         self._update_actions()
         self._set_title()
-        self._watch_input(self.pages.currentWidget() is self.judging)
+        current = self.pages.currentWidget()
+        self._watch_input(current is self.judging or current is self._pairs)
 
     def _watch_input(self, on: bool) -> None:
         """Watch every event of the application (``eventFilter``: the rater's activity and key
@@ -617,12 +618,11 @@ class MainWindow(QMainWindow):
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.ActivationChange:
             active = self.isActiveWindow()
-            self.judging.timer.set_active(active)
-            if self._pairs is not None:
-                self._pairs.timer.set_active(active)
             self.judging.step_watch.set_active(active)
-            if not active:
-                self.judging.keys.reset()  # the keys' releases go to another window
+            for screen in (self.judging, *((self._pairs,) if self._pairs is not None else ())):
+                screen.timer.set_active(active)
+                if not active:
+                    screen.keys.reset()  # the keys' releases go to another window
         super().changeEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
@@ -641,15 +641,17 @@ class MainWindow(QMainWindow):
             self.judging.idle.connect(self.close, Qt.ConnectionType.SingleShotConnection)
             event.ignore()
             return
-        adjudication = self._adjudication
-        if adjudication is not None and adjudication.in_flight:
-            self.show_message("Saving the decisions before closing…")
-            adjudication.idle.connect(self.close, Qt.ConnectionType.SingleShotConnection)
-            event.ignore()
-            return
+        others = [s for s in (self._adjudication, self._pairs) if s is not None]
+        for screen in others:
+            if screen.in_flight:
+                self.show_message("Saving the last choices before closing…")
+                screen.writes.closing = True
+                screen.idle.connect(self.close, Qt.ConnectionType.SingleShotConnection)
+                event.ignore()
+                return
         self.judging.writes.close()
-        if adjudication is not None:
-            adjudication.writes.close()
+        for screen in others:
+            screen.writes.close()
         geometry.save(self, self.splitters())
         QThreadPool.globalInstance().waitForDone()  # workers past their last signal
         self._watch_input(False)

@@ -110,9 +110,26 @@ def test_blind_the_pair_screen_shows_no_other_raters_choice_grade_or_score(
     screen = open_pairs(qtbot, window)
     for index in range(len(screen.session.queue)):
         screen.open_query(index)
-        shown = " ".join(
-            pane.view.toPlainText() for pane in (screen.left, screen.right)
-        ) + screen.header.query_progress.text()
+        shown = (
+            " ".join(pane.view.toPlainText() for pane in (screen.left, screen.right))
+            + screen.header.query_progress.text()
+        )
         assert "ANA-ONLY" not in shown
         assert not any(f" {score} " in f" {shown} " for score in scores if len(score) > 3)
         assert screen.session.mine == {}  # dan's own choices only: ana's are not his
+
+
+def test_the_same_key_pressed_again_chooses_again_and_closing_waits_for_the_choices(
+    qtbot, open_window, demo_db
+):
+    """The key's release reaches the pair screen (as it does the grading screen), so a
+    second press of the same key is a new choice, not a key held down."""
+    window = open_window(demo_db, "dan")
+    screen = open_pairs(qtbot, window)
+    for _ in range(3):
+        key(qtbot, window, Qt.Key.Key_Left)
+    assert screen.session.query_progress().done == 3
+    qtbot.keyClick(QApplication.focusWidget() or screen, Qt.Key.Key_Right)
+    window.close()  # with the last choice perhaps on its way: written before the window goes
+    qtbot.waitUntil(lambda: not window.isVisible(), timeout=20_000)
+    assert len(stored(demo_db)) == 4
