@@ -254,7 +254,7 @@ class PairScreen(QWidget):
             self.right.show_item(shown.right, self._terms)
             self.pair_or_done.setCurrentIndex(0)
             self.timer.restart()
-        self.choices.setEnabled(shown is not None)
+        self.choices.setVisible(shown is not None)  # a query done: nothing to choose
         self._update_progress()
 
     def _show_done(self) -> None:
