@@ -94,6 +94,7 @@ def take(folder: Path) -> list[Path]:
             app.processEvents()
             saved.append(_save(window, folder / f"shortcuts-{theme}.png"))
             QTest.keyClick(window.overlay, Qt.Key.Key_Escape)
+            saved += _pair_screen(window, folder, theme)
 
             dialog = window.show_dialog("import")
             dialog.queries.edit.setText(str(queries))
@@ -125,6 +126,30 @@ def take(folder: Path) -> list[Path]:
             window.database.close()
             saved += _raters_page(folder_of_theme, folder, theme)
             saved += _calibration_page(folder_of_theme, folder, theme)
+    return saved
+
+
+def _pair_screen(window: MainWindow, folder: Path, theme: str) -> list[Path]:
+    """The pair screen after two choices from the keyboard, and its shortcuts; then back to
+    grading. The light one is also saved in docs/."""
+    app = QApplication.instance()
+    window.menus.page_actions["pairs"].trigger()
+    screen = window.pairs
+    while screen.session is None:  # read on a worker
+        QThreadPool.globalInstance().waitForDone(50)
+        app.processEvents()
+    for key in (Qt.Key.Key_Left, Qt.Key.Key_3):
+        QTest.keyClick(screen, key)
+        while screen.in_flight:
+            app.processEvents()
+    saved = [_save(window, folder / f"pairs-{theme}.png")]
+    if theme == "light":
+        shutil.copy(saved[0], DOCS / "pairs.png")
+    QTest.keyClick(screen, Qt.Key.Key_Question)
+    app.processEvents()
+    saved.append(_save(window, folder / f"pairs-shortcuts-{theme}.png"))
+    QTest.keyClick(window.overlay, Qt.Key.Key_Escape)
+    QTest.keyClick(screen, Qt.Key.Key_Escape)
     return saved
 
 
