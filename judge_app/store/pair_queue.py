@@ -125,15 +125,14 @@ def pair_progress(
     )
     sizes = session.execute(select(pooled.c.query_id, func.count()).group_by(pooled.c.query_id))
     progress = {query_id: Progress(0, 0, most_pairs(settings, size)) for query_id, size in sizes}
-    for query_id, skipped, count in session.execute(
-        select(Preference.query_id, Preference.choice == "skipped", func.count())
+    for query_id, choice, count in session.execute(
+        select(Preference.query_id, Preference.choice, func.count())
         .where(Preference.rater_id == rater_id)
-        .group_by(Preference.query_id, Preference.choice == "skipped")
+        .group_by(Preference.query_id, Preference.choice)
     ):
         old = progress.get(query_id, Progress(0, 0, 0))
-        graded, skips = (
-            (old.graded, old.skipped + count) if skipped else (old.graded + count, old.skipped)
-        )
+        skipped = count if choice == "skipped" else 0
+        graded, skips = old.graded + count - skipped, old.skipped + skipped
         progress[query_id] = Progress(graded, skips, max(old.total, graded + skips))
     return progress
 

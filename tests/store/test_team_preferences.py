@@ -45,3 +45,24 @@ def test_a_rater_records_and_reads_only_their_own_preferences(team):
         engine.dispose()
     with open_database(team.url) as owner, owner.reading() as session:
         assert sorted(preferences_frame(session)["choice"]) == ["a", "equal"]
+
+
+def test_a_raters_login_compares_pairs_seeing_only_their_own(team):
+    """The pair session under row-level security: the plan reads what the login may (its own
+    grades and choices, the runs) and its choices are written as its own."""
+    from judge_app.judging.pair_session import LEFT, PairSession
+
+    ana = team.ids["ana"]
+    with open_database(team.url) as owner:
+        owner.write(lambda s: record_preference(s, team.ids["ben"], 1, 1, 2, "a", note="BEN"))
+    with open_database(team.url_of("ana"), create=False) as database:
+        session = PairSession(database, ana, team.logins["ana"])
+        session.open_query(0)
+        assert session.others == []  # ben's choice is not the login's to read
+        for _ in range(2):
+            change = session.choose(LEFT)
+            session.settle(change, database.write(change.write), None)
+        with database.reading() as reading:
+            assert len(preferences_frame(reading)) == 2
+        again = PairSession(database, ana, team.logins["ana"])
+        assert again.overall_progress().done == 2
