@@ -134,7 +134,7 @@ def _pair_screen(window: MainWindow, folder: Path, theme: str) -> list[Path]:
     grading. The light one is also saved in docs/."""
     app = QApplication.instance()
     window.menus.page_actions["pairs"].trigger()
-    screen = window.pairs
+    screen = window.pair_page.screen
     while screen.session is None:  # read on a worker
         QThreadPool.globalInstance().waitForDone(50)
         app.processEvents()

@@ -31,6 +31,7 @@ from judge_app.gui.error_words import error_text
 from judge_app.gui.judging import JudgingScreen
 from judge_app.gui.opening import AfterPaint, DemoBuilder, Opening, short_name
 from judge_app.gui.overlay import ShortcutOverlay
+from judge_app.gui.pair_page import PairPage
 from judge_app.gui.rater_chooser import RaterChooser
 from judge_app.gui.theme import apply_theme, stylesheet
 from judge_app.gui.window_menus import WindowMenus
@@ -48,7 +49,6 @@ if TYPE_CHECKING:
     from judge_app.gui.lead_dialog import LeadDialog
     from judge_app.gui.pair_screen import PairScreen
     from judge_app.gui.transfer import ExportDialog, ImportDialog
-    from judge_app.judging.pair_session import PairSession
     from judge_app.judging.session import JudgingSession
     from judge_app.store import Database
 
@@ -91,7 +91,7 @@ class MainWindow(QMainWindow):
         self.export_dialog: ExportDialog | None = None
         self.lead_dialog: LeadDialog | None = None
         self._adjudication: AdjudicationScreen | None = None  # built when a lead opens it
-        self._pairs: PairScreen | None = None  # built when a rater compares pairs
+        self.pair_page = PairPage(self)  # its screen built when a rater compares pairs
         self.setObjectName("mainWindow")
         self.workspace = Workspace(self)
         self._build_pages()
@@ -247,11 +247,12 @@ class MainWindow(QMainWindow):
                 "A decision moves on to the next undecided disagreement. Press any key to close.",
             )
             return
-        if self._pairs is not None and self.pages.currentWidget() is self._pairs:
+        pairs = self.pair_page.built
+        if pairs is not None and self.pages.currentWidget() is pairs:
             self.overlay.show_groups(
                 "Comparing pairs",
                 "Which of the two results better answers the query? Sides are shuffled",
-                self._pairs.shortcut_groups(),
+                pairs.shortcut_groups(),
                 "Each choice is saved at once and the next pair follows. Press any key to close.",
             )
             return
@@ -394,54 +395,6 @@ class MainWindow(QMainWindow):
         self.judging.results.view.setFocus()
 
     @property
-    def pairs(self) -> PairScreen:
-        """The pair screen (preference judging), built the first time it is shown."""
-        if self._pairs is None:
-            from judge_app.gui.pair_screen import PairScreen
-
-            screen = PairScreen()
-            screen.message.connect(self.show_message)
-            screen.helpRequested.connect(self.toggle_shortcuts)
-            screen.gradesRequested.connect(self.show_judging)
-            self.pages.addWidget(screen)
-            self._pairs = screen
-        return self._pairs
-
-    def show_pairs(self) -> None:
-        """View ▸ Compare pairs: the rater judging compares pairs of results (their choices
-        read on a worker while the page says so)."""
-        session = self.judging.session
-        if self.database is None or session is None:
-            self.show_message("Choose who is judging first: View ▸ Judging", error=True)
-            return
-        from judge_app.judging.pair_session import PairSession
-
-        screen, database = self.pairs, session.database
-        rater_id, rater_name = session.rater_id, session.rater_name
-        if screen.session is not None and screen.session.rater_id == rater_id:
-            self.pages.setCurrentWidget(screen)
-            screen.setFocus()
-            return
-        screen.set_session(None)
-        screen.header.show_words(f"Opening {rater_name}'s pairs…", "Reading the queries.")
-        self.pages.setCurrentWidget(screen)
-        self.after_paint.run(
-            lambda _worker: PairSession(database, rater_id, rater_name),
-            self._compare,
-            lambda error: self.show_message(error_text(error), error=True),
-        )
-
-    def _compare(self, session: PairSession) -> None:
-        if session.database is not self.database:
-            return  # read for a database closed meanwhile
-        self.pairs.set_session(session)
-        overall = session.overall_progress()
-        self.show_message(
-            f"Comparing pairs as {session.rater_name}: {overall.done} of at most {overall.total} "
-            "pairs compared. Press ? for the shortcuts, Esc to grade."
-        )
-
-    @property
     def adjudication(self) -> AdjudicationScreen:
         """The adjudication screen, built the first time a lead opens it."""
         if self._adjudication is None:
@@ -483,6 +436,7 @@ class MainWindow(QMainWindow):
 
         if self.database is None:
             return
+        self.pair_page.refresh()
         if self.judging.in_flight:
             self.judging.idle.connect(self.refresh_judging, Qt.ConnectionType.SingleShotConnection)
             return
@@ -525,6 +479,7 @@ class MainWindow(QMainWindow):
         if self.database is None:
             return
         self.judging.set_session(None)
+        self.pair_page.close()
         self.workspace.close_database()
         self.opening.show_start_page()
 
@@ -575,7 +530,7 @@ class MainWindow(QMainWindow):
         self._update_actions()
         self._set_title()
         current = self.pages.currentWidget()
-        self._watch_input(current is self.judging or current is self._pairs)
+        self._watch_input(current is self.judging or current is self.pair_page.built)
 
     def _watch_input(self, on: bool) -> None:
         """Watch every event of the application (``eventFilter``: the rater's activity and key
@@ -595,18 +550,24 @@ class MainWindow(QMainWindow):
         self._focus_page()
 
     def _focus_page(self) -> None:
-        """The keys go to the judging screen's results or the adjudication list, if shown."""
+        """The keys go to the judging screen's results, the adjudication list or the pair
+        screen, whichever is shown."""
         current = self.pages.currentWidget()
         if current is self.judging:
             self.judging.results.view.setFocus()
         elif self._adjudication is not None and current is self._adjudication:
             self._adjudication.list_view.setFocus()
-        elif self._pairs is not None and current is self._pairs:
-            self._pairs.setFocus()
+        elif current is self.pair_page.built and current is not None:
+            current.setFocus()  # the pair screen reads the keys itself
+
+    def _keyed_screens(self) -> tuple[JudgingScreen | PairScreen, ...]:
+        """The screens that read the rater's keys and time their work."""
+        pairs = self.pair_page.built
+        return (self.judging,) if pairs is None else (self.judging, pairs)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         kind = event.type()
-        screens = (self.judging, *((self._pairs,) if self._pairs is not None else ()))
+        screens = self._keyed_screens()
         if kind in _INPUT_EVENTS:
             for screen in screens:
                 screen.timer.touch()
@@ -619,7 +580,7 @@ class MainWindow(QMainWindow):
         if event.type() == QEvent.Type.ActivationChange:
             active = self.isActiveWindow()
             self.judging.step_watch.set_active(active)
-            for screen in (self.judging, *((self._pairs,) if self._pairs is not None else ())):
+            for screen in self._keyed_screens():
                 screen.timer.set_active(active)
                 if not active:
                     screen.keys.reset()  # the keys' releases go to another window
@@ -641,7 +602,7 @@ class MainWindow(QMainWindow):
             self.judging.idle.connect(self.close, Qt.ConnectionType.SingleShotConnection)
             event.ignore()
             return
-        others = [s for s in (self._adjudication, self._pairs) if s is not None]
+        others = [s for s in (self._adjudication, self.pair_page.built) if s is not None]
         for screen in others:
             if screen.in_flight:
                 self.show_message("Saving the last choices before closing…")

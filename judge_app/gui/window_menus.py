@@ -62,7 +62,7 @@ LEAD = tuple(
 )
 PAGES = (
     Entry("judging", "&Judging", "show_judging", "Ctrl+1"),
-    Entry("pairs", "Compare &pairs", "show_pairs", "Ctrl+6"),
+    Entry("pairs", "Compare &pairs", "pair_page.show", "Ctrl+6"),
     Entry(
         "evaluation",
         "&Evaluation (NDCG)",

@@ -17,18 +17,18 @@ from judge_app.store.preferences import preferences_frame, record_preference
 
 def key(qtbot, window, key, modifier=Qt.KeyboardModifier.NoModifier):
     """A key to the pair screen as a user's key press is; returns once it is written."""
-    target = QApplication.focusWidget() or window.pairs
+    target = QApplication.focusWidget() or window.pair_page.screen
     qtbot.keyClick(target, key, modifier)
-    qtbot.waitUntil(lambda: window.pairs.in_flight == 0, timeout=20_000)
+    qtbot.waitUntil(lambda: window.pair_page.screen.in_flight == 0, timeout=20_000)
 
 
 def open_pairs(qtbot, window):
     written(qtbot, window)
     qtbot.waitUntil(lambda: window.judging.session is not None, timeout=20_000)
     window.menus.page_actions["pairs"].trigger()  # View ▸ Compare pairs (Ctrl+6)
-    qtbot.waitUntil(lambda: window.pairs.session is not None, timeout=20_000)
-    assert window.pages.currentWidget() is window.pairs
-    return window.pairs
+    qtbot.waitUntil(lambda: window.pair_page.screen.session is not None, timeout=20_000)
+    assert window.pages.currentWidget() is window.pair_page.screen
+    return window.pair_page.screen
 
 
 def stored(path):
