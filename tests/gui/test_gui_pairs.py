@@ -133,3 +133,16 @@ def test_the_same_key_pressed_again_chooses_again_and_closing_waits_for_the_choi
     window.close()  # with the last choice perhaps on its way: written before the window goes
     qtbot.waitUntil(lambda: not window.isVisible(), timeout=20_000)
     assert len(stored(demo_db)) == 4
+
+
+def test_a_change_of_the_campaign_reads_the_pairs_again(qtbot, open_window, demo_db):
+    window = open_window(demo_db, "dan")
+    screen = open_pairs(qtbot, window)
+    before = screen.session
+    assert before.settings == PairSettings()
+    with open_database(demo_db) as database, database.transaction() as session:
+        set_pair_settings(session, PairSettings(top=4, budget=2))
+    window.workspace.campaignChanged.emit()  # as a lead's dialog or an import says
+    qtbot.waitUntil(lambda: screen.session not in (None, before), timeout=20_000)
+    assert screen.session.settings == PairSettings(top=4, budget=2)
+    assert screen.session.query_progress().total == 2
