@@ -63,7 +63,7 @@ class AutojudgeDialog(LeadDialog):
             "Start",
         )
         self.setMinimumWidth(760)
-        remembered = preferences.autojudge_settings()
+        remembered = preferences.dialog_settings("autojudge", preferences.AUTOJUDGE_KEYS)
         self.endpoint = self._line(
             "autojudgeEndpoint", remembered.get("endpoint", DEFAULT_ENDPOINT)
         )
@@ -241,13 +241,14 @@ class AutojudgeDialog(LeadDialog):
         if database is None or self.workspace.busy():
             return
         if isinstance(options, AutojudgeOptions):
-            preferences.remember_autojudge_settings(
+            preferences.remember_dialog_settings(
+                "autojudge",
                 {
                     # no user, password or query, where a key could hide: never in the settings
                     "endpoint": public_url(options.endpoint) if options.endpoint else "",
                     "model": options.model or "",
                     "api_key_env": options.api_key_env,
-                }
+                },
             )
         self.show_error("")
         self.summary.hide()

@@ -9,6 +9,8 @@ and stores nothing; the dialog then shows what was stored, or why not, and stays
 
 from __future__ import annotations
 
+import json
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
@@ -34,11 +36,13 @@ from judge_app.commands.fetch import (
 from judge_app.engines.fields import DEFAULT_PATHS, ENGINES, FIELDS
 from judge_app.engines.template import RequestTemplate
 from judge_app.errors import JudgeAppError
+from judge_app.gui import preferences
 from judge_app.gui.error_words import error_text
 from judge_app.gui.lead_dialog import LeadDialog, TaskReports, field
 from judge_app.gui.workers import Worker
 from judge_app.gui.workspace import Workspace
 from judge_app.options import names
+from judge_app.web import public_url
 
 ENGINE_TITLES = {
     "elasticsearch": "Elasticsearch",
@@ -173,6 +177,7 @@ class FetchDialog(LeadDialog):
         self._shown_engine = ""
         self.engine.currentIndexChanged.connect(self._engine_chosen)
         self._engine_chosen()
+        self._restore()
         room = self.screen().availableGeometry().size() * 0.92
         self.resize(self.sizeHint().boundedTo(room))
 
@@ -212,6 +217,40 @@ class FetchDialog(LeadDialog):
             rate=self.rate.value(),
         ).checked()
 
+    def _restore(self) -> None:
+        """Show the engine and how it was asked as at the last fetch (those stored)."""
+        kept = preferences.dialog_settings("fetch", preferences.FETCH_KEYS)
+        if (index := self.engine.findData(kept.get("engine"))) >= 0:
+            self.engine.setCurrentIndex(index)
+        self.url.setText(kept.get("url", ""))
+        self.auth_env.setText(kept.get("auth_env", AUTH_ENV))
+        if "depth" in kept:
+            self.hits_per_query.setValue(int(kept["depth"]))
+        if "rate" in kept:
+            self.rate.setValue(float(kept["rate"]))
+        paths = json.loads(kept.get("paths", "{}"))
+        for name, edit in self.paths.items():
+            edit.setText(paths.get(name, ""))
+        if kept.get("template"):
+            self.template.setPlainText(kept["template"])
+
+    def _remember(self, options: FetchOptions) -> None:
+        """Keep the engine and how it was asked for the next fetch: no user, password or
+        query of the address (where a credential could hide), nor the run's name."""
+        edited = self.template.toPlainText()
+        preferences.remember_dialog_settings(
+            "fetch",
+            {
+                "engine": options.engine,
+                "url": public_url(options.url),
+                "depth": str(options.depth),
+                "auth_env": options.auth_env,
+                "rate": str(options.rate),
+                "paths": json.dumps(options.fields),
+                "template": "" if options.template is None else edited,
+            },
+        )
+
     def save(self) -> None:
         """Start the fetch off the UI thread; its progress dialog can cancel it."""
         try:
@@ -219,6 +258,7 @@ class FetchDialog(LeadDialog):
         except JudgeAppError as error:
             self.show_error(error_text(error))
             return
+        self._remember(options)
         database = self.workspace.database
         if database is None or self.workspace.busy():
             return

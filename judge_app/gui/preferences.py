@@ -151,20 +151,23 @@ def remember_evaluation_settings(database: str, values: dict[str, object]) -> No
 
 AUTOJUDGE_KEYS = ("endpoint", "model", "api_key_env")
 """What the automatic judge's dialog keeps: where and whom it asked (never a key itself)."""
+FETCH_KEYS = ("engine", "url", "depth", "auth_env", "rate", "paths", "template")
+"""What the fetch dialog keeps: the engine and how it was asked (never a credential, nor the
+run's name or queries, which belong to one fetch)."""
 
 
-def autojudge_settings() -> dict[str, str]:
-    """The automatic judge's endpoint, model and key variable as last used (those stored)."""
+def dialog_settings(group: str, keys: tuple[str, ...]) -> dict[str, str]:
+    """A dialog's ``keys`` as it last used them (those stored), under ``group``."""
     settings = app_settings()
     return {
-        key: str(settings.value(f"autojudge/{key}"))
-        for key in AUTOJUDGE_KEYS
-        if settings.contains(f"autojudge/{key}")
+        key: str(settings.value(f"{group}/{key}"))
+        for key in keys
+        if settings.contains(f"{group}/{key}")
     }
 
 
-def remember_autojudge_settings(values: dict[str, str]) -> None:
-    """Keep the automatic judge's endpoint, model and key variable for the next time."""
+def remember_dialog_settings(group: str, values: dict[str, str]) -> None:
+    """Keep a dialog's ``values`` for the next time, under ``group``."""
     settings = app_settings()
-    for key in AUTOJUDGE_KEYS:
-        settings.setValue(f"autojudge/{key}", values[key])
+    for key, value in values.items():
+        settings.setValue(f"{group}/{key}", value)

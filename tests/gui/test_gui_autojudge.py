@@ -55,7 +55,10 @@ def test_the_dialog_judges_and_reports_the_summary(qtbot, open_window, demo_db, 
         'judge "judge-model": 6 pairs, 0 cached, 6 asked: 6 graded, 0 failed'
     )
     assert not dialog.error.isVisible()
-    assert preferences.autojudge_settings()["endpoint"] == chat_server.url
+    assert (
+        preferences.dialog_settings("autojudge", preferences.AUTOJUDGE_KEYS)["endpoint"]
+        == chat_server.url
+    )
 
 
 def test_an_endpoint_is_remembered_without_a_key_in_it(qtbot, open_window, demo_db, chat_server):
@@ -66,7 +69,10 @@ def test_an_endpoint_is_remembered_without_a_key_in_it(qtbot, open_window, demo_
     dialog.limit.setValue(1)
     with qtbot.waitSignal(dialog.judged, timeout=30_000):
         qtbot.mouseClick(dialog.accept_button, Qt.MouseButton.LeftButton)
-    assert preferences.autojudge_settings()["endpoint"] == chat_server.url
+    assert (
+        preferences.dialog_settings("autojudge", preferences.AUTOJUDGE_KEYS)["endpoint"]
+        == chat_server.url
+    )
     assert chat_server.seen[0].path.endswith("?api-key=s3cret")  # used, never kept
 
 

@@ -119,3 +119,28 @@ def test_the_dialog_is_used_with_the_keyboard(qtbot, open_window, demo_db, engin
     with qtbot.waitSignal(dialog.fetched, timeout=30_000):
         qtbot.keyClick(dialog.run_name, Qt.Key.Key_Return)
     assert runs(demo_db)[-1] == "typed"
+
+
+def test_the_next_fetch_starts_from_the_engine_and_settings_of_the_last(
+    qtbot, open_window, demo_db, engine_server
+):
+    """The engine, its address, the hits, the pace and the field paths come back (the
+    engine's own template, unedited, stays the engine's); the run's name and queries do
+    not."""
+    window = open_window(demo_db)
+    dialog = opened_dialog(window, engine_server)
+    dialog.engine.setCurrentIndex(dialog.engine.findData("opensearch"))
+    dialog.hits_per_query.setValue(7)
+    dialog.paths["title"].setText("_source.title")
+    dialog.run_name.setText("first")
+    dialog.queries.setText("q01")
+    dialog.accept_button.click()
+    qtbot.waitUntil(dialog.isEnabled, timeout=30_000)
+    assert not dialog.error.isVisible(), dialog.error.text()
+    dialog.reject()
+    again = window.show_dialog("fetch")
+    assert again.chosen_engine == "opensearch" and again.hits_per_query.value() == 7
+    assert again.url.text() == engine_server.url
+    assert again.paths["title"].text() == "_source.title" and again.rate.value() == 0
+    assert again.run_name.text() == "" and again.queries.text() == ""
+    assert again.template.toPlainText() == DEFAULT_TEMPLATES["opensearch"]
