@@ -654,6 +654,18 @@ def _add_settings_parser(commands: argparse._SubParsersAction) -> None:
         "(judge-app sample)",
     )
     settings.add_argument(
+        "--pairs-top",
+        type=int,
+        metavar="N",
+        help="preference judging compares each query's N best candidates (2-20)",
+    )
+    settings.add_argument(
+        "--pairs-budget",
+        type=int,
+        metavar="N",
+        help="at most N pairs of them per rater and query (at least 1)",
+    )
+    settings.add_argument(
         "--min-seconds",
         type=float,
         metavar="S",
@@ -939,6 +951,12 @@ def _add_packet_parser(commands: argparse._SubParsersAction) -> None:
     export.add_argument("--rater", required=True, metavar="NAME", help="whose packet")
     export.add_argument(
         "--out", required=True, type=Path, metavar="FILE.judge", help="the packet file to write"
+    )
+    export.add_argument(
+        "--pairs",
+        action="store_true",
+        help="also carry the preference pairs the rater is asked to compare (judge-app settings "
+        "--pairs-top, --pairs-budget), planned on every rater's grades and choices here",
     )
     merge = actions.add_parser("merge", help="merge a packet back into the database it came from")
     _add_db(merge)
@@ -1598,7 +1616,12 @@ def _settings(args: argparse.Namespace) -> str:
         for name, value in (("min_seconds", args.min_seconds), ("repeat_share", args.repeat_share))
         if value is not None
     }
-    change = SettingsChange(tuple(grades), pool, quality).checked()
+    pairs = {
+        name: value
+        for name, value in (("top", args.pairs_top), ("budget", args.pairs_budget))
+        if value is not None
+    }
+    change = SettingsChange(tuple(grades), pool, quality, pairs).checked()
     found = read_settings(args.db) if change.empty else change_settings(args.db, change)
     return found.as_text(args.format)
 
@@ -1638,7 +1661,7 @@ def _packet(args: argparse.Namespace) -> str:
     from judge_app.commands.packets import PacketExport, PacketMerge, export_packet, merge_packet
 
     if args.packet_command == "export":
-        return str(export_packet(args.db, PacketExport(args.rater, args.out)))
+        return str(export_packet(args.db, PacketExport(args.rater, args.out, args.pairs)))
     return str(merge_packet(args.db, PacketMerge(args.packet)))
 
 

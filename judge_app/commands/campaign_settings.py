@@ -1,7 +1,8 @@
 """A campaign's settings, read and changed in one place (``judge-app settings``, and the
 window's Lead ▸ Rubric…, Pooling… and Quality checks…): the rubric (what each grade 0–5 is
-called and means), the pooling (which results raters judge, in which order) and the quality
-checks (the fastest credible judgment, the share of items shown again).
+called and means), the pooling (which results raters judge, in which order), the preference
+pairs (how many candidates of a query are compared, and at most how many pairs per rater) and
+the quality checks (the fastest credible judgment, the share of items shown again).
 
 A change names only what it changes; the rest is kept. It is checked and written in one
 transaction, so a change with one wrong value changes nothing.
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from judge_app.errors import UsageError
 from judge_app.store.database import Database, opened
 from judge_app.store.grade_labels import GradeLabel
+from judge_app.store.pair_queue import PairSettings, pair_settings, set_pair_settings
 from judge_app.store.rater_queue import QUERY_ORDERS, PoolSettings, pool_settings, set_pool_settings
 from judge_app.store.settings import (
     QualitySettings,
@@ -37,17 +39,20 @@ QUERY_ORDER_WORDS = {"assigned": "as assigned", "active": "in the active sample'
 
 @dataclass(frozen=True)
 class CampaignSettings:
-    """The settings as they are: the ``rubric``, the ``pool`` and the ``quality`` checks."""
+    """The settings as they are: the ``rubric``, the ``pool``, the preference ``pairs`` and
+    the ``quality`` checks."""
 
     rubric: tuple[GradeLabel, ...]
     pool: PoolSettings
     quality: QualitySettings
+    pairs: PairSettings
 
     def record(self) -> dict[str, Any]:
         """The settings as JSON-ready values."""
         return {
             "rubric": [dataclasses.asdict(label) for label in self.rubric],
             "pool": dataclasses.asdict(self.pool),
+            "pairs": dataclasses.asdict(self.pairs),
             "quality": dataclasses.asdict(self.quality),
         }
 
@@ -74,6 +79,8 @@ class CampaignSettings:
             f"  the top {pool.depth} of {', '.join(pool.runs) if pool.runs else 'every run'}",
             f"  results shown {order}",
             f"  queries taken {QUERY_ORDER_WORDS[pool.query_order]}",
+            "Preference pairs",
+            f"  {pair_cost(self.pairs)}",
             "Quality checks",
             f"  fastest credible judgment {quality.min_seconds:g} s",
             f"  shown again for self-agreement {quality.repeat_share:.0%} of each rater's items",
@@ -84,12 +91,14 @@ class CampaignSettings:
 @dataclass(frozen=True)
 class SettingsChange:
     """What to change: the ``grades`` whose label and description are given, the ``pool``
-    settings named (``PoolSettings``' fields and their values) and the ``quality`` settings
-    named (``QualitySettings``' fields); the rest is kept."""
+    settings named (``PoolSettings``' fields and their values), the ``quality`` settings
+    named (``QualitySettings``' fields) and the ``pairs`` settings named (``PairSettings``'
+    ``top`` and ``budget``); the rest is kept."""
 
     grades: tuple[GradeLabel, ...] = ()
     pool: Mapping[str, Any] = field(default_factory=dict)
     quality: Mapping[str, float] = field(default_factory=dict)
+    pairs: Mapping[str, int] = field(default_factory=dict)
 
     def checked(self) -> SettingsChange:
         """This change, or a usage error naming what is wrong."""
@@ -111,11 +120,14 @@ class SettingsChange:
         quality = {item.name for item in dataclasses.fields(QualitySettings)}
         if unknown := sorted(set(self.quality) - quality):
             raise UsageError(f"no quality setting {', '.join(unknown)}")
+        pairs = {item.name for item in dataclasses.fields(PairSettings)}
+        if unknown := sorted(set(self.pairs) - pairs):
+            raise UsageError(f"no preference pair setting {', '.join(unknown)}")
         return self
 
     @property
     def empty(self) -> bool:
-        return not (self.grades or self.pool or self.quality)
+        return not (self.grades or self.pool or self.quality or self.pairs)
 
 
 def read_settings(database: Database | str) -> CampaignSettings:
@@ -127,7 +139,10 @@ def read_settings(database: Database | str) -> CampaignSettings:
 
 def _settings_in(session: Session) -> CampaignSettings:
     return CampaignSettings(
-        tuple(scale(session)), pool_settings(session), quality_settings(session)
+        tuple(scale(session)),
+        pool_settings(session),
+        quality_settings(session),
+        pair_settings(session),
     )
 
 
@@ -145,7 +160,20 @@ def change_settings(database: Database | str, change: SettingsChange) -> Campaig
         if change.quality:
             quality = dataclasses.replace(quality_settings(session), **change.quality)
             set_quality_settings(session, quality)
+        if change.pairs:
+            set_pair_settings(session, dataclasses.replace(pair_settings(session), **change.pairs))
         return _settings_in(session)
 
     with opened(database) as found:
         return found.write(write)
+
+
+def pair_cost(pairs: PairSettings) -> str:
+    """What the pair settings cost a rater, in words: "at most 10 of the 15 pairs of 6
+    results per rater and query"."""
+    every = pairs.top * (pairs.top - 1) // 2
+    if pairs.budget < every:
+        asked = f"at most {pairs.budget:,} of the {every:,} pairs"
+    else:
+        asked = "the one pair" if every == 1 else f"all {every:,} pairs"
+    return f"{asked} of {pairs.top} results per rater and query"

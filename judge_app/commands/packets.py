@@ -14,6 +14,13 @@ changed judgment to the packet's. A pair changed in the database too since the p
 is a conflict: it is reported, the packet's value is kept (the rater's latest offline word, as
 a lead merging a packet expects) and the database's value stays in the history before it.
 Merging the same packet twice changes nothing: the record says how far it was merged.
+
+With ``pairs``, a packet also carries the preference pairs the pair plan (``judging.pair_plan``)
+asks of its rater now, planned on this database's facts: every rater's grades and choices,
+which the packet itself does not hold. The rater's choices are the packet's preferences; a
+merge records each (a ``merge`` event), all or nothing with the grades. A pair chosen in both
+places keeps the later choice: the rater's latest word, whichever side it was given on; one
+chosen here since the packet was made is listed as a conflict.
 """
 
 from __future__ import annotations
@@ -27,6 +34,8 @@ from pathlib import Path
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.orm import Session
 
+from judge_app.judging.pair_plan import candidates, left_first, next_pair, seed_pairs, seeded
+from judge_app.numbers import count_text
 from judge_app.store.database import Database, opened
 from judge_app.store.errors import StoreError
 from judge_app.store.judgments import (
@@ -39,37 +48,47 @@ from judge_app.store.judgments import (
 from judge_app.store.models import (
     GRADE_MAX,
     GRADE_MIN,
+    PREFERENCE_CHOICES,
     Document,
     Judgment,
     JudgmentEvent,
     Packet,
+    Preference,
     Query,
     Rater,
 )
 from judge_app.store.packets import (
     PACKET_BASE,
     PACKET_ID,
+    PACKET_PAIRS,
     PACKET_RATER,
+    PlannedPair,
     existing_ids,
     external_ids,
     issued_packet,
     mark_merged,
     packet_rows,
+    pairs_setting,
     read_packet_file,
     record_packet,
     remove_packet_file,
     write_merged,
     write_packet_file,
 )
+from judge_app.store.pair_queue import most_pairs, pair_settings, query_pairs
 from judge_app.store.people import assigned_queries, rater, rater_by_id
+from judge_app.store.preferences import locked_preference, record_preference
+from judge_app.store.rater_queue import pool_settings
 
 
 @dataclass(frozen=True)
 class PacketExport:
-    """A packet to export: the ``rater`` whose work it holds, and the new file ``out``."""
+    """A packet to export: the ``rater`` whose work it holds, the new file ``out``, and
+    whether it carries the preference ``pairs`` the rater is asked to compare."""
 
     rater: str
     out: Path
+    pairs: bool = False
 
 
 @dataclass(frozen=True)
@@ -89,13 +108,17 @@ class PacketContents:
     documents: int
     results: int
     judgments: int
+    pairs: int | None = None  # the preference pairs to compare, when it carries them
 
     def __str__(self) -> str:
-        return (
+        held = (
             f"{self.path}: packet of {self.rater} with {self.queries:,} queries, "
-            f"{self.documents:,} documents, {self.results:,} results and "
-            f"{self.judgments:,} of their judgments"
+            f"{self.documents:,} documents, {self.results:,} results"
         )
+        judged = f"{self.judgments:,} of their judgments"
+        if self.pairs is None:
+            return f"{held} and {judged}"
+        return f"{held}, {judged} and {count_text(self.pairs, 'preference pair')} to compare"
 
 
 @dataclass(frozen=True)
@@ -108,9 +131,52 @@ class Conflict:
     packet: JudgmentState | None
 
 
+@dataclass(frozen=True)
+class PreferenceConflict:
+    """A pair of documents chosen on in the packet and, since the packet was made, here too,
+    differently: both choices in words, and which was ``kept`` (``here`` or ``packet``)."""
+
+    query_id: str
+    documents: tuple[str, str]
+    database: str
+    packet: str
+    kept: str
+
+
+@dataclass
+class PreferencesMerged:
+    """What a merge did with the packet's preferences: added, changed, already equal, and
+    ``kept`` as chosen here later."""
+
+    added: int = 0
+    changed: int = 0
+    unchanged: int = 0
+    kept: int = 0
+    conflicts: list[PreferenceConflict] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        kept = f", {self.kept:,} chosen here later and kept" if self.kept else ""
+        lines = [
+            f"preferences: {self.added:,} added, {self.changed:,} changed, "
+            f"{self.unchanged:,} already equal{kept}"
+        ]
+        if self.conflicts:
+            lines.append(
+                f"{len(self.conflicts)} chosen both here and in the packet since it was made; "
+                "the later choice kept:"
+            )
+            lines += [
+                f"  {conflict.query_id} {' against '.join(conflict.documents)}: here "
+                f"{conflict.database}, packet {conflict.packet}; {conflict.kept}'s kept"
+                for conflict in self.conflicts
+            ]
+        return lines
+
+
 @dataclass
 class MergeOutcome:
-    """What a merge changed: pairs added, updated, cleared, and the conflicts among them."""
+    """What a merge changed: pairs added, updated, cleared, and the conflicts among them;
+    and the packet's ``preferences`` (None: it holds none)."""
 
     rater: str
     added: int = 0
@@ -120,6 +186,7 @@ class MergeOutcome:
     events: int = 0
     conflicts: list[Conflict] = field(default_factory=list)
     packet: Path | None = None  # the file merged
+    preferences: PreferencesMerged | None = None
 
     def __str__(self) -> str:
         lines = [
@@ -136,6 +203,8 @@ class MergeOutcome:
                 f"packet {_said(conflict.packet)}"
                 for conflict in self.conflicts
             ]
+        if self.preferences is not None:
+            lines += self.preferences.lines()
         return "\n".join(lines)
 
 
@@ -143,7 +212,7 @@ def export_packet(database: Database | str, options: PacketExport) -> PacketCont
     """Write the packet of ``options.rater`` of ``database`` (an open one, or a path or URL)
     to ``options.out`` (a new file; StoreError if it exists) and record it as issued: the
     file is written under a hidden name, the record committed, and only then the file named
-    ``out``."""
+    ``out``. With ``options.pairs`` the packet carries the preference pairs to compare."""
     out = Path(options.out)
     if out.exists():
         raise StoreError(f"{out} already exists: choose a new file for the packet")
@@ -151,8 +220,12 @@ def export_packet(database: Database | str, options: PacketExport) -> PacketCont
     try:
         with opened(database) as found, found.transaction() as source:
             person = rater(source, options.rater)
-            tables = packet_rows(source, person.id, assigned_queries(source, person.id))
+            queue = assigned_queries(source, person.id)
+            tables = packet_rows(source, person.id, queue)
             settings = record_packet(source, person, tables)
+            pairs = _pair_plan(source, person.id, queue) if options.pairs else None
+            if pairs is not None:
+                settings[PACKET_PAIRS] = pairs_setting(pairs)
             write_packet_file(part, tables, settings)
         # named only once recorded: a packet at its name is whole and issued, whenever the
         # export is cut short (a kill leaves at most a hidden .part file)
@@ -168,7 +241,29 @@ def export_packet(database: Database | str, options: PacketExport) -> PacketCont
         counts["document"],
         counts["result"],
         counts["judgment"],
+        None if pairs is None else len(pairs),
     )
+
+
+def _pair_plan(session: Session, rater_id: int, queue: list[int]) -> list[PlannedPair]:
+    """The pairs the pair plan asks ``rater_id`` to compare now, query by query of ``queue``,
+    as the pair screen would show them one after another: the seed pairs they lack, then
+    adaptive pairs, each chosen as if those before it were, up to ``most_pairs``; each with
+    the document shown on the left."""
+    pool, settings = pool_settings(session), pair_settings(session)
+    planned: list[PlannedPair] = []
+    for query_id in queue:
+        facts = query_pairs(session, rater_id, query_id, pool)
+        ranked = candidates(facts.grades, facts.fused, settings.top)
+        seeds = seed_pairs(ranked, seeded(pool.seed, rater_id, query_id))
+        everyone = [(a, b, choice) for _rater, a, b, choice in facts.choices]
+        asked = {(a, b) for rater_of, a, b, _choice in facts.choices if rater_of == rater_id}
+        budget = most_pairs(settings, len(ranked))
+        while (pair := next_pair(seeds, ranked, everyone, asked, budget)) is not None:
+            asked.add(pair)
+            left = pair[0] if left_first(pool.seed, rater_id, query_id, pair) else pair[1]
+            planned.append(PlannedPair(query_id, *pair, left))
+    return planned
 
 
 @dataclass(frozen=True)
@@ -183,6 +278,7 @@ class PacketClaims:
     raters: list[tuple[object, object]]
     events: list[JudgmentEvent]
     judgments: list[Judgment]
+    preferences: list[Preference]
 
 
 def merge_packet(database: Database | str, options: PacketMerge) -> MergeOutcome:
@@ -207,6 +303,8 @@ def merge_packet(database: Database | str, options: PacketMerge) -> MergeOutcome
         _check_history(claims.path, fresh, judgments)
         outcome = _apply(session, person, fresh, judgments)
         outcome.packet = path
+        if claims.preferences:
+            outcome.preferences = _apply_preferences(session, person, issued, claims.preferences)
         if fresh:
             mark_merged(issued, fresh[-1].id)
         return outcome
@@ -230,6 +328,7 @@ def _read_packet(path: Path) -> PacketClaims:
             packet.raters,
             [_event(row) for row in packet.events],
             [_judgment(row) for row in packet.judgments],
+            [_preference(row) for row in packet.preferences],
         )
     except ValueError as error:
         raise _refused(path, str(error)) from None
@@ -291,6 +390,34 @@ def _judgment(row: RowMapping) -> Judgment:
     )
 
 
+def _preference(row: RowMapping) -> Preference:
+    """A packet's preference, checked; ValueError saying what the database would refuse."""
+    where = f"preference {row['id']}"
+    names = ("id", "rater_id", "query_id", "document_a_id", "document_b_id")
+    ids = {name: _whole(row[name], f"{where}: {name}") for name in names}
+    a, b = ids["document_a_id"], ids["document_b_id"]
+    if a >= b:
+        raise ValueError(f"{where}: document_a_id {a} is not below document_b_id {b}")
+    choice, left, note = row["choice"], row["left_document_id"], row["note"]
+    if choice not in PREFERENCE_CHOICES:
+        known = ", ".join(PREFERENCE_CHOICES)
+        raise ValueError(f"{where}: choice {choice!r} is not one of {known}")
+    if left is not None and _whole(left, f"{where}: left_document_id") not in (a, b):
+        raise ValueError(f"{where}: left_document_id {left} is neither document {a} nor {b}")
+    if note is not None and not isinstance(note, str):
+        raise ValueError(f"{where}: note {note!r} is not text")
+    duration = row["duration_ms"]
+    if duration is not None and _whole(duration, f"{where}: duration_ms") < 0:
+        raise ValueError(f"{where}: duration_ms {duration} is not a whole number of milliseconds")
+    judged_at = _time(row["judged_at"])
+    if judged_at is None:
+        raise ValueError(f"{where}: judged_at {row['judged_at']!r} is not a time")
+    return Preference(
+        **ids, choice=choice, left_document_id=left, note=note, judged_at=judged_at,
+        duration_ms=duration,
+    )  # fmt: skip
+
+
 def _event_state(where: str, grade: object, skipped: object, note: object) -> JudgmentState | None:
     """A history event's state before or after, checked; None where there was no judgment."""
     if skipped is None and grade is None and note is None:
@@ -350,9 +477,10 @@ def _check_rater(claims: PacketClaims, person: Rater) -> None:
     for rater_id, name in claims.raters:
         if (rater_id, name) != (person.id, person.name):
             raise _refused(claims.path, f"it holds rater {name!r} (id {rater_id}), but {issued_to}")
-    rows: list[tuple[str, Judgment | JudgmentEvent]]
+    rows: list[tuple[str, Judgment | JudgmentEvent | Preference]]
     rows = [("judgment", row) for row in claims.judgments]
     rows += [("history event", row) for row in claims.events]
+    rows += [("preference", row) for row in claims.preferences]
     for what, row in rows:
         if row.rater_id != person.id:
             raise _refused(
@@ -371,15 +499,25 @@ def _check_base(claims: PacketClaims, issued: Packet) -> None:
 
 
 def _check_known(session: Session, claims: PacketClaims, here: str) -> None:
-    """Refuse a packet whose history names a query or document this database does not have."""
+    """Refuse a packet whose history or preferences name a query or document this database
+    does not have."""
+    rows: list[tuple[str, JudgmentEvent | Preference, list[str]]]
+    rows = [("history event", event, ["query_id", "document_id"]) for event in claims.events]
+    rows += [
+        ("preference", preference, ["query_id", "document_a_id", "document_b_id"])
+        for preference in claims.preferences
+    ]
     for name, model in (("query", Query), ("document", Document)):
-        naming = {getattr(event, f"{name}_id"): event.id for event in claims.events}
+        naming: dict[int, str] = {}
+        for what, row, columns in rows:
+            for column in columns:
+                if column.startswith(name):
+                    naming[getattr(row, column)] = f"{what} {row.id}"
         unknown = sorted(naming.keys() - existing_ids(session, model, list(naming)))
         if unknown:
             raise _refused(
                 claims.path,
-                f"history event {naming[unknown[0]]} names {name} id {unknown[0]}, which "
-                f"{here} does not have",
+                f"{naming[unknown[0]]} names {name} id {unknown[0]}, which {here} does not have",
             )
 
 
@@ -442,6 +580,55 @@ def _apply(
         else:
             outcome.updated += 1
     return outcome
+
+
+def _apply_preferences(
+    session: Session, person: Rater, issued: Packet, preferences: list[Preference]
+) -> PreferencesMerged:
+    """Record each of the packet's ``preferences`` as the rater's (a ``merge`` event), unless
+    the pair was chosen here later; list the pairs chosen here too since the packet was made,
+    and differently."""
+    merged = PreferencesMerged()
+    for offline in preferences:
+        key = (person.id, offline.query_id, offline.document_a_id, offline.document_b_id)
+        here = locked_preference(session, key)
+        if here is None:
+            _record(session, offline)
+            merged.added += 1
+            continue
+        choice, when = here.choice, here.judged_at
+        note = here.note if offline.note is None else offline.note  # as record_preference
+        if (choice, here.note) == (offline.choice, note):
+            merged.unchanged += 1
+        elif when > offline.judged_at:
+            merged.kept += 1
+            merged.conflicts.append(_preference_conflict(session, offline, choice, "here"))
+        else:
+            _record(session, offline)
+            merged.changed += 1
+            if when > issued.issued_at:
+                merged.conflicts.append(_preference_conflict(session, offline, choice, "packet"))
+    return merged
+
+
+def _record(session: Session, offline: Preference) -> None:
+    """Record the packet's preference ``offline`` here as it was made, as a ``merge``."""
+    record_preference(
+        session, offline.rater_id, offline.query_id, offline.document_a_id, offline.document_b_id,
+        offline.choice, left=offline.left_document_id, note=offline.note,
+        duration_ms=offline.duration_ms, judged_at=offline.judged_at, action="merge",
+    )  # fmt: skip
+
+
+def _preference_conflict(
+    session: Session, offline: Preference, here: str, kept: str
+) -> PreferenceConflict:
+    key = (offline.rater_id, offline.query_id)
+    query, first = external_ids(session, (*key, offline.document_a_id))
+    _, second = external_ids(session, (*key, offline.document_b_id))
+    words = {"a": f"{first} better", "b": f"{second} better", "equal": "equally good",
+             "neither": "neither relevant", "skipped": "skipped"}  # fmt: skip
+    return PreferenceConflict(query, (first, second), words[here], words[offline.choice], kept)
 
 
 def _said(state: JudgmentState | None) -> str:

@@ -1,4 +1,5 @@
-"""Lead ▸ Pooling…: the depth, the runs pooled and the order results are shown in."""
+"""Lead ▸ Pooling…: the depth, the runs pooled, the order results are shown in, and how many
+of them preference judging compares."""
 
 from __future__ import annotations
 
@@ -18,13 +19,15 @@ from PySide6.QtWidgets import (
 
 if TYPE_CHECKING:
     from judge_app.commands.active_sampling import ActiveSample, ActiveSamplingOptions
+    from judge_app.store import Database
 
-from judge_app.commands.campaign_settings import SettingsChange
+from judge_app.commands.campaign_settings import SettingsChange, change_settings, pair_cost
 from judge_app.gui.lead_dialog import LeadDialog, checkable_list, checked_items, field, note_label
 from judge_app.gui.workers import Task, Worker
 from judge_app.gui.workspace import Workspace
 from judge_app.store.active_sample import sample_judge
 from judge_app.store.automatic import judge_names
+from judge_app.store.pair_queue import MAX_TOP, PairSettings, pair_settings
 from judge_app.store.rater_queue import (
     PoolSettings,
     pool_settings,
@@ -34,13 +37,16 @@ from judge_app.store.rater_queue import (
 
 FIRST_RUN = "(the first run by name)"
 """The pooling order's choice of no run: the first run by name orders the results."""
+MOST_PAIRS = MAX_TOP * (MAX_TOP - 1) // 2
+"""Every pair of the most candidates compared: a larger budget asks no more."""
 
 
 class PoolDialog(LeadDialog):
     """Which results raters judge: the top d of the chosen runs, in a run's order or shuffled;
     and the order raters take their queries in: as assigned, or the active sample drawn for an
     automatic judge, with the interval width it is expected to give (computed off the UI
-    thread: ``expected`` carries the line shown)."""
+    thread: ``expected`` carries the line shown); and how many of a query's results preference
+    judging compares, in at most how many pairs per rater."""
 
     expected = Signal(str)
 
@@ -53,10 +59,11 @@ class PoolDialog(LeadDialog):
             "once. Shuffling the order per rater keeps a system's ranking from biasing them.",
             "Save",
         )
-        self.setMinimumWidth(640)
+        self.setMinimumWidth(680)
         with workspace.reading() as session:
             pool, runs = pool_settings(session), run_names(session)
             judges, sampled = judge_names(session), sample_judge(session)
+            pairs = pair_settings(session)
         self._all_runs = runs
         self._task: Task | None = None
         self._again = False
@@ -111,6 +118,8 @@ class PoolDialog(LeadDialog):
         grid.addLayout(order, 2, 1)
         grid.addWidget(field("Query order"), 3, 0, Qt.AlignmentFlag.AlignTop)
         grid.addLayout(self._query_order(pool, judges, sampled), 3, 1)
+        grid.addWidget(field("Preference pairs"), 4, 0, Qt.AlignmentFlag.AlignTop)
+        grid.addLayout(self._pairs(pairs), 4, 1)
         grid.setColumnStretch(1, 1)
         self.body.addLayout(grid)
         self.summary = QLabel()
@@ -123,7 +132,46 @@ class PoolDialog(LeadDialog):
         self.in_run_order.toggled.connect(lambda _on: self._update())
         self.active_order.toggled.connect(lambda _on: self._update())
         self.active_judge.currentIndexChanged.connect(lambda _index: self._update())
+        self.pairs_top.valueChanged.connect(lambda _value: self._update_cost())
+        self.pairs_budget.valueChanged.connect(lambda _value: self._update_cost())
         self._update()
+        self._update_cost()
+
+    def _pairs(self, pairs: PairSettings) -> QVBoxLayout:
+        """The results compared per query and the pairs per rater, with what they cost."""
+        layout = QVBoxLayout()
+        layout.setSpacing(6)
+        self.pairs_top = QSpinBox()
+        self.pairs_top.setObjectName("pairsTop")
+        self.pairs_top.setAccessibleName("Results compared per query")
+        self.pairs_top.setRange(2, MAX_TOP)
+        self.pairs_top.setValue(pairs.top)
+        self.pairs_top.setPrefix("the best ")
+        self.pairs_top.setSuffix(" results of each query")
+        self.pairs_budget = QSpinBox()
+        self.pairs_budget.setObjectName("pairsBudget")
+        self.pairs_budget.setAccessibleName("Pairs per rater and query")
+        self.pairs_budget.setRange(1, max(MOST_PAIRS, pairs.budget))
+        self.pairs_budget.setValue(pairs.budget)
+        self.pairs_budget.setPrefix("at most ")
+        self.pairs_budget.setSuffix(" pairs per rater")
+        boxes = QHBoxLayout()
+        boxes.addWidget(self.pairs_top)
+        boxes.addWidget(self.pairs_budget)
+        boxes.addStretch(1)
+        self.pairs_cost = QLabel()
+        self.pairs_cost.setObjectName("pairsCost")
+        self.pairs_cost.setWordWrap(True)
+        layout.addLayout(boxes)
+        layout.addWidget(self.pairs_cost)
+        return layout
+
+    def pair_settings(self) -> PairSettings:
+        return PairSettings(top=self.pairs_top.value(), budget=self.pairs_budget.value())
+
+    def _update_cost(self) -> None:
+        cost = pair_cost(self.pair_settings())
+        self.pairs_cost.setText(f"{cost[0].upper()}{cost[1:]}.")
 
     def _query_order(
         self, pool: PoolSettings, judges: list[str], sampled: str | None
@@ -248,15 +296,17 @@ class PoolDialog(LeadDialog):
 
     def save(self) -> None:
         settings, sampling = self.settings(), self.sampling(apply=True)
+        pairs = vars(self.pair_settings())
         if sampling is not None:
             from judge_app.commands.active_sampling import sample_queries
 
-            self.run(
-                "Saving the pooling",
-                lambda database: sample_queries(database, sampling, settings),
-            )
+            def sample_and_pairs(database: Database) -> object:
+                sample_queries(database, sampling, settings)  # the sample first: it can fail
+                return change_settings(database, SettingsChange(pairs=pairs))
+
+            self.run("Saving the pooling", sample_and_pairs)
             return
-        self._change("Saving the pooling", SettingsChange(pool=vars(settings)))
+        self._change("Saving the pooling", SettingsChange(pool=vars(settings), pairs=pairs))
 
     def _succeeded(self, _result: object) -> None:
         self.saved("Pooling saved: every rater's queue is read again")

@@ -27,6 +27,7 @@ from judge_app.judging.pair_plan import (
 from judge_app.store import Database
 from judge_app.store import preferences as store
 from judge_app.store.models import PreferenceEvent
+from judge_app.store.packets import PlannedPair, planned_pairs
 from judge_app.store.pair_queue import (
     PairSettings,
     most_pairs,
@@ -92,7 +93,19 @@ class PairSession:
             self.progress: dict[int, Progress] = pair_progress(
                 session, rater_id, self.pool, self.settings
             )
+            # a packet's pairs: the plan as it was at the export, shared with the raters
+            # of the database (no one else's choices are in a packet to plan from)
+            self.planned: dict[int, list[PlannedPair]] = {}
+            for planned in planned_pairs(session):
+                self.planned.setdefault(planned.query_id, []).append(planned)
+        for query_id, pairs in self.planned.items():
+            if (known := self.progress.get(query_id)) is not None:
+                self.progress[query_id] = Progress(
+                    known.graded, known.skipped, max(len(pairs), known.done)
+                )
         self.query_index = -1
+        self.budget = 0  # the most pairs the open query asks
+        self.left_of: dict[DocPair, int] = {}  # a packet's pair: the document it shows left
         self.items: dict[int, Item] = {}
         self.ranked: list[int] = []
         self.seeds: list[DocPair] = []
@@ -119,9 +132,17 @@ class PairSession:
             facts = query_pairs(session, self.rater_id, query.id, self.pool)
         self.query_index = index
         self.items = {item.document_id: item for item in facts.items}
-        self.ranked = candidates(facts.grades, facts.fused, self.settings.top)
-        shuffle = seeded(self.pool.seed, self.rater_id, query.id)
-        self.seeds = seed_pairs(self.ranked, shuffle)
+        planned = self.planned.get(query.id)
+        if planned:  # a packet: its pairs, in their order, and no other
+            self.seeds = [(pair.document_a_id, pair.document_b_id) for pair in planned]
+            self.ranked = sorted({doc for pair in self.seeds for doc in pair})
+            self.budget = len(planned)
+            self.left_of = {(p.document_a_id, p.document_b_id): p.left_document_id for p in planned}
+        else:
+            self.ranked = candidates(facts.grades, facts.fused, self.settings.top)
+            self.seeds = seed_pairs(self.ranked, seeded(self.pool.seed, self.rater_id, query.id))
+            self.budget = most_pairs(self.settings, len(self.ranked))
+            self.left_of = {}
         self.others = [(a, b, c) for rater, a, b, c in facts.choices if rater != self.rater_id]
         self.mine = {(a, b): c for rater, a, b, c in facts.choices if rater == self.rater_id}
         self.notes = {}
@@ -133,13 +154,15 @@ class PairSession:
         assert query is not None
         if pair is None:
             everyone = [*self.others, *((a, b, c) for (a, b), c in self.mine.items())]
-            budget = most_pairs(self.settings, len(self.ranked))
-            pair = next_pair(self.seeds, self.ranked, everyone, set(self.mine), budget)
+            pair = next_pair(self.seeds, self.ranked, everyone, set(self.mine), self.budget)
         if pair is None:
             self.shown = None
         else:
             first, second = (self.items[doc] for doc in pair)
-            if left_first(self.pool.seed, self.rater_id, query.id, pair):
+            left = self.left_of.get(pair)
+            if left == first.document_id or (
+                left is None and left_first(self.pool.seed, self.rater_id, query.id, pair)
+            ):
                 self.shown = ShownPair(pair, first, second)
             else:
                 self.shown = ShownPair(pair, second, first)
@@ -149,7 +172,7 @@ class PairSession:
         """The open query's pairs chosen on, skipped, and the most the plan asks."""
         skipped = sum(choice == store.SKIPPED for choice in self.mine.values())
         done = len(self.mine)
-        most = max(most_pairs(self.settings, len(self.ranked)), done)
+        most = max(self.budget, done)
         return Progress(done - skipped, skipped, most if self.shown is not None else done)
 
     def overall_progress(self) -> Progress:

@@ -2,7 +2,8 @@
 schema is checked to be judge_app's own, object by object, read with SQLite's
 ``trusted_schema`` off and without running anything of it. A view (one that loops, or
 multiplies rows), a trigger, an index or a table judge_app does not make is refused, and so is
-a packet holding more history than a rater makes offline: reading it would cost without bound.
+a packet holding more history, or more preferences, than a rater makes offline: reading it
+would cost without bound.
 """
 
 from __future__ import annotations
@@ -16,15 +17,15 @@ from pathlib import Path
 from judge_app.store.errors import StoreError
 
 MAX_EVENTS = 250_000
-"""The most history events a packet may hold: a rater grading one result every two seconds
-for a hundred hours makes 180,000."""
+"""The most history events a packet may hold, and the most preferences: a rater grading one
+result (or comparing one pair) every two seconds for a hundred hours makes 180,000."""
 Schema = dict[tuple[str, str], str | None]
 """(type, name) of each object of a SQLite file → what it is made of (``_made_of``)."""
 
 
 def check_packet_schema(path: Path) -> None:
     """StoreError, naming ``path`` and what is wrong, unless the packet's schema is exactly
-    judge_app's and its history within ``MAX_EVENTS``."""
+    judge_app's and its history and its preferences each within ``MAX_EVENTS``."""
     theirs = _schema_of(path)
     ours = _our_schema()
     for (kind, name), sql in sorted(theirs.items()):
@@ -34,11 +35,15 @@ def check_packet_schema(path: Path) -> None:
     if missing:
         raise _refused(path, f"it lacks the table {missing[0]!r} of every packet")
     with closing(_connected(path)) as connection:
-        events = connection.execute("SELECT count(*) FROM judgment_event").fetchone()[0]
-    if events > MAX_EVENTS:
-        raise _refused(
-            path, f"it holds {events:,} history events, more than a rater makes ({MAX_EVENTS:,})"
-        )
+        counts = {
+            what: connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+            for table, what in (("judgment_event", "history events"), ("preference", "preferences"))
+        }
+    for what, rows in counts.items():
+        if rows > MAX_EVENTS:
+            raise _refused(
+                path, f"it holds {rows:,} {what}, more than a rater makes ({MAX_EVENTS:,})"
+            )
 
 
 def _schema_of(path: Path) -> Schema:

@@ -5,13 +5,16 @@ packet may hold and merging it is the use case's (``commands.packets``).
 A packet holds the rater's queue (assigned queries, or all when none are assigned), those
 queries' results and documents, the runs, the settings (rubric), the rater and the rater's own
 judgments with their history; no other rater's. Rows keep their ids, so a packet merges back
-into the database it came from. Every function that takes a Session does not commit.
+into the database it came from. A packet may also carry the preference pairs its rater is asked
+to compare (``packet.pairs``: ``PlannedPair``s, as JSON); the choices made offline are the
+packet's ``preference`` rows. Every function that takes a Session does not commit.
 """
 
 from __future__ import annotations
 
+import json
 import secrets
-from dataclasses import dataclass
+from dataclasses import asdict, astuple, dataclass
 from datetime import datetime
 from pathlib import Path
 
@@ -44,6 +47,7 @@ DATABASE_ID = "database.id"
 PACKET_ID, PACKET_SOURCE, PACKET_RATER = "packet.id", "packet.source", "packet.rater"
 PACKET_BASE = "packet.base_event"  # its rater's last history event the packet holds
 PACKET_MADE = "packet.exported_at"
+PACKET_PAIRS = "packet.pairs"  # the preference pairs the packet asks for, if it carries any
 IDS_PER_STATEMENT = 10_000
 SETTINGS = "SELECT key, value FROM setting WHERE key LIKE 'packet.%'"
 RATERS = "SELECT id, name FROM rater ORDER BY id"
@@ -55,6 +59,10 @@ JUDGMENTS = (
     "SELECT id, rater_id, query_id, document_id, grade, skipped, note, duration_ms "
     "FROM judgment ORDER BY id"
 )
+PREFERENCES = (
+    "SELECT id, rater_id, query_id, document_a_id, document_b_id, choice, left_document_id, "
+    "note, judged_at, duration_ms FROM preference ORDER BY id"
+)
 """A packet's rows as its file holds them: plain SQL, so that no value is converted (or
 fails to be) before it is checked."""
 PacketRows = list[tuple[Table, list[dict]]]
@@ -63,12 +71,24 @@ PacketRows = list[tuple[Table, list[dict]]]
 @dataclass(frozen=True)
 class PacketFile:
     """What a packet file holds, as plain rows, not yet checked: its ``packet.*`` settings,
-    its raters (id, name), its history events and its judgments."""
+    its raters (id, name), its history events, its judgments and its preferences."""
 
     settings: dict[str, object]
     raters: list[tuple[object, object]]
     events: list[RowMapping]
     judgments: list[RowMapping]
+    preferences: list[RowMapping]
+
+
+@dataclass(frozen=True)
+class PlannedPair:
+    """A pair a packet asks its rater to compare for query ``query_id``: documents a and b in
+    canonical order (as ``preference`` keeps them) and the one shown on the left."""
+
+    query_id: int
+    document_a_id: int
+    document_b_id: int
+    left_document_id: int
 
 
 def packet_rows(session: Session, rater_id: int, queue: list[int]) -> PacketRows:
@@ -140,6 +160,28 @@ def record_packet(session: Session, person: Rater, tables: PacketRows) -> dict[s
     }
 
 
+def pairs_setting(pairs: list[PlannedPair]) -> str:
+    """The value of ``PACKET_PAIRS`` that carries ``pairs``."""
+    return json.dumps([asdict(pair) for pair in pairs], separators=(",", ":"))
+
+
+def planned_pairs(session: Session) -> list[PlannedPair]:
+    """The pairs the packet open in ``session`` asks its rater to compare, in the order asked
+    (none in a packet exported without them, or in a database); StoreError if the setting is
+    not what ``pairs_setting`` writes."""
+    value = get_setting(session, PACKET_PAIRS)
+    if value is None:
+        return []
+    try:
+        items = json.loads(value)
+        pairs = [PlannedPair(**item) for item in items] if isinstance(items, list) else None
+    except (TypeError, ValueError):
+        pairs = None
+    if pairs is None or not all(type(id_) is int for pair in pairs for id_ in astuple(pair)):
+        raise StoreError(f"{PACKET_PAIRS} holds no list of preference pairs")
+    return pairs
+
+
 def write_packet_file(out: Path, tables: PacketRows, settings: dict[str, str]) -> None:
     """Make the packet file ``out``: ``tables``' rows and the packet's ``settings``."""
     with open_database(out) as packet, packet.transaction() as session:
@@ -170,6 +212,7 @@ def read_packet_file(path: Path) -> PacketFile:
             [(row.id, row.name) for row in session.execute(text(RATERS))],
             list(session.execute(text(EVENTS)).mappings().all()),
             list(session.execute(text(JUDGMENTS)).mappings().all()),
+            list(session.execute(text(PREFERENCES)).mappings().all()),
         )
 
 

@@ -91,7 +91,7 @@ def record_preference(
     if left is not None and left not in (a, b):
         raise StoreError("the document shown on the left must be one of the pair")
     key = (rater_id, query_id, a, b)
-    row = _locked(session, key)
+    row = locked_preference(session, key)
     if note is None and row is not None:
         note = row.note
     new = PreferenceState(canonical_choice, note)
@@ -104,7 +104,7 @@ def clear_preference(
     """Remove the rater's preference of the pair (its history stays)."""
     a, b, _ = canonical(first, second)
     key = (rater_id, query_id, a, b)
-    return _change(session, key, _locked(session, key), None, "clear")
+    return _change(session, key, locked_preference(session, key), None, "clear")
 
 
 def set_preference_note(
@@ -113,7 +113,7 @@ def set_preference_note(
     """Set or remove (empty or None) the note of a pair the rater has a preference of."""
     a, b, _ = canonical(first, second)
     key = (rater_id, query_id, a, b)
-    row = _locked(session, key)
+    row = locked_preference(session, key)
     if row is None:
         raise StoreError("choose between the two results before adding a note")
     return _change(session, key, row, PreferenceState(row.choice, note or None), "note")
@@ -217,9 +217,10 @@ def preference_counts(session: Session) -> dict[str, dict[str, int]]:
     return counts
 
 
-def _locked(session: Session, key: tuple[int, int, int, int]) -> Preference | None:
-    """The (rater, query, a, b) preference, locked where the database locks rows (as
-    ``judgments.locked_judgment``: a change reads its row once, with this)."""
+def locked_preference(session: Session, key: tuple[int, int, int, int]) -> Preference | None:
+    """The (rater, query, a, b) preference, locked where the database locks rows until the
+    transaction ends (as ``judgments.locked_judgment``: a change reads its row once, with
+    this); None if there is none."""
     rater_id, query_id, a, b = key
     return session.scalars(
         select(Preference)
@@ -240,7 +241,9 @@ def _state(row: Preference | None) -> PreferenceState | None:
 def _revert(session: Session, event: PreferenceEvent, action: str) -> PreferenceEvent:
     key = (event.rater_id, event.query_id, event.document_a_id, event.document_b_id)
     old = None if event.old_choice is None else PreferenceState(event.old_choice, event.old_note)
-    reverted = _change(session, key, _locked(session, key), old, action, event.id, force=True)
+    reverted = _change(
+        session, key, locked_preference(session, key), old, action, event.id, force=True
+    )
     assert reverted is not None  # forced: an event even where nothing changes
     return reverted
 
@@ -256,8 +259,8 @@ def _change(
     force: bool = False,
     shown: tuple[int | None, int | None, datetime | None] | None = None,
 ) -> PreferenceEvent | None:
-    """Make ``row`` (as ``_locked`` read it; None: there is none) ``new`` and append the
-    event; None if nothing changes. ``shown``: the document shown on the left, the time the
+    """Make ``row`` (as ``locked_preference`` read it; None: there is none) ``new`` and append
+    the event; None if nothing changes. ``shown``: the document shown on the left, the time the
     choice took and when it was made (None: now), of a choice made (a note, an undo or a redo
     keeps them as they were)."""
     old = _state(row)
