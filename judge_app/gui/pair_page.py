@@ -3,23 +3,43 @@ session of the rater judging read on a worker, and read again after the campaign
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import QStackedWidget
 
 from judge_app.gui.error_words import error_text
 
 if TYPE_CHECKING:
+    from judge_app.gui.judging import JudgingScreen
+    from judge_app.gui.opening import AfterPaint
     from judge_app.gui.pair_screen import PairScreen
-    from judge_app.gui.window import MainWindow
     from judge_app.judging.pair_session import PairSession
+    from judge_app.store import Database
+
+
+class PairHost(Protocol):
+    """What the pair page needs of the window (``gui.window.MainWindow``)."""
+
+    pages: QStackedWidget
+    judging: JudgingScreen
+    after_paint: AfterPaint
+
+    @property
+    def database(self) -> Database | None: ...
+
+    def show_message(self, text: str, error: bool = False) -> None: ...
+
+    def toggle_shortcuts(self) -> None: ...
+
+    def show_judging(self) -> None: ...
 
 
 class PairPage(QObject):
     """View ▸ Compare pairs, for ``window``'s rater."""
 
-    def __init__(self, window: MainWindow) -> None:
-        super().__init__(window)
+    def __init__(self, window: PairHost, parent: QObject) -> None:
+        super().__init__(parent)
         self.window = window
         self.built: PairScreen | None = None
 

@@ -91,7 +91,7 @@ class MainWindow(QMainWindow):
         self.export_dialog: ExportDialog | None = None
         self.lead_dialog: LeadDialog | None = None
         self._adjudication: AdjudicationScreen | None = None  # built when a lead opens it
-        self.pair_page = PairPage(self)  # its screen built when a rater compares pairs
+        self.pair_page = PairPage(self, self)  # its screen built when a rater compares pairs
         self.setObjectName("mainWindow")
         self.workspace = Workspace(self)
         self._build_pages()
