@@ -1,8 +1,9 @@
 """The raters' quality report as data (``judge-app raters``, View ▸ Raters, the report's
 raters section): per rater, progress, speed, self-agreement on hidden repeats, accuracy on
 gold items, agreement with the others and its drift over days and blocks of judgments
-(``agreement.raters`` computes each figure), with a warning in plain words where a figure is
-out of line.
+(``agreement.raters`` computes each figure), the preference judgments made and their
+intransitive triples (``agreement.preference_agreement``), with a warning in plain words where
+a figure is out of line.
 
 ``judge_app.commands.rater_quality`` reads a campaign and computes the report;
 ``judge_app.writers.raters`` writes it for people and machines.
@@ -32,6 +33,22 @@ class DriftPoint:
     median_seconds: co.Estimate
 
 
+NO_TRIPLES = "no three documents of a query whose three pairs the rater ordered"
+
+
+@dataclass(frozen=True)
+class PreferenceFigures:
+    """A rater's preference judgments: how many (``skipped`` among them), and their
+    intransitive triples: the ``cyclic`` ones (x over y over z over x) among the ``triples``
+    whose three pairs the rater ordered, and their ``share``."""
+
+    made: int = 0
+    skipped: int = 0
+    cyclic: int = 0
+    triples: int = 0
+    share: co.Estimate = co.Estimate.undefined(NO_TRIPLES)
+
+
 @dataclass(frozen=True)
 class RaterQuality:
     """Every quality figure of one rater."""
@@ -50,6 +67,7 @@ class RaterQuality:
     alpha_contribution: co.Estimate
     by_day: list[DriftPoint]
     by_block: list[DriftPoint]
+    preferences: PreferenceFigures = PreferenceFigures()
     out_of_line: dict[str, str] = field(default_factory=dict)
     """The warnings by the figure each is about, a key of ``writers.raters.record``:
     ``too_fast_share``, ``self_agreement_kappa``, ``gold_within_one``, ``gold_bias``,
@@ -74,3 +92,8 @@ class RatersReport:
     repeat_share: float
     raters: list[RaterQuality]
     flagged: pd.DataFrame
+
+    @property
+    def with_preferences(self) -> bool:
+        """Whether any rater made a preference judgment (then their figures are shown)."""
+        return any(rater.preferences.made for rater in self.raters)

@@ -1,8 +1,9 @@
 """Evaluate runs: NDCG and its family, the runs compared, each run's mean with its interval,
-the means corrected by an automatic judge; of a database (``eval --db``, the evaluation page,
-the report) or of files (``eval --qrels … --run-file …``). Every caller makes one call,
-:func:`evaluate`, with one ``EvaluationRequest``; files are coded where they are read, so both
-take the one engine (``judge_app.evaluation.engine``) to the same numbers.
+the means corrected by an automatic judge, the runs scored by preference judgments; of a
+database (``eval --db``, the evaluation page, the report) or of files (``eval --qrels …
+--run-file …``). Every caller makes one call, :func:`evaluate`, with one ``EvaluationRequest``
+(the evaluation page and the report: :func:`evaluate_shown`); files are coded where they are
+read, so both take the one engine (``judge_app.evaluation.engine``) to the same numbers.
 
 Evaluating files imports neither SQLAlchemy, Qt nor pandas (TREC files are read with
 pyarrow): the store is loaded for a database only, pandas where a frame is needed.
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING
 from judge_app.errors import JudgeAppError, UsageError
 from judge_app.evaluation import engine
 from judge_app.evaluation.campaign import Campaign
-from judge_app.evaluation.options import EvaluationRequest
+from judge_app.evaluation.options import EvaluationOptions, EvaluationRequest
 from judge_app.evaluation.result import EvaluationResult
 from judge_app.io.errors import ImportFileError, Problem, nothing_in
 from judge_app.io.text import file_format
@@ -54,7 +55,23 @@ def evaluate(request: EvaluationRequest, source: Source) -> EvaluationResult:
 
         options = request.options
         source = read_campaign(source, queries=request.table, automatic=options.judge is not None)
-    return engine.evaluate(request, source)
+    result = engine.evaluate(request, source)
+    if result.table is not None and result.preferences is not None:
+        from judge_app.evaluation.preferences import with_per_query_columns
+
+        result.table = with_per_query_columns(result.table, result.preferences, source.queries)
+    return result
+
+
+def evaluate_shown(options: EvaluationOptions, campaign: Campaign) -> EvaluationResult:
+    """The evaluation as the evaluation page and the report show it
+    (``EvaluationRequest.shown``): where ``campaign`` holds preference judgments, the runs
+    scored by their compatibility too, as ``eval --db --measure Compat --compare`` scores
+    them (``evaluation.preferences.shown_measures``)."""
+    from judge_app.evaluation.preferences import shown_measures
+
+    shown = shown_measures(options, campaign.preferences)
+    return evaluate(EvaluationRequest.shown(shown), campaign)
 
 
 def _of_files(request: EvaluationRequest, files: Files) -> EvaluationResult:

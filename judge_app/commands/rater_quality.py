@@ -11,6 +11,9 @@ Definitions (the command's help and the page say the same):
 - alpha with others: ordinal alpha of the rater against the rest (``agreement.raters``);
   alpha contribution: the agreement page's (all raters' alpha minus alpha without them).
 - drift: those figures per day (UTC) and per block of 50 judgments, in the order judged.
+- preferences: the preference judgments made (skips included), and the share of intransitive
+  triples (x over y over z over x) among the triples of a query's documents whose three pairs
+  the rater ordered (``agreement.preference_agreement.intransitive_triples``).
 
 Here the campaign is read and the figures computed; what the report holds is
 ``judge_app.agreement.quality``, its table, CSV and JSON ``judge_app.writers.raters``.
@@ -29,7 +32,14 @@ import pandas as pd
 
 from judge_app.agreement import coefficients as co
 from judge_app.agreement import raters as figures
-from judge_app.agreement.quality import DriftPoint, RaterQuality, RatersReport
+from judge_app.agreement.preference_agreement import intransitive_triples
+from judge_app.agreement.quality import (
+    NO_TRIPLES,
+    DriftPoint,
+    PreferenceFigures,
+    RaterQuality,
+    RatersReport,
+)
 from judge_app.agreement.report import RaterAgreement, Ratings, per_rater, unique_inverse
 from judge_app.errors import UsageError
 from judge_app.io.exports import write_flagged_csv
@@ -127,8 +137,9 @@ def quality_report(
     answered_grades = answered["grade"].to_numpy(dtype=np.int64)
     first_grades = answered["first_grade"].to_numpy(dtype=np.int64)
     answered_by = answered.groupby("rater").indices if len(answered) else {}
+    preferring = _preference_figures(facts.preferences)
     raters = []
-    for name in sorted(set(progress) | set(judged.rows)):
+    for name in sorted(set(progress) | set(judged.rows) | set(preferring)):
         rows = judged.rows.get(name, np.zeros(0, dtype=np.int64))
         own_repeats = answered_by.get(name, np.zeros(0, dtype=np.int64))
         queue = progress.get(name, Progress())
@@ -153,6 +164,7 @@ def quality_report(
             ),
             by_day=judged.periods(rows, *judged.days(rows)),
             by_block=judged.periods(rows, *_blocks(len(rows))),
+            preferences=preferring.get(name, PreferenceFigures()),
         )
         raters.append(_with_warnings(rater, settings))
     return RatersReport(
@@ -162,6 +174,28 @@ def quality_report(
         raters,
         judged.frame(np.flatnonzero(judged.seconds < settings.min_seconds)),
     )
+
+
+def _preference_figures(preferences: pd.DataFrame) -> dict[str, PreferenceFigures]:
+    """Each rater's preference figures, of those who made one."""
+    if not len(preferences):
+        return {}
+    counts = preferences.groupby("rater").size()
+    skipped = (preferences["choice"] == "skipped").groupby(preferences["rater"]).sum()
+    triples = intransitive_triples(preferences).set_index("rater")
+    figures = {}
+    for name in counts.index:
+        ordered = int(triples.at[name, "triples"]) if name in triples.index else 0
+        figures[str(name)] = PreferenceFigures(
+            int(counts[name]),
+            int(skipped[name]),
+            int(triples.at[name, "cyclic"]) if ordered else 0,
+            ordered,
+            co.Estimate(float(triples.at[name, "share"]))
+            if ordered
+            else co.Estimate.undefined(NO_TRIPLES),
+        )
+    return figures
 
 
 @dataclass(frozen=True)

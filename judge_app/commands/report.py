@@ -1,10 +1,12 @@
 """The campaign report: what was judged and each run's coverage, the settings, mean NDCG@k
 per run with its interval, the runs compared, charts, the per-query table, the raters'
-agreement and quality figures, as one self-contained HTML document or the same printed as a
-PDF by WeasyPrint (``judge-app report``, File ▸ Export report…). Its numbers are those of
-``eval --db``, ``agreement --db`` and ``raters`` with the same ``EvaluationOptions``: the report
-carries the evaluation page's options unchanged. No Qt: the whole report, PDF included, is
-made off the UI thread.
+agreement and quality figures, and where raters made preference judgments each run's
+compatibility with them, the runs compared on it and the raters' agreement and intransitive
+triples, as one self-contained HTML document or the same printed as a PDF by WeasyPrint
+(``judge-app report``, File ▸ Export report…). Its numbers are those of ``eval --db``
+(``--measure Compat``), ``agreement --db``, ``raters`` and ``preferences summary`` with the
+same ``EvaluationOptions``: the report carries the evaluation page's options unchanged. No
+Qt: the whole report, PDF included, is made off the UI thread.
 """
 
 from __future__ import annotations
@@ -19,16 +21,17 @@ from typing import TYPE_CHECKING
 
 from judge_app.commands.agree import AgreementOptions, coded_agreement
 from judge_app.commands.campaign import campaign_of
-from judge_app.commands.evaluate import evaluate
+from judge_app.commands.evaluate import evaluate_shown
 from judge_app.commands.rater_quality import RatersOptions, quality_report
 from judge_app.errors import JudgeAppError, UsageError
-from judge_app.evaluation.options import EvaluationOptions, EvaluationRequest
+from judge_app.evaluation.options import EvaluationOptions
 from judge_app.io.outputs import check_output, output_file
 from judge_app.options import require_whole
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
+    from judge_app.agreement.preference_agreement import PreferenceAgreement
     from judge_app.commands.calibrate import JudgeReads
     from judge_app.evaluation.calibration import Calibration
     from judge_app.evaluation.campaign import Campaign
@@ -130,7 +133,7 @@ def gather(database: Database | str, options: ReportOptions) -> ReportData:
         facts = rater_facts(session)
         judge = _judge_reads(session, db, options.evaluation.judge)
     evaluation = options.evaluation
-    result = evaluate(EvaluationRequest.shown(evaluation), campaign)
+    result = evaluate_shown(evaluation, campaign)
     try:
         agreement_options = AgreementOptions(
             raters=evaluation.raters, bootstrap=options.bootstrap, seed=evaluation.seed
@@ -155,7 +158,7 @@ def gather(database: Database | str, options: ReportOptions) -> ReportData:
         created=datetime.now().strftime("%Y-%m-%d %H:%M"),
         counts=counts,
         coverage=coverage,
-        settings=evaluation.record(),
+        settings=result.options.record(),
         evaluations=result.evaluations,  # at the options' ks first, then the curve's
         intervals={run: result.interval(run) for run in result.evaluations},
         curves=result.curves(),
@@ -166,7 +169,19 @@ def gather(database: Database | str, options: ReportOptions) -> ReportData:
         corrected=result.corrected,
         differences=result.differences(),
         calibration=None if judge is None else _calibration(judge, campaign, evaluation),
+        preferences=result.preferences,
+        preference_agreement=_preference_agreement(campaign),
     )
+
+
+def _preference_agreement(campaign: Campaign) -> PreferenceAgreement | None:
+    """The raters' agreement on their preference judgments (None: they made none)."""
+    from judge_app.agreement.preference_agreement import preference_agreement
+
+    preferences = campaign.preferences
+    if preferences is None or not len(preferences):
+        return None
+    return preference_agreement(preferences)
 
 
 def _judge_reads(session: Session, source: str, name: str | None) -> JudgeReads | None:

@@ -1,8 +1,9 @@
 """Runs scored by preferences: each query's ideal ranking from its preference judgments
 (``metrics.preferences``), each run's compatibility with it per query (``metrics.compatibility``),
 its mean with an interval, and the runs compared on it by the same machinery as NDCG
-(``engine.compare_evaluations``). The one code path of ``eval --measure Compat``, and of the
-evaluation page and the report once they show it.
+(``engine.compare_evaluations``). The one code path of ``eval --measure Compat``, of the
+evaluation page and of the report, which show Compat wherever the campaign holds preferences
+(``shown_measures``).
 
 A query counts for a run where it has an ideal ranking (a relevant document ordered by
 preferences) and the run has results for it, as the reference implementation scores the
@@ -19,14 +20,18 @@ import numpy as np
 from judge_app.metrics.compatibility import compatibility
 from judge_app.metrics.intervals import MeanInterval, measure_range, t_interval
 from judge_app.metrics.measure_names import MeasureName
-from judge_app.metrics.preferences import IdealRanking, comparisons, ideal_ranking
+from judge_app.metrics.preferences import A_WINS, IdealRanking, comparisons, ideal_ranking
 from judge_app.metrics.ranking import Evaluation, Settings
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from judge_app.evaluation.options import SignificanceOptions
+    from judge_app.evaluation.options import EvaluationOptions, SignificanceOptions
     from judge_app.metrics.significance import Significance
+
+SHOWN = "Compat"
+"""The measure the evaluation page and the report show where the campaign holds preferences
+and none was asked for by name."""
 
 
 @dataclass
@@ -47,6 +52,56 @@ class PreferenceEvaluation:
             values = self.evaluations[run].values[self.measure]
             self._intervals[run] = t_interval(values, measure_range(self.measure))
         return self._intervals[run]
+
+
+def shown_measures(
+    options: EvaluationOptions, preferences: pd.DataFrame | None
+) -> EvaluationOptions:
+    """``options`` as the evaluation page and the report evaluate them: with ``SHOWN`` among
+    the preference measures where ``preferences`` hold a choice that counts and the options
+    name none (one named is kept: it leads)."""
+    if options.preference_measures or preferences is None:
+        return options
+    if not preferences["choice"].isin(list(A_WINS)).any():
+        return options
+    from dataclasses import replace
+
+    return replace(options, preference_measures=(SHOWN,))
+
+
+def per_query_columns(found: PreferenceEvaluation) -> pd.DataFrame:
+    """``query_id`` and each run's ``RUN MEASURE`` of every preference measure (by measure,
+    then run, as the per-query table orders the named measures; NaN where the run has no
+    value for the query), a row per query with a value, in query id order."""
+    import pandas as pd
+
+    table = pd.DataFrame({"query_id": pd.Series([], dtype="str")})
+    for run, evaluation in found.evaluations.items():
+        columns = pd.DataFrame(
+            {
+                "query_id": pd.Series(evaluation.query_ids, dtype="str"),
+                **{f"{run} {name}": values for name, values in evaluation.values.items()},
+            }
+        )
+        table = table.merge(columns, on="query_id", how="outer")
+    measures = dict.fromkeys(name for e in found.evaluations.values() for name in e.values)
+    order = [f"{run} {name}" for name in measures for run in found.evaluations]
+    return table[["query_id", *order]].sort_values("query_id", ignore_index=True)
+
+
+def with_per_query_columns(
+    table: pd.DataFrame, found: PreferenceEvaluation, queries: dict[str, str]
+) -> pd.DataFrame:
+    """The per-query ``table`` (``engine.per_query_table``) with each run's values of every
+    preference measure after the NDCG columns (and their difference); a query only the
+    preferences score gets a row of its own, its text from ``queries``."""
+    added = per_query_columns(found)
+    merged = table.merge(added, on="query_id", how="outer")
+    merged["query"] = merged["query_id"].map(queries).fillna("")
+    merged["incomplete"] = merged["incomplete"].astype("boolean").fillna(False).astype(bool)
+    lead = 2 + len(found.evaluations) + ("difference" in table.columns)  # text and NDCG
+    columns = [*table.columns[:lead], *added.columns[1:], *table.columns[lead:]]
+    return merged[columns].sort_values("query_id", ignore_index=True)
 
 
 def ideal_rankings(preferences: pd.DataFrame) -> dict[str, IdealRanking]:

@@ -283,8 +283,7 @@ class Analysis(QObject):
         url = self.workspace.database_url()
 
         from judge_app.commands.campaign import read_campaign
-        from judge_app.commands.evaluate import evaluate
-        from judge_app.evaluation.options import EvaluationRequest
+        from judge_app.commands.evaluate import evaluate_shown
         from judge_app.reports.figures import evaluation_figures
 
         def work(worker: Worker) -> Evaluated:
@@ -294,7 +293,7 @@ class Analysis(QObject):
                 loaded = read_campaign(url, automatic=options.judge is not None)
                 worker.check()
             worker.report("computing NDCG", 0, 0)
-            evaluation = evaluate(EvaluationRequest.shown(options), loaded)
+            evaluation = evaluate_shown(options, loaded)
             worker.check()
             return loaded, evaluation, evaluation_figures(loaded, evaluation)
 

@@ -1,6 +1,8 @@
 """The evaluation view: a lead's controls, the per-query table, the summary in words and the
-charts. The numbers come from ``judge_app.commands.evaluate``, computed off the UI thread by
-the window (``judge_app.gui.analysis``); the view only shows them and says when a control
+charts; where the campaign holds preference judgments, each run's compatibility with them
+(Compat) beside NDCG, per query and on average, and the runs compared on it. The numbers come
+from ``judge_app.commands.evaluate`` (``evaluate_shown``), computed off the UI thread by the
+window (``judge_app.gui.analysis``); the view only shows them and says when a control
 changed. Each control is bound to an option declared once for it and for ``judge-app eval``
 (``judge_app.option_declarations``): its caption, items, default and tooltip."""
 
@@ -30,6 +32,7 @@ from judge_app.commands.explain import QueryExplanation, explain_query
 from judge_app.evaluation.campaign import Campaign
 from judge_app.evaluation.corrected import PredictionPowered
 from judge_app.evaluation.options import EvaluationOptions, measure_names
+from judge_app.evaluation.preferences import PreferenceEvaluation
 from judge_app.evaluation.result import EvaluationResult
 from judge_app.gui.busy_bar import BusyBar
 from judge_app.gui.charts_canvas import ChartCanvas
@@ -47,7 +50,7 @@ from judge_app.gui.option_controls import (
 )
 from judge_app.gui.plan_panel import PlanPanel
 from judge_app.gui.tables import TablePane
-from judge_app.metrics.intervals import CONFIDENCE
+from judge_app.metrics.intervals import CONFIDENCE, MeanInterval
 from judge_app.metrics.measure_names import aggregate_note
 from judge_app.metrics.ppi import Estimate
 from judge_app.numbers import MISSING, score_text, share_text, signed_text
@@ -65,6 +68,7 @@ from judge_app.option_declarations import (
 )
 from judge_app.reports.figures import evaluation_figures
 from judge_app.writers.corrected import assumption, caveat, quality_text, saved_text
+from judge_app.writers.preferences import SOURCE
 from judge_app.writers.verdicts import describe
 
 INCOMPLETE_TIP = (
@@ -355,6 +359,10 @@ class EvaluationView(QWidget):
             )
         for run in evaluation.evaluations:
             self.model.formats[f"{run} judged"] = share_text
+        if evaluation.preferences is not None:
+            for run, scored in evaluation.preferences.evaluations.items():
+                for name in scored.values:
+                    self.model.tooltips[f"{run} {name}"] = _preference_tip(run, name)
         assert evaluation.table is not None
         self.pane.set_frame(evaluation.table, HINT)
         self._hide_sums()
@@ -481,42 +489,83 @@ def _headers(evaluation: EvaluationResult) -> dict[str, str]:
             headers[f"{run} {name}"] = f"{run}\n{name}"
     if evaluation.table is not None and "difference" in evaluation.table:
         headers["difference"] = "Δ\nNDCG"  # which runs: its tooltip
+    if evaluation.preferences is not None:
+        for run, scored in evaluation.preferences.evaluations.items():
+            headers.update({f"{run} {name}": f"{run}\n{name}" for name in scored.values})
     return headers
 
 
-def _runs_html(evaluation: EvaluationResult, width: str = "100%") -> str:
+def _preference_tip(run: str, measure: str) -> str:
+    return (
+        f"{measure} of {run}: how far its ranking agrees with the ideal ranking the preference "
+        f"judgments give the query ({SOURCE}); {MISSING} where the query has none"
+    )
+
+
+def _runs_html(evaluation: EvaluationResult, width: str = "100%", ndcg: bool = True) -> str:
     """The summary's head: mean NDCG@k per run with its interval and how much of its top k
-    is judged; the number of queries in the title when every run has the same, else in a
-    column. Its cells never wrap: the pane is made wide enough for it (``_natural_width``)."""
+    is judged (without ``ndcg``, left out: the means corrected by a judge stand for them),
+    then, where the runs are scored by preference judgments, their mean of the leading
+    preference measure with its interval in the same columns; the number of queries in each
+    title when every run has the same, else in a column. Its cells never wrap: the pane is
+    made wide enough for it (``_natural_width``)."""
     label = evaluation.label
     k = label.split("@")[1]
     judged = {
-        run: float(np.mean(e.values[f"judged@{k}"])) for run, e in evaluation.evaluations.items()
+        run: share_text(float(np.mean(e.values[f"judged@{k}"])))
+        for run, e in evaluation.evaluations.items()
     }
-    intervals = {run: evaluation.interval(run) for run in evaluation.evaluations}
-    counts = {interval.n for interval in intervals.values()}
-    one_count = len(counts) == 1
-    title = f"Mean {label}" + (
-        f" <span style='font-weight:400'>· {_plural(counts.pop(), 'query', 'queries')}</span>"
-        if one_count
-        else ""
-    )
+    groups = []
+    if ndcg:
+        groups.append((label, {run: evaluation.interval(run) for run in evaluation.evaluations}))
+    found = evaluation.preferences
+    if found is not None:
+        groups.append(
+            (escape(found.measure), {run: found.interval(run) for run in found.evaluations})
+        )
+    if not groups:
+        return ""
+    one_count = all(len({s.n for s in intervals.values()}) == 1 for _, intervals in groups)
     cell = "<td align='right' nowrap>"
-    rows = "".join(
-        f"<tr><td nowrap><b>{escape(run)}</b></td>{cell}<b>{score_text(s.mean)}</b></td>"
-        f"{cell}{_interval(s.low, s.high)}</td>"
-        + ("" if one_count else f"{cell}{s.n:,}</td>")
-        + f"{cell}{share_text(judged[run])}</td></tr>"
-        for run, s in intervals.items()
-    )
+
+    def title(measure: str, intervals: dict[str, MeanInterval]) -> str:
+        count = next(iter(intervals.values())).n if intervals else 0
+        return f"Mean {measure}" + (
+            f" <span style='font-weight:400'>· {_plural(count, 'query', 'queries')}</span>"
+            if one_count
+            else ""
+        )
+
+    def rows(intervals: dict[str, MeanInterval], coverage: bool) -> str:
+        return "".join(
+            f"<tr><td nowrap><b>{escape(run)}</b></td>{cell}<b>{score_text(s.mean)}</b></td>"
+            f"{cell}{_interval(s.low, s.high)}</td>"
+            + ("" if one_count else f"{cell}{s.n:,}</td>")
+            + (f"{cell}{judged[run] if coverage else ''}</td>" if ndcg else "")
+            + "</tr>"
+            for run, s in intervals.items()
+        )
+
     head = (
         f"<tr><td></td>{cell}mean</td>{cell}{CONFIDENCE:.0%} t interval</td>"
         + ("" if one_count else f"{cell}queries</td>")
-        + f"{cell}judged@{k}</td></tr>"
+        + (f"{cell}judged@{k}</td>" if ndcg else "")
+        + "</tr>"
     )
+    (first, intervals), *more = groups
+    body = rows(intervals, coverage=ndcg)
+    span = 3 + (not one_count) + ndcg
+    for measure, scored in more:  # a title row spanning the columns, then rows
+        body += (
+            f"<tr><td colspan='{span}' style='padding-top:8px'><span style='font-size:11pt; "
+            f"font-weight:600'>{title(measure, scored)}</span></td></tr>"
+            + rows(scored, coverage=False)
+        )
+    margin, size = ("0", 13) if ndcg else ("8px 0 0 0", 11)  # the head, or under the corrected
     return (
-        f"<p style='margin:0'><span style='font-size:13pt; font-weight:600'>{title}</span></p>"
-        f"<table cellspacing='0' cellpadding='3' width='{width}'>{head}{rows}</table>"
+        f"<p style='margin:{margin}'><span style='font-size:{size}pt; font-weight:600'>"
+        f"{title(first, intervals)}</span></p>"
+        f"<table cellspacing='0' cellpadding='3' width='{width}'>{head}{body}</table>"
     )
 
 
@@ -541,17 +590,22 @@ def _summary_html(evaluation: EvaluationResult) -> str:
     if evaluation.options.grade_source == "automatic":
         parts.insert(0, f"<p><b>⚠</b> {escape(_automatic_note(evaluation))}</p>")
     if evaluation.corrected is not None:  # what the lead asked for leads
-        parts = [_corrected_html(evaluation.corrected, label)]
-    if evaluation.options.measures:
-        parts.append(_named_html(evaluation))
-    significance = evaluation.significance
-    if significance is not None:
-        first = significance.baseline or significance.runs[0]
-        parts += [
-            f"<p>{escape(describe(significance, pair))}</p>"
-            for pair in significance.pairs
-            if pair.baseline == first
-        ]
+        parts = [_corrected_html(evaluation.corrected, label), _runs_html(evaluation, ndcg=False)]
+    found = evaluation.preferences
+    if found is not None:
+        parts.append(_preferences_html(found))
+    named = _named_html(evaluation)
+    if named:
+        parts.append(named)
+    compared = [evaluation.significance, None if found is None else found.significance]
+    for significance in compared:
+        if significance is not None:
+            first = significance.baseline or significance.runs[0]
+            parts += [
+                f"<p>{escape(describe(significance, pair))}</p>"
+                for pair in significance.pairs
+                if pair.baseline == first
+            ]
     assert evaluation.table is not None
     incomplete = int(evaluation.table["incomplete"].sum())
     if incomplete:
@@ -562,18 +616,36 @@ def _summary_html(evaluation: EvaluationResult) -> str:
     return "".join(parts)
 
 
+def _preferences_html(found: PreferenceEvaluation) -> str:
+    """What the preference measure under NDCG is."""
+    return (
+        f"<p style='margin:4px 0 0 0'>{escape(found.measure)}: compatibility with the ideal "
+        f"ranking the preference judgments give each query ({len(found.ideals):,} have "
+        "one).</p>"
+    )
+
+
 def _named_html(evaluation: EvaluationResult) -> str:
     """Each run's value of every named measure over the queries it evaluated (a count's sum,
-    else the mean), and a line naming the sums."""
-    names = evaluation.options.measures
+    else the mean), then its mean of each preference measure after the leading one, and a
+    line naming the sums; nothing without such measures."""
+    summaries = {run: e.summary() for run, e in evaluation.evaluations.items()}
+    names = list(evaluation.options.measures)
+    found = evaluation.preferences
+    if found is not None:
+        for run, scored in found.evaluations.items():
+            summaries[run] |= scored.summary()
+            names += [name for name in scored.values if name not in (found.measure, *names)]
+    if not names:
+        return ""
     head = "".join(f"<td align='right'>{escape(name)}</td>" for name in names)
     rows = "".join(
         f"<tr><td><b>{escape(run)}</b></td>"
-        + "".join(f"<td align='right'>{score_text(summary[name])}</td>" for name in names)
+        + "".join(f"<td align='right'>{score_text(summary.get(name))}</td>" for name in names)
         + "</tr>"
-        for run, summary in ((run, e.summary()) for run, e in evaluation.evaluations.items())
+        for run, summary in summaries.items()
     )
-    summed = aggregate_note(names)
+    summed = aggregate_note(evaluation.options.measures)
     return (
         "<p style='margin:8px 0 0 0'><span style='font-size:11pt; font-weight:600'>"
         f"More measures</span></p><table cellspacing='0' cellpadding='3' width='100%'>"

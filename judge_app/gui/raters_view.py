@@ -1,6 +1,7 @@
 """The raters page (View ▸ Raters), the one a lead checks every morning: each rater's
 progress, speed, self-agreement, accuracy on gold items and agreement with the others; the
-figures out of line in words on top and in the warning colour in the table; the chosen
+figures out of line in words on top and in the warning colour in the table, and where raters
+made preference judgments, how many and their share of intransitive triples; the chosen
 rater's drift and too-fast judgments.
 
 The figures are those of ``judge_app.commands.rater_quality`` (``judge-app raters``),
@@ -71,10 +72,17 @@ COLUMNS = {
     "alpha_contribution": "α contri-\nbution",
 }
 """The table's columns: keys of ``writers.raters.record``, and their headers."""
+PREFERENCE_COLUMNS = {"preferences": "Prefer-\nences", "intransitive_share": "Intransi-\ntive"}
+"""The columns after those where a rater made preference judgments
+(``writers.raters.PREFERENCE_COLUMNS``)."""
 
 
-COUNTS = ("rater", "done", "remaining", "skipped")
-FORMATS = {column: rater_writer.TEXTS[column] for column in COLUMNS if column not in COUNTS}
+COUNTS = ("rater", "done", "remaining", "skipped", "preferences")
+FORMATS = {
+    column: rater_writer.TEXTS[column]
+    for column in COLUMNS | PREFERENCE_COLUMNS
+    if column not in COUNTS
+}
 """The figures' texts: those of ``judge-app raters`` and the report."""
 TIPS = {
     "done": "Judgments made, skips included",
@@ -93,6 +101,11 @@ TIPS = {
     "alpha_contribution": (
         "All raters' alpha minus their alpha without this rater: below 0 the others agree "
         "better without them"
+    ),
+    "preferences": "Preference judgments made (which of two documents is better), skips included",
+    "intransitive_share": (
+        "Share of cyclic triples (x over y over z over x) among the triples of a query's "
+        "documents whose three pairs the rater ordered"
     ),
 }
 WARNED_BY = {  # a column: the figures (keys of ``RaterQuality.out_of_line``) it warns about
@@ -137,6 +150,7 @@ def rater_notes(rater: RaterQuality, min_seconds: float) -> dict[str, Note]:
     the warning of a figure out of line (then marked)."""
     reasons: dict[str, str] = rater_writer.record(rater)["reasons"]  # type: ignore[assignment]
     speed, repeats, gold = rater.speed, rater.self_agreement, rater.gold
+    preferences = rater.preferences
     pending = f"; {rater.repeats_pending:,} waiting" if rater.repeats_pending else ""
     context = {
         "rater": rater.rater + ("" if rater.active else " is no longer active"),
@@ -159,9 +173,15 @@ def rater_notes(rater: RaterQuality, min_seconds: float) -> dict[str, Note]:
             f"On {gold.pairs:,} gold items; mean absolute error "
             f"{score_text(gold.mean_absolute_error.value)}"
         ),
+        "preferences": (
+            f"{preferences.made:,} preference judgments, {preferences.skipped:,} of them skipped"
+        ),
+        "intransitive_share": (
+            f"{preferences.cyclic:,} of {preferences.triples:,} ordered triples are cyclic"
+        ),
     }
     notes: dict[str, Note] = {}
-    for column in COLUMNS:
+    for column in COLUMNS | PREFERENCE_COLUMNS:
         if column == "rater":  # the name (whole, should it be cut), then every warning
             warnings = list(rater.warnings)
             lines = [context["rater"], *(f"Out of line: {warning}" for warning in warnings)]
@@ -186,7 +206,7 @@ class RatersModel(FrameModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(
             pd.DataFrame({column: [] for column in COLUMNS}),
-            headers=COLUMNS,
+            headers=COLUMNS | PREFERENCE_COLUMNS,
             formats=FORMATS,
             tooltips=TIPS,
             parent=parent,
@@ -198,8 +218,9 @@ class RatersModel(FrameModel):
         self.notes = {
             rater.rater: rater_notes(rater, report.min_seconds) for rater in report.raters
         }
-        frame = rater_writer.frame(report)[list(COLUMNS)]
-        self.set_frame(frame.astype({column: "float64" for column in FORMATS}))
+        shown = COLUMNS | (PREFERENCE_COLUMNS if report.with_preferences else {})
+        frame = rater_writer.frame(report)[list(shown)]
+        self.set_frame(frame.astype({column: "float64" for column in FORMATS if column in shown}))
 
     def note(self, row: int, column: int) -> Note | None:
         rater = str(self.column_values(0)[row])

@@ -22,6 +22,8 @@ def answer_lines(data: ReportData) -> tuple[str, str, list[str]]:
     label = k_label(data.k)
     means = {run: interval.mean for run, interval in data.intervals.items()}
     lines = [_means_line(data, label)]
+    if data.preferences is not None:
+        lines.append(_preferences_line(data))
     headline, tone = _headline(data, means, label, lines)
     lines.append(_judged_line(data, label))
     if data.agreement is not None:
@@ -101,6 +103,23 @@ def _means_line(data: ReportData, label: str) -> str:
         for run in sorted(data.intervals, key=lambda run: -data.intervals[run].mean)
     )
     return f"Mean NDCG@{label} ({interval.confidence:.0%} {interval.method} interval): {named}."
+
+
+def _preferences_line(data: ReportData) -> str:
+    """Each run's mean of the leading preference measure with its interval, best first."""
+    found = data.preferences
+    assert found is not None
+    intervals = {run: found.interval(run) for run in found.evaluations}
+    scored = [run for run in intervals if intervals[run].n]
+    named = ", ".join(
+        f"{run} {interval_text(intervals[run], data.digits)}"
+        for run in sorted(scored, key=lambda run: -intervals[run].mean)
+    )
+    interval = next(iter(intervals.values()))
+    return (
+        f"Mean {found.measure} with the preference judgments ({interval.confidence:.0%} "
+        f"{interval.method} interval): {named or 'no run answers a query that has them'}."
+    )
 
 
 def _judged_line(data: ReportData, label: str) -> str:

@@ -1,7 +1,8 @@
 """A campaign report as one self-contained HTML document (charts inline as SVG), which
 ``reports.pdf`` prints as it is: the answer first (which run wins, how sure, how much was
-judged), mean NDCG per run, the runs compared, what was judged, the agreement and the raters,
-then the charts, the per-query table and the settings.
+judged), mean NDCG per run (and Compat, where raters made preference judgments), the runs
+compared, what was judged, the agreement and the raters, the preference judgments, then the
+charts, the per-query table and the settings.
 
 Every table is a ``Table`` of cells the writers format for people (the cells ``eval``,
 ``agreement`` and ``raters`` print), split by columns where it is too wide for a page."""
@@ -18,13 +19,14 @@ from judge_app.agreement.report import AgreementReport, adjudications
 from judge_app.agreement.tables import kappa_matrix
 from judge_app.metrics.measure_names import aggregate_note
 from judge_app.metrics.ranking import Evaluation, k_label
-from judge_app.numbers import MISSING, score_text, share_text, signed_text
+from judge_app.numbers import MISSING, count_text, score_text, share_text, signed_text
 from judge_app.reports import charts
 from judge_app.reports.answer import agreement_words, answer_html, compared_measure
 from judge_app.reports.data import ReportData
 from judge_app.reports.runs_compared import significance_blocks
 from judge_app.reports.style import style_sheet
 from judge_app.reports.tables import Cell, Table, split, table_html
+from judge_app.writers import preferences as preference_writer
 from judge_app.writers import raters as rater_writer
 from judge_app.writers.agreement import KAPPA_MATRIX_NOTE, adjudication_summary, apart_sentence
 from judge_app.writers.calibration import (
@@ -80,7 +82,8 @@ def _blocks(data: ReportData, image: ImagePlacer) -> Iterator[Block]:
     yield answer_html(data)
     if data.settings.get("grades") == "automatic":
         yield _p(_automatic_note(data.settings), "finding")
-    yield f"<h2>Mean NDCG@{label} per run</h2>"
+    also = "" if data.preferences is None else f" and {_e(data.preferences.measure)}"
+    yield f"<h2>Mean NDCG@{label}{also} per run</h2>"
     yield from _means(data)
     if data.corrected is not None:
         yield f"<h2>Mean NDCG@{label}: humans corrected by {_e(data.corrected.judge)}</h2>"
@@ -88,6 +91,10 @@ def _blocks(data: ReportData, image: ImagePlacer) -> Iterator[Block]:
     if data.significance is not None:
         yield f"<h2>Runs compared on {_e(compared_measure(data, label))}</h2>"
         yield from significance_blocks(data.significance, _colours(data), data.digits)
+    found = data.preferences
+    if found is not None and found.significance is not None:
+        yield f"<h2>Runs compared on {_e(found.measure)}</h2>"
+        yield from significance_blocks(found.significance, _colours(data), data.digits)
     if data.settings.get("judge") is not None:
         yield f"<h2>The automatic judge {_e(str(data.settings['judge']))}</h2>"
         yield from _judge(data)
@@ -101,6 +108,9 @@ def _blocks(data: ReportData, image: ImagePlacer) -> Iterator[Block]:
     if data.raters is not None and data.raters.raters:
         yield "<h2>Raters</h2>"
         yield from _raters(data)
+    if data.preference_agreement is not None:
+        yield "<h2>Preference judgments</h2>"
+        yield from _preferences(data)
     yield "<h2 class='page'>Charts</h2>"  # on a page of their own in print
     for figure, name, caption in _figures(data, label):
         note = f"<figcaption>{_e(caption)}</figcaption>" if caption else ""
@@ -129,11 +139,13 @@ def _means(data: ReportData) -> Iterator[Block]:
     k = data.k
     rows = summary_rows(
         data.evaluations, (k,), {(run, k): data.intervals[run] for run in data.intervals},
-        data.digits, named,
+        data.digits, named, data.preferences,
     )  # fmt: skip
     colours = _colours(data)
     interval = next(iter(data.intervals.values()))
     notes = [INTERVAL_NOTE.format(interval.confidence), aggregate_note(named) or ""]
+    if data.preferences is not None:
+        notes.append(preference_writer.note(data.preferences))
     yield Table.of(
         "",
         [{**row, "run": _run(row["run"], colours)} for row in rows],
@@ -252,10 +264,75 @@ def _raters(data: ReportData) -> Iterator[Block]:
         yield _p(line, "finding")
     yield Table(
         "Each rater's work and quality",
-        list(rater_writer.HEADER),
-        [list(row) for row in rater_writer.rows(report)],
+        rater_writer.header(report, preferences=False),  # theirs: "Preference judgments"
+        [list(row) for row in rater_writer.rows(report, preferences=False)],
         note=RATERS_NOTE.format(seconds=report.min_seconds),
     )
+
+
+def _preferences(data: ReportData) -> Iterator[Block]:
+    """How far the raters agree on their preference judgments (the figures of ``judge-app
+    preferences summary``), and how far each agrees with themselves: their intransitive
+    triples (those of ``judge-app raters``)."""
+    agreement = data.preference_agreement
+    assert agreement is not None
+    raters = [] if data.raters is None else data.raters.raters
+    preferring = [rater for rater in raters if rater.preferences.made]
+    made = sum(rater.preferences.made for rater in preferring)
+    found = data.preferences
+    ideal = (
+        f"; {count_text(len(found.ideals), 'query has', 'queries have')} an ideal ranking from "
+        f"them (the Bradley–Terry strengths of every rater's choices), which {found.measure} "
+        "compares each run with"
+        if found is not None
+        else ""
+    )
+    yield _p(
+        f"{count_text(made, 'preference judgment')} by {count_text(len(preferring), 'rater')}: "
+        f"which of two documents is better for a query{ideal}."
+    )
+    undefined = [
+        f"{estimate.reason[:1].upper()}{estimate.reason[1:]}."
+        for estimate in (agreement.share, agreement.alpha)
+        if estimate.value is None and estimate.reason
+    ]
+    row: list[str | Cell] = [
+        f"{agreement.units:,}",
+        share_text(agreement.share.value),
+        score_text(agreement.alpha.value, data.digits),
+    ]
+    yield Table(
+        "Agreement between raters on the pairs two or more chose on",
+        ["pairs", "share agreeing", "Krippendorff's alpha (nominal)"],
+        [row],
+        keys=0,
+        note=" ".join([PREFERENCE_AGREEMENT_NOTE, *undefined]),
+    )
+    header = ["rater", "preferences", "skipped", "cyclic", "ordered triples", "intransitive"]
+    rows: list[list[str | Cell]] = [
+        [
+            rater.rater,
+            f"{rater.preferences.made:,}",
+            f"{rater.preferences.skipped:,}",
+            f"{rater.preferences.cyclic:,}",
+            f"{rater.preferences.triples:,}",
+            share_text(rater.preferences.share.value),
+        ]
+        for rater in preferring
+    ]
+    yield Table("Each rater's intransitive triples", header, rows, note=INTRANSITIVE_NOTE)
+
+
+PREFERENCE_AGREEMENT_NOTE = (
+    "A pair is a query and two of its documents; the choices are a, b, equal and neither (a "
+    "skip is none of them). Share agreeing: the share of agreeing pairs of choices; "
+    "Krippendorff's alpha at the nominal level (the choices have no order)."
+)
+INTRANSITIVE_NOTE = (
+    "Cyclic: triples of a query's documents the rater ordered in a cycle (x over y over z "
+    "over x); ordered triples: those whose three pairs the rater ordered (ties take no part); "
+    "intransitive: cyclic over ordered."
+)
 
 
 RATERS_NOTE = (
@@ -325,6 +402,7 @@ SETTING_NAMES = {
     "seed": "seed",
     "permutations": "permutations",
     "measures": "more measures",
+    "preference_measures": "measures of preferences",
     "grades": "grades",
     "judge": "automatic judge",
 }

@@ -323,11 +323,12 @@ def history_frame(session: Session, rater: str | None = None) -> pd.DataFrame:
 
 
 def change_stamp(session: Session) -> tuple[object, ...]:
-    """Values that change whenever a judgment, a result, an automatic judge's answer or the
-    active sample does, cheap enough to poll: a judgment added gets a new id, every change of
-    one is a history event, a run imported again gets new result rows; automatic answers have
-    no id, so their counts, the sum of their grades and the latest time stand for them, and
-    the active sample's size, time and whether raters follow it."""
+    """Values that change whenever a judgment, a preference, a result, an automatic judge's
+    answer or the active sample does, cheap enough to poll: a judgment added gets a new id,
+    every change of one (of a preference too) is a history event, a preference cleared leaves
+    one row fewer, a run imported again gets new result rows; automatic answers have no id, so
+    their counts, the sum of their grades and the latest time stand for them, and the active
+    sample's size, time and whether raters follow it."""
     row = session.connection().exec_driver_sql(
         "SELECT (SELECT coalesce(max(id), 0) FROM judgment), "
         "(SELECT coalesce(max(id), 0) FROM judgment_event), "
@@ -336,7 +337,8 @@ def change_stamp(session: Session) -> tuple[object, ...]:
         "(SELECT count(grade) FROM auto_judgment), (SELECT sum(grade) FROM auto_judgment), "
         "(SELECT max(judged_at) FROM auto_judgment), (SELECT count(*) FROM active_sample), "
         "(SELECT max(drawn_at) FROM active_sample), "
-        "(SELECT max(value) FROM setting WHERE key = 'pool.query_order')"
+        "(SELECT max(value) FROM setting WHERE key = 'pool.query_order'), "
+        "(SELECT coalesce(max(id), 0) FROM preference_event), (SELECT count(*) FROM preference)"
     )
     return tuple(_stamp_value(value) for value in row.one())
 

@@ -7,6 +7,7 @@ learned nothing (:func:`quality_warning`). Every interval is named by its method
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from judge_app.evaluation.corrected import Corrected, PredictionPowered
 from judge_app.evaluation.judge_quality import MIN_KAPPA, JudgeQuality
@@ -14,6 +15,9 @@ from judge_app.metrics.intervals import CONFIDENCE
 from judge_app.metrics.ppi import Estimate
 from judge_app.numbers import MISSING
 from judge_app.writers.tables import text_table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 ASSIGNED_ORDER = (
     "The interval assumes the queries humans judged completely are a random sample of all "
@@ -202,11 +206,9 @@ def table_text(result: PredictionPowered, digits: int = 4) -> str:
     return f"{heading(result)}\n{text_table(rows)}\n" + "\n".join(notes) + "\n"
 
 
-def csv_text(result: PredictionPowered, digits: int | None = None) -> str:
-    """A row per run and per difference, every number in full unless rounded to ``digits``."""
+def frame(result: PredictionPowered) -> pd.DataFrame:
+    """A row per run and per difference, every number in full (:func:`csv_text`'s)."""
     import pandas as pd
-
-    from judge_app.io import exports
 
     rows = []
     for item in result.estimates:
@@ -229,5 +231,11 @@ def csv_text(result: PredictionPowered, digits: int | None = None) -> str:
                 "automatic_high": automatic[1],
             }
         )
-    frame = pd.DataFrame(rows)
-    return exports.csv_text(frame, float_format=None if digits is None else f"%.{digits}f")
+    return pd.DataFrame(rows)
+
+
+def csv_text(result: PredictionPowered, digits: int | None = None) -> str:
+    """A row per run and per difference, every number in full unless rounded to ``digits``."""
+    from judge_app.io import exports
+
+    return exports.csv_text(frame(result), float_format=None if digits is None else f"%.{digits}f")

@@ -12,10 +12,12 @@ import numpy as np
 from judge_app.metrics.intervals import MeanInterval
 from judge_app.metrics.measure_names import MEAN, SUM, aggregate_note, aggregate_of
 from judge_app.metrics.ranking import Evaluation, k_label
+from judge_app.writers import preferences as writers_preferences
 from judge_app.writers.json_document import json_document
 from judge_app.writers.tables import text_table
 
 if TYPE_CHECKING:
+    from judge_app.evaluation.preferences import PreferenceEvaluation
     from judge_app.evaluation.result import EvaluationResult
 
 TABLE_DIGITS = 4
@@ -35,11 +37,17 @@ def _trec_measures(ndcg_ks: tuple[int | None, ...]) -> list[tuple[str, str]]:
     return measures
 
 
-def trec_text(runs: dict[str, Evaluation], ndcg_ks: tuple[int | None, ...], digits: int = 4) -> str:
+def trec_text(
+    runs: dict[str, Evaluation],
+    ndcg_ks: tuple[int | None, ...],
+    digits: int = 4,
+    preferences: PreferenceEvaluation | None = None,
+) -> str:
     """What ``trec_eval -q`` prints for each run: per query in string order, then ``all``.
 
     NDCG is printed at ``ndcg_cut_K`` for ``ndcg_ks``; P and recall at those and at 5 and 10
-    (the evaluations must hold them).
+    (the evaluations must hold them); then each measure of ``preferences`` (``Compat``), on
+    the queries it scores, its ``all`` the mean over them.
     """
     measures = _trec_measures(ndcg_ks)
     lines = []
@@ -47,12 +55,21 @@ def trec_text(runs: dict[str, Evaluation], ndcg_ks: tuple[int | None, ...], digi
         lines.append(f"{'runid':<22}\tall\t{name}")
         lines.append(f"{'num_q':<22}\tall\t{evaluation.n_queries}")
         columns = [(f"{measure:<22}", evaluation.values[key].tolist()) for measure, key in measures]
-        for row, query_id in enumerate(evaluation.query_ids):  # already in string order
-            for measure, values in columns:
-                lines.append(f"{measure}\t{query_id}\t{values[row]:.{digits}f}")
+        more = {} if preferences is None else writers_preferences.trec_lines(preferences, name)
+        rows = dict(zip(evaluation.query_ids, range(evaluation.n_queries)))
+        queries = sorted(rows.keys() | more.keys() - {"all"}) if more else evaluation.query_ids
+        for query_id in queries:  # in string order
+            row = rows.get(query_id)
+            if row is not None:
+                for measure, values in columns:
+                    lines.append(f"{measure}\t{query_id}\t{values[row]:.{digits}f}")
+            for measure, value in more.get(query_id, ()):
+                lines.append(f"{measure:<22}\t{query_id}\t{value:.{digits}f}")
         summary = evaluation.summary()
         for measure, key in measures:
             lines.append(f"{measure:<22}\tall\t{summary[key]:.{digits}f}")
+        for measure, value in more.get("all", ()):
+            lines.append(f"{measure:<22}\tall\t{value:.{digits}f}")
     return "\n".join(lines) + "\n"
 
 
@@ -121,9 +138,7 @@ def json_text(result: EvaluationResult, digits: int | None = None) -> str:
             record["estimates"] = estimates
             record.update({key: estimates[key] for key in ("ppi_mean", "ppi_interval")})
     if result.preferences is not None:
-        from judge_app.writers import preferences
-
-        document["preferences"] = preferences.document(result.preferences, digits)
+        document["preferences"] = writers_preferences.document(result.preferences, digits)
     return json_document(document)
 
 
@@ -164,9 +179,14 @@ def _flagged(evaluation: Evaluation) -> list[str]:
     return [query for query, zero in zip(evaluation.query_ids, evaluation.idcg_zero) if zero]
 
 
-def csv_text(runs: dict[str, Evaluation], digits: int | None = None) -> str:
+def csv_text(
+    runs: dict[str, Evaluation],
+    digits: int | None = None,
+    preferences: PreferenceEvaluation | None = None,
+) -> str:
     """One row per run and query (``all`` rows hold each run's value: the sum for a count,
-    as trec_eval's ``all`` line, else the mean), numbers in full unless rounded to
+    as trec_eval's ``all`` line, else the mean), a column per measure (those of
+    ``preferences`` too, empty where a query has none), numbers in full unless rounded to
     ``digits``, text cells inert."""
     import pandas as pd
 
@@ -175,11 +195,35 @@ def csv_text(runs: dict[str, Evaluation], digits: int | None = None) -> str:
     frames = []
     for name, evaluation in runs.items():
         per_query = evaluation.per_query.drop(columns="idcg_zero")
-        summary = pd.DataFrame([evaluation.summary()]).assign(query_id="all")
-        frames.append(pd.concat([per_query, summary]).assign(run=name))
+        summary = evaluation.summary()
+        more = None if preferences is None else preferences.evaluations.get(name)
+        if more is not None:
+            scored = more.per_query.drop(columns="idcg_zero")
+            per_query = per_query.merge(scored, on="query_id", how="outer")
+            summary |= more.summary()
+        summary_row = pd.DataFrame([summary]).assign(query_id="all")
+        frames.append(pd.concat([per_query, summary_row]).assign(run=name))
     table = pd.concat(frames)
     columns = ["run", "query_id"] + [c for c in table.columns if c not in ("run", "query_id")]
     return exports.csv_text(table[columns], float_format=None if digits is None else f"%.{digits}f")
+
+
+def _corrected_csv(result: EvaluationResult, digits: int | None) -> str:
+    """The means corrected by a judge (``writers.corrected``), a row per run and difference,
+    then a row per run and preference measure."""
+    import pandas as pd
+
+    from judge_app.io import exports
+    from judge_app.writers import corrected as corrected_writer
+
+    assert result.corrected is not None
+    frame = corrected_writer.frame(result.corrected)
+    if result.preferences is not None:
+        more = pd.DataFrame(writers_preferences.mean_rows(result.preferences))
+        counts = [*frame.select_dtypes("integer"), *more.select_dtypes("integer")]
+        frame = pd.concat([frame, more], ignore_index=True)
+        frame = frame.astype(dict.fromkeys(counts, "Int64"))  # whole, empty where none
+    return exports.csv_text(frame, float_format=None if digits is None else f"%.{digits}f")
 
 
 def summary_table(
@@ -189,17 +233,20 @@ def summary_table(
     digits: int = 4,
     per_query: bool = False,
     named: tuple[str, ...] = (),
+    preferences: PreferenceEvaluation | None = None,
 ) -> str:
     """One row per run: at each of ``ks`` its mean NDCG with its interval of ``intervals``
     (by run and k; the column names its method), P and coverage; queries, MRR, MAP and the
-    run's value of each ``named`` measure (a count's sum, else the mean), and notes. Without
-    pandas (its import alone is a third of a second), unless ``per_query`` tables are asked
-    for."""
+    run's value of each ``named`` measure (a count's sum, else the mean), its values of the
+    measures of ``preferences``, and notes. Without pandas (its import alone is a third of a
+    second), unless ``per_query`` tables are asked for."""
     method = next(iter(intervals.values()))
-    text = text_table(summary_rows(runs, ks, intervals, digits, named))
+    text = text_table(summary_rows(runs, ks, intervals, digits, named, preferences))
     summed = aggregate_note(named)
     notes = [] if summed is None else [summed]
     notes.append(INTERVAL_NOTE.format(method.confidence))
+    if preferences is not None:
+        notes.append(writers_preferences.note(preferences))
     for name, evaluation in runs.items():
         flagged = _flagged(evaluation)
         if flagged:
@@ -213,8 +260,12 @@ def summary_table(
                          f"the run left out: {', '.join(evaluation.judged_only[:10])}")  # fmt: skip
     if per_query:
         for name, evaluation in runs.items():  # per_query is a pandas frame already
-            table = evaluation.per_query.drop(columns="idcg_zero").round(digits)
-            text += f"\n\n{name}\n" + table.to_string(index=False)
+            table = evaluation.per_query.drop(columns="idcg_zero")
+            scored = None if preferences is None else preferences.evaluations.get(name)
+            if scored is not None:
+                more = scored.per_query.drop(columns="idcg_zero")
+                table = table.merge(more, on="query_id", how="outer")
+            text += f"\n\n{name}\n" + table.round(digits).to_string(index=False)
     return text + ("\n\n" + "\n".join(notes) if notes else "") + "\n"
 
 
@@ -224,8 +275,11 @@ def summary_rows(
     intervals: dict[tuple[str, int | None], MeanInterval],
     digits: int = 4,
     named: tuple[str, ...] = (),
+    preferences: PreferenceEvaluation | None = None,
 ) -> list[dict[str, str]]:
-    """The rows of :func:`summary_table`, cells as people read them (the report prints these)."""
+    """The rows of :func:`summary_table`, cells as people read them (the report prints these):
+    the leading preference measure's beside NDCG at the leading k, any other's after the
+    named measures."""
     method = next(iter(intervals.values()))
     heading = f"({method.confidence:.0%} {method.method})"
     rows = []
@@ -235,11 +289,15 @@ def summary_rows(
         for k in ks:
             label = k_label(k)
             row[f"ndcg@{label} {heading}"] = interval_text(intervals[(name, k)], digits)
+            if preferences is not None and k == ks[0]:
+                row.update(writers_preferences.summary_cells(preferences, name, digits))
             row[f"p@{label}"] = f"{summary[f'p@{label}']:.{digits}f}"
             row[f"judged@{label}"] = f"{100 * summary[f'judged@{label}']:.1f}%"
         row["mrr"] = f"{summary['rr']:.{digits}f}"
         row["map"] = f"{summary['ap']:.{digits}f}"
         row.update({name: f"{summary[name]:.{digits}f}" for name in named})
+        if preferences is not None:
+            row.update(writers_preferences.more_cells(preferences, name, digits))
         rows.append(row)
     return rows
 
@@ -263,32 +321,37 @@ def as_text(
 ) -> str:
     """The evaluation as ``eval --format`` prints it: ``trec`` (as ``trec_eval -q``, 4 digits
     as it prints them), ``json`` and ``csv`` (full precision unless ``digits``; with the runs
-    compared, the CSV is a row per pair of runs; corrected by a judge, a row per run and
-    difference), ``table``, and each run's means for a paper, ``latex`` and ``markdown`` (4
-    digits unless ``digits``; significance marks from the comparison's verdict)."""
+    compared, the CSV is a row per pair of runs and measure compared; corrected by a judge, a
+    row per run and difference), ``table``, and each run's means for a paper, ``latex`` and
+    ``markdown`` (4 digits unless ``digits``; significance marks from the comparison's
+    verdict). Each shows the measures of preference judgments (``Compat``) where asked, as it
+    shows the others."""
     from judge_app.writers import corrected as corrected_writer
     from judge_app.writers import verdicts as compared
 
     evaluations, ks, significance = result.evaluations, result.options.ks, result.significance
+    found = result.preferences
     shown = TABLE_DIGITS if digits is None else digits
     if output in ("latex", "markdown"):
         from judge_app.writers import paper_tables
 
         typeset = paper_tables.latex_table if output == "latex" else paper_tables.markdown_table
-        return typeset(evaluations, ks, significance, shown, result.options.measures)
+        return typeset(evaluations, ks, significance, shown, result.options.measures, found)
     if output == "trec":
-        return trec_text(evaluations, ks, shown)
+        return trec_text(evaluations, ks, shown, found)
     corrected = result.corrected
     if output == "csv":
         if corrected is not None:
-            return corrected_writer.csv_text(corrected, digits)
+            return _corrected_csv(result, digits)
         if significance is not None:
-            return compared.csv_text(significance, digits)
-        return csv_text(evaluations, digits)
+            more = [] if found is None or found.significance is None else [found.significance]
+            return compared.csv_text([significance, *more], digits)
+        return csv_text(evaluations, digits, found)
     if output == "json":
         return json_text(result, digits)
     intervals = {(run, k): result.interval(run, k) for run in evaluations for k in ks}
-    text = summary_table(evaluations, ks, intervals, shown, per_query, result.options.measures)
+    named = result.options.measures
+    text = summary_table(evaluations, ks, intervals, shown, per_query, named, found)
     if result.per_rater is not None:
         text += "\nEach rater's own mean NDCG (over the queries they judged)\n"
         text += result.per_rater.round(shown).to_string(index=False) + "\n"
@@ -296,8 +359,6 @@ def as_text(
         text += "\n" + corrected_writer.table_text(corrected, shown)
     if significance is not None:
         text += "\n" + compared.table_text(significance, shown)
-    if result.preferences is not None:
-        from judge_app.writers import preferences
-
-        text += "\n" + preferences.table_text(result.preferences, shown)
+    if found is not None and found.significance is not None:
+        text += "\n" + compared.table_text(found.significance, shown)
     return text

@@ -1,10 +1,11 @@
 """Each run's values as a table for a paper (``eval --format latex|markdown``): the measures
 asked for by name (a count's sum over the queries, else the mean: a note names the sums), NDCG
-and P at each cut-off, MRR and MAP, rounded, the best value of each measure in bold, and a
-dagger on a run's value of the measure compared where the comparison's verdict (its deciding
+and P at each cut-off, those of preference judgments (``Compat``, each run's mean over the
+queries it scores), MRR and MAP, rounded, the best value of each measure in bold, and a
+dagger on a run's value of a measure compared where the comparison's verdict (its deciding
 test, adjusted for the pairs compared) finds it significantly better (a double dagger: worse)
 than the baseline, the first run unless one is chosen; a note names the test, its adjustment
-and the level.
+and the level. The preference measure that leads has its own comparison, and its own note.
 
 LaTeX uses booktabs (``\\toprule``, ``\\midrule``, ``\\bottomrule``); Markdown is a GitHub
 pipe table. Run names are escaped for each."""
@@ -15,10 +16,14 @@ import math
 import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from judge_app.metrics.measure_names import aggregate_note
 from judge_app.metrics.ranking import Evaluation, k_label
 from judge_app.metrics.significance import Significance
+
+if TYPE_CHECKING:
+    from judge_app.evaluation.preferences import PreferenceEvaluation
 
 BETTER, WORSE = "†", "‡"
 LATEX_MARKS = {BETTER: r"\dag", WORSE: r"\ddag"}
@@ -68,13 +73,16 @@ def _control(char: str) -> bool:
     return ord(char) < 32 or 0x7F <= ord(char) < 0xA0 or char in "\u2028\u2029"
 
 
-def _measures(ks: Sequence[int | None], named: Sequence[str]) -> list[tuple[str, str]]:
-    """(key, header) of the table's measures: those named, NDCG and P at each cut-off, MRR,
-    MAP."""
+def _measures(
+    ks: Sequence[int | None], named: Sequence[str], preferred: Sequence[str] = ()
+) -> list[tuple[str, str]]:
+    """(key, header) of the table's measures: those named, NDCG and P at each cut-off, those
+    of preferences (``preferred``), MRR, MAP."""
     measures = [(name, name) for name in named]
     for k in ks:
         label = k_label(k)
         measures += [(f"ndcg@{label}", f"NDCG@{label}"), (f"p@{label}", f"P@{label}")]
+    measures += [(name, name) for name in preferred]
     return [*measures, ("rr", "MRR"), ("ap", "MAP")]
 
 
@@ -95,13 +103,12 @@ def _baseline(significance: Significance) -> str:
 
 
 def _cells(
-    runs: dict[str, Evaluation], measures: list[tuple[str, str]], digits: int
+    summaries: dict[str, dict[str, float]], measures: list[tuple[str, str]], digits: int
 ) -> dict[str, list[tuple[str, bool]]]:
-    """Each run's rounded values of ``measures``, with whether each is the best (highest when
-    rounded; ties all best)."""
-    summaries = {run: evaluation.summary() for run, evaluation in runs.items()}
+    """Each run's rounded values of ``measures`` (of its ``summaries``; NaN where it has
+    none), with whether each is the best (highest when rounded; ties all best)."""
     rounded = {
-        run: [round(summary[key], digits) for key, _header in measures]
+        run: [round(summary.get(key, math.nan), digits) for key, _header in measures]
         for run, summary in summaries.items()
     }
     best = [
@@ -146,28 +153,45 @@ def _rows(
     digits: int,
     style: _Style,
     named: Sequence[str],
+    preferences: PreferenceEvaluation | None = None,
 ) -> tuple[list[str], list[list[str]], list[str]]:
     """The header, each run's row of cells (escaped, bold, marked) and the notes: on the
     measures that are sums, on marks."""
-    measures = _measures(ks, named)
-    lead = measures[0][0] if significance is None else significance.measure
+    scored = {} if preferences is None else preferences.evaluations
+    preferred = list(next(iter(scored.values())).values) if scored else []
+    measures = _measures(ks, named, preferred)
     headers = dict(measures)
-    marks = {} if significance is None else significance_marks(runs, significance)
+    compared = [] if significance is None else [significance]
+    if preferences is not None and preferences.significance is not None:
+        compared.append(preferences.significance)
+    marks = {
+        found.measure: significance_marks(scored if found.measure in preferred else runs, found)
+        for found in compared
+    }
+    summaries = {
+        run: evaluation.summary() | (scored[run].summary() if run in scored else {})
+        for run, evaluation in runs.items()
+    }
     rows = []
-    for run, values in _cells(runs, measures, digits).items():
+    for run, values in _cells(summaries, measures, digits).items():
         row = [style.escape(run)]
         for (key, _header), (text, best) in zip(measures, values):
             shown = (style.bold(text) if best else text) if text else style.missing
-            if key == lead and run in marks:
-                shown += style.mark(marks[run])
+            if run in marks.get(key, {}):
+                shown += style.mark(marks[key][run])
             row.append(shown)
         rows.append(row)
-    header = ["Run", *(style.escape(title) if title in named else title for _k, title in measures)]
+    by_name = {*named, *preferred}  # names as ir_measures writes them: text to escape
+
+    def title(key: str) -> str:
+        return style.escape(headers[key]) if key in by_name else headers[key]
+
+    header = ["Run", *(title(key) for key, _title in measures)]
     summed = aggregate_note(named)
     notes = [] if summed is None else [style.escape(summed)]
-    if significance is not None:
-        shown_lead = style.escape(headers[lead]) if lead in named else headers[lead]
-        notes.append(_note(significance, shown_lead, marks, style.escape, style.mark))
+    for found in compared:
+        notes.append(_note(found, title(found.measure), marks[found.measure], style.escape,
+                           style.mark))  # fmt: skip
     return header, rows, notes
 
 
@@ -196,10 +220,11 @@ def latex_table(
     significance: Significance | None,
     digits: int = 4,
     named: Sequence[str] = (),
+    preferences: PreferenceEvaluation | None = None,
 ) -> str:
     """The runs' values as a booktabs ``tabular``, the notes a small paragraph below it (a
     line of the table would widen its last column to the note's length)."""
-    header, rows, notes = _rows(runs, ks, significance, digits, LATEX, named)
+    header, rows, notes = _rows(runs, ks, significance, digits, LATEX, named, preferences)
     lines = [
         rf"\begin{{tabular}}{{l{'r' * (len(header) - 1)}}}",
         r"\toprule",
@@ -220,9 +245,10 @@ def markdown_table(
     significance: Significance | None,
     digits: int = 4,
     named: Sequence[str] = (),
+    preferences: PreferenceEvaluation | None = None,
 ) -> str:
     """The runs' values as a GitHub pipe table, the notes below it."""
-    header, rows, notes = _rows(runs, ks, significance, digits, MARKDOWN, named)
+    header, rows, notes = _rows(runs, ks, significance, digits, MARKDOWN, named, preferences)
     lines = [
         "| " + " | ".join(header) + " |",
         "|" + "|".join([":---", *("---:" for _ in header[1:])]) + "|",

@@ -1,38 +1,84 @@
-"""The runs scored by preference judgments (``evaluation.preferences``) as ``eval`` writes
-them: a table beside NDCG's, and a part of the JSON document."""
+"""The runs scored by preference judgments (``evaluation.preferences``) as ``eval`` writes them,
+beside NDCG in every format: the summary table's cells and note (which the report prints
+too), trec_eval's lines, the CSV's rows and the part of the JSON document."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from judge_app.metrics.intervals import CONFIDENCE
+from judge_app.numbers import MISSING, count_text, score_text
+
 if TYPE_CHECKING:
     from judge_app.evaluation.preferences import PreferenceEvaluation
 
+SOURCE = "Clarke, Vtyurina and Smucker, TOIS 2021"
 
-def table_text(found: PreferenceEvaluation, digits: int) -> str:
-    """Each run's mean of every preference measure over its queries, the leading one with its
-    interval, and the runs compared on it."""
-    from judge_app.writers import verdicts as compared
+
+def summary_cells(found: PreferenceEvaluation, run: str, digits: int) -> dict[str, str]:
+    """``run``'s cell of the leading preference measure in the summary table (its mean with
+    its interval, the column naming the method), as NDCG's; empty for a run not scored."""
     from judge_app.writers.evaluation import interval_text
 
-    measures = list(next(iter(found.evaluations.values())).values) if found.evaluations else []
-    lines = [
-        f"By preference judgments ({len(found.ideals)} queries with an ideal ranking; "
-        "compatibility: Clarke, Vtyurina and Smucker, TOIS 2021)"
-    ]
+    if run not in found.evaluations:
+        return {}
+    interval = found.interval(run)
+    heading = f"{found.measure} ({interval.confidence:.0%} {interval.method})"
+    return {heading: interval_text(interval, digits) if interval.n else MISSING}
+
+
+def more_cells(found: PreferenceEvaluation, run: str, digits: int) -> dict[str, str]:
+    """``run``'s mean of each preference measure after the leading one, as the named measures'
+    cells."""
+    if run not in found.evaluations:
+        return {}
+    means = found.evaluations[run].summary()
+    return {name: score_text(mean, digits) for name, mean in means.items() if name != found.measure}
+
+
+def note(found: PreferenceEvaluation) -> str:
+    """What the summary table's preference column holds: over which queries, and its
+    interval."""
+    counts = {run: evaluation.n_queries for run, evaluation in found.evaluations.items()}
+    if len(set(counts.values())) == 1:
+        over = f"the {count_text(next(iter(counts.values())), 'query', 'queries')}"
+    else:
+        over = "; ".join(f"{run} {count:,}" for run, count in counts.items())
+        over = f"each run's queries ({over})"
+    return (
+        f"{found.measure}: each run's compatibility with the ideal ranking the preference "
+        f"judgments give a query ({SOURCE}), over {over} that have one and that the run "
+        f"answers; its {CONFIDENCE:.0%} Student t interval stays within [0, 1] as NDCG's does."
+    )
+
+
+def trec_lines(found: PreferenceEvaluation, run: str) -> dict[str, list[tuple[str, float]]]:
+    """``run``'s preference measures as trec_eval's lines would hold them: by query (and
+    ``all``, their means), (measure, value) pairs."""
+    evaluation = found.evaluations.get(run)
+    if evaluation is None or not evaluation.n_queries:
+        return {}
+    lines: dict[str, list[tuple[str, float]]] = {}
+    for row, query in enumerate(evaluation.query_ids):
+        lines[query] = [(name, float(values[row])) for name, values in evaluation.values.items()]
+    lines["all"] = list(evaluation.summary().items())
+    return lines
+
+
+def mean_rows(found: PreferenceEvaluation) -> list[dict[str, object]]:
+    """A CSV row per run and preference measure, in full: its mean over its queries and
+    (the leading measure's) interval, beside the rows of the means corrected by a judge."""
+    rows: list[dict[str, object]] = []
     for run, evaluation in found.evaluations.items():
-        interval = found.interval(run)
-        cells = [f"{found.measure} {interval_text(interval, digits)} ({interval.method})"]
-        cells += [
-            f"{name} {evaluation.values[name].mean():.{digits}f}"
-            for name in measures
-            if name != found.measure and evaluation.n_queries
-        ]
-        lines.append(f"  {run}: {'; '.join(cells)} over {evaluation.n_queries} queries")
-    text = "\n".join(lines) + "\n"
-    if found.significance is not None:
-        text += "\n" + compared.table_text(found.significance, digits)
-    return text
+        for name, mean in evaluation.summary().items():
+            row: dict[str, object] = {"run": run, "measure": name, "mean": mean}
+            if name == found.measure:
+                interval = found.interval(run)
+                row |= {"interval_method": interval.method, "low": interval.low}
+                row["high"] = interval.high
+            row["queries"] = evaluation.n_queries
+            rows.append(row)
+    return rows
 
 
 def document(found: PreferenceEvaluation, digits: int | None) -> dict:

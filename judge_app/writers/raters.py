@@ -1,8 +1,9 @@
 """The raters' quality report (``agreement.quality``) for people and machines: ``judge-app
 raters`` as a table, CSV or JSON (:func:`as_text`), the one-value figures of every rater in
 full precision (:func:`frame`, which the raters page shows), the table for people the report
-prints (``HEADER``, :func:`rows`, each figure rounded by ``TEXTS``) and a line per rater out of
-line (:func:`warning_lines`)."""
+prints (:func:`header`, :func:`rows`, each figure rounded by ``TEXTS``; the preference figures
+where a rater made preference judgments) and a line per rater out of line
+(:func:`warning_lines`)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,8 @@ SCALAR_KEYS = (
     "self_agreement_exact", "self_agreement_within_one", "self_agreement_kappa",
     "self_agreement_mean_absolute_error", "self_agreement_bias", "gold_items", "gold_accuracy",
     "gold_within_one", "gold_kappa", "gold_mean_absolute_error", "gold_bias",
-    "alpha_with_others", "alpha_contribution",
+    "alpha_with_others", "alpha_contribution", "preferences", "preferences_skipped",
+    "cyclic_triples", "ordered_triples", "intransitive_share",
 )  # fmt: skip
 """The one-value figures of a rater, in the order the CSV gives them."""
 
@@ -49,8 +51,13 @@ TABLE_COLUMNS = {
 }  # fmt: skip
 """The figures a table for people shows (keys of :func:`record`), and their headers; the
 window's page shows the same figures, ``TEXTS`` rounding each."""
-HEADER = tuple(TABLE_COLUMNS.values())
-"""The columns of :func:`rows`."""
+PREFERENCE_COLUMNS = {"preferences": "prefs", "intransitive_share": "intransitive"}
+"""The preference figures a table for people shows after those, where a rater made one."""
+PREFERENCES_NOTE = (
+    "Prefs: preference judgments made, skips included; intransitive: the share of cyclic "
+    "triples (x over y over z over x) among the triples of a query's documents whose three "
+    "pairs the rater ordered."
+)
 TEXTS: dict[str, Callable[[Any], str]] = {
     "rater": str,
     "done": _count,
@@ -64,6 +71,8 @@ TEXTS: dict[str, Callable[[Any], str]] = {
     "gold_bias": _bias,
     "alpha_with_others": score_text,
     "alpha_contribution": signed_text,
+    "preferences": _count,
+    "intransitive_share": share_text,
 }
 
 
@@ -87,7 +96,9 @@ def record(rater: RaterQuality) -> dict[str, object]:
         "gold_bias": gold.bias,
         "alpha_with_others": rater.alpha_with_others,
         "alpha_contribution": rater.alpha_contribution,
+        "intransitive_share": rater.preferences.share,
     }
+    preferences = rater.preferences
     counts = {
         "rater": rater.rater,
         "active": rater.active,
@@ -100,6 +111,10 @@ def record(rater: RaterQuality) -> dict[str, object]:
         "repeats": repeats.pairs,
         "repeats_pending": rater.repeats_pending,
         "gold_items": gold.pairs,
+        "preferences": preferences.made,
+        "preferences_skipped": preferences.skipped,
+        "cyclic_triples": preferences.cyclic,
+        "ordered_triples": preferences.triples,
     }
     values = counts | {key: estimate.value for key, estimate in estimates.items()}
     reasons = {
@@ -153,9 +168,23 @@ def warning_lines(report: RatersReport) -> list[str]:
     ]
 
 
-def rows(report: RatersReport) -> list[tuple[str, ...]]:
-    """The table for people (``HEADER``), rounded as the window and report round."""
-    return [tuple(TEXTS[key](row[key]) for key in TABLE_COLUMNS) for row in records(report)]
+def table_columns(report: RatersReport, preferences: bool = True) -> dict[str, str]:
+    """The figures of the table for people and their headers: ``TABLE_COLUMNS``, then
+    ``PREFERENCE_COLUMNS`` where a rater made preference judgments (and ``preferences``: the
+    report shows them in a table of their own)."""
+    shown = preferences and report.with_preferences
+    return TABLE_COLUMNS | (PREFERENCE_COLUMNS if shown else {})
+
+
+def header(report: RatersReport, preferences: bool = True) -> list[str]:
+    """The columns of :func:`rows`."""
+    return list(table_columns(report, preferences).values())
+
+
+def rows(report: RatersReport, preferences: bool = True) -> list[tuple[str, ...]]:
+    """The table for people (:func:`header`), rounded as the window and report round."""
+    keys = list(table_columns(report, preferences))
+    return [tuple(TEXTS[key](row[key]) for key in keys) for row in records(report)]
 
 
 def as_text(report: RatersReport, output: str) -> str:
@@ -174,8 +203,8 @@ def as_text(report: RatersReport, output: str) -> str:
 def _table(report: RatersReport) -> str:
     if not report.raters:
         return f"{report.source} has no raters yet: nobody has judged or been assigned work"
-    table = [list(HEADER), *rows(report)]
-    widths = [max(len(row[i]) for row in table) for i in range(len(HEADER))]
+    table = [header(report), *rows(report)]
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     lines = [
         "  ".join(
             cell.ljust(width) if i == 0 else cell.rjust(width)
@@ -189,6 +218,8 @@ def _table(report: RatersReport) -> str:
         f"Too fast: under {report.min_seconds:g} s (the lead's fastest credible "
         f"judgment); {len(report.flagged):,} judgments flagged."
     )
+    if report.with_preferences:
+        lines.append(PREFERENCES_NOTE)
     warnings = warning_lines(report)
     lines.extend(["", "Out of line:", *(f"  {line}" for line in warnings)] if warnings else [])
     return "\n".join(lines)

@@ -314,13 +314,16 @@ def _hsd_record(significance: Significance, digits: int | None) -> dict[str, obj
     }
 
 
-def csv_text(significance: Significance, digits: int | None = None) -> str:
-    """A row per pair (:func:`pair_record`), numbers in full unless rounded to ``digits``."""
+def csv_text(significances: list[Significance], digits: int | None = None) -> str:
+    """A row per pair of each comparison (:func:`pair_record`, which names its measure),
+    numbers in full unless rounded to ``digits``."""
     import pandas as pd
 
     from judge_app.io import exports
 
-    frame = pd.DataFrame([pair_record(significance, pair) for pair in significance.pairs])
+    frame = pd.DataFrame(
+        [pair_record(found, pair) for found in significances for pair in found.pairs]
+    )
     return exports.csv_text(frame, float_format=None if digits is None else f"%.{digits}f")
 
 

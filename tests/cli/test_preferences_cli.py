@@ -128,7 +128,7 @@ def test_eval_scores_runs_by_compatibility_beside_ndcg(demo, tmp_path, capsys):
     capsys.readouterr()
     assert main(["eval", "--db", demo, "--measure", "AP,Compat(p=0.8)", "--compare"]) == 0
     out = capsys.readouterr().out
-    assert "By preference judgments (6 queries" in out and "Compat(p=0.8)" in out
+    assert "Compat(p=0.8) (95% t)" in out and "over the 6 queries that have one" in out
 
 
 def test_eval_of_compat_without_preferences_says_so(demo, capsys):
