@@ -275,6 +275,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_plan_parser(commands)
     _add_calibrate_parser(commands)
     _add_autojudge_parser(commands)
+    _add_autojudge_pairs_parser(commands)
     _add_fetch_parser(commands)
     _add_ensemble_parser(commands)
     _add_sample_parser(commands)
@@ -623,7 +624,8 @@ def _add_calibrate_parser(commands: argparse._SubParsersAction) -> None:
 def _add_settings_parser(commands: argparse._SubParsersAction) -> None:
     settings = commands.add_parser(
         "settings",
-        help="the rubric, the pooling and the quality checks: show them, or change some",
+        help="the rubric, the pooling, the preference pairs and the quality checks: show them, "
+        "or change some",
         description="Without a change, shows the campaign's settings. A change names only what "
         "it changes (the rest is kept) and is written whole or not at all; the settings after "
         "it are shown. The window's Lead ▸ Rubric…, Pooling… and Quality checks… change the "
@@ -811,6 +813,89 @@ def _add_autojudge_parser(commands: argparse._SubParsersAction) -> None:
         "--local",
         action="store_true",
         help="the local model learned from the raters' grades instead of an LLM",
+    )
+
+
+def _add_autojudge_pairs_parser(commands: argparse._SubParsersAction) -> None:
+    pairs = commands.add_parser(
+        "autojudge-pairs",
+        help="ask an LLM which of two results is better, in both orders (an automatic judge)",
+        description="Ask a model over the OpenAI-compatible chat-completions protocol, as "
+        "autojudge does, which of two documents better answers a query: A, B, equal or "
+        "neither (both not relevant). Each pair is asked twice, each document shown first "
+        "once; the two answers agree or the pair counts as equal (a document wins only when "
+        "it wins in both orders), and the share of pairs answered alike in both orders is "
+        "the position consistency. An answer that is not one of the four is a failure, not "
+        "a guess. The pairs are those the raters chose on (--pairs human, the default) or "
+        "those of a CSV file with the columns query_id, doc_a, doc_b. The choices are an "
+        "automatic judge's, kept apart from the raters' preferences; a pair asked before "
+        "with the same requests is not asked again. preferences calibrate compares them "
+        "with the raters'. Ctrl+C stops asking and keeps what was answered.",
+    )
+    pairs.add_argument("db", metavar="DB", nargs="?", help=DB_HELP)
+    pairs.add_argument("--endpoint", metavar="URL", help="base URL: http://localhost:11434/v1")
+    pairs.add_argument("--model", metavar="NAME", help="the model the endpoint serves")
+    pairs.add_argument(
+        "--name", metavar="NAME", help="the judge's name (default: the model's and \" pairs\")"
+    )
+    pairs.add_argument(
+        "--pairs",
+        default="human",
+        metavar="human|FILE",
+        help="the pairs the raters chose on (human, the default) or a CSV file of "
+        "query_id,doc_a,doc_b",
+    )
+    pairs.add_argument("--limit", type=int, metavar="N", help="only the first N pairs")
+    pairs.add_argument(
+        "--concurrency",
+        type=int,
+        metavar="C",
+        help="requests at once (default: as autojudge, from what the server says)",
+    )
+    pairs.add_argument(
+        "--timeout", type=float, default=60.0, metavar="S", help="seconds a request may take (60)"
+    )
+    pairs.add_argument(
+        "--retries", type=int, default=3, metavar="R", help="retries of a failed request (3)"
+    )
+    pairs.add_argument(
+        "--backoff",
+        type=float,
+        default=1.0,
+        metavar="S",
+        help="the first pause before a retry, doubled each time (1 s; a Retry-After wins)",
+    )
+    pairs.add_argument(
+        "--body-chars",
+        type=int,
+        default=2000,
+        metavar="N",
+        help="each document's text is cut to N characters (2000)",
+    )
+    pairs.add_argument(
+        "--max-tokens",
+        type=int,
+        default=1024,
+        metavar="N",
+        help="the most tokens an answer may take (1024)",
+    )
+    pairs.add_argument(
+        "--retry-failed", action="store_true", help="ask again the pairs whose answers failed"
+    )
+    pairs.add_argument(
+        "--free-text",
+        action="store_true",
+        help="ask for the answer in free text (default: a JSON object of a reason and the "
+        "preference)",
+    )
+    pairs.add_argument(
+        "--api-key-env",
+        default="JUDGE_APP_API_KEY",
+        metavar="VAR",
+        help="the environment variable holding the API key (JUDGE_APP_API_KEY)",
+    )
+    pairs.add_argument(
+        "--show-template", action="store_true", help="print the prompt the model is asked"
     )
 
 
@@ -1007,6 +1092,19 @@ def _add_preferences_parser(commands: argparse._SubParsersAction) -> None:
         "summary", help="counts, agreement between raters and each rater's intransitive triples"
     )
     _add_db(summary)
+    calibrate = actions.add_parser(
+        "calibrate",
+        help="how far an automatic judge's preferences agree with the raters' majority",
+        description="On the pairs with a raters' majority (the choice more raters made than "
+        "any other; skipped is no choice, a tie no majority) and the judge's choice "
+        "(autojudge-pairs): the share agreeing, Cohen's kappa and the confusion table, and "
+        "the same share for each order's answer alone; over every pair it answered in both "
+        "orders, the position consistency (the share answered alike) and how many chose the "
+        "document shown first both times, or the one shown second.",
+    )
+    _add_db(calibrate)
+    calibrate.add_argument("--judge", required=True, metavar="NAME", help="an automatic judge")
+    _add_format(calibrate)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -1477,6 +1575,51 @@ def _autojudge(args: argparse.Namespace) -> str | int:
     return said
 
 
+def _autojudge_pairs(args: argparse.Namespace) -> str | int:
+    """``judge-app autojudge-pairs``: the summary; exit 1 after it when a pair failed (the
+    others are kept); Ctrl+C stops asking, keeps what was answered and exits with 130."""
+    from judge_app.automatic_judges.pair_prompt import PAIR_TEMPLATE
+    from judge_app.commands.autojudge_pairs import (
+        HUMAN,
+        PairJudgeOptions,
+        autojudge_pairs,
+        next_steps,
+    )
+
+    if args.show_template:
+        return PAIR_TEMPLATE
+    if args.db is None:
+        raise UsageError("autojudge-pairs needs DB (or --show-template)")
+    options = PairJudgeOptions(
+        endpoint=args.endpoint,
+        model=args.model,
+        name=args.name,
+        api_key_env=args.api_key_env,
+        pairs=HUMAN if args.pairs == HUMAN else Path(args.pairs),
+        limit=args.limit,
+        concurrency=args.concurrency,
+        timeout=args.timeout,
+        retries=args.retries,
+        backoff=args.backoff,
+        body_chars=args.body_chars,
+        max_tokens=args.max_tokens,
+        structured=not args.free_text,
+        retry_failed=args.retry_failed,
+    ).checked()
+    with closing(_CountBar("judging pairs")) as bar, _interrupt_flag() as interrupted:
+        summary = autojudge_pairs(
+            args.db, options, progress=bar.show, cancelled=interrupted.is_set, retrying=bar.retrying
+        )
+    if summary.cancelled:
+        print(summary.sentence(), file=sys.stderr)
+        return 130
+    said = f"{summary.sentence()}\n{next_steps(args.db, summary.judge)}"
+    if summary.failed:
+        print(said)  # what was answered is kept; the exit says not every pair was
+        return 1
+    return said
+
+
 def _fetch(args: argparse.Namespace) -> str | int:
     """``judge-app fetch``: the summary; exit 1 after it when a query failed (the others are
     stored); Ctrl+C stops, stores nothing and exits with 130."""
@@ -1673,6 +1816,14 @@ def _preferences(args: argparse.Namespace) -> str:
     if args.preferences_command == "export":
         count = preferences.export_preferences(args.db, args.file)
         return f"{count} preferences written to {args.file}"
+    if args.preferences_command == "calibrate":
+        from judge_app.commands.calibrate_pairs import PairCalibrationOptions, calibrate_pairs
+        from judge_app.writers.json_document import json_document
+
+        calibration = calibrate_pairs(args.db, PairCalibrationOptions(args.judge))
+        if args.format == "json":
+            return json_document(calibration.record(), indent=2)
+        return "\n".join(calibration.lines())
     return preferences.summary_text(preferences.summarise_preferences(args.db))
 
 
@@ -1722,6 +1873,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace], str | int]] = {
     "plan": _plan,
     "calibrate": _calibrate,
     "autojudge": _autojudge,
+    "autojudge-pairs": _autojudge_pairs,
     "fetch": _fetch,
     "ensemble": _ensemble,
     "settings": _settings,

@@ -17,14 +17,16 @@ an attempt under way at once.
 from __future__ import annotations
 
 import ipaddress
+import itertools
 import json
 import random
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 import httpx
@@ -49,6 +51,9 @@ MAX_COUNT = 2**31 - 1
 """A token count past this is no count (the database's integers hold no more)."""
 WATCH_SECONDS = 0.05
 """How often an attempt under way looks whether it is past its time or stopped."""
+POLL_SECONDS = 0.05
+"""How often ``replies`` looks whether it is cancelled while every question waits."""
+Question = TypeVar("Question")
 _BEARER = re.compile(r"(?i)(bearer\s+)[^\s\"',;]+")
 
 
@@ -398,3 +403,76 @@ def _count(value: object) -> int | None:
 def _timed(reply: Reply, started: float, attempts: int) -> Reply:
     duration = round((time.monotonic() - started) * 1000)
     return replace(reply, duration_ms=duration, attempts=attempts)
+
+
+def replies(
+    settings: ChatSettings,
+    questions: Sequence[Question],
+    messages_of: Callable[[Question], Sequence[Mapping[str, str]]],
+    schema: dict[str, Any],
+    concurrency: int,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    cancelled: Callable[[], bool] = lambda: False,
+    retrying: Callable[[int, str, float], None] | None = None,
+    answered_as: Callable[[str], None] = lambda _format: None,
+    name: str = "judge",
+) -> Iterator[tuple[Question, Reply | None]]:
+    """Each of ``questions`` with its reply as it arrives, ``concurrency`` at a time, its
+    answer asked to follow ``schema``; once ``cancelled``, no more is sent and a reply cut
+    short by it comes as None. ``progress`` hears (answered, all); ``retrying`` each retry,
+    one at a time, numbered in order, as it is about to be made; ``answered_as`` the format
+    the answers were asked in (``ANSWER_FORMATS``)."""
+    stop = threading.Event()
+    retries = itertools.count(1)
+    lock = threading.Lock()
+
+    def retried(why: str, pause: float) -> None:
+        if retrying is not None:
+            with lock:  # from the pool's threads: one at a time, counted in order
+                retrying(next(retries), why, pause)
+
+    waiting = iter(questions)
+    running: dict[Future[Reply], Question] = {}
+    done = 0
+    if progress is not None:
+        progress(0, len(questions))
+    with (
+        ChatClient(settings, connections=concurrency, stop=stop, schema=schema,
+                   retrying=retried) as client,
+        ThreadPoolExecutor(concurrency, thread_name_prefix=name) as pool,
+    ):  # fmt: skip
+        try:
+            while True:
+                if cancelled():
+                    stop.set()
+                while len(running) < concurrency and not stop.is_set():
+                    question = next(waiting, None)
+                    if question is None:
+                        break
+                    running[pool.submit(client.ask, messages_of(question))] = question
+                if not running:
+                    return
+                finished, _ = wait(running, timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    question = running.pop(future)
+                    reply = future.result()
+                    answered_as(client.answer_format)
+                    done += 1
+                    yield question, None if reply.stopped else reply
+                    if progress is not None:
+                        progress(done, len(questions))
+        finally:
+            stop.set()
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def keyless(error: EndpointError, settings: ChatSettings, variable: str) -> EndpointError:
+    """``error``, saying that no API key was sent (``variable`` is not set) where the endpoint
+    refused the request for want of one."""
+    if error.status in (401, 403) and settings.api_key is None:
+        return EndpointError(
+            f"{error} (no API key was sent: the environment variable {variable} is not set)",
+            error.status,
+        )
+    return error

@@ -207,9 +207,9 @@ def messages(
         "query_id": pair.query_id,
         "description": pair.description or "",
         "doc_id": pair.doc_id,
-        "title": _defused(pair.title or ""),
-        "url": _defused(pair.url or ""),
-        "body": _defused(body),
+        "title": defused(pair.title or ""),
+        "url": defused(pair.url or ""),
+        "body": defused(body),
         "rubric": rubric_text(scale),
     }
     rendered = []
@@ -224,7 +224,8 @@ FENCES = re.compile(r"<(/?)\s*document\s*>", re.IGNORECASE)
 angle brackets (``‹/document›``), so the text cannot end its fence."""
 
 
-def _defused(text: str) -> str:
+def defused(text: str) -> str:
+    """``text`` with the tags of :data:`FENCES` defused."""
     return FENCES.sub(lambda match: f"‹{match.group(1)}document›", text)
 
 
@@ -266,7 +267,8 @@ def answer_schema() -> dict[str, object]:
     }
 
 
-_THINKING = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+THINKING = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+"""A reasoning model's thoughts, left out before its answer is read."""
 # a number is taken whole, exponent and all: "5.0e308" is no 5
 _NUMBER = r"(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
 _FINAL = re.compile(
@@ -292,7 +294,7 @@ def parse_grade(answer: str | None) -> Verdict:
     "grade", "rating", "relevance"), else the answer when it is a number alone, else the
     number a short answer ends with after "is", "be", "a" or a colon; a failure when there
     is none or it is not a whole number 0–5."""
-    text = _THINKING.sub("", answer or "").strip()
+    text = THINKING.sub("", answer or "").strip()
     if not text:
         return Verdict(None, "the answer is empty")
     structured = _structured_score(text)

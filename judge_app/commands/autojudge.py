@@ -15,26 +15,24 @@ was written. The API key is read from an environment variable and never stored.
 
 from __future__ import annotations
 
-import itertools
 import os
 import re
 import shlex
-import threading
 import time
-from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from judge_app.automatic_judges.llm import (
     MAX_TOKENS,
-    ChatClient,
     ChatSettings,
     EndpointError,
     Reply,
     check_endpoint,
+    keyless,
     on_this_machine,
     public_url,
+    replies,
 )
 from judge_app.automatic_judges.probes import (
     PROBE_PAIRS,
@@ -87,8 +85,6 @@ API_KEY_ENV = "JUDGE_APP_API_KEY"
 BATCH_ANSWERS = 25
 BATCH_SECONDS = 2.0
 """Answers are committed every BATCH_ANSWERS answers or BATCH_SECONDS, whichever is first."""
-POLL_SECONDS = 0.05
-"""How often the cancel flag is read while answers are awaited."""
 
 Progress = Callable[[int, int], None]
 Cancelled = Callable[[], bool]
@@ -201,6 +197,10 @@ class AutojudgeSummary:
     probes_cached: int = 0
     probed: int = 0
     probes_failed: int = 0
+
+    def set_answer_format(self, answer_format: str) -> None:
+        """The format the server was asked for its answers in (as ``replies`` tells it)."""
+        self.answer_format = answer_format
 
     @property
     def asked(self) -> int:
@@ -357,21 +357,16 @@ def _judged(
     requests += _probes_to_ask(pairs, grades, known_probes, options, summary)
     writer = _BatchWriter(database, judge.rater_id)
     try:
-        for request, reply in _answers(
-            settings, requests, concurrency, progress, cancelled or (lambda: False),
-            summary, retrying,
+        for request, reply in replies(
+            settings, requests, _messages, answer_schema(), concurrency, progress=progress,
+            cancelled=cancelled or (lambda: False), retrying=retrying,
+            answered_as=summary.set_answer_format, name="autojudge",
         ):  # fmt: skip
             if reply is not None:
                 writer.add(_grade_of(request, reply, summary), request.probe)
         summary.cancelled = summary.asked + summary.probed < len(requests)
     except EndpointError as error:
-        if error.status in (401, 403) and settings.api_key is None:
-            raise EndpointError(
-                f"{error} (no API key was sent: the environment variable "
-                f"{options.api_key_env} is not set)",
-                error.status,
-            ) from None
-        raise
+        raise keyless(error, settings, options.api_key_env) from None
     finally:
         writer.flush()
         summary.seconds = time.monotonic() - started
@@ -543,62 +538,8 @@ def agreement(database: Database, judge: str) -> JudgeQuality | None:
     return judge_quality(judge, campaign.graded, graded)
 
 
-def _answers(
-    settings: ChatSettings,
-    requests: list[_Request],
-    concurrency: int,
-    progress: Progress | None,
-    cancelled: Cancelled,
-    summary: AutojudgeSummary,
-    retrying: Retrying | None = None,
-) -> Iterator[tuple[_Request, Reply | None]]:
-    """Each request with its reply as it arrives, ``concurrency`` at a time; once
-    ``cancelled``, no more is sent (a reply cut short by it comes as None); ``retrying``
-    hears each retry as it is about to be made. The format the answers were asked in goes to
-    ``summary``."""
-    stop = threading.Event()
-    retries = itertools.count(1)
-    lock = threading.Lock()
-
-    def retried(why: str, pause: float) -> None:
-        if retrying is not None:
-            with lock:  # from the pool's threads: one at a time, counted in order
-                retrying(next(retries), why, pause)
-
-    waiting = iter(requests)
-    running: dict[Future[Reply], _Request] = {}
-    done = 0
-    if progress is not None:
-        progress(0, len(requests))
-    with (
-        ChatClient(
-            settings, connections=concurrency, stop=stop, schema=answer_schema(), retrying=retried
-        ) as client,
-        ThreadPoolExecutor(concurrency, thread_name_prefix="autojudge") as pool,
-    ):
-        try:
-            while True:
-                if cancelled():
-                    stop.set()
-                while len(running) < concurrency and not stop.is_set():
-                    request = next(waiting, None)
-                    if request is None:
-                        break
-                    running[pool.submit(client.ask, request.messages)] = request
-                if not running:
-                    return
-                finished, _ = wait(running, timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    request = running.pop(future)
-                    reply = future.result()
-                    summary.answer_format = client.answer_format
-                    done += 1
-                    yield request, None if reply.stopped else reply
-                    if progress is not None:
-                        progress(done, len(requests))
-        finally:
-            stop.set()
-            pool.shutdown(wait=True, cancel_futures=True)
+def _messages(request: _Request) -> list[dict[str, str]]:
+    return request.messages
 
 
 def _grade_of(request: _Request, reply: Reply, summary: AutojudgeSummary) -> AutoGrade:

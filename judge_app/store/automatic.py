@@ -57,14 +57,21 @@ class Judge:
 
     def describe(self) -> str:
         """One line for people: ``qwen2.5:7b over http://…, prompt 3f2a9c1`` or
-        ``local model (HistGradientBoostingRegressor)`` or ``ensemble: mean of a, b``."""
+        ``local model (HistGradientBoostingRegressor)`` or ``ensemble: mean of a, b``, and
+        ``pairs: qwen2.5:7b …`` for a judge of pairs (``store.auto_preferences``)."""
         if self.method == "local":
             return f"local model ({self.model})"
         if self.method == "ensemble":
             return f"ensemble: {self.model}"
         where = f" at {self.endpoint}" if self.endpoint else ""
         version = f", prompt {self.prompt_version[:7]}" if self.prompt_version else ""
-        return f"{self.model}{where}{version}"
+        task = "pairs: " if self.judges_pairs else ""
+        return f"{task}{self.model}{where}{version}"
+
+    @property
+    def judges_pairs(self) -> bool:
+        """Whether it chooses between two documents (``autojudge-pairs``) rather than grades."""
+        return self.details.get("task") == "pairs"
 
 
 @dataclass(frozen=True)

