@@ -709,6 +709,56 @@ def _add_ensemble_parser(commands: argparse._SubParsersAction) -> None:
     )
 
 
+def _add_chat_arguments(parser: argparse.ArgumentParser, body_chars: int) -> None:
+    """The arguments of a command that asks a chat model (autojudge, autojudge-pairs): the
+    database, the endpoint, model and key, how many, how fast and how patiently it asks, and
+    how much of each document it shows."""
+    parser.add_argument("db", metavar="DB", nargs="?", help=DB_HELP)
+    parser.add_argument("--endpoint", metavar="URL", help="base URL: http://localhost:11434/v1")
+    parser.add_argument("--model", metavar="NAME", help="the model the endpoint serves")
+    parser.add_argument(
+        "--api-key-env",
+        default="JUDGE_APP_API_KEY",
+        metavar="VAR",
+        help="the environment variable holding the API key (JUDGE_APP_API_KEY)",
+    )
+    parser.add_argument("--limit", type=int, metavar="N", help="only the first N pairs")
+    parser.add_argument(
+        "--concurrency",
+        type=int,
+        metavar="C",
+        help="requests at once (default: as many as the server says it works on at once, as "
+        "llama.cpp does; else 1 for a server on this machine and 4 for one elsewhere)",
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=60.0, metavar="S", help="seconds a request may take (60)"
+    )
+    parser.add_argument(
+        "--retries", type=int, default=3, metavar="R", help="retries of a failed request (3)"
+    )
+    parser.add_argument(
+        "--backoff",
+        type=float,
+        default=1.0,
+        metavar="S",
+        help="the first pause before a retry, doubled each time (1 s; a Retry-After wins)",
+    )
+    parser.add_argument(
+        "--body-chars",
+        type=int,
+        default=body_chars,
+        metavar="N",
+        help=f"each document's text is cut to N characters ({body_chars})",
+    )
+    parser.add_argument(
+        "--max-tokens",
+        type=int,
+        default=1024,
+        metavar="N",
+        help="the most tokens an answer may take (1024): a rambling answer is cut there",
+    )
+
+
 def _add_autojudge_parser(commands: argparse._SubParsersAction) -> None:
     autojudge = commands.add_parser(
         "autojudge",
@@ -727,48 +777,11 @@ def _add_autojudge_parser(commands: argparse._SubParsersAction) -> None:
         "{description}, {doc_id}, {title}, {url}, {body} and {rubric}; {{ and }} are braces. "
         "Ctrl+C stops asking and keeps what was answered.",
     )
-    autojudge.add_argument("db", metavar="DB", nargs="?", help=DB_HELP)
-    autojudge.add_argument("--endpoint", metavar="URL", help="base URL: http://localhost:11434/v1")
-    autojudge.add_argument("--model", metavar="NAME", help="the model the endpoint serves")
+    _add_chat_arguments(autojudge, body_chars=4000)
     autojudge.add_argument("--name", metavar="NAME", help="the judge's name (default: the model)")
     autojudge.add_argument("--queries", metavar="A,B", help="only these queries (default all)")
-    autojudge.add_argument("--limit", type=int, metavar="N", help="only the first N pairs")
     autojudge.add_argument(
         "--depth", type=int, metavar="D", help="the top D of each run (default: the pooling's)"
-    )
-    autojudge.add_argument(
-        "--concurrency",
-        type=int,
-        metavar="C",
-        help="requests at once (default: as many as the server says it works on at once, as "
-        "llama.cpp does; else 1 for a server on this machine and 4 for one elsewhere)",
-    )
-    autojudge.add_argument(
-        "--timeout", type=float, default=60.0, metavar="S", help="seconds a request may take (60)"
-    )
-    autojudge.add_argument(
-        "--retries", type=int, default=3, metavar="R", help="retries of a failed request (3)"
-    )
-    autojudge.add_argument(
-        "--backoff",
-        type=float,
-        default=1.0,
-        metavar="S",
-        help="the first pause before a retry, doubled each time (1 s; a Retry-After wins)",
-    )
-    autojudge.add_argument(
-        "--body-chars",
-        type=int,
-        default=4000,
-        metavar="N",
-        help="the document text is cut to N characters (4000)",
-    )
-    autojudge.add_argument(
-        "--max-tokens",
-        type=int,
-        default=1024,
-        metavar="N",
-        help="the most tokens an answer may take (1024): a rambling answer is cut there",
     )
     autojudge.add_argument(
         "--probes",
@@ -799,12 +812,6 @@ def _add_autojudge_parser(commands: argparse._SubParsersAction) -> None:
         "--template", type=Path, metavar="FILE", help="the prompt template (--show-template)"
     )
     autojudge.add_argument(
-        "--api-key-env",
-        default="JUDGE_APP_API_KEY",
-        metavar="VAR",
-        help="the environment variable holding the API key (JUDGE_APP_API_KEY)",
-    )
-    autojudge.add_argument(
         "--show-template",
         action="store_true",
         help="print the default prompt template, to copy and edit",
@@ -832,9 +839,7 @@ def _add_autojudge_pairs_parser(commands: argparse._SubParsersAction) -> None:
         "with the same requests is not asked again. preferences calibrate compares them "
         "with the raters'. Ctrl+C stops asking and keeps what was answered.",
     )
-    pairs.add_argument("db", metavar="DB", nargs="?", help=DB_HELP)
-    pairs.add_argument("--endpoint", metavar="URL", help="base URL: http://localhost:11434/v1")
-    pairs.add_argument("--model", metavar="NAME", help="the model the endpoint serves")
+    _add_chat_arguments(pairs, body_chars=2000)
     pairs.add_argument(
         "--name", metavar="NAME", help="the judge's name (default: the model's and \" pairs\")"
     )
@@ -845,40 +850,6 @@ def _add_autojudge_pairs_parser(commands: argparse._SubParsersAction) -> None:
         help="the pairs the raters chose on (human, the default) or a CSV file of "
         "query_id,doc_a,doc_b",
     )
-    pairs.add_argument("--limit", type=int, metavar="N", help="only the first N pairs")
-    pairs.add_argument(
-        "--concurrency",
-        type=int,
-        metavar="C",
-        help="requests at once (default: as autojudge, from what the server says)",
-    )
-    pairs.add_argument(
-        "--timeout", type=float, default=60.0, metavar="S", help="seconds a request may take (60)"
-    )
-    pairs.add_argument(
-        "--retries", type=int, default=3, metavar="R", help="retries of a failed request (3)"
-    )
-    pairs.add_argument(
-        "--backoff",
-        type=float,
-        default=1.0,
-        metavar="S",
-        help="the first pause before a retry, doubled each time (1 s; a Retry-After wins)",
-    )
-    pairs.add_argument(
-        "--body-chars",
-        type=int,
-        default=2000,
-        metavar="N",
-        help="each document's text is cut to N characters (2000)",
-    )
-    pairs.add_argument(
-        "--max-tokens",
-        type=int,
-        default=1024,
-        metavar="N",
-        help="the most tokens an answer may take (1024)",
-    )
     pairs.add_argument(
         "--retry-failed", action="store_true", help="ask again the pairs whose answers failed"
     )
@@ -887,12 +858,6 @@ def _add_autojudge_pairs_parser(commands: argparse._SubParsersAction) -> None:
         action="store_true",
         help="ask for the answer in free text (default: a JSON object of a reason and the "
         "preference)",
-    )
-    pairs.add_argument(
-        "--api-key-env",
-        default="JUDGE_APP_API_KEY",
-        metavar="VAR",
-        help="the environment variable holding the API key (JUDGE_APP_API_KEY)",
     )
     pairs.add_argument(
         "--show-template", action="store_true", help="print the prompt the model is asked"

@@ -166,20 +166,18 @@ class AutojudgeOptions:
 
 
 @dataclass
-class AutojudgeSummary:
-    """What a run did: the judge, the ``pairs`` of the pool, those ``cached`` (answered before
-    with the same request, not asked; ``cached_failures`` of them failed), ``graded`` and
-    ``failed`` of those asked (with the first failure's reason), the extra attempts
-    ``retried``, the tokens used and the seconds it took, the ``answer_format`` the server
-    took (``llm.ANSWER_FORMATS``); ``cancelled`` if it stopped before the end. The probes
-    (``automatic_judges.probes``) of ``probe_pairs`` pairs: ``probes_cached``, ``probed`` and
-    ``probes_failed``; their tokens and time count with the pairs'."""
+class ChatRunSummary:
+    """What a run of questions to a chat model did, whatever it asked: the judge, the
+    ``pairs`` to answer, those ``cached`` (answered before with the same requests, not asked;
+    ``cached_failures`` of them failed), those ``failed`` (by kind of reason, with the
+    first), the extra attempts ``retried``, the tokens and seconds, the ``answer_format`` the
+    server took (``llm.ANSWER_FORMATS``) and the requests at once; ``cancelled`` if it
+    stopped before the end."""
 
     judge: str
     pairs: int = 0
     cached: int = 0
     cached_failures: int = 0
-    graded: int = 0
     failed: int = 0
     retried: int = 0
     prompt_tokens: int = 0
@@ -190,17 +188,62 @@ class AutojudgeSummary:
     failures: dict[str, int] = field(default_factory=dict)
     """How many failed, by kind of reason (``failure_kind``)."""
     answer_format: str | None = None
-    agreement: JudgeQuality | None = None  # with the humans, once its grades are written
     concurrency: int = 0  # requests at once
+
+    def set_answer_format(self, answer_format: str) -> None:
+        """The format the server was asked for its answers in (as ``replies`` tells it)."""
+        self.answer_format = answer_format
+
+    def _opening(self, asked: str) -> str:
+        """The sentence's start: the judge, the pairs, the cached, ``asked`` (what of them
+        was asked, in words) and the retries."""
+        failures = (
+            f" ({self.cached_failures:,} failed before: --retry-failed asks them again)"
+            if self.cached_failures
+            else ""
+        )
+        text = (
+            f"judge {typed(self.judge)}: {self.pairs:,} pairs, {self.cached:,} cached{failures}, "
+            f"{asked}"
+        )
+        return text + (f" ({self.retried:,} retries)" if self.retried else "")
+
+    def _tokens(self) -> str:
+        return (
+            f"; {self.prompt_tokens:,} prompt + {self.completion_tokens:,} completion tokens; "
+            f"{self.seconds:.1f} s"
+        )
+
+    def _closing(self) -> str:
+        """The sentence's end: how the answers were asked, a cancel, the failures."""
+        text = ""
+        if self.answer_format is not None:
+            text += f"; answers asked {ANSWER_WORDS[self.answer_format]}"
+        if self.concurrency:
+            text += f", {self.concurrency} at once"
+        if self.cancelled:
+            text += "; cancelled (what was answered is kept)"
+        if self.failures:
+            kinds = sorted(self.failures.items(), key=lambda item: -item[1])
+            text += "\nfailed: " + "; ".join(f"{count:,} {kind}" for kind, count in kinds)
+            text += f"\nfirst failure: {self.first_failure}"
+        return text
+
+
+@dataclass
+class AutojudgeSummary(ChatRunSummary):
+    """What a run of ``autojudge`` did (``ChatRunSummary``): ``graded`` of the pairs asked
+    and the judge's ``agreement`` with the humans once its grades are written. The probes
+    (``automatic_judges.probes``) of ``probe_pairs`` pairs: ``probes_cached``, ``probed`` and
+    ``probes_failed``; their tokens and time count with the pairs'."""
+
+    graded: int = 0
+    agreement: JudgeQuality | None = None
     probe_pairs: int = 0
     probe_kinds: tuple[str, ...] = ()
     probes_cached: int = 0
     probed: int = 0
     probes_failed: int = 0
-
-    def set_answer_format(self, answer_format: str) -> None:
-        """The format the server was asked for its answers in (as ``replies`` tells it)."""
-        self.answer_format = answer_format
 
     @property
     def asked(self) -> int:
@@ -209,20 +252,9 @@ class AutojudgeSummary:
 
     def sentence(self) -> str:
         """The run in one line, as the command line and the window say it."""
-        failures = (
-            f" ({self.cached_failures:,} failed before: --retry-failed asks them again)"
-            if self.cached_failures
-            else ""
-        )
         text = (
-            f"judge {typed(self.judge)}: {self.pairs:,} pairs, {self.cached:,} cached{failures}, "
-            f"{self.asked:,} asked: {self.graded:,} graded, {self.failed:,} failed"
-        )
-        if self.retried:
-            text += f" ({self.retried:,} retries)"
-        text += (
-            f"; {self.prompt_tokens:,} prompt + {self.completion_tokens:,} completion tokens; "
-            f"{self.seconds:.1f} s"
+            self._opening(f"{self.asked:,} asked: {self.graded:,} graded, {self.failed:,} failed")
+            + self._tokens()
         )
         requests = self.asked + self.probed
         if requests:
@@ -234,16 +266,7 @@ class AutojudgeSummary:
                 f"{self.probes_cached:,} cached, {self.probed:,} asked, "
                 f"{self.probes_failed:,} failed"
             )
-        if self.answer_format is not None:
-            text += f"; answers asked {ANSWER_WORDS[self.answer_format]}"
-        if self.concurrency:
-            text += f", {self.concurrency} at once"
-        if self.cancelled:
-            text += "; cancelled (what was answered is kept)"
-        if self.failures:
-            kinds = sorted(self.failures.items(), key=lambda item: -item[1])
-            text += "\nfailed: " + "; ".join(f"{count:,} {kind}" for kind, count in kinds)
-            text += f"\nfirst failure: {self.first_failure}"
+        text += self._closing()
         warning = None if self.agreement is None else quality_warning(self.agreement)
         if warning:
             text += f"\n{warning}"

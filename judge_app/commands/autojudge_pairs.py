@@ -25,7 +25,7 @@ import os
 import re
 import shlex
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -52,11 +52,11 @@ from judge_app.automatic_judges.pair_prompt import (
 )
 from judge_app.automatic_judges.prompt import request_sha
 from judge_app.commands.autojudge import (
-    ANSWER_WORDS,
     API_KEY_ENV,
     BATCH_ANSWERS,
     BATCH_SECONDS,
     Cancelled,
+    ChatRunSummary,
     Progress,
     Retrying,
     auto_concurrency,
@@ -143,35 +143,14 @@ class PairJudgeOptions:
 
 
 @dataclass
-class PairJudgeSummary:
-    """What a run did: the judge, its ``pairs``, those ``cached`` (answered before with the
-    same requests; ``cached_failures`` of them failed), ``chosen`` and ``failed`` of those
-    asked (by kind of reason, with the first), the extra attempts ``retried``, the tokens and
-    seconds, the ``answer_format`` the server took and the requests at once; of the pairs
-    asked, ``both_read`` whose two answers were read and ``consistent`` of them the same both
-    times; ``cancelled`` if it stopped before the end."""
+class PairJudgeSummary(ChatRunSummary):
+    """What a run of ``autojudge-pairs`` did (``ChatRunSummary``): ``chosen`` of the pairs
+    asked, and of those, ``both_read`` whose two answers were read and ``consistent`` of them
+    the same both times."""
 
-    judge: str
-    pairs: int = 0
-    cached: int = 0
-    cached_failures: int = 0
     chosen: int = 0
-    failed: int = 0
-    retried: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    seconds: float = 0.0
-    cancelled: bool = False
-    first_failure: str | None = None
-    failures: dict[str, int] = field(default_factory=dict)
-    answer_format: str | None = None
-    concurrency: int = 0
     both_read: int = 0
     consistent: int = 0
-
-    def set_answer_format(self, answer_format: str) -> None:
-        """The format the server was asked for its answers in (as ``replies`` tells it)."""
-        self.answer_format = answer_format
 
     @property
     def asked(self) -> int:
@@ -180,37 +159,15 @@ class PairJudgeSummary:
 
     def sentence(self) -> str:
         """The run in words, as the command line says it."""
-        failures = (
-            f" ({self.cached_failures:,} failed before: --retry-failed asks them again)"
-            if self.cached_failures
-            else ""
-        )
-        text = (
-            f"judge {typed(self.judge)}: {self.pairs:,} pairs, {self.cached:,} cached{failures}, "
+        text = self._opening(
             f"{self.asked:,} asked in both orders: {self.chosen:,} chosen, {self.failed:,} failed"
         )
-        if self.retried:
-            text += f" ({self.retried:,} retries)"
         if self.both_read:
             text += (
                 f"; position consistency {100 * self.consistent / self.both_read:.1f}% "
                 f"({self.consistent:,} of {self.both_read:,} the same in both orders)"
             )
-        text += (
-            f"; {self.prompt_tokens:,} prompt + {self.completion_tokens:,} completion tokens; "
-            f"{self.seconds:.1f} s"
-        )
-        if self.answer_format is not None:
-            text += f"; answers asked {ANSWER_WORDS[self.answer_format]}"
-        if self.concurrency:
-            text += f", {self.concurrency} at once"
-        if self.cancelled:
-            text += "; cancelled (what was answered is kept)"
-        if self.failures:
-            kinds = sorted(self.failures.items(), key=lambda item: -item[1])
-            text += "\nfailed: " + "; ".join(f"{count:,} {kind}" for kind, count in kinds)
-            text += f"\nfirst failure: {self.first_failure}"
-        return text
+        return text + self._tokens() + self._closing()
 
 
 def next_steps(db: str, judge: str) -> str:
