@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from judge_app.agreement.coefficients import Estimate
+from judge_app.agreement.coefficients import Estimate, Interval
 from judge_app.agreement.preference_agreement import (
     PreferenceAgreement,
     intransitive_triples,
@@ -144,8 +144,13 @@ def summary_text(summary: PreferenceSummary) -> str:
         counts.reset_index().to_string(index=False),
         "",
         f"Agreement over {agreement.units} pairs chosen on by two raters or more: "
-        f"share agreeing {_estimate(agreement.share)}, "
-        f"Krippendorff's alpha (nominal) {_estimate(agreement.alpha)}",
+        f"share agreeing {_estimate(agreement.share, agreement.share_interval)}, "
+        f"Krippendorff's alpha (nominal) {_estimate(agreement.alpha, agreement.alpha_interval)}",
+        *(
+            [f"  95% bootstrap intervals from {agreement.resamples:,} resamples of the pairs"]
+            if agreement.share_interval.bounds is not None
+            else []
+        ),
         "",
         "Intransitive triples (x over y over z over x) among each rater's ordered triples",
         summary.intransitive.round(4).to_string(index=False),
@@ -153,5 +158,9 @@ def summary_text(summary: PreferenceSummary) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _estimate(estimate: Estimate) -> str:
-    return f"{estimate.value:.4f}" if estimate.value is not None else f"none ({estimate.reason})"
+def _estimate(estimate: Estimate, interval: Interval) -> str:
+    """``0.8123 [0.7901, 0.8342]``, the interval where there is one, or why there is none."""
+    if estimate.value is None:
+        return f"none ({estimate.reason})"
+    bounds = interval.bounds
+    return f"{estimate.value:.4f}" + (f" [{bounds[0]:.4f}, {bounds[1]:.4f}]" if bounds else "")
