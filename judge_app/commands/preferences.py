@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from judge_app.agreement.coefficients import Estimate, Interval
 from judge_app.agreement.preference_agreement import (
     PreferenceAgreement,
     intransitive_triples,
@@ -26,6 +25,7 @@ from judge_app.io.exports import utc_text, write_csv
 from judge_app.io.outputs import output_file
 from judge_app.io.readers import Chunk, FileReader
 from judge_app.io.text import file_format
+from judge_app.numbers import DIGITS
 from judge_app.store import bulk
 from judge_app.store.database import Database, opened
 from judge_app.store.preferences import (
@@ -34,6 +34,7 @@ from judge_app.store.preferences import (
     preferences_frame,
     record_preference,
 )
+from judge_app.writers.preferences import agreement_cells, interval_words
 
 
 @dataclass(frozen=True)
@@ -139,28 +140,16 @@ def summary_text(summary: PreferenceSummary) -> str:
     counts = pd.DataFrame.from_dict(summary.counts, orient="index")
     counts.index.name = "rater"
     agreement = summary.agreement
+    share, alpha = agreement_cells(agreement, DIGITS)
     lines = [
         "Preferences by rater and choice",
         counts.reset_index().to_string(index=False),
         "",
         f"Agreement over {agreement.units} pairs chosen on by two raters or more: "
-        f"share agreeing {_estimate(agreement.share, agreement.share_interval)}, "
-        f"Krippendorff's alpha (nominal) {_estimate(agreement.alpha, agreement.alpha_interval)}",
-        *(
-            [f"  95% bootstrap intervals from {agreement.resamples:,} resamples of the pairs"]
-            if agreement.share_interval.bounds is not None
-            else []
-        ),
+        f"share agreeing {share}, Krippendorff's alpha (nominal) {alpha}",
+        *([f"  {said}"] if (said := interval_words(agreement)) else []),
         "",
         "Intransitive triples (x over y over z over x) among each rater's ordered triples",
         summary.intransitive.round(4).to_string(index=False),
     ]
     return "\n".join(lines) + "\n"
-
-
-def _estimate(estimate: Estimate, interval: Interval) -> str:
-    """``0.8123 [0.7901, 0.8342]``, the interval where there is one, or why there is none."""
-    if estimate.value is None:
-        return f"none ({estimate.reason})"
-    bounds = interval.bounds
-    return f"{estimate.value:.4f}" + (f" [{bounds[0]:.4f}, {bounds[1]:.4f}]" if bounds else "")

@@ -291,22 +291,16 @@ def _preferences(data: ReportData) -> Iterator[Block]:
         f"{count_text(made, 'preference judgment')} by {count_text(len(preferring), 'rater')}: "
         f"which of two documents is better for a query{ideal}."
     )
-    undefined = [
-        f"{estimate.reason[:1].upper()}{estimate.reason[1:]}."
-        for estimate in (agreement.share, agreement.alpha)
-        if estimate.value is None and estimate.reason
-    ]
-    row: list[str | Cell] = [
-        f"{agreement.units:,}",
-        share_text(agreement.share.value),
-        score_text(agreement.alpha.value, data.digits),
-    ]
+    cells = preference_writer.agreement_cells(agreement, data.digits)  # or why there is none
+    row: list[str | Cell] = [f"{agreement.units:,}", *cells]
     yield Table(
         "Agreement between raters on the pairs two or more chose on",
         ["pairs", "share agreeing", "Krippendorff's alpha (nominal)"],
         [row],
         keys=0,
-        note=" ".join([PREFERENCE_AGREEMENT_NOTE, *undefined]),
+        note=" ".join(
+            filter(None, [PREFERENCE_AGREEMENT_NOTE, preference_writer.interval_words(agreement)])
+        ),
     )
     header = ["rater", "preferences", "skipped", "cyclic", "ordered triples", "intransitive"]
     rows: list[list[str | Cell]] = [

@@ -1,15 +1,19 @@
 """The runs scored by preference judgments (``evaluation.preferences``) as ``eval`` writes them,
 beside NDCG in every format: the summary table's cells and note (which the report prints
-too), trec_eval's lines, the CSV's rows and the part of the JSON document."""
+too), trec_eval's lines, the CSV's rows and the part of the JSON document; and the raters'
+agreement on preferences as ``preferences summary`` and the report say it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from judge_app.metrics.intervals import CONFIDENCE
-from judge_app.numbers import MISSING, count_text, score_text
+from judge_app.numbers import MISSING, count_text, score_text, share_text
 
 if TYPE_CHECKING:
+    from judge_app.agreement.coefficients import Estimate, Interval
+    from judge_app.agreement.preference_agreement import PreferenceAgreement
     from judge_app.evaluation.preferences import PreferenceEvaluation
 
 SOURCE = "Clarke, Vtyurina and Smucker, TOIS 2021"
@@ -116,3 +120,31 @@ def document(found: PreferenceEvaluation, digits: int | None) -> dict:
     if found.significance is not None:
         record["significance"] = compared.as_document(found.significance, digits)
     return record
+
+
+def agreement_cells(agreement: PreferenceAgreement, digits: int) -> tuple[str, str]:
+    """The share agreeing (a percentage) and Krippendorff's alpha, each with its bootstrap
+    interval in brackets where there is one, or why there is no figure."""
+    return (
+        _with_interval(agreement.share, agreement.share_interval, share_text),
+        _with_interval(agreement.alpha, agreement.alpha_interval, lambda v: score_text(v, digits)),
+    )
+
+
+def interval_words(agreement: PreferenceAgreement) -> str:
+    """What the brackets of ``agreement_cells`` hold ("" where none has an interval)."""
+    if agreement.share_interval.bounds is None and agreement.alpha_interval.bounds is None:
+        return ""
+    return (
+        f"In brackets: the 95% bootstrap interval from {agreement.resamples:,} resamples of "
+        "the pairs."
+    )
+
+
+def _with_interval(
+    estimate: Estimate, interval: Interval, text: Callable[[float | None], str]
+) -> str:
+    if estimate.value is None:
+        return f"none ({estimate.reason})" if estimate.reason else MISSING
+    bounds = interval.bounds
+    return text(estimate.value) + (f" [{text(bounds[0])}, {text(bounds[1])}]" if bounds else "")

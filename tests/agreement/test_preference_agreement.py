@@ -163,8 +163,9 @@ def test_the_summary_shows_each_interval():
     text = summary_text(PreferenceSummary(counts, agreement, pd.DataFrame()))
     assert agreement.share.value is not None and agreement.share_interval.bounds is not None
     low, high = agreement.share_interval.bounds
-    assert f"share agreeing {agreement.share.value:.4f} [{low:.4f}, {high:.4f}]" in text
+    share = f"{100 * agreement.share.value:.1f}% [{100 * low:.1f}%, {100 * high:.1f}%]"
+    assert f"share agreeing {share}" in text
     assert agreement.alpha_interval.bounds is not None
     low, high = agreement.alpha_interval.bounds
     assert f"Krippendorff's alpha (nominal) {agreement.alpha.value:.4f} [{low:.4f}" in text
-    assert "95% bootstrap intervals from 500 resamples of the pairs" in text
+    assert "the 95% bootstrap interval from 500 resamples of the pairs" in text

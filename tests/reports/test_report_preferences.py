@@ -83,8 +83,17 @@ def test_agreement_and_intransitive_triples_are_those_of_the_preferences(report,
     section = text.split("<h2>Preference judgments</h2>", 1)[1].split("<h2", 1)[0]
     assert f"{len(frame):,} preference judgments by 3 raters" in section
     assert f"<td class='n'>{agreement.units:,}</td>" in section
-    assert f"<td class='n'>{share_text(agreement.share.value)}</td>" in section
-    assert f"<td class='n'>{score_text(agreement.alpha.value)}</td>" in section
+    share_low, share_high = agreement.share_interval.bounds
+    alpha_low, alpha_high = agreement.alpha_interval.bounds
+    share = (
+        f"{share_text(agreement.share.value)} [{share_text(share_low)}, {share_text(share_high)}]"
+    )
+    alpha = (
+        f"{score_text(agreement.alpha.value)} [{score_text(alpha_low)}, {score_text(alpha_high)}]"
+    )
+    assert f"<td class='n'>{share}</td>" in section  # as preferences summary says it
+    assert f"<td class='n'>{alpha}</td>" in section
+    assert "95% bootstrap interval from 1,000 resamples of the pairs" in section
     for row in intransitive_triples(frame).itertuples(index=False):
         cells = [row.rater, f"{(frame['rater'] == row.rater).sum():,}"]
         skipped = ((frame["rater"] == row.rater) & (frame["choice"] == "skipped")).sum()
