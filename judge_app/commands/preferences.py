@@ -133,6 +133,14 @@ def summarise_preferences(database: Database | str) -> PreferenceSummary:
     return PreferenceSummary(counts, preference_agreement(frame), intransitive_triples(frame))
 
 
+def preference_agreement_of(database: Database | str) -> PreferenceAgreement | None:
+    """The raters' agreement on the preferences of ``database`` (the figures of
+    ``summarise_preferences`` and of the report); None where no one made any."""
+    with opened(database, read_only=True) as found, found.reading() as session:
+        frame = preferences_frame(session)
+    return preference_agreement(frame) if len(frame) else None
+
+
 def summary_text(summary: PreferenceSummary) -> str:
     """The summary as ``preferences summary`` prints it."""
     if not summary.counts:

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from judge_app.agreement.coefficients import GRADES, LEVELS
+from judge_app.agreement.preference_agreement import PreferenceAgreement
 from judge_app.agreement.report import AgreementReport, adjudications
 from judge_app.agreement.tables import (
     adjudication_frame,
@@ -39,7 +40,18 @@ from judge_app.gui.tables import MISSING, TablePane, named_label
 from judge_app.numbers import score_text, share_text, signed_text
 from judge_app.reports.figures import agreement_figures
 from judge_app.writers.agreement import KAPPA_MATRIX_NOTE, alpha_reading, apart_sentence
+from judge_app.writers.preferences import AGREEMENT_NOTE, agreement_frame
 
+PREFERENCE_COLUMNS = {
+    "pairs": "Pairs",
+    "share": "Share agreeing",
+    "share_low": "95% low",
+    "share_high": "95% high",
+    "alpha": "Krippendorff's α (nominal)",
+    "alpha_low": "95% low",
+    "alpha_high": "95% high",
+}
+"""The preferences tab's columns: the raters' agreement on the pairs two or more chose on."""
 PAIR_COLUMNS = {
     "rater_a": "Rater A",
     "rater_b": "Rater B",
@@ -256,6 +268,8 @@ class AgreementView(FigurePage):
         self.tabs.addTab(self._raters_tab(), "Raters")
         self.tabs.addTab(self._queries_tab(), "Queries")
         self.tabs.addTab(self._adjudication_tab(), "Adjudicate")
+        self.preferences_tab = self.tabs.addTab(self._preferences_tab(), "Preferences")
+        self.tabs.setTabVisible(self.preferences_tab, False)
         body = QVBoxLayout()
         body.setContentsMargins(20, 12, 20, 14)
         body.addWidget(self.tabs)
@@ -408,6 +422,42 @@ class AgreementView(FigurePage):
         table.selectionModel().selectionChanged.connect(lambda *_args: self._update_button())
         self._update_button()
         return _tab_page(self.adjudication)
+
+    def _preferences_tab(self) -> QWidget:
+        share, score = {"share", "share_low", "share_high"}, {"alpha", "alpha_low", "alpha_high"}
+        self.preferences = TablePane(
+            "Agreement on preference judgments",
+            "preferenceAgreementTable",
+            "agreement-preferences.csv",
+            headers=PREFERENCE_COLUMNS,
+            formats={
+                **{column: lambda v: _shown(v, _percent) for column in share},
+                **{column: _shown for column in score},
+            },
+            stretch=len(PREFERENCE_COLUMNS) - 1,
+        )
+        self.preferences.count.hide()  # one row: the campaign's
+        return _tab_page(self.preferences)
+
+    def show_preferences(self, agreement: PreferenceAgreement | None) -> None:
+        """The raters' agreement on their preferences, as ``preferences summary`` and the
+        report give it; the tab only where someone made preferences."""
+        self.tabs.setTabVisible(self.preferences_tab, agreement is not None)
+        if agreement is None:
+            return
+        undefined = [
+            estimate.reason
+            for estimate in (agreement.share, agreement.alpha)
+            if estimate.value is None and estimate.reason
+        ]
+        bounds = (
+            f"95% low and high: the bootstrap interval from {agreement.resamples:,} resamples "
+            "of the pairs."
+            if agreement.share_interval.bounds or agreement.alpha_interval.bounds
+            else ""
+        )
+        note = [AGREEMENT_NOTE, bounds, *undefined]
+        self.preferences.set_frame(agreement_frame(agreement), " ".join(filter(None, note)))
 
     # state -------------------------------------------------------------------------------------
 

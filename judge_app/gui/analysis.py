@@ -26,6 +26,7 @@ from judge_app.gui.workspace import Workspace
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+    from judge_app.agreement.preference_agreement import PreferenceAgreement
     from judge_app.agreement.report import AgreementReport
     from judge_app.evaluation.campaign import Campaign, Stamp
     from judge_app.evaluation.result import EvaluationResult
@@ -344,20 +345,23 @@ class Analysis(QObject):
     def refresh_agreement(self) -> Task | None:
         """Compute the agreement report of every rater, and its charts, off the UI thread."""
         from judge_app.commands.agree import AgreementOptions, agreement_of
+        from judge_app.commands.preferences import preference_agreement_of
         from judge_app.reports.figures import agreement_figures
 
-        def work(url: str) -> tuple[AgreementReport, dict[str, Figure]]:
+        def work(url: str) -> tuple[AgreementReport, dict[str, Figure], PreferenceAgreement | None]:
             report = agreement_of(url, AgreementOptions())
-            return report, agreement_figures(report)
+            return report, agreement_figures(report), preference_agreement_of(url)
 
         return self._compute("agreement", "Computing agreement", work, self._agreed)
 
-    def _agreed(self, agreed: tuple[AgreementReport, dict[str, Figure]]) -> None:
-        report, figures = agreed
+    def _agreed(
+        self, agreed: tuple[AgreementReport, dict[str, Figure], PreferenceAgreement | None]
+    ) -> None:
+        report, figures, preferences = agreed
         self.report = report
-        self.agreement_view.show_report(
-            report, self._database_name(), figures, query_texts=self._query_texts()
-        )
+        view = self.agreement_view
+        view.show_report(report, self._database_name(), figures, query_texts=self._query_texts())
+        view.show_preferences(preferences)
 
     def refresh_raters(self) -> Task | None:
         """Compute every rater's quality figures off the UI thread."""

@@ -299,7 +299,10 @@ def _preferences(data: ReportData) -> Iterator[Block]:
         [row],
         keys=0,
         note=" ".join(
-            filter(None, [PREFERENCE_AGREEMENT_NOTE, preference_writer.interval_words(agreement)])
+            filter(
+                None,
+                [preference_writer.AGREEMENT_NOTE, preference_writer.interval_words(agreement)],
+            )
         ),
     )
     header = ["rater", "preferences", "skipped", "cyclic", "ordered triples", "intransitive"]
@@ -317,11 +320,6 @@ def _preferences(data: ReportData) -> Iterator[Block]:
     yield Table("Each rater's intransitive triples", header, rows, note=INTRANSITIVE_NOTE)
 
 
-PREFERENCE_AGREEMENT_NOTE = (
-    "A pair is a query and two of its documents; the choices are a, b, equal and neither (a "
-    "skip is none of them). Share agreeing: the share of agreeing pairs of choices; "
-    "Krippendorff's alpha at the nominal level (the choices have no order)."
-)
 INTRANSITIVE_NOTE = (
     "Cyclic: triples of a query's documents the rater ordered in a cycle (x over y over z "
     "over x); ordered triples: those whose three pairs the rater ordered (ties take no part); "

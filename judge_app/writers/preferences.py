@@ -12,6 +12,8 @@ from judge_app.metrics.intervals import CONFIDENCE
 from judge_app.numbers import MISSING, count_text, score_text, share_text
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from judge_app.agreement.coefficients import Estimate, Interval
     from judge_app.agreement.preference_agreement import PreferenceAgreement
     from judge_app.evaluation.preferences import PreferenceEvaluation
@@ -120,6 +122,28 @@ def document(found: PreferenceEvaluation, digits: int | None) -> dict:
     if found.significance is not None:
         record["significance"] = compared.as_document(found.significance, digits)
     return record
+
+
+AGREEMENT_NOTE = (
+    "A pair is a query and two of its documents; the choices are a, b, equal and neither (a "
+    "skip is none of them). Share agreeing: the share of agreeing pairs of choices; "
+    "Krippendorff's alpha at the nominal level (the choices have no order)."
+)
+
+
+def agreement_frame(agreement: PreferenceAgreement) -> pd.DataFrame:
+    """The agreement as one row of numbers in full precision (None where there is none):
+    the pairs, the share agreeing and alpha, each with its interval's bounds."""
+    import pandas as pd
+
+    row: dict[str, object] = {"pairs": agreement.units}
+    for name, estimate, interval in (
+        ("share", agreement.share, agreement.share_interval),
+        ("alpha", agreement.alpha, agreement.alpha_interval),
+    ):
+        low, high = interval.bounds or (None, None)
+        row.update({name: estimate.value, f"{name}_low": low, f"{name}_high": high})
+    return pd.DataFrame([row])
 
 
 def agreement_cells(agreement: PreferenceAgreement, digits: int) -> tuple[str, str]:

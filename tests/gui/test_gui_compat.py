@@ -157,3 +157,40 @@ def test_the_raters_page_shows_each_rater_s_preferences_and_intransitive_triples
             "are cyclic"
         )
     assert any(not math.isclose(record["intransitive_share"], 0) for record in records.values())
+
+
+def test_the_agreement_page_shows_the_preference_agreement_of_the_summary_and_report(
+    qtbot, open_window, preferring
+):
+    """The Preferences tab: the share agreeing and alpha with their bootstrap intervals, the
+    numbers ``preferences summary`` prints (and the report shows), in full precision in the
+    table's model; hidden where no one made a preference."""
+    from judge_app.agreement.preference_agreement import preference_agreement
+    from judge_app.commands.preferences import summarise_preferences, summary_text
+
+    window = open_window(preferring)
+    analysis = window.analysis
+    window.menus.page_actions["agreement"].trigger()
+    qtbot.waitUntil(lambda: analysis.report is not None and window.task is None, timeout=60_000)
+    view = analysis.agreement_view
+    assert view.tabs.isTabVisible(view.preferences_tab)
+    with open_database(preferring) as database, database.reading() as session:
+        oracle = preference_agreement(preferences_frame(session))
+    row = view.preferences.model.frame.iloc[0]
+    assert row["pairs"] == oracle.units
+    assert row["share"] == oracle.share.value and row["alpha"] == oracle.alpha.value
+    assert (row["share_low"], row["share_high"]) == oracle.share_interval.bounds
+    assert (row["alpha_low"], row["alpha_high"]) == oracle.alpha_interval.bounds
+    said = summary_text(summarise_preferences(preferring))
+    model = view.preferences.model
+    shown = [model.index(0, column).data() for column in range(model.columnCount())]
+    assert f"share agreeing {shown[1]} [{shown[2]}, {shown[3]}]" in said
+    assert f"Krippendorff's alpha (nominal) {shown[4]} [{shown[5]}, {shown[6]}]" in said
+
+
+def test_without_preferences_the_agreement_page_has_no_preferences_tab(qtbot, window):
+    analysis = window.analysis
+    window.menus.page_actions["agreement"].trigger()
+    qtbot.waitUntil(lambda: analysis.report is not None and window.task is None, timeout=60_000)
+    view = analysis.agreement_view
+    assert not view.tabs.isTabVisible(view.preferences_tab)
