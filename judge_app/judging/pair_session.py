@@ -111,7 +111,6 @@ class PairSession:
         self.seeds: list[DocPair] = []
         self.others: list[tuple[int, int, str]] = []  # other raters' choices on the query
         self.mine: dict[DocPair, str] = {}  # this rater's, as asked for (saved or on the way)
-        self.in_flight = 0
         self.shown: ShownPair | None = None
         self.notes: dict[DocPair, str] = {}  # written with the pair's choice
 
@@ -210,7 +209,6 @@ class PairSession:
         a, b = shown.pair
         left, note = shown.left.document_id, self.notes.pop(shown.pair, None)
         self.mine[shown.pair] = stored
-        self.in_flight += 1
         self._show_next()
         words = (
             f"{CHOICE_WORDS[choice]}: {shown.left.external_id} against {shown.right.external_id}"
@@ -228,7 +226,6 @@ class PairSession:
         """Revert this session's latest change (the store aims it)."""
         rater_id, after = self.rater_id, self.undo_after
         assert self.query is not None
-        self.in_flight += 1
         return PairChange(
             lambda session: store.undo_preference(session, rater_id, after_event_id=after),
             "undo", self.query.id,
@@ -238,7 +235,6 @@ class PairSession:
         """Re-apply the latest change undone (unless a choice came after it)."""
         rater_id, after = self.rater_id, self.undo_after
         assert self.query is not None
-        self.in_flight += 1
         return PairChange(
             lambda session: store.redo_preference(session, rater_id, after_event_id=after),
             "redo", self.query.id,
@@ -258,7 +254,6 @@ class PairSession:
         """A change's write came back: what to say of it. A failed choice is taken back and
         its pair shown again (its query opened, if the rater has left it); an undo or redo
         shows its pair as it now is, in its query."""
-        self.in_flight -= 1
         if error is not None:
             if change.pair is not None:
                 self._go_to(change.query_id)
