@@ -138,6 +138,7 @@ def test_the_next_fetch_starts_from_the_engine_and_settings_of_the_last(
     qtbot.waitUntil(dialog.isEnabled, timeout=30_000)
     assert not dialog.error.isVisible(), dialog.error.text()
     dialog.reject()
+    qtbot.waitUntil(lambda: window.task is None, timeout=30_000)  # the fetch's task ends
     again = window.show_dialog("fetch")
     assert again.chosen_engine == "opensearch" and again.hits_per_query.value() == 7
     assert again.url.text() == engine_server.url

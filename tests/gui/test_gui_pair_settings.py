@@ -52,6 +52,7 @@ def test_pair_settings_are_typed_saved_and_shown_again(qtbot, open_window, demo_
     with open_database(demo_db) as database, database.reading() as session:
         assert pair_settings(session) == PairSettings(top=8, budget=12)
         assert pool_settings(session) == pool  # the pooling saved as it was
+    qtbot.waitUntil(lambda: window.task is None, timeout=30_000)  # the save's task ends
     again = window.show_dialog("pool")
     assert (again.pairs_top.value(), again.pairs_budget.value()) == (8, 12)
     again.reject()
