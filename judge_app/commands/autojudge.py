@@ -21,7 +21,7 @@ import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from judge_app.automatic_judges.llm import (
     MAX_TOKENS,
@@ -295,6 +295,57 @@ REMOTE_CONCURRENCY = 4
 """Requests at once to a server elsewhere that does not say how many it works on."""
 
 
+class ChatOptions(Protocol):
+    """What a command that asks a chat model (``AutojudgeOptions``, ``PairJudgeOptions``)
+    says of how to ask it."""
+
+    @property
+    def endpoint(self) -> str | None: ...
+
+    @property
+    def model(self) -> str | None: ...
+
+    @property
+    def api_key_env(self) -> str: ...
+
+    @property
+    def concurrency(self) -> int | None: ...
+
+    @property
+    def timeout(self) -> float: ...
+
+    @property
+    def retries(self) -> int: ...
+
+    @property
+    def backoff(self) -> float: ...
+
+    @property
+    def max_tokens(self) -> int: ...
+
+    @property
+    def structured(self) -> bool: ...
+
+
+def asking(options: ChatOptions) -> tuple[ChatSettings, int]:
+    """The client's settings of checked ``options`` (the API key read from its variable) and
+    the requests at once: ``options.concurrency``, else as the endpoint (asked now: an
+    endpoint that is wrong stops the run before anything is written) says it works."""
+    assert options.model is not None and options.endpoint is not None  # checked
+    endpoint = options.endpoint.strip()
+    settings = ChatSettings(
+        base_url=endpoint,
+        model=options.model.strip(),
+        api_key=os.environ.get(options.api_key_env) or None,
+        timeout=options.timeout,
+        retries=options.retries,
+        backoff=options.backoff,
+        max_tokens=options.max_tokens,
+        structured=options.structured,
+    )
+    return settings, options.concurrency or auto_concurrency(endpoint, check_endpoint(settings))
+
+
 def auto_concurrency(endpoint: str, slots: int | None) -> int:
     """Requests at once when none are asked for: the server's ``slots`` where it says them
     (llama.cpp), else 1 for a server on this machine (one model on this machine's cores:
@@ -342,20 +393,8 @@ def _judged(
     started = time.monotonic()
     template = options.prompt_template
     pairs, grades = _pool_of(database, options)
-    assert options.model is not None and options.endpoint is not None  # checked
-    model, endpoint = options.model.strip(), options.endpoint.strip()
-    settings = ChatSettings(
-        base_url=endpoint,
-        model=model,
-        api_key=os.environ.get(options.api_key_env) or None,
-        timeout=options.timeout,
-        retries=options.retries,
-        backoff=options.backoff,
-        max_tokens=options.max_tokens,
-        structured=options.structured,
-    )
-    # before the judge is made: no empty judge of a run never begun
-    concurrency = options.concurrency or auto_concurrency(endpoint, check_endpoint(settings))
+    settings, concurrency = asking(options)  # before the judge is made: none of a run never begun
+    model, endpoint = settings.model, settings.base_url
     judge = database.write(
         lambda session: add_judge(
             session,

@@ -21,7 +21,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import os
 import re
 import shlex
 import time
@@ -31,10 +30,8 @@ from typing import TYPE_CHECKING
 
 from judge_app.automatic_judges.llm import (
     MAX_TOKENS,
-    ChatSettings,
     EndpointError,
     Reply,
-    check_endpoint,
     keyless,
     public_url,
     replies,
@@ -59,7 +56,7 @@ from judge_app.commands.autojudge import (
     ChatRunSummary,
     Progress,
     Retrying,
-    auto_concurrency,
+    asking,
     failure_kind,
 )
 from judge_app.errors import JudgeAppError, UsageError, typed
@@ -212,20 +209,10 @@ def _judged(
 ) -> PairJudgeSummary:
     """``autojudge_pairs`` on the open ``database``."""
     started = time.monotonic()
-    assert options.model is not None and options.endpoint is not None  # checked
-    model, endpoint = options.model.strip(), options.endpoint.strip()
-    questions = _questions(database, options, model)
-    settings = ChatSettings(
-        base_url=endpoint,
-        model=model,
-        api_key=os.environ.get(options.api_key_env) or None,
-        timeout=options.timeout,
-        retries=options.retries,
-        backoff=options.backoff,
-        max_tokens=options.max_tokens,
-        structured=options.structured,
-    )
-    concurrency = options.concurrency or auto_concurrency(endpoint, check_endpoint(settings))
+    assert options.model is not None  # checked
+    questions = _questions(database, options, options.model.strip())
+    settings, concurrency = asking(options)
+    model, endpoint = settings.model, settings.base_url
     judge = database.write(
         lambda session: add_judge(
             session,
