@@ -139,17 +139,8 @@ class AutojudgeOptions:
             raise UsageError("needs query ids, each once", "queries")
         if self.name is not None and not normal_id(self.name):
             raise UsageError("needs a name", "name")
-        if not self.endpoint or not re.match(r"https?://[^/\s]+", self.endpoint.strip()):
-            raise UsageError("takes the base URL of a chat-completions server: "
-                             "http://localhost:11434/v1", "endpoint")  # fmt: skip
-        if not self.model or not self.model.strip():
-            raise UsageError("needs the name of a model the endpoint serves", "model")
-        check_variable_name("api-key-env", self.api_key_env)
-        if self.concurrency is not None:
-            require_whole("concurrency", self.concurrency, 1, 64)
-        check_patience(self.timeout, self.retries, self.backoff)
+        check_asking(self)
         require_whole("body-chars", self.body_chars, 1)
-        require_whole("max-tokens", self.max_tokens, 16, 100_000)
         require_whole("probes", self.probes, 0, note=" (0: no probe)")
         check_template(self.prompt_template)
         return self
@@ -325,6 +316,20 @@ class ChatOptions(Protocol):
 
     @property
     def structured(self) -> bool: ...
+
+
+def check_asking(options: ChatOptions) -> None:
+    """A usage error naming the first of ``options``' ways of asking that is wrong."""
+    if not options.endpoint or not re.match(r"https?://[^/\s]+", options.endpoint.strip()):
+        raise UsageError("takes the base URL of a chat-completions server: "
+                         "http://localhost:11434/v1", "endpoint")  # fmt: skip
+    if not options.model or not options.model.strip():
+        raise UsageError("needs the name of a model the endpoint serves", "model")
+    check_variable_name("api-key-env", options.api_key_env)
+    if options.concurrency is not None:
+        require_whole("concurrency", options.concurrency, 1, 64)
+    check_patience(options.timeout, options.retries, options.backoff)
+    require_whole("max-tokens", options.max_tokens, 16, 100_000)
 
 
 def asking(options: ChatOptions) -> tuple[ChatSettings, int]:

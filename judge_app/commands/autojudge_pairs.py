@@ -21,7 +21,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import re
 import shlex
 import time
 from dataclasses import dataclass
@@ -57,12 +56,13 @@ from judge_app.commands.autojudge import (
     Progress,
     Retrying,
     asking,
+    check_asking,
     failure_kind,
 )
 from judge_app.errors import JudgeAppError, UsageError, typed
 from judge_app.io.errors import Problem, ProblemList
 from judge_app.names import normal_id
-from judge_app.options import check_patience, check_variable_name, require_whole
+from judge_app.options import require_whole
 from judge_app.store import bulk
 from judge_app.store.auto_preferences import (
     AutoChoice,
@@ -120,17 +120,8 @@ class PairJudgeOptions:
             require_whole("limit", self.limit, 1)
         if self.name is not None and not normal_id(self.name):
             raise UsageError("needs a name", "name")
-        if not self.endpoint or not re.match(r"https?://[^/\s]+", self.endpoint.strip()):
-            raise UsageError("takes the base URL of a chat-completions server: "
-                             "http://localhost:11434/v1", "endpoint")  # fmt: skip
-        if not self.model or not self.model.strip():
-            raise UsageError("needs the name of a model the endpoint serves", "model")
-        check_variable_name("api-key-env", self.api_key_env)
-        if self.concurrency is not None:
-            require_whole("concurrency", self.concurrency, 1, 64)
-        check_patience(self.timeout, self.retries, self.backoff)
+        check_asking(self)
         require_whole("body-chars", self.body_chars, 1)
-        require_whole("max-tokens", self.max_tokens, 16, 100_000)
         return self
 
     @property
