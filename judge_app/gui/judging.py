@@ -173,14 +173,9 @@ class JudgingScreen(QWidget):
             return
         start = session.query_index_of(query_id) if query_id is not None else None
         if start is None:
-            start = next(
-                (
-                    index
-                    for index, query in enumerate(session.queue)
-                    if (p := session.progress.get(query.id)) and p.done < p.total
-                ),
-                0,
-            )
+            from judge_app.store.rater_queue import next_unfinished  # loaded with the session
+
+            start = next_unfinished(session.queue, session.progress) or 0
         self.open_query(start)
         row = session.row_of(document_id) if document_id is not None else None
         if row is not None:

@@ -40,6 +40,7 @@ from judge_app.store.rater_queue import (
     PoolSettings,
     Progress,
     QueueQuery,
+    next_unfinished,
     pool_settings,
     rater_queue,
     total_progress,
@@ -179,21 +180,12 @@ class PairSession:
 
     def next_unfinished(self) -> int | None:
         """The first query after the open one (wrapping round) with pairs left, if any."""
-        count = len(self.queue)
-        for step in range(1, count):
-            index = (self.query_index + step) % count
-            progress = self.progress.get(self.queue[index].id)
-            if progress is not None and progress.done < progress.total:
-                return index
-        return None
+        return next_unfinished(self.queue, self.progress, self.query_index)
 
     def first_unfinished(self) -> int:
         """The first query of the queue with pairs left (0 when every one is done)."""
-        for index, query in enumerate(self.queue):
-            progress = self.progress.get(query.id)
-            if progress is not None and progress.done < progress.total:
-                return index
-        return 0
+        found = next_unfinished(self.queue, self.progress)
+        return 0 if found is None else found
 
     # changes ---------------------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ from judge_app.store.rater_queue import (
     Progress,
     QueueQuery,
     items_progress,
+    next_unfinished,
     pool_settings,
     query_items,
     queue_progress,
@@ -169,13 +170,7 @@ class JudgingSession:
     def next_unfinished(self) -> int | None:
         """The index of the first query after the open one (wrapping round) with results left
         to judge; None when every other query is done."""
-        count = len(self.queue)
-        for step in range(1, count):
-            index = (self.query_index + step) % count
-            progress = self.progress.get(self.queue[index].id)
-            if progress is not None and progress.done < progress.total:
-                return index
-        return None
+        return next_unfinished(self.queue, self.progress, self.query_index)
 
     def first_unjudged(self) -> int:
         return self.next_unjudged(len(self.items) - 1) if self.items else -1

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -411,6 +411,20 @@ def raters_progress(
         rater_id: Progress(*judged.get(rater_id, (0, 0)), totals.get(rater_id, whole_pool))
         for rater_id in rater_ids
     }
+
+
+def next_unfinished(
+    queue: Sequence[QueueQuery], progress: Mapping[int, Progress], after: int = -1
+) -> int | None:
+    """The index in ``queue`` of the first query after ``after`` (wrapping round, ``after``
+    itself left out; -1: from the first) with work left by ``progress``; None if none has."""
+    count = len(queue)
+    for step in range(1, count + 1 if after < 0 else count):
+        index = (after + step) % count
+        found = progress.get(queue[index].id)
+        if found is not None and found.done < found.total:
+            return index
+    return None
 
 
 def total_progress(parts: Iterable[Progress]) -> Progress:
